@@ -1,0 +1,53 @@
+import { inject, injectable } from "tsyringe";
+import { buildNewJob, type EnqueueOptions } from "../job/enqueue-options";
+import type { JobDefinition } from "../job/job-definition";
+import type { EnqueueResult, JobStore } from "../store/job-store";
+import { JOB_STORE } from "../di/tokens";
+
+/** One job of a `enqueueMany` batch. */
+export interface BatchItem<T> {
+  readonly payload: T;
+  readonly options?: Omit<EnqueueOptions, "transaction">;
+}
+
+/**
+ * The producer side: puts typed jobs into the store. The payload type comes
+ * from the job kind, so the compiler checks every call.
+ *
+ * @example
+ * ```ts
+ * const client = container.resolve(JobClient);
+ * await client.enqueue(SendInvoice, { invoiceId: 812 });
+ * await db.transaction().execute(async (trx) => {
+ *   await trx.insertInto("invoices").values(invoice).execute();
+ *   await client.enqueue(SendInvoice, { invoiceId: invoice.id }, { transaction: trx });
+ * });
+ * ```
+ */
+@injectable()
+export class JobClient {
+  readonly #store: JobStore;
+
+  constructor(@inject(JOB_STORE) store: JobStore) {
+    this.#store = store;
+  }
+
+  /** Inserts one job (or finds the active job holding its dedupe key). */
+  enqueue<T>(definition: JobDefinition<T>, payload: T, options: EnqueueOptions = {}): Promise<EnqueueResult> {
+    const job = buildNewJob(definition, payload, options);
+    return this.#store.enqueue(job, options.transaction);
+  }
+
+  /**
+   * Inserts many jobs of one kind in one statement; results are in input order.
+   * Every payload is checked before anything is written.
+   */
+  enqueueMany<T>(
+    definition: JobDefinition<T>,
+    items: readonly BatchItem<T>[],
+    options: { readonly transaction?: unknown } = {},
+  ): Promise<readonly EnqueueResult[]> {
+    const jobs = items.map((item) => buildNewJob(definition, item.payload, item.options));
+    return this.#store.enqueueMany(jobs, options.transaction);
+  }
+}

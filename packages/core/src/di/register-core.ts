@@ -1,0 +1,81 @@
+import type { DependencyContainer } from "tsyringe";
+import { ConfigError } from "../errors/config-errors";
+import { createLogger, type LoggerOptions } from "../logging/create-logger";
+import type { Logger } from "../logging/logger";
+import { systemClock, type Clock } from "../time/clock";
+import type { AbstractQueueWorker } from "../worker/abstract-queue-worker";
+import { CLOCK, LOGGER, WORKERS } from "./tokens";
+
+/** Any worker, whatever its item type. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyQueueWorker = AbstractQueueWorker<any>;
+
+/** A worker class the container can construct. */
+export type WorkerClass = new (...args: never[]) => AnyQueueWorker;
+
+/**
+ * Registers the logger (a winston logger built from `options`, or the one
+ * given) and the clock. Call once in the composition root.
+ *
+ * @example
+ * ```ts
+ * registerLogger(container, { level: "debug" });
+ * ```
+ */
+export function registerLogger(container: DependencyContainer, options: LoggerOptions | { readonly logger: Logger } = {}): Logger {
+  const logger = "logger" in options ? options.logger : createLogger(options);
+  container.registerInstance(LOGGER, logger);
+  if (!container.isRegistered(CLOCK)) container.registerInstance<Clock>(CLOCK, systemClock);
+  return logger;
+}
+
+/**
+ * Registers worker classes under the {@link WORKERS} token, so a runner can
+ * find them by queue name. Registration constructs nothing.
+ *
+ * @example
+ * ```ts
+ * registerWorkers(container, [SendInvoiceWorker, WeeklyReportWorker]);
+ * const worker = resolveWorker(container, "send-invoice");
+ * ```
+ */
+export function registerWorkers(container: DependencyContainer, workers: readonly WorkerClass[]): void {
+  if (workers.length === 0) throw new ConfigError("workers", "register at least one worker class");
+  for (const worker of workers) {
+    if (typeof worker !== "function") throw new ConfigError("workers", `expected a class, got ${typeof worker}`);
+    container.register(WORKERS, { useClass: worker as never });
+  }
+}
+
+/**
+ * Constructs every registered worker and checks that no two claim the same
+ * queue. Constructors start nothing, so this is cheap.
+ */
+export function resolveWorkers(container: DependencyContainer): readonly AnyQueueWorker[] {
+  if (!container.isRegistered(WORKERS, true)) throw new ConfigError("workers", "no worker is registered (call registerWorkers)");
+  const workers = container.resolveAll(WORKERS);
+  const seen = new Set<string>();
+  for (const worker of workers) {
+    if (seen.has(worker.queue)) throw new ConfigError("workers", `two registered workers claim the queue "${worker.queue}"`);
+    seen.add(worker.queue);
+  }
+  return workers;
+}
+
+/**
+ * The registered worker of `queue`; a `ConfigError` listing the known
+ * queues when there is none.
+ *
+ * @example
+ * ```ts
+ * const summary = await resolveWorker(container, "send-invoice").start();
+ * ```
+ */
+export function resolveWorker(container: DependencyContainer, queue: string): AnyQueueWorker {
+  const workers = resolveWorkers(container);
+  const worker = workers.find((candidate) => candidate.queue === queue);
+  if (worker === undefined) {
+    throw new ConfigError("queue", `no worker is registered for "${queue}" (registered: ${workers.map((w) => w.queue).join(", ")})`);
+  }
+  return worker;
+}

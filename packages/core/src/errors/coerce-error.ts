@@ -1,0 +1,52 @@
+/**
+ * Turns anything a `catch` can receive into an `Error`, keeping the original
+ * as `cause` when it was not one. Every `catch` in stint goes through here.
+ *
+ * @example
+ * ```ts
+ * try { await work(); } catch (thrown) { log.error(coerceError(thrown).message); }
+ * ```
+ */
+export function coerceError(thrown: unknown): Error {
+  if (thrown instanceof Error) return thrown;
+  if (typeof thrown === "object" && thrown !== null && typeof (thrown as { message?: unknown }).message === "string") {
+    const error = new Error((thrown as { message: string }).message, { cause: thrown });
+    error.name = typeof (thrown as { name?: unknown }).name === "string" ? (thrown as { name: string }).name : "Error";
+    return error;
+  }
+  return new Error(describeThrown(thrown), { cause: thrown });
+}
+
+function describeThrown(thrown: unknown): string {
+  if (typeof thrown === "string") return thrown;
+  try {
+    return `non-error thrown: ${JSON.stringify(thrown)}`;
+  } catch {
+    return `non-error thrown: ${String(thrown)}`;
+  }
+}
+
+/** Longest `last_error` text stint stores; longer texts are cut with a marker. */
+export const MAX_ERROR_TEXT = 8_192;
+
+/**
+ * The text stored in `last_error`: the stack (or message) of the error and of
+ * its causes, capped at {@link MAX_ERROR_TEXT} characters.
+ *
+ * @example
+ * ```ts
+ * describeError(new Error("boom", { cause: new Error("socket hang up") }));
+ * // "Error: boom\n    at …\nCaused by: Error: socket hang up\n    at …"
+ * ```
+ */
+export function describeError(thrown: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = thrown;
+  for (let depth = 0; current !== undefined && depth < 5; depth += 1) {
+    const error = coerceError(current);
+    parts.push((depth === 0 ? "" : "Caused by: ") + (error.stack ?? `${error.name}: ${error.message}`));
+    current = error.cause === current ? undefined : error.cause;
+  }
+  const text = parts.join("\n");
+  return text.length <= MAX_ERROR_TEXT ? text : `${text.slice(0, MAX_ERROR_TEXT - 20)}\n… (truncated)`;
+}

@@ -1,0 +1,44 @@
+/**
+ * Every stable error code stint produces. Codes never change meaning once
+ * released: match on them, not on messages or classes.
+ *
+ * @example
+ * ```ts
+ * if (hasErrorCode(err, ErrorCode.Config)) process.exitCode = 78;
+ * ```
+ */
+export const ErrorCode = {
+  /** A handler said the job can never succeed: dead without further attempts. */
+  Permanent: "STINT_PERMANENT",
+  /** A handler asked for another attempt, optionally after a given delay. */
+  Retryable: "STINT_RETRYABLE",
+  /** A handler asked to run the job later without spending an attempt. */
+  Snooze: "STINT_SNOOZE",
+  /** The payload did not pass the worker's `parse`: dead at once. */
+  Parse: "STINT_PARSE",
+  /** The attempt ran past its `timeoutMs`. */
+  Timeout: "STINT_TIMEOUT",
+  /** The worker no longer owns the job: its outcome was discarded. */
+  LeaseLost: "STINT_LEASE_LOST",
+  /** The worker is shutting down and gave the job back. */
+  Shutdown: "STINT_SHUTDOWN",
+  /** An option or registration is invalid (a programmer error). */
+  Config: "STINT_CONFIG",
+  /** A payload cannot be stored (not JSON-serialisable, too large). */
+  Payload: "STINT_PAYLOAD",
+  /** A name (schema, queue) is not acceptable. */
+  InvalidName: "STINT_INVALID_NAME",
+  /** The database or the network failed; trying again may work. */
+  Infrastructure: "STINT_INFRASTRUCTURE",
+  /** The database refused or failed a statement for a reason retrying will not fix. */
+  Database: "STINT_DATABASE",
+  /** The worker's process stopped during the attempt (found by lease rescue). */
+  WorkerDied: "STINT_WORKER_DIED",
+  /** An operator cancelled the job. */
+  Cancelled: "STINT_CANCELLED",
+  /** Anything thrown that carries no stint code. */
+  Unknown: "STINT_UNKNOWN",
+} as const;
+
+/** One of the values of {@link ErrorCode}. */
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -1,0 +1,84 @@
+import { ErrorCode } from "./error-codes";
+import { StintError } from "./stint-error";
+
+/**
+ * Thrown by a handler when the job can never succeed (bad data, a refused
+ * request): the job goes to `dead` at once, whatever attempts remain.
+ *
+ * @example
+ * ```ts
+ * if (!invoice) throw new PermanentError(`invoice ${id} does not exist`);
+ * ```
+ */
+export class PermanentError extends StintError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(ErrorCode.Permanent, message, options);
+  }
+}
+
+/**
+ * Thrown by a handler to ask for another attempt. With `retryAfterMs` the
+ * next attempt runs after that delay instead of the backoff policy's.
+ *
+ * @example
+ * ```ts
+ * throw new RetryableError("rate limited", { retryAfterMs: 30_000 });
+ * ```
+ */
+export class RetryableError extends StintError {
+  readonly retryAfterMs: number | undefined;
+
+  constructor(message: string, options?: { cause?: unknown; retryAfterMs?: number }) {
+    super(ErrorCode.Retryable, message, options);
+    this.retryAfterMs = options?.retryAfterMs;
+  }
+}
+
+/**
+ * Thrown (through {@link snooze}) to run the job again after `delayMs`
+ * without spending an attempt: the job is not failing, it is early.
+ *
+ * @example
+ * ```ts
+ * if (!report.ready) throw snooze(60_000);
+ * ```
+ */
+export class SnoozeError extends StintError {
+  readonly delayMs: number;
+
+  constructor(delayMs: number) {
+    super(ErrorCode.Snooze, `snoozed for ${delayMs} ms`);
+    this.delayMs = delayMs;
+  }
+}
+
+/** The payload failed the worker's `parse`; the job is dead at once. */
+export class ParseError extends StintError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(ErrorCode.Parse, message, options);
+  }
+}
+
+/** An attempt ran longer than its `timeoutMs`; retried like any transient error. */
+export class JobTimeoutError extends StintError {
+  readonly timeoutMs: number;
+
+  constructor(timeoutMs: number) {
+    super(ErrorCode.Timeout, `job timed out after ${timeoutMs} ms`);
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** The worker lost the job's lease; another worker may now own it. */
+export class LeaseLostError extends StintError {
+  constructor(message = "the job's lease was lost; its outcome is discarded") {
+    super(ErrorCode.LeaseLost, message);
+  }
+}
+
+/** The worker is shutting down; the job was given back to the queue. */
+export class ShutdownError extends StintError {
+  constructor(message = "the worker is shutting down") {
+    super(ErrorCode.Shutdown, message);
+  }
+}

@@ -1,0 +1,61 @@
+// Public API of @stint/core. Everything a user imports is re-exported here, explicitly.
+export { ErrorCode } from "./errors/error-codes";
+export { StintError, hasErrorCode, errorCodeOf } from "./errors/stint-error";
+export {
+  PermanentError,
+  RetryableError,
+  SnoozeError,
+  ParseError,
+  JobTimeoutError,
+  LeaseLostError,
+  ShutdownError,
+} from "./errors/job-errors";
+export { ConfigError, PayloadError, InvalidNameError } from "./errors/config-errors";
+export { InfrastructureError, DatabaseError } from "./errors/infrastructure-error";
+export { coerceError, describeError, MAX_ERROR_TEXT } from "./errors/coerce-error";
+export { permanent, retryAfter, snooze } from "./errors/control-flow";
+
+export type { JobState } from "./job/job-state";
+export { JOB_STATES, ACTIVE_JOB_STATES } from "./job/job-state";
+export type { ClaimedJob, JobRecord } from "./job/job-record";
+export type { JobDefinition, JobDefaults, PayloadOf } from "./job/job-definition";
+export { defineJob, DEFAULT_JOB_DEFAULTS } from "./job/job-definition";
+export type { EnqueueOptions } from "./job/enqueue-options";
+export { buildNewJob } from "./job/enqueue-options";
+export { serializePayload, serializeResult, DEFAULT_MAX_PAYLOAD_BYTES } from "./job/serialize-payload";
+
+export type {
+  JobStore,
+  NewJob,
+  EnqueueResult,
+  JobAttempt,
+  CompletedJob,
+  JobFailure,
+  FenceResult,
+  QueueCounts,
+} from "./store/job-store";
+
+export { assertSqlIdentifier, assertQueueName } from "./validation/names";
+export { integerOption, numberOption, rejectUnknownOptions } from "./validation/option-checks";
+export type { Clock } from "./time/clock";
+export { systemClock } from "./time/clock";
+export type { Logger, LogFields } from "./logging/logger";
+export type { LoggerOptions } from "./logging/create-logger";
+export { createLogger, createSilentLogger } from "./logging/create-logger";
+export type { BackoffOptions } from "./policy/backoff";
+export { backoffDelay, resolveBackoff, DEFAULT_BACKOFF } from "./policy/backoff";
+export { isRetryableByDefault } from "./policy/classify-error";
+
+export { JobClient } from "./client/job-client";
+export type { BatchItem } from "./client/job-client";
+export { JOB_STORE, LOGGER, CLOCK, WORKERS } from "./di/tokens";
+
+export { AbstractQueueWorker } from "./worker/abstract-queue-worker";
+export type { WorkerOptions, ResolvedWorkerOptions } from "./worker/worker-options";
+export { resolveWorkerOptions } from "./worker/worker-options";
+export type { RunOptions } from "./worker/worker-run";
+export type { RunSummary, StopReason } from "./worker/run-summary";
+export type { JobContext, FailureDecision } from "./worker/job-context";
+export { newWorkerId } from "./worker/worker-id";
+export type { WorkerClass, AnyQueueWorker } from "./di/register-core";
+export { registerLogger, registerWorkers, resolveWorkers, resolveWorker } from "./di/register-core";

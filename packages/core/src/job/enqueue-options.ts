@@ -1,0 +1,62 @@
+import { ConfigError } from "../errors/config-errors";
+import type { NewJob } from "../store/job-store";
+import { resolveJobDefaults, type JobDefinition } from "./job-definition";
+import { serializePayload } from "./serialize-payload";
+import { integerOption, rejectUnknownOptions } from "../validation/option-checks";
+
+/**
+ * Per-job options of `enqueue`. Anything left out comes from the job kind's defaults.
+ *
+ * @example
+ * ```ts
+ * await client.enqueue(SendInvoice, { invoiceId: 812 }, { delayMs: 60_000, dedupeKey: "invoice:812" });
+ * ```
+ */
+export interface EnqueueOptions<Tx = unknown> {
+  /** Run at this instant (on the database's clock). */
+  readonly runAt?: Date;
+  /** Run this many ms from now (added to `runAt` when both are given). */
+  readonly delayMs?: number;
+  readonly priority?: number;
+  readonly maxAttempts?: number;
+  /** Per-attempt time limit in ms, or `null` for none. */
+  readonly timeoutMs?: number | null;
+  /** While a job of this queue with this key is active, enqueue returns that job instead. */
+  readonly dedupeKey?: string;
+  /** The caller's transaction: the job exists if and only if it commits. */
+  readonly transaction?: Tx;
+}
+
+const ENQUEUE_KEYS = ["runAt", "delayMs", "priority", "maxAttempts", "timeoutMs", "dedupeKey", "transaction"];
+
+/**
+ * Builds the row to insert from a job kind, a payload and options, checking
+ * each option (messages name it) and serialising the payload.
+ */
+export function buildNewJob<T>(
+  definition: JobDefinition<T>,
+  payload: T,
+  options: EnqueueOptions<unknown> = {},
+  maxPayloadBytes?: number,
+): NewJob {
+  rejectUnknownOptions("enqueue", options, ENQUEUE_KEYS);
+  const { maxAttempts, timeoutMs, priority } = resolveJobDefaults(options, definition.defaults);
+  if (options.runAt !== undefined && !(options.runAt instanceof Date && Number.isFinite(options.runAt.getTime()))) {
+    throw new ConfigError("runAt", "must be a valid Date");
+  }
+  const delayMs = integerOption("delayMs", options.delayMs ?? 0, 0, 10 * 365 * 86_400_000);
+  const dedupeKey = options.dedupeKey ?? null;
+  if (dedupeKey !== null && (typeof dedupeKey !== "string" || dedupeKey.length === 0 || dedupeKey.length > 512)) {
+    throw new ConfigError("dedupeKey", "must be a non-empty string of at most 512 characters");
+  }
+  return {
+    queue: definition.name,
+    payloadJson: serializePayload(payload, maxPayloadBytes),
+    priority,
+    maxAttempts,
+    timeoutMs,
+    runAt: options.runAt ?? null,
+    delayMs,
+    dedupeKey,
+  };
+}

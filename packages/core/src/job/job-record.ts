@@ -1,0 +1,45 @@
+import type { JobState } from "./job-state";
+
+/**
+ * A job as a worker holds it after a claim: what the handler needs to run
+ * the attempt and what the finalize fence needs (`id`, `attempt`).
+ */
+export interface ClaimedJob {
+  /** The job's id (a bigint, kept as a decimal string). */
+  readonly id: string;
+  readonly queue: string;
+  /** The stored payload, exactly as it came back from JSON. */
+  readonly payload: unknown;
+  /** This attempt's number, starting at 1. */
+  readonly attempt: number;
+  readonly maxAttempts: number;
+  readonly priority: number;
+  /** Per-attempt time limit in milliseconds, or `null` for none. */
+  readonly timeoutMs: number | null;
+  readonly createdAt: Date;
+  readonly runAt: Date;
+}
+
+/** Everything the store keeps about one job (what `getJob` returns). */
+export interface JobRecord {
+  readonly id: string;
+  readonly queue: string;
+  readonly payload: unknown;
+  readonly state: JobState;
+  readonly priority: number;
+  readonly attempts: number;
+  readonly maxAttempts: number;
+  readonly runAt: Date;
+  readonly timeoutMs: number | null;
+  readonly lockedBy: string | null;
+  readonly lockedUntil: Date | null;
+  readonly dedupeKey: string | null;
+  readonly lastError: string | null;
+  readonly errorCode: string | null;
+  readonly result: unknown;
+  readonly createdAt: Date;
+  readonly startedAt: Date | null;
+  readonly finishedAt: Date | null;
+  readonly durationMs: number | null;
+  readonly updatedAt: Date;
+}

@@ -1,0 +1,24 @@
+/**
+ * The states a job moves through.
+ *
+ * - `queued`: waiting for its `run_at`;
+ * - `running`: claimed by a worker that holds its lease;
+ * - `failed`: an attempt failed and a retry is scheduled at `run_at`;
+ * - `succeeded`: done, with its `result`;
+ * - `dead`: given up (permanent error, parse error or attempts exhausted);
+ * - `cancelled`: stopped by an operator before it finished.
+ */
+export type JobState = "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
+
+/** All job states, in lifecycle order. */
+export const JOB_STATES: readonly JobState[] = Object.freeze([
+  "queued",
+  "running",
+  "failed",
+  "succeeded",
+  "dead",
+  "cancelled",
+]);
+
+/** States in which a job is still active and keeps its dedupe key. */
+export const ACTIVE_JOB_STATES: readonly JobState[] = Object.freeze(["queued", "running", "failed"]);

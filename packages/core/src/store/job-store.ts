@@ -1,0 +1,156 @@
+import type { ClaimedJob, JobRecord } from "../job/job-record";
+import type { JobState } from "../job/job-state";
+
+/**
+ * A job ready to be written: what `enqueue` and `enqueueMany` take.
+ * The payload is already serialised JSON text (see `serializePayload`).
+ */
+export interface NewJob {
+  readonly queue: string;
+  /** The payload as JSON text. */
+  readonly payloadJson: string;
+  readonly priority: number;
+  readonly maxAttempts: number;
+  /** Per-attempt time limit in milliseconds, or `null`. */
+  readonly timeoutMs: number | null;
+  /** Run at this instant; `null` means "now" on the database clock. */
+  readonly runAt: Date | null;
+  /** Added to the database's `now()` (or to `runAt`) to get `run_at`. */
+  readonly delayMs: number;
+  /** Unique among the queue's active jobs, or `null`. */
+  readonly dedupeKey: string | null;
+}
+
+/** What enqueue says about one job. */
+export interface EnqueueResult {
+  readonly id: string;
+  /** True when an active job of the queue already held the dedupe key; `id` is that job's. */
+  readonly duplicate: boolean;
+}
+
+/** Identifies one attempt of one job: the fence every write after a claim checks. */
+export interface JobAttempt {
+  readonly id: string;
+  readonly attempt: number;
+}
+
+/** A successful attempt to record. */
+export interface CompletedJob extends JobAttempt {
+  /** The handler's return value as JSON text, or `null`. */
+  readonly resultJson: string | null;
+  readonly durationMs: number;
+}
+
+/** The error stored with a failed attempt. */
+export interface JobFailure {
+  /** Stack and causes, already capped (see `describeError`). */
+  readonly message: string;
+  /** A stable code such as `STINT_TIMEOUT`, or `null`. */
+  readonly code: string | null;
+}
+
+/** Whether a fenced write matched the row: `false` means the worker had lost the job. */
+export interface FenceResult {
+  readonly applied: boolean;
+}
+
+/** Per-queue figures for dashboards and the CLI. */
+export interface QueueCounts {
+  readonly queue: string;
+  readonly counts: Readonly<Record<JobState, number>>;
+  /** Jobs whose `run_at` has passed and that wait for a worker. */
+  readonly due: number;
+  /** Age in milliseconds of the oldest due job, or `null` when none is due (queue lag). */
+  readonly oldestDueAgeMs: number | null;
+}
+
+/**
+ * The storage contract every backend implements. Core talks only to this
+ * interface; `@stint/postgres-driver` implements it with Kysely and pg.
+ *
+ * Every write after a claim is fenced on `id + workerId + attempt` and says
+ * whether it applied: losing a lease is a result, not an exception.
+ * Infrastructure failures reject with `InfrastructureError`.
+ *
+ * `Tx` is the backend's transaction type: pass one to `enqueue` and the job
+ * exists if and only if that transaction commits.
+ */
+export interface JobStore<Tx = unknown> {
+  /** Inserts one job, or returns the active job holding its dedupe key. */
+  enqueue(job: NewJob, transaction?: Tx): Promise<EnqueueResult>;
+
+  /** Inserts many jobs in one statement; results are in input order. */
+  enqueueMany(jobs: readonly NewJob[], transaction?: Tx): Promise<readonly EnqueueResult[]>;
+
+  /**
+   * Claims up to `limit` due jobs of `queue` (and running jobs of `queue`
+   * whose lease expired), highest priority first, then oldest `run_at`.
+   * Sets them `running`, owned by `workerId` until `now() + leaseMs`, and
+   * counts the attempt. Never returns more than `limit` rows.
+   */
+  claimBatch(params: {
+    readonly queue: string;
+    readonly workerId: string;
+    readonly limit: number;
+    readonly leaseMs: number;
+  }): Promise<readonly ClaimedJob[]>;
+
+  /** Extends the leases the worker still holds; returns the ids it extended. */
+  extendLeases(params: {
+    readonly workerId: string;
+    readonly leaseMs: number;
+    readonly jobs: readonly JobAttempt[];
+  }): Promise<readonly string[]>;
+
+  /** Marks many attempts succeeded in one statement; returns the ids that applied. */
+  completeJobs(params: {
+    readonly workerId: string;
+    readonly jobs: readonly CompletedJob[];
+  }): Promise<readonly string[]>;
+
+  /**
+   * Schedules another attempt at `now() + delayMs` (state `failed`). With
+   * `spendAttempt: false` (a snooze, a shutdown release) the job gets its
+   * attempt back by raising `max_attempts` by one, so `attempts` never
+   * decreases.
+   */
+  scheduleRetry(params: {
+    readonly workerId: string;
+    readonly job: JobAttempt;
+    readonly delayMs: number;
+    readonly failure: JobFailure | null;
+    readonly spendAttempt: boolean;
+  }): Promise<FenceResult>;
+
+  /** Gives up on the job: state `dead` with the failure. */
+  markDead(params: {
+    readonly workerId: string;
+    readonly job: JobAttempt;
+    readonly failure: JobFailure;
+  }): Promise<FenceResult>;
+
+  /**
+   * Handles running jobs whose lease expired without waiting for a claim:
+   * those with attempts left go back to `failed` (due now), the others to
+   * `dead` with `STINT_WORKER_DIED`. One conditional update, at most `limit` rows.
+   */
+  rescueExpiredLeases(params: {
+    readonly queues?: readonly string[];
+    readonly limit: number;
+  }): Promise<{ readonly retried: number; readonly dead: number }>;
+
+  /** Cancels a job that has not finished. False when it was not cancellable. */
+  cancelJob(params: { readonly id: string }): Promise<boolean>;
+
+  /**
+   * Runs a finished job (`dead`, `cancelled`, `failed`) again now with a fresh
+   * attempt budget. False when the job does not exist or is active.
+   */
+  retryJob(params: { readonly id: string }): Promise<boolean>;
+
+  /** One job, or `undefined`. */
+  getJob(params: { readonly id: string }): Promise<JobRecord | undefined>;
+
+  /** Counts by state and the age of the oldest due job, per queue. */
+  countByQueue(params?: { readonly queues?: readonly string[] }): Promise<readonly QueueCounts[]>;
+}

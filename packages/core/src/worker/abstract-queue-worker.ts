@@ -1,0 +1,158 @@
+import { ConfigError } from "../errors/config-errors";
+import type { RetryableError } from "../errors/job-errors";
+import { ErrorCode } from "../errors/error-codes";
+import { hasErrorCode } from "../errors/stint-error";
+import type { JobDefinition } from "../job/job-definition";
+import type { Logger } from "../logging/logger";
+import { backoffDelay } from "../policy/backoff";
+import { isRetryableByDefault } from "../policy/classify-error";
+import type { JobStore } from "../store/job-store";
+import type { FailureDecision, JobContext } from "./job-context";
+import type { RunSummary } from "./run-summary";
+import { newWorkerId } from "./worker-id";
+import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from "./worker-options";
+import { WorkerRun, type RunOptions } from "./worker-run";
+
+/**
+ * The base class of every worker: one subclass per job kind. The subclass
+ * says which kind (`job`), how to read a payload (`parse`) and what to do
+ * (`processItem`); it may refine `isRetryable` and `handleFailure`. The base
+ * class owns everything else: claiming with `SKIP LOCKED`, the lease and its
+ * heartbeat, timeouts, fenced outcome writes, retries with backoff, dead
+ * letters, logging and graceful shutdown.
+ *
+ * @example
+ * ```ts
+ * @injectable()
+ * class SendInvoiceWorker extends AbstractQueueWorker<SendInvoice> {
+ *   readonly job = SendInvoice;
+ *   constructor(@inject(JOB_STORE) store: JobStore, @inject(LOGGER) log: Logger, private readonly mailer: Mailer) {
+ *     super(store, log, { concurrency: 5, leaseMs: 120_000 });
+ *   }
+ *   protected parse(payload: unknown): SendInvoice {
+ *     if (!isInvoicePayload(payload)) throw new Error("invoiceId must be a positive integer");
+ *     return payload;
+ *   }
+ *   protected async processItem(item: SendInvoice, ctx: JobContext) {
+ *     await this.mailer.send(item.invoiceId, { signal: ctx.signal });
+ *   }
+ * }
+ * const summary = await container.resolve(SendInvoiceWorker).start();
+ * ```
+ */
+export abstract class AbstractQueueWorker<T> {
+  /** The job kind this worker runs; its name is the queue it claims from. */
+  abstract readonly job: JobDefinition<T>;
+
+  readonly #store: JobStore;
+  readonly #log: Logger;
+  readonly #options: ResolvedWorkerOptions;
+  #workerId: string | undefined;
+
+  /** Validates `options` (throws `ConfigError` naming the option); starts nothing. */
+  constructor(store: JobStore, log: Logger, options: WorkerOptions = {}) {
+    if (store === null || typeof store !== "object") throw new ConfigError("store", "a JobStore is required");
+    if (log === null || typeof log !== "object") throw new ConfigError("log", "a Logger is required");
+    this.#store = store;
+    this.#log = log;
+    this.#options = resolveWorkerOptions(options);
+  }
+
+  /** The queue this worker claims from (the job kind's name). */
+  get queue(): string {
+    return this.job.name;
+  }
+
+  /** This worker incarnation's identity, the owner recorded on the jobs it claims. */
+  get workerId(): string {
+    this.#workerId ??= this.#options.workerId ?? newWorkerId(this.queue);
+    return this.#workerId;
+  }
+
+  /** The validated, frozen options. */
+  get options(): ResolvedWorkerOptions {
+    return this.#options;
+  }
+
+  /**
+   * Runs the queue until no due job is left (or `maxJobs` are claimed, or
+   * `signal` aborts), then returns what happened. The fixed template: logs
+   * the start, measures, catches everything and logs a summary. It rejects
+   * only for programmer errors found before the first claim.
+   *
+   * @example
+   * ```ts
+   * const controller = new AbortController();
+   * process.once("SIGTERM", () => controller.abort());
+   * const summary = await worker.start({ signal: controller.signal });
+   * ```
+   */
+  async start(runOptions: RunOptions = {}): Promise<RunSummary> {
+    const queue = this.queue;
+    const workerId = this.workerId;
+    const log = this.#log.child({ queue, workerId });
+    log.info(`Started worker for ${queue} (concurrency ${this.#options.concurrency}, lease ${this.#options.leaseMs} ms)`);
+    const run = new WorkerRun<T>({
+      store: this.#store,
+      log,
+      options: this.#options,
+      workerId,
+      queue,
+      hooks: {
+        parse: (payload) => this.parse(payload),
+        process: async (item, ctx) => this.processItem(item, ctx),
+        decide: (item, error, ctx) => this.handleFailure(item, error, ctx),
+      },
+    });
+    const summary = await run.run(runOptions);
+    const line = `Stopped worker for ${queue} (${summary.stoppedBecause}): ${summary.claimed} claimed, ${summary.succeeded} succeeded, ${summary.retried} retried, ${summary.dead} dead, ${summary.leaseLost} lease lost in ${summary.durationMs} ms`;
+    if (summary.stoppedBecause === "infrastructure") log.error(`${line}: ${summary.error ?? "unknown error"}`, { ...summary });
+    else log.info(line, { ...summary });
+    return summary;
+  }
+
+  /**
+   * Turns a stored payload into the item `processItem` works on. Called
+   * once per attempt, before `processItem`. Throw when the payload is
+   * invalid: the job goes to `dead` at once (no retries) with your message
+   * as `last_error`, and `processItem` is not called. May be async.
+   */
+  protected abstract parse(payload: unknown): T | Promise<T>;
+
+  /**
+   * Does the work for one job. Resolve to succeed (the value, if any, is
+   * stored as the job's `result`); throw to fail the attempt, after which
+   * `handleFailure` decides what happens. Honour `ctx.signal`: it fires on
+   * the job's timeout, on a lost lease and at shutdown.
+   */
+  protected abstract processItem(item: T, ctx: JobContext): Promise<unknown>;
+
+  /**
+   * Whether a failure is worth another attempt. Called by the default
+   * `handleFailure`. The default ({@link isRetryableByDefault}) treats
+   * `PermanentError`, validation, parse and auth errors as permanent and
+   * everything else (timeouts, rate limits, 5xx, lost connections) as
+   * retryable. Override to teach it your errors; it must not throw.
+   */
+  protected isRetryable(error: unknown): boolean {
+    return isRetryableByDefault(error);
+  }
+
+  /**
+   * Decides what a failed attempt leads to: `{ action: "retry", delayMs }`
+   * or `{ action: "dead" }`. Called after `processItem` throws (or times
+   * out), never for parse errors, snoozes, lost leases or shutdown. The
+   * default: dead when `isRetryable` says no or no attempt is left; else a
+   * retry after the error's `retryAfterMs` or the backoff
+   * `min(base·2^(attempt−1), max) ± jitter`. Override to alert, compensate
+   * or choose your own delay (call `super.handleFailure` to keep the
+   * defaults). If it throws, the job is dead.
+   */
+  protected handleFailure(_item: T, error: unknown, ctx: JobContext): FailureDecision | Promise<FailureDecision> {
+    if (!this.isRetryable(error) || ctx.job.attempt >= ctx.job.maxAttempts) return { action: "dead" };
+    const requested = hasErrorCode(error, ErrorCode.Retryable) ? (error as RetryableError).retryAfterMs : undefined;
+    const delayMs = requested ?? backoffDelay(ctx.job.attempt, this.#options.backoff, this.#options.random);
+    return { action: "retry", delayMs: Math.max(0, Math.round(delayMs)) };
+  }
+}
+

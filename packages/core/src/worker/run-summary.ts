@@ -1,0 +1,47 @@
+/** Why a run stopped. */
+export type StopReason = "drained" | "max-jobs" | "max-runtime" | "signal" | "infrastructure";
+
+/**
+ * What one `start()` did, frozen. `leaseLost` counts attempts whose outcome
+ * was discarded because the worker no longer owned the job.
+ *
+ * @example
+ * ```ts
+ * const summary = await worker.start();
+ * console.log(`${summary.succeeded}/${summary.claimed} succeeded in ${summary.durationMs} ms`);
+ * ```
+ */
+export interface RunSummary {
+  readonly queue: string;
+  readonly workerId: string;
+  readonly claimed: number;
+  readonly succeeded: number;
+  /** Failed attempts with a retry scheduled. */
+  readonly retried: number;
+  /** Attempts that asked to run later without spending an attempt. */
+  readonly snoozed: number;
+  readonly dead: number;
+  readonly leaseLost: number;
+  /** Jobs given back to the queue at shutdown. */
+  readonly released: number;
+  readonly durationMs: number;
+  readonly stoppedBecause: StopReason;
+  /** The infrastructure error that ended the run, when `stoppedBecause` is `infrastructure`. */
+  readonly error?: string;
+}
+
+/** The mutable counters a run keeps before they are frozen into a {@link RunSummary}. */
+export interface RunCounters {
+  claimed: number;
+  succeeded: number;
+  retried: number;
+  snoozed: number;
+  dead: number;
+  leaseLost: number;
+  released: number;
+}
+
+/** Fresh zeroed counters. */
+export function newRunCounters(): RunCounters {
+  return { claimed: 0, succeeded: 0, retried: 0, snoozed: 0, dead: 0, leaseLost: 0, released: 0 };
+}

@@ -1,0 +1,71 @@
+import { ConfigError } from "../errors/config-errors";
+import { resolveBackoff, type BackoffOptions } from "../policy/backoff";
+import { systemClock, type Clock } from "../time/clock";
+import { integerOption, rejectUnknownOptions } from "../validation/option-checks";
+
+/**
+ * How a worker runs its queue. Every field is optional; {@link resolveWorkerOptions}
+ * fills in defaults, validates and freezes them.
+ *
+ * @example
+ * ```ts
+ * super(store, log, { concurrency: 5, leaseMs: 120_000, backoff: { baseMs: 2_000 } });
+ * ```
+ */
+export interface WorkerOptions {
+  /** Jobs worked on at once by this worker. Default 5; 1 to 1,000. */
+  readonly concurrency?: number;
+  /**
+   * How long a claim is owned before another worker may take the job, in ms.
+   * A heartbeat every `leaseMs / 3` extends it while the job runs. Default
+   * 60,000; at least 200.
+   */
+  readonly leaseMs?: number;
+  /** Retry delays; see `BackoffOptions`. */
+  readonly backoff?: Partial<BackoffOptions>;
+  /** On shutdown, how long in-flight jobs may still finish before they are given back. Default 30,000. */
+  readonly shutdownTimeoutMs?: number;
+  /** Identity of this worker incarnation; default a random token per instance. Must be unique. */
+  readonly workerId?: string;
+  /** Time source for durations and timers (tests inject a fake). */
+  readonly clock?: Clock;
+  /** Random numbers in [0, 1) for jitter (tests inject a fixed one). */
+  readonly random?: () => number;
+}
+
+/** Worker options after defaults and validation. */
+export interface ResolvedWorkerOptions {
+  readonly concurrency: number;
+  readonly leaseMs: number;
+  readonly heartbeatIntervalMs: number;
+  readonly backoff: BackoffOptions;
+  readonly shutdownTimeoutMs: number;
+  readonly workerId: string | undefined;
+  readonly clock: Clock;
+  readonly random: () => number;
+}
+
+const KNOWN = ["concurrency", "leaseMs", "backoff", "shutdownTimeoutMs", "workerId", "clock", "random"];
+
+/** Fills in defaults, validates (messages name the option) and freezes worker options. */
+export function resolveWorkerOptions(input: WorkerOptions = {}): ResolvedWorkerOptions {
+  if (typeof input !== "object" || input === null) throw new ConfigError("options", "must be an object");
+  rejectUnknownOptions("options", input, KNOWN);
+  const leaseMs = integerOption("leaseMs", input.leaseMs ?? 60_000, 200, 86_400_000);
+  if (input.workerId !== undefined && (typeof input.workerId !== "string" || input.workerId.length === 0 || input.workerId.length > 200)) {
+    throw new ConfigError("workerId", "must be a non-empty string of at most 200 characters");
+  }
+  if (input.random !== undefined && typeof input.random !== "function") {
+    throw new ConfigError("random", "must be a function returning a number in [0, 1)");
+  }
+  return Object.freeze({
+    concurrency: integerOption("concurrency", input.concurrency ?? 5, 1, 1_000),
+    leaseMs,
+    heartbeatIntervalMs: Math.max(50, Math.floor(leaseMs / 3)),
+    backoff: resolveBackoff(input.backoff),
+    shutdownTimeoutMs: integerOption("shutdownTimeoutMs", input.shutdownTimeoutMs ?? 30_000, 0, 86_400_000),
+    workerId: input.workerId,
+    clock: input.clock ?? systemClock,
+    random: input.random ?? Math.random,
+  });
+}

@@ -1,0 +1,53 @@
+import { expect } from "chai";
+import { defineJob, type PayloadOf } from "../../src/job/job-definition";
+import { buildNewJob } from "../../src/job/enqueue-options";
+import { ConfigError, InvalidNameError } from "../../src/errors/config-errors";
+
+interface SendInvoice {
+  invoiceId: number;
+}
+const SendInvoice = defineJob<SendInvoice>("send-invoice", { maxAttempts: 10, timeoutMs: 30_000 });
+
+describe("defineJob", () => {
+  it("carries the queue name and frozen defaults", () => {
+    expect(SendInvoice.name).to.equal("send-invoice");
+    expect(SendInvoice.defaults).to.deep.equal({ maxAttempts: 10, timeoutMs: 30_000, priority: 0 });
+    expect(Object.isFrozen(SendInvoice)).to.equal(true);
+    expect(Object.isFrozen(SendInvoice.defaults)).to.equal(true);
+  });
+
+  it("refuses queue names that are not plain", () => {
+    for (const name of ["", "Send Invoice", "a;drop", "-x", "x".repeat(129)]) {
+      expect(() => defineJob(name), JSON.stringify(name)).to.throw(InvalidNameError);
+    }
+  });
+
+  it("names the default it refuses", () => {
+    expect(() => defineJob("a", { maxAttempts: 0 })).to.throw(ConfigError, "maxAttempts");
+    expect(() => defineJob("a", { timeoutMs: -5 })).to.throw(ConfigError, "timeoutMs");
+    expect(() => defineJob("a", { priority: 1.5 })).to.throw(ConfigError, "priority");
+    expect(() => defineJob("a", { retries: 3 } as never)).to.throw(ConfigError, "defaults.retries");
+  });
+
+  it("types payloads at compile time", () => {
+    const payload: PayloadOf<typeof SendInvoice> = { invoiceId: 812 };
+    expect(buildNewJob(SendInvoice, payload).payloadJson).to.equal('{"invoiceId":812}');
+    // @ts-expect-error — a wrong payload shape does not compile.
+    buildNewJob(SendInvoice, { invoice: "812" });
+  });
+});
+
+describe("buildNewJob", () => {
+  it("takes the kind's defaults and lets enqueue options override them", () => {
+    const job = buildNewJob(SendInvoice, { invoiceId: 1 }, { priority: 5, delayMs: 1_000, dedupeKey: "invoice:1" });
+    expect(job).to.include({ queue: "send-invoice", maxAttempts: 10, timeoutMs: 30_000, priority: 5, delayMs: 1_000, dedupeKey: "invoice:1" });
+    expect(buildNewJob(SendInvoice, { invoiceId: 1 }, { timeoutMs: null }).timeoutMs).to.equal(null);
+  });
+
+  it("names the enqueue option it refuses", () => {
+    expect(() => buildNewJob(SendInvoice, { invoiceId: 1 }, { delayMs: -1 })).to.throw(ConfigError, "delayMs");
+    expect(() => buildNewJob(SendInvoice, { invoiceId: 1 }, { runAt: new Date("nope") })).to.throw(ConfigError, "runAt");
+    expect(() => buildNewJob(SendInvoice, { invoiceId: 1 }, { dedupeKey: "" })).to.throw(ConfigError, "dedupeKey");
+    expect(() => buildNewJob(SendInvoice, { invoiceId: 1 }, { delay: 5 } as never)).to.throw(ConfigError, "enqueue.delay");
+  });
+});

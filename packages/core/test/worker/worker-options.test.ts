@@ -1,0 +1,27 @@
+import { expect } from "chai";
+import { resolveWorkerOptions } from "../../src/worker/worker-options";
+import { ConfigError } from "../../src/errors/config-errors";
+
+describe("resolveWorkerOptions", () => {
+  it("fills in defaults and derives the heartbeat from the lease", () => {
+    const options = resolveWorkerOptions({ leaseMs: 90_000 });
+    expect(options).to.include({ concurrency: 5, leaseMs: 90_000, heartbeatIntervalMs: 30_000, shutdownTimeoutMs: 30_000 });
+    expect(Object.isFrozen(options)).to.equal(true);
+  });
+
+  it("names each invalid option in its message", () => {
+    const cases: Array<[object, string]> = [
+      [{ concurrency: 0 }, "`concurrency`"],
+      [{ concurrency: 2.5 }, "`concurrency`"],
+      [{ leaseMs: 50 }, "`leaseMs`"],
+      [{ shutdownTimeoutMs: -1 }, "`shutdownTimeoutMs`"],
+      [{ backoff: { baseMs: "1s" } }, "`backoff.baseMs`"],
+      [{ workerId: "" }, "`workerId`"],
+      [{ random: 0.5 }, "`random`"],
+      [{ concurency: 4 }, "`options.concurency`"],
+    ];
+    for (const [input, name] of cases) {
+      expect(() => resolveWorkerOptions(input as never), name).to.throw(ConfigError, name);
+    }
+  });
+});

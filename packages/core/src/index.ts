@@ -1,4 +1,7 @@
 // Public API of @stint/core. Everything a user imports is re-exported here, explicitly.
+// tsyringe reads decorator metadata, so the polyfill loads before anything else.
+import "reflect-metadata";
+
 export { ErrorCode } from "./errors/error-codes";
 export { StintError, hasErrorCode, errorCodeOf } from "./errors/stint-error";
 export {

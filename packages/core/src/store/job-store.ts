@@ -109,10 +109,11 @@ export interface JobStore<Tx = unknown> {
   }): Promise<readonly string[]>;
 
   /**
-   * Schedules another attempt at `now() + delayMs` (state `failed`). With
-   * `spendAttempt: false` (a snooze, a shutdown release) the job gets its
-   * attempt back by raising `max_attempts` by one, so `attempts` never
-   * decreases.
+   * Schedules another attempt at `now() + delayMs`: state `failed` with the
+   * failure recorded, or `queued` when `failure` is `null` (a snooze, a
+   * shutdown release: nothing failed). With `spendAttempt: false` the job
+   * gets its attempt back by raising `max_attempts` by one, so `attempts`
+   * never decreases.
    */
   scheduleRetry(params: {
     readonly workerId: string;

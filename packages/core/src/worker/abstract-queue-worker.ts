@@ -12,6 +12,7 @@ import type { RunSummary } from "./run-summary";
 import { newWorkerId } from "./worker-id";
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from "./worker-options";
 import { WorkerRun, type RunOptions } from "./worker-run";
+import { integerOption } from "../validation/option-checks";
 
 /**
  * The base class of every worker: one subclass per job kind. The subclass
@@ -48,6 +49,7 @@ export abstract class AbstractQueueWorker<T> {
   readonly #log: Logger;
   readonly #options: ResolvedWorkerOptions;
   #workerId: string | undefined;
+  #running = false;
 
   /** Validates `options` (throws `ConfigError` naming the option); starts nothing. */
   constructor(store: JobStore, log: Logger, options: WorkerOptions = {}) {
@@ -88,6 +90,17 @@ export abstract class AbstractQueueWorker<T> {
    * ```
    */
   async start(runOptions: RunOptions = {}): Promise<RunSummary> {
+    if (this.#running) throw new ConfigError("start", `the worker for ${this.queue} is already running; create another instance to run in parallel`);
+    if (runOptions.maxJobs !== undefined) integerOption("maxJobs", runOptions.maxJobs, 1, Number.MAX_SAFE_INTEGER);
+    this.#running = true;
+    try {
+      return await this.#run(runOptions);
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  async #run(runOptions: RunOptions): Promise<RunSummary> {
     const queue = this.queue;
     const workerId = this.workerId;
     const log = this.#log.child({ queue, workerId });

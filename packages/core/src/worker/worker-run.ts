@@ -41,7 +41,10 @@ interface RunParts<T> {
 export class WorkerRun<T> {
   readonly #parts: RunParts<T>;
   readonly #counters: RunCounters = newRunCounters();
+  /** Jobs claimed and not yet recorded, with the means to abort their handler. */
   readonly #inFlight = new Map<string, { readonly controller: AbortController; readonly done: Promise<void> }>();
+  /** Handlers running now: what `concurrency` bounds. A job whose outcome is being written no longer holds a slot. */
+  #busySlots = 0;
   readonly #leases: LeaseKeeper;
   readonly #completions: CompletionBatcher;
   /** Retries claims through an outage for up to a minute. */
@@ -91,7 +94,7 @@ export class WorkerRun<T> {
       if (signal?.aborted) return "signal";
       const budget = maxJobs === undefined ? Infinity : maxJobs - this.#counters.claimed;
       if (budget <= 0) return "max-jobs";
-      const free = Math.min(options.concurrency - this.#inFlight.size, budget);
+      const free = Math.min(options.concurrency - this.#busySlots, budget);
       if (free <= 0) {
         await this.#slotFreed.wait(signal);
         continue;
@@ -118,6 +121,7 @@ export class WorkerRun<T> {
   #launch(job: ClaimedJob, claimedAt: number): void {
     const controller = new AbortController();
     this.#leases.hold(job, controller, claimedAt);
+    this.#busySlots += 1;
     const done = this.#execute(job, controller).finally(() => {
       this.#leases.release(job.id);
       this.#inFlight.delete(job.id);
@@ -129,6 +133,8 @@ export class WorkerRun<T> {
   async #execute(job: ClaimedJob, controller: AbortController): Promise<void> {
     const ctx = this.#contextFor(job, controller.signal);
     const outcome = await runAttempt(this.#parts.hooks, ctx, controller, this.#parts.options.clock);
+    this.#busySlots -= 1;
+    this.#slotFreed.open();
     try {
       await this.#record(job, outcome, ctx);
     } catch (thrown) {

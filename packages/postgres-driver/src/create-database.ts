@@ -1,0 +1,151 @@
+import { ConfigError, integerOption, rejectUnknownOptions } from "@stint/core";
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+
+/** How to reach PostgreSQL: a connection string (stint creates and owns the pool) or your own pool. */
+export type DatabaseConnection = { readonly connectionString: string } | { readonly pool: pg.Pool };
+
+/** Settings of a pool that stint creates from a connection string. */
+export interface PoolSettings {
+  /** `application_name` shown in `pg_stat_activity`. Default `"stint"`. */
+  readonly applicationName?: string;
+  /** `statement_timeout` of every connection, in ms; `0` for none. Default 30 000. */
+  readonly statementTimeoutMs?: number;
+  /** How long to wait for a new connection, in ms. Default 10 000. */
+  readonly connectionTimeoutMs?: number;
+  /** Size of the pool. Default 10. */
+  readonly maxConnections?: number;
+}
+
+/** Options of {@link createDatabase}. */
+export type DatabaseOptions = DatabaseConnection &
+  PoolSettings & {
+    /**
+     * Called when an idle pooled connection fails (the server restarted or
+     * killed it). The pool discards the connection either way; the default
+     * emits a process warning instead of letting the error crash the process.
+     */
+    readonly onPoolError?: (error: Error) => void;
+  };
+
+/** A Kysely instance over a pg pool, and the way to close it. */
+export interface DatabaseHandle extends AsyncDisposable {
+  readonly db: Kysely<any>;
+  readonly pool: pg.Pool;
+  /** True when the pool was created here (and `close()` ends it). */
+  readonly ownsPool: boolean;
+  /** Ends the pool if this handle created it; a pool you passed in is left open. Idempotent. */
+  close(): Promise<void>;
+}
+
+const POOL_SETTING_KEYS = ["applicationName", "statementTimeoutMs", "connectionTimeoutMs", "maxConnections"];
+const OPTION_KEYS = ["connectionString", "pool", "onPoolError", ...POOL_SETTING_KEYS];
+
+/**
+ * Builds a `Kysely` over a `pg.Pool`. From a connection string it creates
+ * the pool with `application_name` (default `stint`), a `statement_timeout`
+ * (default 30 s), a connection timeout, and int8 columns kept as strings; a
+ * pool you pass in is used as is. Either way `error` listeners are attached
+ * (to the pool if it has none, and to each new connection) so a connection
+ * killed by the server, idle or in use, cannot crash the process.
+ *
+ * @example
+ * ```ts
+ * const database = createDatabase({ connectionString: process.env.DATABASE_URL!, statementTimeoutMs: 10_000 });
+ * await sql`SELECT 1`.execute(database.db);
+ * await database.close();
+ * ```
+ */
+export function createDatabase(options: DatabaseOptions): DatabaseHandle {
+  const settings = validateDatabaseOptions(options);
+  const ownsPool = !("pool" in options && options.pool !== undefined);
+  const pool = ownsPool ? createPool((options as { connectionString: string }).connectionString, settings) : (options as { pool: pg.Pool }).pool;
+  const onPoolError = options.onPoolError ?? warnAboutPoolError;
+  if (ownsPool || pool.listenerCount("error") === 0) pool.on("error", (error) => onPoolError(error));
+  // pg emits `error` on a client whose connection dies. The pool listens only
+  // while the client is idle; a checked-out client without a listener would
+  // crash the process. The failing query rejects with the same error and the
+  // client is not reused, so the event itself needs no handling.
+  pool.on("connect", (client: pg.PoolClient) => client.on("error", ignoreClientError));
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= ownsPool ? db.destroy() : Promise.resolve();
+    return closing;
+  };
+  return Object.freeze({ db, pool, ownsPool, close, [Symbol.asyncDispose]: close });
+}
+
+function validateDatabaseOptions(options: DatabaseOptions): Required<PoolSettings> {
+  if (typeof options !== "object" || options === null) {
+    throw new ConfigError("connection", "must be an object with `connectionString` or `pool`");
+  }
+  rejectUnknownOptions("database", options, OPTION_KEYS);
+  const hasString = "connectionString" in options && options.connectionString !== undefined;
+  const hasPool = "pool" in options && options.pool !== undefined;
+  if (hasString === hasPool) {
+    throw new ConfigError("connection", "give exactly one of `connectionString` and `pool`");
+  }
+  if (hasString && (typeof options.connectionString !== "string" || options.connectionString.trim() === "")) {
+    throw new ConfigError("connectionString", "must be a non-empty string such as postgres://user@host:5432/db");
+  }
+  if (hasPool && !looksLikePool((options as { pool: unknown }).pool)) {
+    throw new ConfigError("pool", "must be a pg.Pool");
+  }
+  if (hasPool) {
+    const given = POOL_SETTING_KEYS.find((key) => (options as unknown as Record<string, unknown>)[key] !== undefined);
+    if (given !== undefined) throw new ConfigError(given, "applies only to a pool created from `connectionString`");
+  }
+  if (options.onPoolError !== undefined && typeof options.onPoolError !== "function") {
+    throw new ConfigError("onPoolError", "must be a function");
+  }
+  const applicationName = options.applicationName ?? "stint";
+  if (typeof applicationName !== "string" || applicationName.length > 63) {
+    throw new ConfigError("applicationName", "must be a string of at most 63 characters");
+  }
+  return {
+    applicationName,
+    statementTimeoutMs: integerOption("statementTimeoutMs", options.statementTimeoutMs ?? 30_000, 0, 2_147_483_647),
+    connectionTimeoutMs: integerOption("connectionTimeoutMs", options.connectionTimeoutMs ?? 10_000, 0, 2_147_483_647),
+    maxConnections: integerOption("maxConnections", options.maxConnections ?? 10, 1, 10_000),
+  };
+}
+
+function createPool(connectionString: string, settings: Required<PoolSettings>): pg.Pool {
+  return new pg.Pool({
+    connectionString,
+    application_name: settings.applicationName,
+    statement_timeout: settings.statementTimeoutMs === 0 ? false : settings.statementTimeoutMs,
+    connectionTimeoutMillis: settings.connectionTimeoutMs,
+    max: settings.maxConnections,
+    types: { getTypeParser: keepInt8AsText as typeof pg.types.getTypeParser },
+  });
+}
+
+const INT8_OID = 20;
+
+/** pg's parsers, except that int8 stays a string whatever a global `pg.types.setTypeParser` did. */
+function keepInt8AsText(oid: number, format?: "text" | "binary"): unknown {
+  if (oid === INT8_OID && format !== "binary") return (value: string) => value;
+  return format === undefined ? pg.types.getTypeParser(oid) : pg.types.getTypeParser(oid, format);
+}
+
+function looksLikePool(value: unknown): value is pg.Pool {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { connect?: unknown }).connect === "function" &&
+    typeof (value as { query?: unknown }).query === "function" &&
+    typeof (value as { on?: unknown }).on === "function"
+  );
+}
+
+function ignoreClientError(): void {
+  // Reported through the query that failed, or through the pool's `error` event when idle.
+}
+
+function warnAboutPoolError(error: Error): void {
+  process.emitWarning(`An idle PostgreSQL connection failed and was discarded: ${error.message}`, {
+    code: "STINT_POOL_ERROR",
+  });
+}

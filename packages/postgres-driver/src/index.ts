@@ -1,0 +1,19 @@
+// Public API of @stint/postgres-driver. Everything a user imports is re-exported here, explicitly.
+export { PostgresJobStore } from "./postgres-job-store";
+export type { PostgresJobStoreOptions } from "./postgres-job-store";
+export { registerPostgresDriver } from "./register-postgres-driver";
+export type { PostgresDriverOptions, PostgresDriverHandle } from "./register-postgres-driver";
+export { POSTGRES_DB } from "./postgres-db-token";
+export { createDatabase } from "./create-database";
+export type { DatabaseConnection, DatabaseHandle, DatabaseOptions, PoolSettings } from "./create-database";
+export { interpretError, isRetryableSqlState } from "./interpret-error";
+export { isKysely } from "./is-kysely";
+
+export { migrate } from "./schema/migrate";
+export type { MigrateOptions, MigrateResult } from "./schema/migrate";
+export { migrationSql } from "./schema/migration-sql";
+export { describeSchema } from "./schema/describe-schema";
+export { dropSchema } from "./schema/drop-schema";
+export { DEFAULT_SCHEMA } from "./schema/default-schema";
+export { MIGRATIONS } from "./schema/migrations/all-migrations";
+export type { Migration } from "./schema/migrations/migration";

@@ -1,0 +1,178 @@
+import {
+  assertSqlIdentifier,
+  ConfigError,
+  integerOption,
+  rejectUnknownOptions,
+  type ClaimedJob,
+  type CompletedJob,
+  type EnqueueResult,
+  type FenceResult,
+  type JobAttempt,
+  type JobFailure,
+  type JobRecord,
+  type JobStore,
+  type NewJob,
+  type QueueCounts,
+} from "@stint/core";
+import type { Kysely, Transaction } from "kysely";
+import { interpretError } from "./interpret-error";
+import { assertKysely } from "./is-kysely";
+import { cancelJob } from "./queries/cancel-job";
+import { claimBatch } from "./queries/claim-batch";
+import { completeJobs } from "./queries/complete-jobs";
+import { countByQueue } from "./queries/count-by-queue";
+import { enqueue } from "./queries/enqueue";
+import { enqueueMany } from "./queries/enqueue-many";
+import { extendLeases } from "./queries/extend-leases";
+import { getJob } from "./queries/get-job";
+import { markDead } from "./queries/mark-dead";
+import { rescueExpiredLeases } from "./queries/rescue-expired-leases";
+import { retryJob } from "./queries/retry-job";
+import { scheduleRetry } from "./queries/schedule-retry";
+import { DEFAULT_SCHEMA } from "./schema/default-schema";
+
+/** Options of {@link PostgresJobStore}. */
+export interface PostgresJobStoreOptions {
+  /** The main pool: enqueues, claims and operator queries. */
+  readonly db: Kysely<any>;
+  /** The schema that `migrate` created. Default `"stint"`. */
+  readonly schema?: string;
+  /**
+   * A separate small pool for lease extensions and finalizes, so that
+   * handler queries exhausting the main pool cannot starve the heartbeat.
+   * Defaults to `db`.
+   */
+  readonly controlDb?: Kysely<any>;
+}
+
+const OPTION_KEYS = ["db", "schema", "controlDb"];
+const MAX_MS = 2_147_483_647;
+
+/**
+ * The PostgreSQL `JobStore`: each method runs one statement from
+ * `queries/` (a fenced write after a claim, a batch for the hot paths) and
+ * translates database errors through `interpretError` — a lost connection
+ * or a serialization failure rejects with `InfrastructureError`.
+ *
+ * The schema name is validated when the store is constructed, before any SQL
+ * runs. The store does not own its pools: whoever created them closes them.
+ *
+ * @example
+ * ```ts
+ * const { db } = createDatabase({ connectionString: process.env.DATABASE_URL! });
+ * await migrate(db);
+ * const store = new PostgresJobStore({ db });
+ * await store.enqueue(buildNewJob(SendInvoice, { invoiceId: 812 }));
+ * await db.transaction().execute((trx) => store.enqueue(job, trx)); // exists iff trx commits
+ * ```
+ */
+export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>> {
+  readonly #db: Kysely<any>;
+  readonly #control: Kysely<any>;
+  readonly #schema: string;
+
+  constructor(options: PostgresJobStoreOptions) {
+    if (typeof options !== "object" || options === null) throw new ConfigError("store", "options must be an object");
+    rejectUnknownOptions("store", options, OPTION_KEYS);
+    this.#schema = assertSqlIdentifier(options.schema ?? DEFAULT_SCHEMA, "schema");
+    this.#db = assertKysely(options.db, "db");
+    this.#control = options.controlDb === undefined ? this.#db : assertKysely(options.controlDb, "controlDb");
+  }
+
+  /** The schema this store reads and writes. */
+  get schema(): string {
+    return this.#schema;
+  }
+
+  enqueue(job: NewJob, transaction?: Kysely<any> | Transaction<any>): Promise<EnqueueResult> {
+    return this.#run("enqueue", () => enqueue(this.#executor(transaction), this.#schema, job));
+  }
+
+  enqueueMany(jobs: readonly NewJob[], transaction?: Kysely<any> | Transaction<any>): Promise<readonly EnqueueResult[]> {
+    if (jobs.length === 0) return Promise.resolve(Object.freeze([]));
+    return this.#run("enqueueMany", () => enqueueMany(this.#executor(transaction), this.#schema, jobs));
+  }
+
+  claimBatch(params: {
+    readonly queue: string;
+    readonly workerId: string;
+    readonly limit: number;
+    readonly leaseMs: number;
+  }): Promise<readonly ClaimedJob[]> {
+    return this.#run("claimBatch", () => {
+      integerOption("limit", params.limit, 1, 100_000);
+      integerOption("leaseMs", params.leaseMs, 1, MAX_MS);
+      return claimBatch(this.#db, this.#schema, params);
+    });
+  }
+
+  extendLeases(params: {
+    readonly workerId: string;
+    readonly leaseMs: number;
+    readonly jobs: readonly JobAttempt[];
+  }): Promise<readonly string[]> {
+    return this.#run("extendLeases", () => {
+      integerOption("leaseMs", params.leaseMs, 1, MAX_MS);
+      return extendLeases(this.#control, this.#schema, params);
+    });
+  }
+
+  completeJobs(params: { readonly workerId: string; readonly jobs: readonly CompletedJob[] }): Promise<readonly string[]> {
+    return this.#run("completeJobs", () => completeJobs(this.#control, this.#schema, params));
+  }
+
+  scheduleRetry(params: {
+    readonly workerId: string;
+    readonly job: JobAttempt;
+    readonly delayMs: number;
+    readonly failure: JobFailure | null;
+    readonly spendAttempt: boolean;
+  }): Promise<FenceResult> {
+    return this.#run("scheduleRetry", () => {
+      integerOption("delayMs", Math.round(params.delayMs), 0, Number.MAX_SAFE_INTEGER);
+      return scheduleRetry(this.#control, this.#schema, params);
+    });
+  }
+
+  markDead(params: { readonly workerId: string; readonly job: JobAttempt; readonly failure: JobFailure }): Promise<FenceResult> {
+    return this.#run("markDead", () => markDead(this.#control, this.#schema, params));
+  }
+
+  rescueExpiredLeases(params: {
+    readonly queues?: readonly string[];
+    readonly limit: number;
+  }): Promise<{ readonly retried: number; readonly dead: number }> {
+    return this.#run("rescueExpiredLeases", () => {
+      integerOption("limit", params.limit, 1, 1_000_000);
+      return rescueExpiredLeases(this.#db, this.#schema, params);
+    });
+  }
+
+  cancelJob(params: { readonly id: string }): Promise<boolean> {
+    return this.#run("cancelJob", () => cancelJob(this.#db, this.#schema, params));
+  }
+
+  retryJob(params: { readonly id: string }): Promise<boolean> {
+    return this.#run("retryJob", () => retryJob(this.#db, this.#schema, params));
+  }
+
+  getJob(params: { readonly id: string }): Promise<JobRecord | undefined> {
+    return this.#run("getJob", () => getJob(this.#db, this.#schema, params));
+  }
+
+  countByQueue(params?: { readonly queues?: readonly string[] }): Promise<readonly QueueCounts[]> {
+    return this.#run("countByQueue", () => countByQueue(this.#db, this.#schema, params));
+  }
+
+  #executor(transaction: unknown): Kysely<any> {
+    return transaction === undefined || transaction === null ? this.#db : assertKysely(transaction, "transaction");
+  }
+
+  async #run<T>(operation: string, query: () => Promise<T>): Promise<T> {
+    try {
+      return await query();
+    } catch (thrown) {
+      throw interpretError(thrown, operation);
+    }
+  }
+}

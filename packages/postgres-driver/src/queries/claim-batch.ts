@@ -1,0 +1,90 @@
+import type { ClaimedJob } from "@stint/core";
+import { sql, type Kysely, type RawBuilder } from "kysely";
+import { jobsTable, millisecondsInterval, toClaimedJob, type ClaimedRow } from "./job-row";
+
+/** What {@link claimBatch} takes. */
+export interface ClaimBatchParams {
+  readonly queue: string;
+  readonly workerId: string;
+  /** At most this many jobs (at least 1). */
+  readonly limit: number;
+  readonly leaseMs: number;
+}
+
+/**
+ * Claims up to `limit` jobs of a queue in one statement: due `queued` and
+ * `failed` jobs first (highest priority, then oldest `run_at`, then id),
+ * then, to fill the batch, `running` jobs whose lease expired and that have
+ * attempts left. Each becomes `running`, owned by the worker until
+ * `now() + leaseMs`, with one more attempt counted. Rows locked by another
+ * claimer are skipped, never waited for.
+ *
+ * Candidates are chosen in materialized CTEs with `LIMIT … FOR UPDATE SKIP
+ * LOCKED`, in the order of `jobs_claim_idx`, so the plan is an index range
+ * scan that locks no more rows than it returns, even on a fresh table
+ * without statistics.
+ *
+ * ### SQL
+ * ```sql
+ * WITH due AS MATERIALIZED (
+ *   SELECT id FROM "stint"."jobs"
+ *    WHERE queue = $1 AND state IN ('queued', 'failed') AND run_at <= now()
+ *    ORDER BY priority DESC, run_at, id
+ *    LIMIT $2 FOR UPDATE SKIP LOCKED),
+ * expired AS MATERIALIZED (
+ *   SELECT id FROM "stint"."jobs"
+ *    WHERE queue = $1 AND state = 'running' AND locked_until < now() AND attempts < max_attempts
+ *    ORDER BY locked_until
+ *    LIMIT greatest($2 - (SELECT count(*) FROM due), 0) FOR UPDATE SKIP LOCKED),
+ * claimed AS (
+ *   UPDATE "stint"."jobs" AS jobs
+ *      SET state = 'running', locked_by = $3, locked_until = now() + $4 * interval '1 millisecond',
+ *          attempts = attempts + 1, started_at = now(), updated_at = now()
+ *     FROM (SELECT id FROM due UNION ALL SELECT id FROM expired) AS picked
+ *    WHERE jobs.id = picked.id
+ *   RETURNING jobs.id, jobs.queue, jobs.payload, jobs.attempts, …)
+ * SELECT * FROM claimed ORDER BY priority DESC, run_at, id
+ * ```
+ *
+ * @example
+ * ```ts
+ * const jobs = await claimBatch(db, "stint", { queue: "send-invoice", workerId, limit: 10, leaseMs: 60_000 });
+ * ```
+ */
+export async function claimBatch(executor: Kysely<any>, schema: string, params: ClaimBatchParams): Promise<readonly ClaimedJob[]> {
+  const { rows } = await claimBatchStatement(schema, params).execute(executor);
+  return Object.freeze(rows.map(toClaimedJob));
+}
+
+/** The claim statement itself (exported for plan tests and `EXPLAIN`). */
+export function claimBatchStatement(schema: string, params: ClaimBatchParams): RawBuilder<ClaimedRow> {
+  const jobs = jobsTable(schema);
+  return sql<ClaimedRow>`WITH due AS MATERIALIZED (
+  SELECT id FROM ${jobs}
+   WHERE queue = ${params.queue} AND state IN ('queued', 'failed') AND run_at <= now()
+   ORDER BY priority DESC, run_at, id
+   LIMIT ${params.limit}::integer
+   FOR UPDATE SKIP LOCKED
+),
+expired AS MATERIALIZED (
+  SELECT id FROM ${jobs}
+   WHERE queue = ${params.queue} AND state = 'running' AND locked_until < now() AND attempts < max_attempts
+   ORDER BY locked_until
+   LIMIT greatest(${params.limit}::integer - (SELECT count(*) FROM due), 0)
+   FOR UPDATE SKIP LOCKED
+),
+claimed AS (
+  UPDATE ${jobs} AS jobs
+     SET state = 'running',
+         locked_by = ${params.workerId},
+         locked_until = now() + ${millisecondsInterval(params.leaseMs)},
+         attempts = jobs.attempts + 1,
+         started_at = now(),
+         updated_at = now()
+    FROM (SELECT id FROM due UNION ALL SELECT id FROM expired) AS picked
+   WHERE jobs.id = picked.id
+  RETURNING jobs.id, jobs.queue, jobs.payload, jobs.attempts, jobs.max_attempts, jobs.priority,
+            jobs.timeout_ms, jobs.created_at, jobs.run_at
+)
+SELECT * FROM claimed ORDER BY priority DESC, run_at, id`;
+}

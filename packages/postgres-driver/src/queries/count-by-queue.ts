@@ -1,0 +1,89 @@
+import type { QueueCounts } from "@stint/core";
+import { sql, type Kysely } from "kysely";
+import { jobsTable } from "./job-row";
+
+interface CountRow {
+  readonly queue: string;
+  readonly queued: string;
+  readonly running: string;
+  readonly failed: string;
+  readonly succeeded: string;
+  readonly dead: string;
+  readonly cancelled: string;
+  readonly due: string;
+  readonly oldest_due_age_ms: string | null;
+}
+
+/**
+ * Counts each queue's jobs by state, the jobs due now (`queued` or `failed`
+ * with `run_at <= now()`) and the age of the oldest due one in milliseconds
+ * (the queue lag), all on the database clock. With `queues`, exactly those
+ * queues are reported (zeros for a queue with no jobs); without, every queue
+ * that has jobs. Sorted by queue name. Scans the table: for dashboards and
+ * operators, not for the hot path.
+ *
+ * ### SQL
+ * ```sql
+ * SELECT queue, count(*) FILTER (WHERE state = 'queued') AS queued, …,
+ *        count(*) FILTER (WHERE state IN ('queued', 'failed') AND run_at <= now()) AS due,
+ *        floor(extract(epoch FROM now() - min(run_at) FILTER (WHERE …due…)) * 1000) AS oldest_due_age_ms
+ *   FROM "stint"."jobs" [WHERE queue = ANY($1::text[])]
+ *  GROUP BY queue ORDER BY queue
+ * ```
+ *
+ * @example
+ * ```ts
+ * const [invoices] = await countByQueue(db, "stint", { queues: ["send-invoice"] });
+ * console.log(invoices.counts.dead, invoices.oldestDueAgeMs);
+ * ```
+ */
+export async function countByQueue(
+  executor: Kysely<any>,
+  schema: string,
+  params: { readonly queues?: readonly string[] } = {},
+): Promise<readonly QueueCounts[]> {
+  const filter = params.queues === undefined ? sql`` : sql`WHERE queue = ANY(${[...params.queues]}::text[])`;
+  const { rows } = await sql<CountRow>`SELECT queue,
+       count(*) FILTER (WHERE state = 'queued') AS queued,
+       count(*) FILTER (WHERE state = 'running') AS running,
+       count(*) FILTER (WHERE state = 'failed') AS failed,
+       count(*) FILTER (WHERE state = 'succeeded') AS succeeded,
+       count(*) FILTER (WHERE state = 'dead') AS dead,
+       count(*) FILTER (WHERE state = 'cancelled') AS cancelled,
+       count(*) FILTER (WHERE state IN ('queued', 'failed') AND run_at <= now()) AS due,
+       floor(extract(epoch FROM now() - min(run_at) FILTER (WHERE state IN ('queued', 'failed') AND run_at <= now())) * 1000)::bigint
+         AS oldest_due_age_ms
+  FROM ${jobsTable(schema)}
+  ${filter}
+ GROUP BY queue
+ ORDER BY queue COLLATE "C"`.execute(executor);
+  const found = new Map(rows.map((row) => [row.queue, toQueueCounts(row)]));
+  if (params.queues === undefined) return Object.freeze([...found.values()]);
+  const wanted = [...new Set(params.queues)].sort();
+  return Object.freeze(wanted.map((queue) => found.get(queue) ?? emptyCounts(queue)));
+}
+
+function toQueueCounts(row: CountRow): QueueCounts {
+  return Object.freeze({
+    queue: row.queue,
+    counts: Object.freeze({
+      queued: Number(row.queued),
+      running: Number(row.running),
+      failed: Number(row.failed),
+      succeeded: Number(row.succeeded),
+      dead: Number(row.dead),
+      cancelled: Number(row.cancelled),
+    }),
+    due: Number(row.due),
+    oldestDueAgeMs: row.oldest_due_age_ms === null ? null : Number(row.oldest_due_age_ms),
+  });
+}
+
+function emptyCounts(queue: string): QueueCounts {
+  return Object.freeze({
+    queue,
+    counts: Object.freeze({ queued: 0, running: 0, failed: 0, succeeded: 0, dead: 0, cancelled: 0 }),
+    due: 0,
+    oldestDueAgeMs: null,
+  });
+}

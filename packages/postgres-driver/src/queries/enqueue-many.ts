@@ -1,0 +1,128 @@
+import { InfrastructureError, type EnqueueResult, type NewJob } from "@stint/core";
+import { sql, type Kysely, type RawBuilder } from "kysely";
+import { DEDUPE_CONFLICT_TARGET, isActive, MAX_DEDUPE_TRIES } from "./active-states";
+import { jobsTable } from "./job-row";
+
+interface BatchRow {
+  /** 1-based position in the batch. */
+  readonly ord: string;
+  /** Position of the first item of the batch with the same queue and dedupe key (itself when none). */
+  readonly first_ord: string;
+  /** The id reserved for that first item. */
+  readonly new_id: string;
+  readonly inserted: boolean;
+  /** The active job that already held the key, when the insert was skipped and it is visible. */
+  readonly existing_id: string | null;
+}
+
+/**
+ * Inserts many jobs with one statement (10 000 rows and more), returning one
+ * result per input, in input order. Within a batch, a later item with the
+ * queue and dedupe key of an earlier one is a duplicate of it.
+ *
+ * Ids are reserved with `nextval` for each first-of-its-key item before the
+ * insert, so every result is matched to its input by id rather than by the
+ * order of `RETURNING` rows. They are reserved in input order (PostgreSQL
+ * evaluates a volatile output column after the `ORDER BY` sort), so jobs of
+ * equal priority and `run_at` are claimed in the order they were given.
+ *
+ * ### SQL
+ * ```sql
+ * WITH input AS MATERIALIZED (
+ *   SELECT i.*, CASE WHEN dedupe_key IS NULL THEN ord
+ *                    ELSE min(ord) OVER (PARTITION BY queue, dedupe_key) END AS first_ord
+ *     FROM unnest($1::text[], $2::text[], $3::smallint[], …, $8::text[]) WITH ORDINALITY AS i(queue, payload, …, ord)),
+ * fresh AS MATERIALIZED (SELECT nextval($9::regclass) AS id, input.* FROM input WHERE ord = first_ord ORDER BY ord),
+ * inserted AS (
+ *   INSERT INTO "stint"."jobs" (id, queue, payload, …) SELECT id, queue, payload::jsonb, … FROM fresh
+ *    ORDER BY queue COLLATE "C", dedupe_key COLLATE "C", ord
+ *   ON CONFLICT (queue, dedupe_key) WHERE … DO NOTHING RETURNING id)
+ * SELECT input.ord, input.first_ord, fresh.id AS new_id, inserted.id IS NOT NULL AS inserted, existing.id AS existing_id
+ *   FROM input JOIN fresh ON fresh.ord = input.first_ord
+ *   LEFT JOIN inserted ON inserted.id = fresh.id
+ *   LEFT JOIN LATERAL (SELECT id FROM "stint"."jobs" WHERE <same key, active>) existing ON true
+ *  ORDER BY input.ord
+ * ```
+ *
+ * Rows are inserted in (queue, dedupe key) order, so concurrent batches
+ * with overlapping keys wait for each other in one order instead of
+ * deadlocking.
+ *
+ * Items whose key was taken by a transaction that committed while this one
+ * waited (invisible to this statement's snapshot) are run again, at most
+ * `MAX_DEDUPE_TRIES` times in all.
+ *
+ * @example
+ * ```ts
+ * const results = await enqueueMany(db, "stint", jobs); // results[i] belongs to jobs[i]
+ * ```
+ */
+export async function enqueueMany(executor: Kysely<any>, schema: string, jobs: readonly NewJob[]): Promise<readonly EnqueueResult[]> {
+  const results: (EnqueueResult | undefined)[] = new Array<EnqueueResult | undefined>(jobs.length).fill(undefined);
+  let pending = jobs.map((_, index) => index);
+  for (let tries = 0; tries < MAX_DEDUPE_TRIES && pending.length > 0; tries += 1) {
+    const batch = pending.map((index) => jobs[index] as NewJob);
+    const { rows } = await enqueueManyStatement(schema, batch).execute(executor);
+    const unresolved: number[] = [];
+    for (const row of rows) {
+      const index = pending[Number(row.ord) - 1] as number;
+      if (row.inserted) {
+        results[index] = Object.freeze({ id: String(row.new_id), duplicate: row.ord !== row.first_ord });
+      } else if (row.existing_id !== null) {
+        results[index] = Object.freeze({ id: String(row.existing_id), duplicate: true });
+      } else {
+        unresolved.push(index);
+      }
+    }
+    pending = unresolved;
+  }
+  if (pending.length > 0) {
+    const first = jobs[pending[0] as number] as NewJob;
+    throw new InfrastructureError(
+      `enqueueMany gave up after ${MAX_DEDUPE_TRIES} tries: the dedupe key ${JSON.stringify(first.dedupeKey)} of queue "${first.queue}" kept changing hands`,
+    );
+  }
+  return Object.freeze(results as EnqueueResult[]);
+}
+
+function enqueueManyStatement(schema: string, jobs: readonly NewJob[]): RawBuilder<BatchRow> {
+  const table = jobsTable(schema);
+  const sequence = `"${schema}".jobs_id_seq`;
+  return sql<BatchRow>`WITH input AS MATERIALIZED (
+  SELECT i.*,
+         CASE WHEN i.dedupe_key IS NULL THEN i.ord
+              ELSE min(i.ord) OVER (PARTITION BY i.queue, i.dedupe_key) END AS first_ord
+    FROM unnest(${jobs.map((job) => job.queue)}::text[],
+                ${jobs.map((job) => job.payloadJson)}::text[],
+                ${jobs.map((job) => job.priority)}::smallint[],
+                ${jobs.map((job) => job.maxAttempts)}::integer[],
+                ${jobs.map((job) => job.timeoutMs)}::integer[],
+                ${jobs.map((job) => job.runAt)}::timestamptz[],
+                ${jobs.map((job) => job.delayMs)}::double precision[],
+                ${jobs.map((job) => job.dedupeKey)}::text[])
+         WITH ORDINALITY AS i(queue, payload, priority, max_attempts, timeout_ms, run_at, delay_ms, dedupe_key, ord)
+),
+fresh AS MATERIALIZED (
+  SELECT nextval(${sequence}::regclass) AS id, input.* FROM input WHERE input.ord = input.first_ord ORDER BY input.ord
+),
+inserted AS (
+  INSERT INTO ${table} (id, queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key)
+  SELECT id, queue, payload::jsonb, priority, max_attempts, timeout_ms,
+         COALESCE(run_at, now()) + delay_ms * interval '1 millisecond', dedupe_key
+    FROM fresh
+   ORDER BY queue COLLATE "C", dedupe_key COLLATE "C", ord
+  ON CONFLICT ${DEDUPE_CONFLICT_TARGET} DO NOTHING
+  RETURNING id
+)
+SELECT input.ord, input.first_ord, fresh.id AS new_id, inserted.id IS NOT NULL AS inserted, existing.id AS existing_id
+  FROM input
+  JOIN fresh ON fresh.ord = input.first_ord
+  LEFT JOIN inserted ON inserted.id = fresh.id
+  LEFT JOIN LATERAL (
+    SELECT jobs.id FROM ${table} AS jobs
+     WHERE inserted.id IS NULL AND fresh.dedupe_key IS NOT NULL
+       AND jobs.queue = fresh.queue AND jobs.dedupe_key = fresh.dedupe_key AND ${isActive(sql.ref("jobs.state"))}
+     LIMIT 1
+  ) AS existing ON true
+ ORDER BY input.ord`;
+}

@@ -1,0 +1,62 @@
+import { InfrastructureError, type EnqueueResult, type NewJob } from "@stint/core";
+import { sql, type Kysely, type RawBuilder } from "kysely";
+import { DEDUPE_CONFLICT_TARGET, isActive, MAX_DEDUPE_TRIES } from "./active-states";
+import { jobsTable, millisecondsInterval } from "./job-row";
+
+/**
+ * Inserts one job, or finds the active job of the queue that holds its
+ * dedupe key. `run_at` is computed on the database clock.
+ *
+ * ### SQL
+ * ```sql
+ * WITH inserted AS (
+ *   INSERT INTO "stint"."jobs" (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key)
+ *   VALUES ($1, $2::jsonb, $3, $4, $5, COALESCE($6::timestamptz, now()) + $7 * interval '1 millisecond', $8)
+ *   ON CONFLICT (queue, dedupe_key) WHERE dedupe_key IS NOT NULL AND state IN ('queued', 'running', 'failed') DO NOTHING
+ *   RETURNING id)
+ * SELECT id, false AS duplicate FROM inserted
+ * UNION ALL
+ * SELECT id, true FROM "stint"."jobs"
+ *  WHERE queue = $1 AND dedupe_key = $8 AND state IN (…) AND NOT EXISTS (SELECT 1 FROM inserted)
+ * LIMIT 1
+ * ```
+ *
+ * Under READ COMMITTED the insert may wait for another transaction that
+ * inserts the same key and then skip its row, while the lookup's snapshot
+ * (taken before the wait) cannot see that job yet: the statement then
+ * returns nothing and runs again, at most `MAX_DEDUPE_TRIES` times.
+ *
+ * @example
+ * ```ts
+ * const { id, duplicate } = await enqueue(db, "stint", job);
+ * ```
+ */
+export async function enqueue(executor: Kysely<any>, schema: string, job: NewJob): Promise<EnqueueResult> {
+  const statement = enqueueStatement(schema, job);
+  for (let tries = 0; tries < MAX_DEDUPE_TRIES; tries += 1) {
+    const { rows } = await statement.execute(executor);
+    const row = rows[0];
+    if (row !== undefined) return Object.freeze({ id: String(row.id), duplicate: row.duplicate });
+  }
+  throw new InfrastructureError(
+    `enqueue gave up after ${MAX_DEDUPE_TRIES} tries: the dedupe key ${JSON.stringify(job.dedupeKey)} of queue "${job.queue}" kept changing hands`,
+  );
+}
+
+function enqueueStatement(schema: string, job: NewJob): RawBuilder<{ id: string; duplicate: boolean }> {
+  const jobs = jobsTable(schema);
+  return sql<{ id: string; duplicate: boolean }>`WITH inserted AS (
+  INSERT INTO ${jobs} (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key)
+  VALUES (${job.queue}, ${job.payloadJson}::jsonb, ${job.priority}::smallint, ${job.maxAttempts}::integer,
+          ${job.timeoutMs}::integer, COALESCE(${job.runAt}::timestamptz, now()) + ${millisecondsInterval(job.delayMs)},
+          ${job.dedupeKey}::text)
+  ON CONFLICT ${DEDUPE_CONFLICT_TARGET} DO NOTHING
+  RETURNING id
+)
+SELECT id, false AS duplicate FROM inserted
+UNION ALL
+SELECT id, true AS duplicate FROM ${jobs}
+ WHERE queue = ${job.queue} AND dedupe_key = ${job.dedupeKey}::text AND ${isActive()}
+   AND NOT EXISTS (SELECT 1 FROM inserted)
+LIMIT 1`;
+}

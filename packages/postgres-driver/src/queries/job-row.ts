@@ -1,0 +1,96 @@
+import type { ClaimedJob, JobRecord, JobState } from "@stint/core";
+import { sql, type RawBuilder } from "kysely";
+
+/** `"<schema>"."jobs"`, quoted. */
+export function jobsTable(schema: string): RawBuilder<unknown> {
+  return sql.id(schema, "jobs");
+}
+
+/**
+ * A row of `jobs` as pg returns it: bigint as text, jsonb parsed,
+ * timestamptz as `Date`.
+ */
+export interface JobRow {
+  readonly id: string;
+  readonly queue: string;
+  readonly payload: unknown;
+  readonly state: JobState;
+  readonly priority: number;
+  readonly attempts: number;
+  readonly max_attempts: number;
+  readonly run_at: Date;
+  readonly timeout_ms: number | null;
+  readonly locked_by: string | null;
+  readonly locked_until: Date | null;
+  readonly dedupe_key: string | null;
+  readonly last_error: string | null;
+  readonly error_code: string | null;
+  readonly result: unknown;
+  readonly created_at: Date;
+  readonly started_at: Date | null;
+  readonly finished_at: Date | null;
+  readonly duration_ms: number | null;
+  readonly updated_at: Date;
+}
+
+/** The columns a claim returns. */
+export type ClaimedRow = Pick<
+  JobRow,
+  "id" | "queue" | "payload" | "attempts" | "max_attempts" | "priority" | "timeout_ms" | "created_at" | "run_at"
+>;
+
+/** Maps a claimed row to the `ClaimedJob` a worker holds (`attempt` is the new `attempts`). */
+export function toClaimedJob(row: ClaimedRow): ClaimedJob {
+  return Object.freeze({
+    id: String(row.id),
+    queue: row.queue,
+    payload: row.payload,
+    attempt: row.attempts,
+    maxAttempts: row.max_attempts,
+    priority: row.priority,
+    timeoutMs: row.timeout_ms,
+    createdAt: row.created_at,
+    runAt: row.run_at,
+  });
+}
+
+/** Maps a full row to a `JobRecord`. */
+export function toJobRecord(row: JobRow): JobRecord {
+  return Object.freeze({
+    id: String(row.id),
+    queue: row.queue,
+    payload: row.payload,
+    state: row.state,
+    priority: row.priority,
+    attempts: row.attempts,
+    maxAttempts: row.max_attempts,
+    runAt: row.run_at,
+    timeoutMs: row.timeout_ms,
+    lockedBy: row.locked_by,
+    lockedUntil: row.locked_until,
+    dedupeKey: row.dedupe_key,
+    lastError: row.last_error,
+    errorCode: row.error_code,
+    result: row.result,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    durationMs: row.duration_ms,
+    updatedAt: row.updated_at,
+  });
+}
+
+const MAX_BIGINT = 9_223_372_036_854_775_807n;
+
+/**
+ * True when `id` can be a job id (a positive bigint in decimal). Lookups of
+ * anything else find nothing instead of failing on a cast.
+ */
+export function isJobId(id: unknown): id is string {
+  return typeof id === "string" && /^[0-9]{1,19}$/.test(id) && BigInt(id) > 0n && BigInt(id) <= MAX_BIGINT;
+}
+
+/** Milliseconds as an `interval`, computed by the database: `($1::double precision * interval '1 millisecond')`. */
+export function millisecondsInterval(ms: number): RawBuilder<unknown> {
+  return sql`(${ms}::double precision * interval '1 millisecond')`;
+}

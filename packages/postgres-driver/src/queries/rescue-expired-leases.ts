@@ -1,0 +1,80 @@
+import { ErrorCode } from "@stint/core";
+import { sql, type Kysely } from "kysely";
+import { jobsTable } from "./job-row";
+
+/** What {@link rescueExpiredLeases} takes. */
+export interface RescueExpiredLeasesParams {
+  /** Only these queues; all queues when left out. */
+  readonly queues?: readonly string[];
+  /** At most this many jobs per call. */
+  readonly limit: number;
+}
+
+/**
+ * Handles `running` jobs whose lease expired (their worker died or lost its
+ * connection) in one conditional UPDATE, never a write-back of rows read
+ * earlier: those with attempts left become `failed`, due now; the others
+ * become `dead` with `finished_at`. Both record `STINT_WORKER_DIED` and a
+ * `last_error` naming the attempt that never finished. Rows another
+ * transaction holds are skipped.
+ *
+ * ### SQL
+ * ```sql
+ * WITH expired AS MATERIALIZED (
+ *   SELECT id FROM "stint"."jobs"
+ *    WHERE state = 'running' AND locked_until < now() [AND queue = ANY($1::text[])]
+ *    ORDER BY locked_until LIMIT $2 FOR UPDATE SKIP LOCKED),
+ * rescued AS (
+ *   UPDATE "stint"."jobs" AS jobs
+ *      SET state = CASE WHEN jobs.attempts < jobs.max_attempts THEN 'failed' ELSE 'dead' END,
+ *          run_at = CASE WHEN … THEN now() ELSE jobs.run_at END,
+ *          finished_at = CASE WHEN … THEN NULL ELSE now() END,
+ *          error_code = 'STINT_WORKER_DIED', last_error = 'The worker stopped … during attempt ' || jobs.attempts || …,
+ *          locked_until = NULL, updated_at = now()
+ *     FROM expired WHERE jobs.id = expired.id
+ *   RETURNING jobs.state)
+ * SELECT count(*) FILTER (WHERE state = 'failed') AS retried, count(*) FILTER (WHERE state = 'dead') AS dead FROM rescued
+ * ```
+ *
+ * @example
+ * ```ts
+ * const { retried, dead } = await rescueExpiredLeases(db, "stint", { limit: 1000 });
+ * ```
+ */
+export async function rescueExpiredLeases(
+  executor: Kysely<any>,
+  schema: string,
+  params: RescueExpiredLeasesParams,
+): Promise<{ readonly retried: number; readonly dead: number }> {
+  const jobs = jobsTable(schema);
+  const queueFilter = params.queues === undefined ? sql`` : sql`AND queue = ANY(${[...params.queues]}::text[])`;
+  const { rows } = await sql<{ retried: string; dead: string }>`WITH expired AS MATERIALIZED (
+  SELECT id FROM ${jobs}
+   WHERE state = 'running' AND locked_until < now() ${queueFilter}
+   ORDER BY locked_until
+   LIMIT ${params.limit}::integer
+   FOR UPDATE SKIP LOCKED
+),
+rescued AS (
+  UPDATE ${jobs} AS jobs
+     SET state = CASE WHEN jobs.attempts < jobs.max_attempts THEN 'failed' ELSE 'dead' END,
+         run_at = CASE WHEN jobs.attempts < jobs.max_attempts THEN now() ELSE jobs.run_at END,
+         finished_at = CASE WHEN jobs.attempts < jobs.max_attempts THEN NULL ELSE now() END,
+         error_code = ${ErrorCode.WorkerDied}::text,
+         last_error = 'The worker ' || coalesce(jobs.locked_by, 'that held the job')
+                      || ' stopped (its process died or lost its database connection) during attempt '
+                      || jobs.attempts || ' of ' || jobs.max_attempts
+                      || ' without finishing it; its lease expired at ' || jobs.locked_until || '.'
+                      || CASE WHEN jobs.attempts < jobs.max_attempts THEN ' Retrying.' ELSE ' No attempts left.' END,
+         locked_until = NULL,
+         updated_at = now()
+    FROM expired
+   WHERE jobs.id = expired.id
+  RETURNING jobs.state
+)
+SELECT count(*) FILTER (WHERE state = 'failed') AS retried,
+       count(*) FILTER (WHERE state = 'dead') AS dead
+  FROM rescued`.execute(executor);
+  const row = rows[0];
+  return Object.freeze({ retried: Number(row?.retried ?? 0), dead: Number(row?.dead ?? 0) });
+}

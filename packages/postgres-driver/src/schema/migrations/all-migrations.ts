@@ -1,0 +1,12 @@
+import { createJobsMigration } from "./0001-create-jobs";
+import type { Migration } from "./migration";
+
+/**
+ * Every migration, in version order. Append new ones; never edit or reorder.
+ *
+ * @example
+ * ```ts
+ * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 1
+ * ```
+ */
+export const MIGRATIONS: readonly Migration[] = Object.freeze([createJobsMigration]);

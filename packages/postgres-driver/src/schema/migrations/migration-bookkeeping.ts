@@ -1,0 +1,52 @@
+import { createHash } from "node:crypto";
+import { sql, type RawBuilder } from "kysely";
+import type { Migration } from "./migration";
+
+/**
+ * The key of the session-level advisory lock held around a migration run:
+ * the first 8 bytes of a SHA-256 of the schema name, as a signed bigint.
+ * Two processes migrating one schema take turns; different schemas don't wait.
+ *
+ * @example
+ * ```ts
+ * migrationLockKey("stint"); // "-3551…" (stable for a given name)
+ * ```
+ */
+export function migrationLockKey(schema: string): string {
+  const digest = createHash("sha256").update(`stint:migrate:${schema}`).digest();
+  return digest.readBigInt64BE(0).toString();
+}
+
+/** `SELECT pg_advisory_lock($1::bigint)` — waits for other migrations of the schema. */
+export function lockMigrations(schema: string): RawBuilder<unknown> {
+  return sql`SELECT pg_advisory_lock(${migrationLockKey(schema)}::bigint)`;
+}
+
+/** `SELECT pg_advisory_unlock($1::bigint)`. */
+export function unlockMigrations(schema: string): RawBuilder<unknown> {
+  return sql`SELECT pg_advisory_unlock(${migrationLockKey(schema)}::bigint)`;
+}
+
+/** `CREATE SCHEMA IF NOT EXISTS "<schema>"`. */
+export function createSchemaStatement(schema: string): RawBuilder<unknown> {
+  return sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(schema)}`;
+}
+
+/** Creates `<schema>.migrations`, the record of applied versions, if missing. */
+export function createMigrationsTableStatement(schema: string): RawBuilder<unknown> {
+  return sql`CREATE TABLE IF NOT EXISTS ${sql.id(schema, "migrations")} (
+  version integer PRIMARY KEY,
+  name text NOT NULL,
+  applied_at timestamptz NOT NULL DEFAULT now()
+)`;
+}
+
+/** `SELECT version FROM <schema>.migrations ORDER BY version`. */
+export function appliedVersionsQuery(schema: string): RawBuilder<{ version: number }> {
+  return sql<{ version: number }>`SELECT version FROM ${sql.id(schema, "migrations")} ORDER BY version`;
+}
+
+/** Records a migration as applied (run in the migration's own transaction). */
+export function recordMigrationStatement(schema: string, migration: Migration): RawBuilder<unknown> {
+  return sql`INSERT INTO ${sql.id(schema, "migrations")} (version, name) VALUES (${sql.lit(migration.version)}, ${sql.lit(migration.name)})`;
+}

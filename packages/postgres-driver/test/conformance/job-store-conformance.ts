@@ -1,0 +1,52 @@
+import type { JobStore } from "@stint/core";
+import { describeClaimConformance } from "./claim-conformance";
+import type { ConformanceContext, JobStoreHarness, JobStoreHarnessFactory } from "./conformance-harness";
+import { describeEnqueueConformance } from "./enqueue-conformance";
+import { describeFenceConformance } from "./fence-conformance";
+import { describeOperationsConformance } from "./operations-conformance";
+
+export type { JobStoreHarness, JobStoreHarnessFactory } from "./conformance-harness";
+
+/**
+ * The behaviour every `JobStore` must show, as a mocha suite: claim order
+ * and limits, exclusivity under racing claimers, lease expiry and rescue,
+ * the owner/attempt fence on every write after a claim, dedupe keys under
+ * concurrency, transactional and batch enqueue, and the operator calls.
+ *
+ * The factory is called once for the suite; each test uses queues of its own.
+ *
+ * @example
+ * ```ts
+ * describeJobStoreConformance("PostgresJobStore", async () => {
+ *   const test = await createTestSchema();
+ *   return { store: test.store, withTransaction: …, waitUntilPast: …, close: () => test.drop() };
+ * });
+ * ```
+ */
+export function describeJobStoreConformance<Tx>(name: string, factory: JobStoreHarnessFactory<Tx>): void {
+  describe(`${name} conforms to JobStore`, function () {
+    this.timeout(60_000);
+    let harness: JobStoreHarness<Tx> | undefined;
+    let queues = 0;
+    const ctx: ConformanceContext<Tx> = {
+      harness: () => {
+        if (harness === undefined) throw new Error("the conformance harness was not created");
+        return harness;
+      },
+      store: (): JobStore<Tx> => ctx.harness().store,
+      freshQueue: () => `conformance-${(queues += 1)}`,
+    };
+
+    before(async () => {
+      harness = await factory();
+    });
+    after(async () => {
+      await harness?.close();
+    });
+
+    describeEnqueueConformance(ctx);
+    describeClaimConformance(ctx);
+    describeFenceConformance(ctx);
+    describeOperationsConformance(ctx);
+  });
+}

@@ -1,0 +1,101 @@
+import { ConfigError } from "@stint/core";
+import { expect } from "chai";
+import { sql } from "kysely";
+import pg from "pg";
+import { createDatabase, type DatabaseHandle } from "../src";
+import { rejectionOf } from "./conformance/conformance-harness";
+
+const connectionString = process.env["DATABASE_URL"] ?? "";
+
+describe("createDatabase", () => {
+  const handles: DatabaseHandle[] = [];
+  const open = (options: Parameters<typeof createDatabase>[0]): DatabaseHandle => {
+    const handle = createDatabase(options);
+    handles.push(handle);
+    return handle;
+  };
+
+  afterEach(async () => {
+    for (const handle of handles.splice(0)) await handle.close();
+  });
+
+  it("names its connections stint and sets a 30 s statement timeout by default", async () => {
+    const { db } = open({ connectionString });
+    const { rows } = await sql<{ application_name: string; statement_timeout: string }>`SELECT
+      current_setting('application_name') AS application_name,
+      current_setting('statement_timeout') AS statement_timeout`.execute(db);
+    expect(rows[0]).to.deep.equal({ application_name: "stint", statement_timeout: "30s" });
+  });
+
+  it("applies the application name and statement timeout it is given", async () => {
+    const { db } = open({ connectionString, applicationName: "billing-worker", statementTimeoutMs: 1_500 });
+    const { rows } = await sql<{ a: string; t: string }>`SELECT current_setting('application_name') AS a,
+      current_setting('statement_timeout') AS t`.execute(db);
+    expect(rows[0]).to.deep.equal({ a: "billing-worker", t: "1500ms" });
+  });
+
+  it("keeps int8 values as strings even when pg's global parser was changed", async () => {
+    const original = pg.types.getTypeParser(20);
+    pg.types.setTypeParser(20, (value: string) => Number.parseInt(value, 10));
+    try {
+      const { db } = open({ connectionString });
+      const { rows } = await sql<{ big: unknown; count: unknown }>`SELECT 9007199254740993::int8 AS big, count(*) AS count`.execute(db);
+      expect(rows[0]).to.deep.equal({ big: "9007199254740993", count: "1" });
+    } finally {
+      pg.types.setTypeParser(20, original);
+    }
+  });
+
+  it("survives the server killing an idle connection and reports it", async () => {
+    const reported: Error[] = [];
+    const { db, pool } = open({ connectionString, maxConnections: 2, onPoolError: (error) => reported.push(error) });
+    const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db);
+    expect(pool.idleCount).to.equal(1);
+    const killer = open({ connectionString, maxConnections: 1 });
+    await sql`SELECT pg_terminate_backend(${rows[0]!.pid}::integer)`.execute(killer.db);
+    const deadline = Date.now() + 5_000;
+    while (reported.length === 0 && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+    expect(reported).to.have.length.greaterThan(0);
+    const again = await sql<{ ok: number }>`SELECT 1 AS ok`.execute(db);
+    expect(again.rows[0]?.ok).to.equal(1);
+  });
+
+  it("uses a pool it is given and leaves it open on close", async () => {
+    const pool = new pg.Pool({ connectionString, max: 1 });
+    try {
+      const handle = open({ pool });
+      expect(handle.ownsPool).to.equal(false);
+      await sql`SELECT 1`.execute(handle.db);
+      await handle.close();
+      const { rows } = await pool.query<{ ok: number }>("SELECT 1 AS ok");
+      expect(rows[0]?.ok).to.equal(1);
+      expect(pool.listenerCount("error"), "an error listener was attached").to.equal(1);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("ends a pool it created on close, once", async () => {
+    const handle = createDatabase({ connectionString });
+    await sql`SELECT 1`.execute(handle.db);
+    await Promise.all([handle.close(), handle.close()]);
+    expect(handle.pool.ended).to.equal(true);
+    await rejectionOf(sql`SELECT 1`.execute(handle.db));
+  });
+
+  it("names the option it refuses", () => {
+    const bad: [unknown, RegExp][] = [
+      [{}, /`connection`/],
+      [{ connectionString, pool: new pg.Pool() }, /`connection`/],
+      [{ connectionString: "" }, /`connectionString`/],
+      [{ pool: {} }, /`pool`/],
+      [{ connectionString, statementTimeoutMs: -1 }, /`statementTimeoutMs`/],
+      [{ connectionString, maxConnections: 0 }, /`maxConnections`/],
+      [{ connectionString, maxconnections: 3 }, /`database.maxconnections`/],
+      [{ pool: new pg.Pool(), statementTimeoutMs: 1_000 }, /`statementTimeoutMs`/],
+    ];
+    for (const [options, message] of bad) {
+      expect(() => createDatabase(options as Parameters<typeof createDatabase>[0]), message.source).to.throw(ConfigError, message);
+    }
+  });
+});

@@ -1,0 +1,89 @@
+import { ConfigError, ErrorCode, InvalidNameError, errorCodeOf } from "@stint/core";
+import { expect } from "chai";
+import { sql, type Kysely, type Transaction } from "kysely";
+import { createDatabase, PostgresJobStore } from "../src";
+import { createTestSchema, type TestSchema } from "../src/testing";
+import { describeJobStoreConformance } from "./conformance/job-store-conformance";
+import { newJob, rejectionOf } from "./conformance/conformance-harness";
+
+describeJobStoreConformance<Kysely<any> | Transaction<any>>("PostgresJobStore", async () => {
+  const test = await createTestSchema();
+  return {
+    store: test.store,
+    withTransaction: (work) => test.db.transaction().execute((trx) => work(trx)),
+    waitUntilPast: (instant) => waitForDatabaseClock(test.db, instant),
+    close: () => test.drop(),
+  };
+});
+
+/** Polls the database clock (no sleeping) until it is past `instant`. */
+async function waitForDatabaseClock(db: Kysely<any>, instant: Date): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const { rows } = await sql<{ past: boolean }>`SELECT now() > ${instant}::timestamptz AS past`.execute(db);
+    if (rows[0]?.past === true) return;
+    if (Date.now() > deadline) throw new Error(`the database clock did not pass ${instant.toISOString()} within 10 s`);
+  }
+}
+
+describe("PostgresJobStore", () => {
+  let test: TestSchema;
+
+  before(async () => {
+    test = await createTestSchema();
+  });
+  after(async () => {
+    await test.drop();
+  });
+
+  it("refuses an invalid schema name when constructed, before any SQL", () => {
+    for (const schema of ['x"; drop schema public; --', "Public", "", "a".repeat(64)]) {
+      expect(() => new PostgresJobStore({ db: test.db, schema })).to.throw(InvalidNameError);
+    }
+  });
+
+  it("refuses options that are not a Kysely instance", () => {
+    expect(() => new PostgresJobStore({ db: {} as Kysely<any> })).to.throw(ConfigError, /`db`/);
+    expect(() => new PostgresJobStore({ db: test.db, controlDb: 42 as unknown as Kysely<any> })).to.throw(ConfigError, /`controlDb`/);
+  });
+
+  it("refuses a transaction argument that is not a Kysely transaction", async () => {
+    const error = await rejectionOf(test.store.enqueue(newJob("q", {}), { query: () => undefined } as unknown as Kysely<any>));
+    expect(error).to.be.instanceOf(ConfigError);
+    expect(error.message).to.contain("`transaction`");
+  });
+
+  it("refuses a claim with a limit below 1", async () => {
+    const error = await rejectionOf(test.store.claimBatch({ queue: "q", workerId: "w", limit: 0, leaseMs: 1_000 }));
+    expect(errorCodeOf(error)).to.equal(ErrorCode.Config);
+  });
+
+  it("extends leases and finalizes on the control pool, and claims on the main pool", async () => {
+    const control = createDatabase({ connectionString: test.connectionString, maxConnections: 1 });
+    const store = new PostgresJobStore({ db: test.db, schema: test.schema, controlDb: control.db });
+    await store.enqueue(newJob("control-pool", {}));
+    const [job] = await store.claimBatch({ queue: "control-pool", workerId: "w", limit: 1, leaseMs: 60_000 });
+    expect(await store.extendLeases({ workerId: "w", leaseMs: 60_000, jobs: [job!] })).to.deep.equal([job!.id]);
+    await control.close();
+    const error = await rejectionOf(store.completeJobs({ workerId: "w", jobs: [{ ...job!, resultJson: null, durationMs: 1 }] }));
+    expect(error.message).to.match(/destroyed/);
+    expect(await store.getJob({ id: job!.id })).to.include({ state: "running" });
+  });
+
+  it("rejects with InfrastructureError when the database cannot be reached", async () => {
+    const unreachable = createDatabase({ connectionString: "postgres://postgres@127.0.0.1:1/postgres", connectionTimeoutMs: 2_000 });
+    try {
+      const error = await rejectionOf(new PostgresJobStore({ db: unreachable.db }).getJob({ id: "1" }));
+      expect(errorCodeOf(error)).to.equal(ErrorCode.Infrastructure);
+      expect(error.message).to.match(/^getJob failed: /);
+    } finally {
+      await unreachable.close();
+    }
+  });
+
+  it("rejects with DatabaseError when the schema was never migrated", async () => {
+    const error = await rejectionOf(new PostgresJobStore({ db: test.db, schema: "stint_never_migrated" }).getJob({ id: "1" }));
+    expect(errorCodeOf(error)).to.equal(ErrorCode.Database);
+    expect((error as { sqlState?: string }).sqlState).to.equal("42P01");
+  });
+});

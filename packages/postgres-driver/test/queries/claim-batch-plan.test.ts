@@ -1,0 +1,46 @@
+import { expect } from "chai";
+import { sql } from "kysely";
+import { claimBatchStatement } from "../../src/queries/claim-batch";
+import { createTestSchema, type TestSchema } from "../../src/testing";
+import { newJob } from "../conformance/conformance-harness";
+
+describe("the claim statement's plan", () => {
+  let test: TestSchema;
+
+  beforeEach(async () => {
+    test = await createTestSchema();
+  });
+  afterEach(async () => {
+    await test.drop();
+  });
+
+  async function claimPlan(): Promise<string> {
+    const claim = claimBatchStatement(test.schema, { queue: "queue-2", workerId: "w", limit: 10, leaseMs: 60_000 });
+    const { rows } = await sql<{ "QUERY PLAN": string }>`EXPLAIN ${claim}`.execute(test.db);
+    return rows.map((row) => row["QUERY PLAN"]).join("\n");
+  }
+
+  async function fill(): Promise<void> {
+    const jobs = Array.from({ length: 8_000 }, (_, n) => newJob(`queue-${n % 4}`, { n }, { priority: n % 3 }));
+    await test.store.enqueueMany(jobs);
+    await test.store.claimBatch({ queue: "queue-1", workerId: "w", limit: 500, leaseMs: 60_000 });
+  }
+
+  it("scans the claim index, not the table, on a fresh table that was never analysed", async () => {
+    await fill();
+    const { rows } = await sql<{ analysed: boolean }>`SELECT (last_analyze IS NOT NULL OR last_autoanalyze IS NOT NULL) AS analysed
+      FROM pg_stat_user_tables WHERE schemaname = ${test.schema} AND relname = 'jobs'`.execute(test.db);
+    expect(rows[0]?.analysed ?? false, "the table must not have statistics yet").to.equal(false);
+    const plan = await claimPlan();
+    expect(plan, plan).to.contain("jobs_claim_idx");
+    expect(plan, plan).to.not.match(/Seq Scan on jobs/);
+  });
+
+  it("still scans the claim index once the table has statistics", async () => {
+    await fill();
+    await sql`ANALYZE ${sql.id(test.schema, "jobs")}`.execute(test.db);
+    const plan = await claimPlan();
+    expect(plan, plan).to.contain("jobs_claim_idx");
+    expect(plan, plan).to.not.match(/Seq Scan on jobs/);
+  });
+});

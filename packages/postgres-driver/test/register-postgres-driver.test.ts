@@ -1,0 +1,90 @@
+import { ConfigError, InvalidNameError, JOB_STORE, JobClient, defineJob } from "@stint/core";
+import { expect } from "chai";
+import { sql, type Kysely } from "kysely";
+import pg from "pg";
+import { container as rootContainer } from "tsyringe";
+import { POSTGRES_DB, PostgresJobStore, registerPostgresDriver } from "../src";
+import { createTestSchema, type TestSchema } from "../src/testing";
+
+const Ping = defineJob<{ n: number }>("ping");
+
+describe("registerPostgresDriver", () => {
+  let test: TestSchema;
+
+  before(async () => {
+    test = await createTestSchema();
+  });
+  after(async () => {
+    await test.drop();
+  });
+
+  async function connectionsNamed(name: string): Promise<number> {
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+      WHERE application_name = ${name} AND pid <> pg_backend_pid()`.execute(test.db);
+    return rows[0]?.n ?? 0;
+  }
+
+  it("registers the store and the Kysely instance, and enqueues through the container", async () => {
+    const container = rootContainer.createChildContainer();
+    const driver = registerPostgresDriver(container, { connectionString: test.connectionString }, { schema: test.schema });
+    try {
+      const store = container.resolve(JOB_STORE);
+      expect(store).to.be.instanceOf(PostgresJobStore);
+      expect(store).to.equal(driver.store);
+      expect((store as PostgresJobStore).schema).to.equal(test.schema);
+      const db = container.resolve<Kysely<any>>(POSTGRES_DB);
+      expect(db).to.equal(driver.db);
+      const { id } = await container.resolve(JobClient).enqueue(Ping, { n: 1 });
+      const { rows } = await sql<{ queue: string }>`SELECT queue FROM ${sql.id(test.schema, "jobs")} WHERE id = ${id}::bigint`.execute(db);
+      expect(rows).to.deep.equal([{ queue: "ping" }]);
+    } finally {
+      await driver.close();
+    }
+  });
+
+  it("uses a separate control pool for heartbeats and finalizes, and closes both pools", async () => {
+    const container = rootContainer.createChildContainer();
+    const driver = registerPostgresDriver(
+      container,
+      { connectionString: test.connectionString },
+      { schema: test.schema, applicationName: "stint-main", controlConnections: 1 },
+    );
+    await driver.store.enqueue({ queue: "ctl", payloadJson: "{}", priority: 0, maxAttempts: 1, timeoutMs: null, runAt: null, delayMs: 0, dedupeKey: null });
+    const [job] = await driver.store.claimBatch({ queue: "ctl", workerId: "w", limit: 1, leaseMs: 60_000 });
+    expect(await driver.store.extendLeases({ workerId: "w", leaseMs: 60_000, jobs: [job!] })).to.deep.equal([job!.id]);
+    expect(await connectionsNamed("stint-main"), "one connection in each pool").to.equal(2);
+    await driver.close();
+    await driver.close();
+    const deadline = Date.now() + 5_000;
+    while ((await connectionsNamed("stint-main")) > 0 && Date.now() < deadline);
+    expect(await connectionsNamed("stint-main"), "no connection of the registration is left open").to.equal(0);
+  });
+
+  it("leaves a pool it was given open", async () => {
+    const pool = new pg.Pool({ connectionString: test.connectionString, max: 2 });
+    try {
+      const driver = registerPostgresDriver(rootContainer.createChildContainer(), { pool }, { schema: test.schema });
+      expect(await driver.store.countByQueue({ queues: ["nothing"] })).to.have.length(1);
+      await driver.close();
+      expect((await pool.query<{ ok: number }>("SELECT 1 AS ok")).rows[0]?.ok).to.equal(1);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("validates its options before creating anything", () => {
+    const container = rootContainer.createChildContainer();
+    const connection = { connectionString: test.connectionString };
+    expect(() => registerPostgresDriver(container, connection, { schema: "Bad Name" })).to.throw(InvalidNameError);
+    expect(() => registerPostgresDriver(container, connection, { schema: 'x"; drop schema public; --' })).to.throw(InvalidNameError);
+    expect(() => registerPostgresDriver(container, connection, { statementTimeoutMs: -5 })).to.throw(ConfigError, /`statementTimeoutMs`/);
+    expect(() => registerPostgresDriver(container, connection, { controlConnections: 1.5 })).to.throw(ConfigError, /`controlConnections`/);
+    expect(() => registerPostgresDriver(container, connection, { sheme: "x" } as object)).to.throw(ConfigError, /`postgresDriver.sheme`/);
+    expect(() => registerPostgresDriver(container, { connectionString: "" })).to.throw(ConfigError, /`connectionString`/);
+    expect(() => registerPostgresDriver(container, { pool: new pg.Pool() }, { controlConnections: 2 })).to.throw(
+      ConfigError,
+      /`controlConnections`/,
+    );
+    expect(container.isRegistered(JOB_STORE)).to.equal(false);
+  });
+});

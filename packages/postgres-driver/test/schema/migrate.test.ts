@@ -1,0 +1,114 @@
+import { randomBytes } from "node:crypto";
+import { ConfigError, InvalidNameError } from "@stint/core";
+import { expect } from "chai";
+import { Kysely, PostgresDialect, sql } from "kysely";
+import type pg from "pg";
+import { createDatabase, dropSchema, migrate, MIGRATIONS, type DatabaseHandle } from "../../src";
+
+const connectionString = process.env["DATABASE_URL"] ?? "";
+
+function randomSchema(): string {
+  return `stint_migrate_${randomBytes(5).toString("hex")}`;
+}
+
+async function tablesOf(db: Kysely<any>, schema: string): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`SELECT table_name AS name FROM information_schema.tables
+    WHERE table_schema = ${schema} ORDER BY table_name`.execute(db);
+  return rows.map((row) => row.name);
+}
+
+/** A Kysely whose pool fails the test if anything reaches it. */
+function poolThatMustNotBeUsed(): { db: Kysely<any>; used: () => boolean } {
+  let used = false;
+  const refuse = (): never => {
+    used = true;
+    throw new Error("no SQL may run");
+  };
+  const pool = { connect: refuse, query: refuse, on: () => pool, end: async () => undefined } as unknown as pg.Pool;
+  return { db: new Kysely<any>({ dialect: new PostgresDialect({ pool }) }), used: () => used };
+}
+
+describe("migrate", () => {
+  let database: DatabaseHandle;
+  const created: string[] = [];
+
+  before(() => {
+    database = createDatabase({ connectionString });
+  });
+  after(async () => {
+    for (const schema of created) await dropSchema(database.db, schema);
+    await database.close();
+  });
+
+  it("creates the schema, its tables and records every migration", async () => {
+    const schema = randomSchema();
+    created.push(schema);
+    const result = await migrate(database.db, { schema });
+    expect(result).to.deep.equal({ schema, applied: MIGRATIONS.map((m) => m.version), version: MIGRATIONS.length });
+    expect(await tablesOf(database.db, schema)).to.deep.equal(["jobs", "migrations"]);
+    const { rows } = await sql<{ version: number; name: string }>`SELECT version, name FROM ${sql.id(schema, "migrations")}`.execute(
+      database.db,
+    );
+    expect(rows).to.deep.equal(MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
+  });
+
+  it("is idempotent: a second run applies nothing", async () => {
+    const schema = randomSchema();
+    created.push(schema);
+    await migrate(database.db, { schema });
+    const again = await migrate(database.db, { schema });
+    expect(again).to.deep.equal({ schema, applied: [], version: MIGRATIONS.length });
+  });
+
+  it("lets two processes migrate one schema at once", async () => {
+    const schema = randomSchema();
+    created.push(schema);
+    const results = await Promise.all([
+      migrate({ connectionString }, { schema }),
+      migrate({ connectionString }, { schema }),
+      migrate({ connectionString }, { schema }),
+    ]);
+    expect(results.map((result) => result.applied.length).sort()).to.deep.equal([0, 0, MIGRATIONS.length]);
+    expect(results.every((result) => result.version === MIGRATIONS.length)).to.equal(true);
+  });
+
+  it("does not make migrations of different schemas wait for each other", async () => {
+    const schemas = [randomSchema(), randomSchema()];
+    created.push(...schemas);
+    const results = await Promise.all(schemas.map((schema) => migrate(database.db, { schema })));
+    expect(results.map((result) => result.applied.length)).to.deep.equal([MIGRATIONS.length, MIGRATIONS.length]);
+  });
+
+  it("works with a custom schema name", async () => {
+    const schema = `_background_${randomBytes(3).toString("hex")}`;
+    created.push(schema);
+    await migrate(database.db, { schema });
+    expect(await tablesOf(database.db, schema)).to.deep.equal(["jobs", "migrations"]);
+  });
+
+  it("refuses invalid schema names before any SQL runs", async () => {
+    const guarded = poolThatMustNotBeUsed();
+    for (const schema of ['x"; drop schema public; --', "Public", "", "a".repeat(64), "1abc", "with space"]) {
+      let caught: unknown;
+      try {
+        await migrate(guarded.db, { schema });
+      } catch (thrown) {
+        caught = thrown;
+      }
+      expect(caught, JSON.stringify(schema)).to.be.instanceOf(InvalidNameError);
+    }
+    expect(guarded.used()).to.equal(false);
+  });
+
+  it("refuses a transaction, which cannot hold the migration lock across transactions", async () => {
+    let caught: unknown;
+    await database.db.transaction().execute(async (trx) => {
+      try {
+        await migrate(trx, { schema: randomSchema() });
+      } catch (thrown) {
+        caught = thrown;
+      }
+    });
+    expect(caught).to.be.instanceOf(ConfigError);
+  });
+});

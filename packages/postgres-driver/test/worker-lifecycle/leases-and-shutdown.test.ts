@@ -1,0 +1,195 @@
+import { expect } from "chai";
+import { sql } from "kysely";
+import { buildNewJob, ErrorCode, errorCodeOf, type JobRecord } from "@stint/core";
+import { createTestSchema, type TestSchema } from "../../src/testing";
+import { ScriptedWorker, TaskJob, deferred, eventually } from "./scripted-worker";
+
+describe("leases, heartbeats and shutdown", () => {
+  let t: TestSchema;
+
+  beforeEach(async () => {
+    t = await createTestSchema();
+  });
+  afterEach(async () => {
+    await t.drop();
+  });
+
+  async function enqueue(n: number): Promise<string> {
+    return (await t.store.enqueue(buildNewJob(TaskJob, { n }))).id;
+  }
+  async function row(id: string): Promise<JobRecord> {
+    const record = await t.store.getJob({ id });
+    if (!record) throw new Error(`job ${id} is missing`);
+    return record;
+  }
+  /** Makes the job's lease look expired and lets worker "thief" claim it, as after a stall. */
+  async function stealJob(id: string): Promise<void> {
+    await sql`update ${sql.id(t.schema, "jobs")} set locked_until = now() - interval '1 second' where id = ${id}`.execute(t.db);
+    const stolen = await t.store.claimBatch({ queue: TaskJob.name, workerId: "thief", limit: 1, leaseMs: 60_000 });
+    expect(stolen.map((job) => job.id)).to.deep.equal([id]);
+  }
+
+  it("discards the outcome of an attempt whose lease was taken over", async () => {
+    const id = await enqueue(1);
+    const started = deferred();
+    const release = deferred();
+    const worker = new ScriptedWorker(
+      t.store,
+      {
+        process: async () => {
+          started.resolve();
+          await release.promise;
+          return "too late";
+        },
+      },
+      { leaseMs: 60_000 },
+    );
+    const run = worker.start();
+    await started.promise;
+    await stealJob(id);
+    release.resolve();
+    const summary = await run;
+
+    expect(summary).to.include({ claimed: 1, succeeded: 0, leaseLost: 1 });
+    expect(await row(id)).to.include({ state: "running", lockedBy: "thief", attempts: 2 });
+  });
+
+  it("aborts the handler when a heartbeat finds the lease gone", async () => {
+    const id = await enqueue(1);
+    const started = deferred();
+    let abortReason: unknown;
+    const worker = new ScriptedWorker(
+      t.store,
+      {
+        process: async (_item, ctx) => {
+          started.resolve();
+          await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve(), { once: true }));
+          abortReason = ctx.signal.reason;
+          throw ctx.signal.reason;
+        },
+      },
+      { leaseMs: 600 },
+    );
+    const run = worker.start();
+    await started.promise;
+    await stealJob(id);
+    const summary = await run;
+
+    expect(errorCodeOf(abortReason)).to.equal(ErrorCode.LeaseLost);
+    expect(summary).to.include({ leaseLost: 1, retried: 0, dead: 0, succeeded: 0 });
+    expect(await row(id)).to.include({ state: "running", lockedBy: "thief" });
+  });
+
+  it("keeps a job past leaseMs with heartbeats so no one else can claim it", async () => {
+    const id = await enqueue(1);
+    const leaseMs = 300;
+    let thiefClaims = 0;
+    const worker = new ScriptedWorker(
+      t.store,
+      {
+        process: async () => {
+          const until = Date.now() + leaseMs * 4;
+          while (Date.now() < until) {
+            thiefClaims += (await t.store.claimBatch({ queue: TaskJob.name, workerId: "thief", limit: 1, leaseMs })).length;
+            await new Promise((resolve) => setTimeout(resolve, 25));
+          }
+        },
+      },
+      { leaseMs },
+    );
+    const summary = await worker.start();
+
+    expect(thiefClaims).to.equal(0);
+    expect(summary).to.include({ claimed: 1, succeeded: 1, leaseLost: 0 });
+    expect(await row(id)).to.include({ state: "succeeded", attempts: 1 });
+  });
+
+  it("on shutdown lets in-flight jobs finish within the deadline", async () => {
+    const id = await enqueue(1);
+    const started = deferred();
+    const controller = new AbortController();
+    const worker = new ScriptedWorker(
+      t.store,
+      {
+        process: async () => {
+          started.resolve();
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          return "finished in time";
+        },
+      },
+      { shutdownTimeoutMs: 5_000 },
+    );
+    const run = worker.start({ signal: controller.signal });
+    await started.promise;
+    controller.abort();
+    const summary = await run;
+    expect(summary).to.include({ succeeded: 1, released: 0, stoppedBecause: "signal" });
+    expect(await row(id)).to.include({ state: "succeeded" });
+  });
+
+  it("on shutdown gives back jobs still running at the deadline without spending their attempt", async () => {
+    const ids = [await enqueue(1), await enqueue(2)];
+    let startedCount = 0;
+    const bothStarted = deferred();
+    const controller = new AbortController();
+    const reasons: unknown[] = [];
+    const worker = new ScriptedWorker(
+      t.store,
+      {
+        process: async (_item, ctx) => {
+          startedCount += 1;
+          if (startedCount === 2) bothStarted.resolve();
+          await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve(), { once: true }));
+          reasons.push(ctx.signal.reason);
+        },
+      },
+      { concurrency: 2, shutdownTimeoutMs: 50 },
+    );
+    const run = worker.start({ signal: controller.signal });
+    await bothStarted.promise;
+    controller.abort();
+    const summary = await run;
+
+    expect(summary).to.include({ claimed: 2, released: 2, stoppedBecause: "signal" });
+    expect(reasons.map(errorCodeOf)).to.deep.equal([ErrorCode.Shutdown, ErrorCode.Shutdown]);
+    for (const id of ids) {
+      const job = await row(id);
+      expect(job.state).to.equal("queued");
+      expect(job.maxAttempts - job.attempts).to.equal(3, "the released attempt is given back");
+    }
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from ${sql.id(t.schema, "jobs")} where state = 'running' and locked_by = ${worker.workerId}`.execute(t.db);
+    expect(rows[0]?.n).to.equal(0);
+  });
+
+  it("survives its database connections being terminated mid-run", async () => {
+    const total = 150;
+    for (let n = 0; n < total; n += 1) await enqueue(n);
+    let done = 0;
+    const worker = new ScriptedWorker(
+      t.store,
+      {
+        process: async () => {
+          done += 1;
+          if (done === 50 || done === 100) {
+            await sql`select pg_terminate_backend(pid) from pg_stat_activity
+                      where datname = current_database() and pid <> pg_backend_pid() and application_name = ${t.applicationName}`.execute(t.db);
+          }
+        },
+      },
+      { concurrency: 4 },
+    );
+    const summary = await worker.start();
+    expect(summary.stoppedBecause).to.equal("drained");
+    const succeeded = await eventually(async () => {
+      const { rows } = await sql<{ n: number }>`
+        select count(*)::int as n from ${sql.id(t.schema, "jobs")} where state = 'succeeded'`.execute(t.db);
+      return rows[0]?.n === total ? total : 0;
+    }, 1_000, "every job to succeed").catch(async () => {
+      const { rows } = await sql<{ state: string; n: number }>`
+        select state, count(*)::int as n from ${sql.id(t.schema, "jobs")} group by state`.execute(t.db);
+      throw new Error(`not every job succeeded: ${JSON.stringify(rows)} summary=${JSON.stringify(summary)}`);
+    });
+    expect(succeeded).to.equal(total);
+  });
+});

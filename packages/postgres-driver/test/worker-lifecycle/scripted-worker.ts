@@ -1,0 +1,74 @@
+import {
+  AbstractQueueWorker,
+  createSilentLogger,
+  defineJob,
+  type FailureDecision,
+  type JobContext,
+  type JobDefinition,
+  type JobStore,
+  type WorkerOptions,
+} from "@stint/core";
+
+/** The payload of the test queue. */
+export interface Task {
+  readonly n: number;
+}
+
+/** The test job kind: three attempts unless a test says otherwise. */
+export const TaskJob = defineJob<Task>("task", { maxAttempts: 3 });
+
+/** What a test scripts for its worker. */
+export interface Script {
+  readonly job?: JobDefinition<Task>;
+  readonly process: (item: Task, ctx: JobContext) => Promise<unknown>;
+  readonly parse?: (payload: unknown) => Task;
+  readonly handleFailure?: (item: Task, error: unknown, ctx: JobContext) => FailureDecision | undefined;
+}
+
+/**
+ * A worker whose handler a test writes inline. It is a real subclass: the
+ * base class's lifecycle runs untouched against the real store.
+ */
+export class ScriptedWorker extends AbstractQueueWorker<Task> {
+  readonly job: JobDefinition<Task>;
+  readonly #script: Script;
+
+  constructor(store: JobStore, script: Script, options: WorkerOptions = {}) {
+    super(store, createSilentLogger(), { backoff: { baseMs: 0, maxMs: 0 }, ...options });
+    this.job = script.job ?? TaskJob;
+    this.#script = script;
+  }
+
+  protected parse(payload: unknown): Task {
+    if (this.#script.parse) return this.#script.parse(payload);
+    const n = (payload as { n?: unknown } | null)?.n;
+    if (typeof n !== "number") throw new Error(`n must be a number, got ${JSON.stringify(n)}`);
+    return { n };
+  }
+
+  protected processItem(item: Task, ctx: JobContext): Promise<unknown> {
+    return this.#script.process(item, ctx);
+  }
+
+  protected override handleFailure(item: Task, error: unknown, ctx: JobContext) {
+    return this.#script.handleFailure?.(item, error, ctx) ?? super.handleFailure(item, error, ctx);
+  }
+}
+
+/** Polls `check` until it returns a truthy value or `timeoutMs` passes. */
+export async function eventually<R>(check: () => Promise<R> | R, timeoutMs = 10_000, what = "condition"): Promise<NonNullable<R>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value as NonNullable<R>;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** A promise with its resolver, for handlers that wait on a test. */
+export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}

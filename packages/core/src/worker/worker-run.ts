@@ -45,6 +45,8 @@ export class WorkerRun<T> {
   readonly #inFlight = new Map<string, { readonly controller: AbortController; readonly done: Promise<void> }>();
   /** Handlers running now: what `concurrency` bounds. A job whose outcome is being written no longer holds a slot. */
   #busySlots = 0;
+  /** How many claimed jobs have been fully recorded; a claim that raced a recording must not conclude "drained". */
+  #recorded = 0;
   readonly #leases: LeaseKeeper;
   readonly #completions: CompletionBatcher;
   /** Retries claims through an outage for up to a minute. */
@@ -100,6 +102,7 @@ export class WorkerRun<T> {
         continue;
       }
       const claimedAt = options.clock.now();
+      const recordedBefore = this.#recorded;
       const jobs = await this.#claims.run(
         () => store.claimBatch({ queue, workerId, limit: free, leaseMs: options.leaseMs }),
         signal,
@@ -109,6 +112,8 @@ export class WorkerRun<T> {
       this.#counters.claimed += jobs.length;
       for (const job of jobs) this.#launch(job, claimedAt);
       if (jobs.length === 0) {
+        // A retry written while this claim ran may already be due: look again before concluding.
+        if (this.#recorded !== recordedBefore) continue;
         if (this.#inFlight.size === 0) return "drained";
         await this.#slotFreed.wait(signal);
       } else {
@@ -125,6 +130,7 @@ export class WorkerRun<T> {
     const done = this.#execute(job, controller).finally(() => {
       this.#leases.release(job.id);
       this.#inFlight.delete(job.id);
+      this.#recorded += 1;
       this.#slotFreed.open();
     });
     this.#inFlight.set(job.id, { controller, done });

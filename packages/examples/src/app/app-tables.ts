@@ -1,0 +1,115 @@
+import { assertSqlIdentifier } from "@stint/core";
+import type { ColumnType, Generated, Kysely } from "kysely";
+
+/** Invoices issued to customers (the data the invoice and report workers read). */
+export interface InvoicesTable {
+  readonly id: number;
+  readonly customer_email: string;
+  readonly amount_cents: number;
+  /** ISO 4217 code such as `EUR`. */
+  readonly currency: string;
+  readonly issued_at: ColumnType<Date, Date | string, Date | string>;
+}
+
+/** One row per invoice that was e-mailed: the claim that makes sending idempotent. */
+export interface InvoiceEmailsTable {
+  readonly invoice_id: number;
+  /** The job that sent it. */
+  readonly job_id: string;
+  readonly recipient: string;
+  readonly message_id: string | null;
+  readonly sent_at: Generated<Date>;
+}
+
+/** What the recording mailer "sent": one row per delivered e-mail. */
+export interface SentEmailsTable {
+  readonly id: Generated<string>;
+  readonly to_address: string;
+  readonly subject: string;
+  readonly body: string;
+  /** What the mail is about, e.g. `invoice:812` (a provider would get it as an idempotency key). */
+  readonly reference: string | null;
+  readonly sent_at: Generated<Date>;
+}
+
+/** Stored reports; one per kind and period. */
+export interface ReportsTable {
+  readonly id: Generated<number>;
+  readonly kind: string;
+  /** First day of the period (a `date`; read it as text with `to_char`). */
+  readonly period_start: ColumnType<Date, string, string>;
+  /** The report as JSON (written as text, read back parsed). */
+  readonly body: ColumnType<unknown, string, string>;
+  readonly created_at: Generated<Date>;
+  /** Set in the same transaction as the e-mail send: the report e-mail's claim. */
+  readonly emailed_at: Date | null;
+  readonly emailed_to: string | null;
+}
+
+/** An append-only audit trail; old events are deleted by the nightly cleanup. */
+export interface AuditEventsTable {
+  readonly id: Generated<string>;
+  readonly action: string;
+  readonly occurred_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+/** Web sessions; expired ones are deleted by the nightly cleanup. */
+export interface SessionsTable {
+  readonly id: Generated<string>;
+  readonly user_email: string;
+  readonly expires_at: ColumnType<Date, Date | string, Date | string>;
+}
+
+/** Documents to summarise. */
+export interface DocumentsTable {
+  readonly id: number;
+  readonly title: string;
+  readonly body: string;
+}
+
+/** One summary per document, written by the AI summary worker. */
+export interface DocumentSummariesTable {
+  readonly document_id: number;
+  readonly summary: string;
+  readonly model: string;
+  readonly job_id: string;
+  readonly created_at: Generated<Date>;
+}
+
+/**
+ * The example application's tables, as Kysely sees them. They live in the
+ * same schema as stint's own tables (see `migrateAppSchema`).
+ *
+ * @example
+ * ```ts
+ * const db: AppDb = appDatabase(kysely, "stint");
+ * const invoice = await db.selectFrom("invoices").selectAll().where("id", "=", 812).executeTakeFirst();
+ * ```
+ */
+export interface AppTables {
+  readonly invoices: InvoicesTable;
+  readonly invoice_emails: InvoiceEmailsTable;
+  readonly sent_emails: SentEmailsTable;
+  readonly reports: ReportsTable;
+  readonly audit_events: AuditEventsTable;
+  readonly sessions: SessionsTable;
+  readonly documents: DocumentsTable;
+  readonly document_summaries: DocumentSummariesTable;
+}
+
+/** A Kysely instance whose unqualified table names resolve in the app's schema. */
+export type AppDb = Kysely<AppTables>;
+
+/**
+ * Scopes a Kysely instance to the app's tables in `schema` (validated as an
+ * identifier). It shares the instance's pool; nothing is opened.
+ *
+ * @example
+ * ```ts
+ * const db = appDatabase(container.resolve(POSTGRES_DB), "stint");
+ * await db.selectFrom("invoices").select("id").execute(); // SELECT "id" FROM "stint"."invoices"
+ * ```
+ */
+export function appDatabase(db: Kysely<any>, schema: string): AppDb {
+  return db.withSchema(assertSqlIdentifier(schema, "schema")) as AppDb;
+}

@@ -1,0 +1,27 @@
+// Entry point of `npm start`: runs the demo against DATABASE_URL and exits with its status.
+import "reflect-metadata";
+import { runDemo } from "./run-demo";
+
+async function main(): Promise<number> {
+  const connectionString = process.env["DATABASE_URL"];
+  if (connectionString === undefined || connectionString === "") {
+    process.stderr.write("Set DATABASE_URL, or run `npm start`, which starts a throwaway PostgreSQL for the demo.\n");
+    return 64;
+  }
+  const stop = new AbortController();
+  const onSignal = (): void => stop.abort();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  const result = await runDemo({ connectionString, schema: process.env["STINT_DEMO_SCHEMA"] ?? "stint_demo", signal: stop.signal });
+  return result.exitCode;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`The demo failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -81,8 +81,7 @@ export function createCompositionRoot(options: CompositionRootOptions): Composit
   registerLogger(container, options.logger ?? {});
   const driver: PostgresDriverHandle = registerPostgresDriver(
     container,
-    { connectionString: options.connectionString },
-    { schema, maxConnections: options.maxConnections ?? 30, applicationName: "stint-examples" },
+    { connectionString: options.connectionString, schema, maxConnections: options.maxConnections ?? 30, applicationName: "stint-examples" },
   );
   const db = appDatabase(driver.db, schema);
   container.registerInstance(APP_DB, db);

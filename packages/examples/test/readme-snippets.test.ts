@@ -35,20 +35,28 @@ function containsRun(haystack: readonly string[], needle: readonly string[]): bo
   return false;
 }
 
-describe("the README", () => {
-  const readme = readFileSync(join(PACKAGE_DIR, "README.md"), "utf8");
+/** The READMEs whose snippets are checked, each with the folder its `from:` paths start at. */
+const READMES = [
+  { name: "packages/examples/README.md", file: join(PACKAGE_DIR, "README.md"), base: PACKAGE_DIR },
+  { name: "README.md", file: join(PACKAGE_DIR, "..", "..", "README.md"), base: join(PACKAGE_DIR, "..", "..") },
+];
 
-  it("has TypeScript snippets to check", () => {
-    expect(snippets(readme)).to.have.length.greaterThan(3);
-  });
+for (const { name, file, base } of READMES) {
+  describe(`the snippets of ${name}`, () => {
+    const readme = readFileSync(file, "utf8");
 
-  it("copies every TypeScript snippet from a file of this package, unchanged", () => {
-    for (const snippet of snippets(readme)) {
-      expect(snippet.source, `snippet at README.md:${snippet.line} names no source file`).to.be.a("string");
-      const source = readFileSync(join(PACKAGE_DIR, snippet.source!), "utf8");
-      expect(containsRun(normalised(source), normalised(snippet.code)), `snippet at README.md:${snippet.line} differs from ${snippet.source}`).to.equal(
-        true,
-      );
-    }
+    it("has TypeScript snippets to check", () => {
+      expect(snippets(readme)).to.have.length.greaterThan(3);
+    });
+
+    it("copies every TypeScript snippet from a file of the repository, unchanged", () => {
+      for (const snippet of snippets(readme)) {
+        expect(snippet.source, `snippet at ${name}:${snippet.line} names no source file`).to.be.a("string");
+        const source = readFileSync(join(base, snippet.source!), "utf8");
+        expect(containsRun(normalised(source), normalised(snippet.code)), `snippet at ${name}:${snippet.line} differs from ${snippet.source}`).to.equal(
+          true,
+        );
+      }
+    });
   });
-});
+}

@@ -2,7 +2,7 @@
 export { PostgresJobStore } from "./postgres-job-store";
 export type { PostgresJobStoreOptions } from "./postgres-job-store";
 export { registerPostgresDriver } from "./register-postgres-driver";
-export type { PostgresDriverOptions, PostgresDriverHandle } from "./register-postgres-driver";
+export type { PostgresDriverOptions, PostgresDriverRegistration, PostgresDriverHandle } from "./register-postgres-driver";
 export { POSTGRES_DB } from "./postgres-db-token";
 export { createDatabase } from "./create-database";
 export type { DatabaseConnection, DatabaseHandle, DatabaseOptions, PoolSettings } from "./create-database";

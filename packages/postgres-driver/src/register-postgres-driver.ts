@@ -6,7 +6,7 @@ import { PostgresJobStore } from "./postgres-job-store";
 import { POSTGRES_DB } from "./postgres-db-token";
 import { DEFAULT_SCHEMA } from "./schema/default-schema";
 
-/** Options of {@link registerPostgresDriver}. */
+/** Settings of {@link registerPostgresDriver} besides where the database is. */
 export interface PostgresDriverOptions extends PoolSettings {
   /** The schema `migrate` created. Default `"stint"`. */
   readonly schema?: string;
@@ -30,7 +30,12 @@ export interface PostgresDriverHandle extends AsyncDisposable {
   close(): Promise<void>;
 }
 
+/** What {@link registerPostgresDriver} takes: where the database is, and how to use it. */
+export type PostgresDriverRegistration = DatabaseConnection & PostgresDriverOptions;
+
 const OPTION_KEYS = [
+  "connectionString",
+  "pool",
   "schema",
   "applicationName",
   "statementTimeoutMs",
@@ -50,7 +55,7 @@ const OPTION_KEYS = [
  *
  * @example
  * ```ts
- * const driver = registerPostgresDriver(container, { connectionString: process.env.DATABASE_URL! }, { schema: "stint" });
+ * const driver = registerPostgresDriver(container, { connectionString: process.env.DATABASE_URL!, schema: "stint" });
  * const client = container.resolve(JobClient);
  * // … at shutdown:
  * await driver.close();
@@ -58,8 +63,7 @@ const OPTION_KEYS = [
  */
 export function registerPostgresDriver(
   container: DependencyContainer,
-  connection: DatabaseConnection,
-  options: PostgresDriverOptions = {},
+  options: PostgresDriverRegistration,
 ): PostgresDriverHandle {
   if (typeof container !== "object" || container === null || typeof container.registerInstance !== "function") {
     throw new ConfigError("container", "must be a tsyringe DependencyContainer");
@@ -67,7 +71,9 @@ export function registerPostgresDriver(
   if (typeof options !== "object" || options === null) throw new ConfigError("options", "must be an object");
   rejectUnknownOptions("postgresDriver", options, OPTION_KEYS);
   const schema = assertSqlIdentifier(options.schema ?? DEFAULT_SCHEMA, "schema");
-  const fromString = typeof connection === "object" && connection !== null && "connectionString" in connection;
+  const { connectionString, pool, ...settings } = options as { connectionString?: string; pool?: unknown } & PostgresDriverOptions;
+  const connection = (pool === undefined ? { connectionString } : { pool }) as DatabaseConnection;
+  const fromString = pool === undefined;
   const controlConnections = integerOption("controlConnections", options.controlConnections ?? (fromString ? 2 : 0), 0, 100);
   const controlStatementTimeoutMs = integerOption(
     "controlStatementTimeoutMs",
@@ -78,7 +84,7 @@ export function registerPostgresDriver(
   if (controlConnections > 0 && !fromString) {
     throw new ConfigError("controlConnections", "needs a `connectionString` (a separate pool cannot be made from your pool)");
   }
-  const { schema: _schema, controlConnections: _size, controlStatementTimeoutMs: _timeout, ...poolOptions } = options;
+  const { schema: _schema, controlConnections: _size, controlStatementTimeoutMs: _timeout, ...poolOptions } = settings;
   const main = createDatabase({ ...connection, ...poolOptions } as Parameters<typeof createDatabase>[0]);
   let control: DatabaseHandle | undefined;
   try {

@@ -26,7 +26,7 @@ describe("registerPostgresDriver", () => {
 
   it("registers the store and the Kysely instance, and enqueues through the container", async () => {
     const container = rootContainer.createChildContainer();
-    const driver = registerPostgresDriver(container, { connectionString: test.connectionString }, { schema: test.schema });
+    const driver = registerPostgresDriver(container, { connectionString: test.connectionString, schema: test.schema });
     try {
       const store = container.resolve(JOB_STORE);
       expect(store).to.be.instanceOf(PostgresJobStore);
@@ -46,8 +46,7 @@ describe("registerPostgresDriver", () => {
     const container = rootContainer.createChildContainer();
     const driver = registerPostgresDriver(
       container,
-      { connectionString: test.connectionString },
-      { schema: test.schema, applicationName: "stint-main", controlConnections: 1 },
+      { connectionString: test.connectionString, schema: test.schema, applicationName: "stint-main", controlConnections: 1 },
     );
     await driver.store.enqueue({ queue: "ctl", payloadJson: "{}", priority: 0, maxAttempts: 1, timeoutMs: null, runAt: null, delayMs: 0, dedupeKey: null });
     const [job] = await driver.store.claimBatch({ queue: "ctl", workerId: "w", limit: 1, leaseMs: 60_000 });
@@ -63,7 +62,7 @@ describe("registerPostgresDriver", () => {
   it("leaves a pool it was given open", async () => {
     const pool = new pg.Pool({ connectionString: test.connectionString, max: 2 });
     try {
-      const driver = registerPostgresDriver(rootContainer.createChildContainer(), { pool }, { schema: test.schema });
+      const driver = registerPostgresDriver(rootContainer.createChildContainer(), { pool, schema: test.schema });
       expect(await driver.store.countByQueue({ queues: ["nothing"] })).to.have.length(1);
       await driver.close();
       expect((await pool.query<{ ok: number }>("SELECT 1 AS ok")).rows[0]?.ok).to.equal(1);
@@ -75,13 +74,13 @@ describe("registerPostgresDriver", () => {
   it("validates its options before creating anything", () => {
     const container = rootContainer.createChildContainer();
     const connection = { connectionString: test.connectionString };
-    expect(() => registerPostgresDriver(container, connection, { schema: "Bad Name" })).to.throw(InvalidNameError);
-    expect(() => registerPostgresDriver(container, connection, { schema: 'x"; drop schema public; --' })).to.throw(InvalidNameError);
-    expect(() => registerPostgresDriver(container, connection, { statementTimeoutMs: -5 })).to.throw(ConfigError, /`statementTimeoutMs`/);
-    expect(() => registerPostgresDriver(container, connection, { controlConnections: 1.5 })).to.throw(ConfigError, /`controlConnections`/);
-    expect(() => registerPostgresDriver(container, connection, { sheme: "x" } as object)).to.throw(ConfigError, /`postgresDriver.sheme`/);
+    expect(() => registerPostgresDriver(container, { ...connection, schema: "Bad Name" })).to.throw(InvalidNameError);
+    expect(() => registerPostgresDriver(container, { ...connection, schema: 'x"; drop schema public; --' })).to.throw(InvalidNameError);
+    expect(() => registerPostgresDriver(container, { ...connection, statementTimeoutMs: -5 })).to.throw(ConfigError, /`statementTimeoutMs`/);
+    expect(() => registerPostgresDriver(container, { ...connection, controlConnections: 1.5 })).to.throw(ConfigError, /`controlConnections`/);
+    expect(() => registerPostgresDriver(container, { ...connection, sheme: "x" } as never)).to.throw(ConfigError, /`postgresDriver.sheme`/);
     expect(() => registerPostgresDriver(container, { connectionString: "" })).to.throw(ConfigError, /`connectionString`/);
-    expect(() => registerPostgresDriver(container, { pool: new pg.Pool() }, { controlConnections: 2 })).to.throw(
+    expect(() => registerPostgresDriver(container, { pool: new pg.Pool(), controlConnections: 2 })).to.throw(
       ConfigError,
       /`controlConnections`/,
     );

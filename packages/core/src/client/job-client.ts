@@ -33,7 +33,7 @@ export class JobClient {
   }
 
   /** Inserts one job (or finds the active job holding its dedupe key). */
-  enqueue<T>(definition: JobDefinition<T>, payload: T, options: EnqueueOptions = {}): Promise<EnqueueResult> {
+  async enqueue<T>(definition: JobDefinition<T>, payload: T, options: EnqueueOptions = {}): Promise<EnqueueResult> {
     const job = buildNewJob(definition, payload, options);
     return this.#store.enqueue(job, options.transaction);
   }
@@ -42,7 +42,7 @@ export class JobClient {
    * Inserts many jobs of one kind in one statement; results are in input order.
    * Every payload is checked before anything is written.
    */
-  enqueueMany<T>(
+  async enqueueMany<T>(
     definition: JobDefinition<T>,
     items: readonly BatchItem<T>[],
     options: { readonly transaction?: unknown } = {},

@@ -38,6 +38,8 @@ TABLE stint.jobs
     CREATE INDEX jobs_finished_idx ON stint.jobs USING btree (state, finished_at) WHERE (state = ANY (ARRAY['succeeded'::text, 'dead'::text, 'cancelled'::text]))
     CREATE INDEX jobs_lease_idx ON stint.jobs USING btree (queue, locked_until) WHERE (state = 'running'::text)
     CREATE UNIQUE INDEX jobs_pkey ON stint.jobs USING btree (id)
+  TRIGGERS
+    CREATE TRIGGER jobs_notify_inserted AFTER INSERT ON stint.jobs REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION stint.notify_jobs_inserted()
 
 TABLE stint.migrations
   COLUMNS
@@ -49,7 +51,47 @@ TABLE stint.migrations
   INDEXES
     CREATE UNIQUE INDEX migrations_pkey ON stint.migrations USING btree (version)
 
+TABLE stint.schedules
+  COLUMNS
+    name text NOT NULL
+    queue text NOT NULL
+    cron text NOT NULL
+    time_zone text NOT NULL
+    payload jsonb NOT NULL
+    catch_up integer NOT NULL DEFAULT 1
+    enabled boolean NOT NULL DEFAULT true
+    priority smallint NOT NULL DEFAULT 0
+    max_attempts integer NOT NULL DEFAULT 25
+    timeout_ms integer
+    next_run_at timestamp with time zone NOT NULL
+    last_fired_at timestamp with time zone
+    created_at timestamp with time zone NOT NULL DEFAULT now()
+    updated_at timestamp with time zone NOT NULL DEFAULT now()
+  CONSTRAINTS
+    schedules_catch_up_check CHECK ((catch_up >= 0))
+    schedules_max_attempts_check CHECK ((max_attempts >= 1))
+    schedules_name_check CHECK (((char_length(name) >= 1) AND (char_length(name) <= 200)))
+    schedules_pkey PRIMARY KEY (name)
+    schedules_queue_check CHECK (((char_length(queue) >= 1) AND (char_length(queue) <= 128)))
+    schedules_timeout_ms_check CHECK ((timeout_ms > 0))
+  INDEXES
+    CREATE INDEX schedules_due_idx ON stint.schedules USING btree (next_run_at) WHERE enabled
+    CREATE UNIQUE INDEX schedules_pkey ON stint.schedules USING btree (name)
+
 SEQUENCE stint.jobs_id_seq AS bigint START 1 INCREMENT 1 CACHE 1 OWNED BY jobs.id
+
+FUNCTION stint.notify_jobs_inserted
+  CREATE OR REPLACE FUNCTION stint.notify_jobs_inserted()
+   RETURNS trigger
+   LANGUAGE plpgsql
+  AS $function$
+  BEGIN
+    PERFORM pg_notify(left('stint_jobs_' || TG_TABLE_SCHEMA, 63), due.queue)
+       FROM (SELECT DISTINCT queue FROM inserted WHERE run_at <= now()) AS due;
+    RETURN NULL;
+  END
+  $function$
 
 MIGRATIONS
   1 create-jobs
+  2 schedules-and-wakeups

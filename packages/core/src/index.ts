@@ -51,14 +51,39 @@ export { isRetryableByDefault } from "./policy/classify-error";
 
 export { JobClient } from "./client/job-client";
 export type { BatchItem } from "./client/job-client";
-export { JOB_STORE, LOGGER, CLOCK, WORKERS } from "./di/tokens";
+export { JOB_STORE, LOGGER, CLOCK, WORKERS, SCHEDULE_STORE, WAKEUP_SOURCE, LEADER_LOCK, SCHEDULES } from "./di/tokens";
+export type { ScheduleStore, ScheduleSpec, ScheduleRecord, SchedulePlan, ScheduleFire } from "./store/schedule-store";
+export type { WakeupSource, LeaderLock } from "./runtime/coordination";
 
 export { AbstractQueueWorker } from "./worker/abstract-queue-worker";
 export type { WorkerOptions, ResolvedWorkerOptions } from "./worker/worker-options";
 export { resolveWorkerOptions } from "./worker/worker-options";
-export type { RunOptions } from "./worker/worker-run";
+export type { RunOptions } from "./worker/run-options";
 export type { RunSummary, StopReason } from "./worker/run-summary";
 export type { JobContext, FailureDecision } from "./worker/job-context";
 export { newWorkerId } from "./worker/worker-id";
 export type { WorkerClass, AnyQueueWorker } from "./di/register-core";
-export { registerLogger, registerWorkers, resolveWorkers, resolveWorker } from "./di/register-core";
+export { registerLogger, registerWorkers, resolveWorkers, resolveWorker, registerSchedules, resolveSchedules } from "./di/register-core";
+
+export type { ScheduleOptions, ScheduleDefinition } from "./schedule/define-schedule";
+export { defineSchedule } from "./schedule/define-schedule";
+export { parseCron, planFires, firstRunAt } from "./schedule/cron-plan";
+
+export type { MaintenanceService } from "./maintenance/maintenance-service";
+export { LeaseRescuer } from "./maintenance/lease-rescuer";
+export { ScheduleTicker } from "./maintenance/schedule-ticker";
+export type { RetentionOptions } from "./maintenance/retention-pruner";
+export { RetentionPruner } from "./maintenance/retention-pruner";
+export type { MaintenanceLoopOptions } from "./maintenance/maintenance-loop";
+export { MaintenanceLoop } from "./maintenance/maintenance-loop";
+
+export { ExitCode } from "./runtime/exit-codes";
+export type { RunReport } from "./runtime/run-report";
+export { summarizeRun } from "./runtime/run-report";
+export type { RunWorkersOptions } from "./runtime/run-workers";
+export { runWorkers } from "./runtime/run-workers";
+export type { RunFromContainerOptions } from "./runtime/run-from-container";
+export { runFromContainer } from "./runtime/run-from-container";
+export { handleStopSignals } from "./runtime/stop-signals";
+export { startHealthServer } from "./runtime/health-server";
+export type { HealthChecks } from "./runtime/health-server";

@@ -1,4 +1,4 @@
-import { registerLogger, registerWorkers, type BackoffOptions, type Logger, type LoggerOptions } from "@stint/core";
+import { registerLogger, registerSchedules, registerWorkers, type BackoffOptions, type Logger, type LoggerOptions } from "@stint/core";
 import { registerPostgresDriver, type PostgresDriverHandle } from "@stint/postgres-driver";
 import { container as rootContainer, type DependencyContainer } from "tsyringe";
 import { APP_DB, LLM_CLIENT, MAILER, RETRY_BACKOFF } from "./app-tokens";
@@ -12,6 +12,7 @@ import { NightlyCleanupWorker } from "./workers/nightly-cleanup-worker";
 import { SendInvoiceEmailWorker } from "./workers/send-invoice-email-worker";
 import { SendReportEmailWorker } from "./workers/send-report-email-worker";
 import { WeeklyReportWorker } from "./workers/weekly-report-worker";
+import { EXAMPLE_SCHEDULES } from "./schedules";
 
 /**
  * The worker classes of the example application, registered by {@link createCompositionRoot}.
@@ -89,6 +90,7 @@ export function createCompositionRoot(options: CompositionRootOptions): Composit
   container.registerInstance(LLM_CLIENT, options.llm ?? new FakeLlmClient());
   container.registerInstance(RETRY_BACKOFF, Object.freeze({ ...options.backoff }));
   registerWorkers(container, EXAMPLE_WORKERS);
+  registerSchedules(container, EXAMPLE_SCHEDULES);
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {

@@ -60,4 +60,6 @@ export { enqueueDemoWorkload } from "./demo/demo-workload";
 export type { DemoWorkload, EnqueuedJobs } from "./demo/demo-workload";
 export { formatSummaryTable } from "./demo/summary-table";
 export type { SummaryRow } from "./demo/summary-table";
-export { recentWeeks } from "./demo/recent-weeks";
+export { recentWeeks } from "./app/recent-weeks";
+export { EXAMPLE_SCHEDULES, WeeklyReportSchedule, NightlyCleanupSchedules } from "./schedules";
+export { createApp } from "./app";

@@ -9,6 +9,15 @@ export type { DatabaseConnection, DatabaseHandle, DatabaseOptions, PoolSettings 
 export { interpretError, isRetryableSqlState } from "./interpret-error";
 export { isKysely } from "./is-kysely";
 
+export { PostgresWakeupSource } from "./postgres-wakeup-source";
+export type { PostgresWakeupSourceOptions } from "./postgres-wakeup-source";
+export { PostgresLeaderLock } from "./postgres-leader-lock";
+export type { PostgresLeaderLockOptions } from "./postgres-leader-lock";
+export type { SessionClientOptions } from "./session-client-options";
+export { wakeupChannel } from "./wakeup-channel";
+export { diagnose, schemaStatus } from "./diagnose";
+export type { Diagnosis, DiagnosisCheck, DiagnosisSeverity, DiagnoseOptions, SchemaStatus } from "./diagnose";
+
 export { migrate } from "./schema/migrate";
 export type { MigrateOptions, MigrateResult } from "./schema/migrate";
 export { migrationSql } from "./schema/migration-sql";

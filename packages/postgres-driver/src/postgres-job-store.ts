@@ -2,6 +2,8 @@ import {
   assertSqlIdentifier,
   ConfigError,
   integerOption,
+  JOB_STATES,
+  numberOption,
   rejectUnknownOptions,
   type ClaimedJob,
   type CompletedJob,
@@ -10,9 +12,15 @@ import {
   type JobAttempt,
   type JobFailure,
   type JobRecord,
+  type JobState,
   type JobStore,
   type NewJob,
   type QueueCounts,
+  type ScheduleFire,
+  type SchedulePlan,
+  type ScheduleRecord,
+  type ScheduleSpec,
+  type ScheduleStore,
 } from "@stint/core";
 import type { Kysely, Transaction } from "kysely";
 import { interpretError } from "./interpret-error";
@@ -21,14 +29,22 @@ import { cancelJob } from "./queries/cancel-job";
 import { claimBatch } from "./queries/claim-batch";
 import { completeJobs } from "./queries/complete-jobs";
 import { countByQueue } from "./queries/count-by-queue";
+import { deleteFinishedBefore, type FinishedState } from "./queries/delete-finished-before";
 import { enqueue } from "./queries/enqueue";
 import { enqueueMany } from "./queries/enqueue-many";
 import { extendLeases } from "./queries/extend-leases";
+import { fireDueSchedules } from "./queries/fire-due-schedules";
 import { getJob } from "./queries/get-job";
+import { isJobId } from "./queries/job-row";
+import { listJobs } from "./queries/list-jobs";
+import { listSchedules } from "./queries/list-schedules";
 import { markDead } from "./queries/mark-dead";
+import { ping } from "./queries/ping";
 import { rescueExpiredLeases } from "./queries/rescue-expired-leases";
+import { retryDeadJobs } from "./queries/retry-dead-jobs";
 import { retryJob } from "./queries/retry-job";
 import { scheduleRetry } from "./queries/schedule-retry";
+import { syncSchedules } from "./queries/sync-schedules";
 import { DEFAULT_SCHEMA } from "./schema/default-schema";
 
 /** Options of {@link PostgresJobStore}. */
@@ -47,12 +63,14 @@ export interface PostgresJobStoreOptions {
 
 const OPTION_KEYS = ["db", "schema", "controlDb"];
 const MAX_MS = 2_147_483_647;
+const FINISHED_STATES: readonly string[] = ["succeeded", "dead", "cancelled"];
 
 /**
- * The PostgreSQL `JobStore`: each method runs one statement from
- * `queries/` (a fenced write after a claim, a batch for the hot paths) and
- * translates database errors through `interpretError` — a lost connection
- * or a serialization failure rejects with `InfrastructureError`.
+ * The PostgreSQL `JobStore` and `ScheduleStore`: each method runs one
+ * statement from `queries/` (a fenced write after a claim, a batch for the
+ * hot paths; `fireDueSchedules` one transaction) and translates database
+ * errors through `interpretError` — a lost connection or a serialization
+ * failure rejects with `InfrastructureError`.
  *
  * The schema name is validated when the store is constructed, before any SQL
  * runs. The store does not own its pools: whoever created them closes them.
@@ -64,9 +82,10 @@ const MAX_MS = 2_147_483_647;
  * const store = new PostgresJobStore({ db });
  * await store.enqueue(buildNewJob(SendInvoice, { invoiceId: 812 }));
  * await db.transaction().execute((trx) => store.enqueue(job, trx)); // exists iff trx commits
+ * await store.fireDueSchedules({ limit: 100, plan });                 // the same store keeps the schedules
  * ```
  */
-export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>> {
+export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>>, ScheduleStore {
   readonly #db: Kysely<any>;
   readonly #control: Kysely<any>;
   readonly #schema: string;
@@ -98,11 +117,15 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
     readonly workerId: string;
     readonly limit: number;
     readonly leaseMs: number;
+    readonly maxTimeoutMs?: number;
   }): Promise<readonly ClaimedJob[]> {
     return this.#run("claimBatch", () => {
       integerOption("limit", params.limit, 1, 100_000);
       integerOption("leaseMs", params.leaseMs, 1, MAX_MS);
-      return claimBatch(this.#db, this.#schema, params);
+      const { maxTimeoutMs } = params;
+      if (maxTimeoutMs === undefined) return claimBatch(this.#db, this.#schema, params);
+      numberOption("maxTimeoutMs", maxTimeoutMs, 0, Number.MAX_SAFE_INTEGER);
+      return claimBatch(this.#db, this.#schema, { ...params, maxTimeoutMs: Math.min(Math.floor(maxTimeoutMs), MAX_MS) });
     });
   }
 
@@ -160,8 +183,70 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
     return this.#run("getJob", () => getJob(this.#db, this.#schema, params));
   }
 
-  countByQueue(params?: { readonly queues?: readonly string[] }): Promise<readonly QueueCounts[]> {
+  countByQueue(params?: { readonly queues?: readonly string[]; readonly completedSinceMs?: number }): Promise<readonly QueueCounts[]> {
     return this.#run("countByQueue", () => countByQueue(this.#db, this.#schema, params));
+  }
+
+  listJobs(params: {
+    readonly queue?: string;
+    readonly states?: readonly JobState[];
+    readonly limit: number;
+    readonly beforeId?: string;
+  }): Promise<readonly JobRecord[]> {
+    return this.#run("listJobs", () => {
+      integerOption("limit", params.limit, 1, 10_000);
+      if (params.states !== undefined) checkStates("states", params.states, JOB_STATES);
+      if (params.beforeId !== undefined && !isJobId(params.beforeId)) {
+        throw new ConfigError("beforeId", `must be a job id (a positive integer as a string), got ${JSON.stringify(params.beforeId)}`);
+      }
+      return listJobs(this.#db, this.#schema, params);
+    });
+  }
+
+  deleteFinishedBefore(params: {
+    readonly states: readonly FinishedState[];
+    readonly olderThanMs: number;
+    readonly limit: number;
+    readonly queues?: readonly string[];
+  }): Promise<number> {
+    return this.#run("deleteFinishedBefore", () => {
+      checkStates("states", params.states, FINISHED_STATES);
+      integerOption("olderThanMs", params.olderThanMs, 0, Number.MAX_SAFE_INTEGER);
+      integerOption("limit", params.limit, 1, 100_000);
+      return deleteFinishedBefore(this.#db, this.#schema, params);
+    });
+  }
+
+  retryDeadJobs(params: { readonly queue: string; readonly limit: number }): Promise<number> {
+    return this.#run("retryDeadJobs", () => {
+      integerOption("limit", params.limit, 1, 100_000);
+      return retryDeadJobs(this.#db, this.#schema, params);
+    });
+  }
+
+  ping(): Promise<void> {
+    return this.#run("ping", () => ping(this.#db));
+  }
+
+  syncSchedules(params: {
+    readonly schedules: readonly ScheduleSpec[];
+    readonly firstRunAt: (spec: ScheduleSpec, now: Date) => Date;
+  }): Promise<void> {
+    return this.#run("syncSchedules", () => syncSchedules(this.#db, this.#schema, params));
+  }
+
+  listSchedules(): Promise<readonly ScheduleRecord[]> {
+    return this.#run("listSchedules", () => listSchedules(this.#db, this.#schema));
+  }
+
+  fireDueSchedules(params: {
+    readonly limit: number;
+    readonly plan: (schedule: ScheduleRecord, now: Date) => SchedulePlan;
+  }): Promise<readonly ScheduleFire[]> {
+    return this.#run("fireDueSchedules", () => {
+      integerOption("limit", params.limit, 1, 10_000);
+      return fireDueSchedules(this.#db, this.#schema, params);
+    });
   }
 
   #executor(transaction: unknown): Kysely<any> {
@@ -174,5 +259,11 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
     } catch (thrown) {
       throw interpretError(thrown, operation);
     }
+  }
+}
+
+function checkStates(option: string, states: readonly string[], allowed: readonly string[]): void {
+  if (!Array.isArray(states) || states.length === 0 || !states.every((state) => allowed.includes(state))) {
+    throw new ConfigError(option, `must be a non-empty list of ${allowed.join(", ")}, got ${JSON.stringify(states)}`);
   }
 }

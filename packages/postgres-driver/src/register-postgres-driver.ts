@@ -1,9 +1,20 @@
-import { assertSqlIdentifier, ConfigError, integerOption, JOB_STORE, rejectUnknownOptions } from "@stint/core";
+import {
+  assertSqlIdentifier,
+  ConfigError,
+  integerOption,
+  JOB_STORE,
+  LEADER_LOCK,
+  rejectUnknownOptions,
+  SCHEDULE_STORE,
+  WAKEUP_SOURCE,
+} from "@stint/core";
 import type { Kysely } from "kysely";
 import type { DependencyContainer } from "tsyringe";
 import { createDatabase, type DatabaseConnection, type DatabaseHandle, type PoolSettings } from "./create-database";
 import { PostgresJobStore } from "./postgres-job-store";
 import { POSTGRES_DB } from "./postgres-db-token";
+import { PostgresLeaderLock } from "./postgres-leader-lock";
+import { PostgresWakeupSource } from "./postgres-wakeup-source";
 import { DEFAULT_SCHEMA } from "./schema/default-schema";
 
 /** Settings of {@link registerPostgresDriver} besides where the database is. */
@@ -20,13 +31,30 @@ export interface PostgresDriverOptions extends PoolSettings {
   readonly controlStatementTimeoutMs?: number;
   /** Called when an idle pooled connection fails; see `createDatabase`. */
   readonly onPoolError?: (error: Error) => void;
+  /**
+   * Where the two long-lived session connections connect: the LISTEN of
+   * the wake-ups and the leader lock. They need session semantics, so point
+   * this past a transaction-pooling PgBouncer. Defaults to
+   * `connectionString`; with `pool`, wake-ups and the leader lock are
+   * registered only when this is given.
+   */
+  readonly sessionConnectionString?: string;
 }
 
 /** What {@link registerPostgresDriver} registered, and how to close it. */
 export interface PostgresDriverHandle extends AsyncDisposable {
+  /** The `JobStore`, also registered as the `ScheduleStore`. */
   readonly store: PostgresJobStore;
   readonly db: Kysely<any>;
-  /** Ends the pools the registration created (a pool you passed in is left open). Idempotent. */
+  /** The `WakeupSource`, or `undefined` when none was registered (a pool without `sessionConnectionString`). */
+  readonly wakeupSource: PostgresWakeupSource | undefined;
+  /** The `LeaderLock` (named "maintenance"), or `undefined` when none was registered. */
+  readonly leaderLock: PostgresLeaderLock | undefined;
+  /**
+   * Ends what the registration created: the wake-up and leader-lock
+   * connections (releasing the lock) and the pools (a pool you passed in
+   * is left open). Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -44,12 +72,24 @@ const OPTION_KEYS = [
   "controlConnections",
   "controlStatementTimeoutMs",
   "onPoolError",
+  "sessionConnectionString",
 ];
 
 /**
- * Registers the PostgreSQL store in a tsyringe container: `JOB_STORE` → a
- * `PostgresJobStore`, and `POSTGRES_DB` → the `Kysely` instance. Nothing is
- * registered at import time and no SQL runs here (run `migrate` first).
+ * Registers the PostgreSQL driver in a tsyringe container:
+ *
+ * - `JOB_STORE` and `SCHEDULE_STORE` → one `PostgresJobStore`;
+ * - `POSTGRES_DB` → the `Kysely` instance;
+ * - `WAKEUP_SOURCE` → a `PostgresWakeupSource` and `LEADER_LOCK` → a
+ *   `PostgresLeaderLock` (lock "maintenance"), each on its own dedicated
+ *   connection to `sessionConnectionString` (default: `connectionString`).
+ *   Given a `pool` and no `sessionConnectionString`, these two are not
+ *   registered: a pooled connection cannot hold a LISTEN or a session lock
+ *   for good.
+ *
+ * Nothing is registered at import time and nothing connects here: the pools
+ * connect on the first query, the wake-ups on the first `subscribe`, the
+ * lock on the first `tryAcquire` (run `migrate` first).
  * Options are validated before anything is created: a bad option throws a
  * `ConfigError` naming it, a bad schema name an `InvalidNameError`.
  *
@@ -84,7 +124,18 @@ export function registerPostgresDriver(
   if (controlConnections > 0 && !fromString) {
     throw new ConfigError("controlConnections", "needs a `connectionString` (a separate pool cannot be made from your pool)");
   }
-  const { schema: _schema, controlConnections: _size, controlStatementTimeoutMs: _timeout, ...poolOptions } = settings;
+  const given = options.sessionConnectionString;
+  if (given !== undefined && (typeof given !== "string" || given.trim() === "")) {
+    throw new ConfigError("sessionConnectionString", "must be a non-empty string such as postgres://user@host:5432/db");
+  }
+  const sessionConnectionString = given ?? connectionString;
+  const {
+    schema: _schema,
+    controlConnections: _size,
+    controlStatementTimeoutMs: _timeout,
+    sessionConnectionString: _session,
+    ...poolOptions
+  } = settings;
   const main = createDatabase({ ...connection, ...poolOptions } as Parameters<typeof createDatabase>[0]);
   let control: DatabaseHandle | undefined;
   try {
@@ -97,17 +148,45 @@ export function registerPostgresDriver(
       });
     }
     const store = new PostgresJobStore({ db: main.db, schema, controlDb: control?.db });
+    const session = sessionConnectionString === undefined ? undefined : sessionClients(sessionConnectionString, schema, options);
     container.registerInstance(JOB_STORE, store);
+    container.registerInstance(SCHEDULE_STORE, store);
     container.registerInstance(POSTGRES_DB, main.db);
+    if (session !== undefined) {
+      container.registerInstance(WAKEUP_SOURCE, session.wakeupSource);
+      container.registerInstance(LEADER_LOCK, session.leaderLock);
+    }
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> => {
-      closing ??= Promise.all([main.close(), control?.close()]).then(() => undefined);
+      closing ??= Promise.all([session?.wakeupSource.close(), session?.leaderLock.close()])
+        .then(() => Promise.all([main.close(), control?.close()]))
+        .then(() => undefined);
       return closing;
     };
-    return Object.freeze({ store, db: main.db, close, [Symbol.asyncDispose]: close });
+    return Object.freeze({
+      store,
+      db: main.db,
+      wakeupSource: session?.wakeupSource,
+      leaderLock: session?.leaderLock,
+      close,
+      [Symbol.asyncDispose]: close,
+    });
   } catch (thrown) {
     void main.close();
     void control?.close();
     throw thrown;
   }
+}
+
+/** The wake-up source and the leader lock, named after the pool's `application_name` (`stint:listen`, `stint:leader`). */
+function sessionClients(
+  connectionString: string,
+  schema: string,
+  options: PostgresDriverOptions,
+): { readonly wakeupSource: PostgresWakeupSource; readonly leaderLock: PostgresLeaderLock } {
+  const prefix = (options.applicationName ?? "stint").slice(0, 56);
+  return {
+    wakeupSource: new PostgresWakeupSource({ connectionString, schema, applicationName: `${prefix}:listen` }),
+    leaderLock: new PostgresLeaderLock({ connectionString, schema, applicationName: `${prefix}:leader` }),
+  };
 }

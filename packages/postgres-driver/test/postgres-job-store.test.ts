@@ -58,6 +58,32 @@ describe("PostgresJobStore", () => {
     expect(errorCodeOf(error)).to.equal(ErrorCode.Config);
   });
 
+  it("refuses bad arguments to the operator calls with the field's name", async () => {
+    const cases: [Promise<unknown>, RegExp][] = [
+      [test.store.listJobs({ limit: 0 }), /`limit`/],
+      [test.store.listJobs({ limit: 10, states: ["bogus" as never] }), /`states`/],
+      [test.store.listJobs({ limit: 10, beforeId: "abc" }), /`beforeId`/],
+      [test.store.deleteFinishedBefore({ states: ["queued" as never], olderThanMs: 0, limit: 10 }), /`states`/],
+      [test.store.deleteFinishedBefore({ states: [], olderThanMs: 0, limit: 10 }), /`states`/],
+      [test.store.deleteFinishedBefore({ states: ["dead"], olderThanMs: -1, limit: 10 }), /`olderThanMs`/],
+      [test.store.retryDeadJobs({ queue: "q", limit: 0 }), /`limit`/],
+      [test.store.claimBatch({ queue: "q", workerId: "w", limit: 1, leaseMs: 1_000, maxTimeoutMs: -5 }), /`maxTimeoutMs`/],
+      [test.store.fireDueSchedules({ limit: 0, plan: () => ({ fires: [], nextRunAt: new Date() }) }), /`limit`/],
+    ];
+    for (const [call, field] of cases) {
+      const error = await rejectionOf(call);
+      expect(error, String(field)).to.be.instanceOf(ConfigError);
+      expect(error.message).to.match(field);
+    }
+  });
+
+  it("claims with a fractional or huge maxTimeoutMs as whole milliseconds", async () => {
+    await test.store.enqueue(newJob("deadline", {}, { timeoutMs: 2_000 }));
+    const claim = (maxTimeoutMs: number) => test.store.claimBatch({ queue: "deadline", workerId: "w", limit: 1, leaseMs: 1_000, maxTimeoutMs });
+    expect(await claim(1_999.9)).to.deep.equal([]);
+    expect(await claim(1e12)).to.have.length(1);
+  });
+
   it("extends leases and finalizes on the control pool, and claims on the main pool", async () => {
     const control = createDatabase({ connectionString: test.connectionString, maxConnections: 1 });
     const store = new PostgresJobStore({ db: test.db, schema: test.schema, controlDb: control.db });
@@ -76,6 +102,8 @@ describe("PostgresJobStore", () => {
       const error = await rejectionOf(new PostgresJobStore({ db: unreachable.db }).getJob({ id: "1" }));
       expect(errorCodeOf(error)).to.equal(ErrorCode.Infrastructure);
       expect(error.message).to.match(/^getJob failed: /);
+      const pingError = await rejectionOf(new PostgresJobStore({ db: unreachable.db }).ping());
+      expect(errorCodeOf(pingError)).to.equal(ErrorCode.Infrastructure);
     } finally {
       await unreachable.close();
     }

@@ -1,9 +1,18 @@
-import { ConfigError, InvalidNameError, JOB_STORE, JobClient, defineJob } from "@stint/core";
+import {
+  ConfigError,
+  InvalidNameError,
+  JOB_STORE,
+  JobClient,
+  LEADER_LOCK,
+  SCHEDULE_STORE,
+  WAKEUP_SOURCE,
+  defineJob,
+} from "@stint/core";
 import { expect } from "chai";
 import { sql, type Kysely } from "kysely";
 import pg from "pg";
 import { container as rootContainer } from "tsyringe";
-import { POSTGRES_DB, PostgresJobStore, registerPostgresDriver } from "../src";
+import { POSTGRES_DB, PostgresJobStore, PostgresLeaderLock, PostgresWakeupSource, registerPostgresDriver } from "../src";
 import { createTestSchema, type TestSchema } from "../src/testing";
 
 const Ping = defineJob<{ n: number }>("ping");
@@ -59,6 +68,52 @@ describe("registerPostgresDriver", () => {
     expect(await connectionsNamed("stint-main"), "no connection of the registration is left open").to.equal(0);
   });
 
+  it("registers the schedule store, the wake-ups and the leader lock, connecting only when they are used", async () => {
+    const container = rootContainer.createChildContainer();
+    const name = `${test.schema}:drv`;
+    const options = { connectionString: test.connectionString, schema: test.schema, applicationName: name };
+    const driver = registerPostgresDriver(container, options);
+    try {
+      expect(container.resolve(SCHEDULE_STORE)).to.equal(driver.store);
+      const wakeups = container.resolve(WAKEUP_SOURCE);
+      const leader = container.resolve(LEADER_LOCK);
+      expect(wakeups).to.be.instanceOf(PostgresWakeupSource).and.equal(driver.wakeupSource);
+      expect(leader).to.be.instanceOf(PostgresLeaderLock).and.equal(driver.leaderLock);
+      expect(await connectionsNamed(`${name}:listen`) + (await connectionsNamed(`${name}:leader`))).to.equal(0);
+      await wakeups.subscribe(["ping"], () => undefined);
+      expect(await leader.tryAcquire()).to.equal(true);
+      expect(await connectionsNamed(`${name}:listen`)).to.equal(1);
+      expect(await connectionsNamed(`${name}:leader`)).to.equal(1);
+    } finally {
+      await driver.close();
+    }
+    expect(driver.leaderLock?.held).to.equal(false);
+    const deadline = Date.now() + 5_000;
+    const left = async () => (await connectionsNamed(`${name}:listen`)) + (await connectionsNamed(`${name}:leader`));
+    while ((await left()) > 0 && Date.now() < deadline);
+    expect(await left(), "the session connections are closed").to.equal(0);
+  });
+
+  it("registers wake-ups and the leader lock with a pool only when given a sessionConnectionString", async () => {
+    const pool = new pg.Pool({ connectionString: test.connectionString, max: 1 });
+    try {
+      const without = rootContainer.createChildContainer();
+      const plain = registerPostgresDriver(without, { pool, schema: test.schema });
+      expect(without.isRegistered(SCHEDULE_STORE)).to.equal(true);
+      expect(without.isRegistered(WAKEUP_SOURCE)).to.equal(false);
+      expect(without.isRegistered(LEADER_LOCK)).to.equal(false);
+      expect(plain.wakeupSource).to.equal(undefined);
+      await plain.close();
+      const withSession = rootContainer.createChildContainer();
+      const session = registerPostgresDriver(withSession, { pool, schema: test.schema, sessionConnectionString: test.connectionString });
+      expect(withSession.resolve(LEADER_LOCK)).to.equal(session.leaderLock);
+      expect(await session.leaderLock!.tryAcquire()).to.equal(true);
+      await session.close();
+    } finally {
+      await pool.end();
+    }
+  });
+
   it("leaves a pool it was given open", async () => {
     const pool = new pg.Pool({ connectionString: test.connectionString, max: 2 });
     try {
@@ -80,6 +135,10 @@ describe("registerPostgresDriver", () => {
     expect(() => registerPostgresDriver(container, { ...connection, controlConnections: 1.5 })).to.throw(ConfigError, /`controlConnections`/);
     expect(() => registerPostgresDriver(container, { ...connection, sheme: "x" } as never)).to.throw(ConfigError, /`postgresDriver.sheme`/);
     expect(() => registerPostgresDriver(container, { connectionString: "" })).to.throw(ConfigError, /`connectionString`/);
+    expect(() => registerPostgresDriver(container, { ...connection, sessionConnectionString: "" })).to.throw(
+      ConfigError,
+      /`sessionConnectionString`/,
+    );
     expect(() => registerPostgresDriver(container, { pool: new pg.Pool(), controlConnections: 2 })).to.throw(
       ConfigError,
       /`controlConnections`/,

@@ -4,7 +4,8 @@ import { createLogger, type LoggerOptions } from "../logging/create-logger";
 import type { Logger } from "../logging/logger";
 import { systemClock, type Clock } from "../time/clock";
 import type { AbstractQueueWorker } from "../worker/abstract-queue-worker";
-import { CLOCK, LOGGER, WORKERS } from "./tokens";
+import type { ScheduleDefinition } from "../schedule/define-schedule";
+import { CLOCK, LOGGER, SCHEDULES, WORKERS } from "./tokens";
 
 /** Any worker, whatever its item type. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -78,4 +79,27 @@ export function resolveWorker(container: DependencyContainer, queue: string): An
     throw new ConfigError("queue", `no worker is registered for "${queue}" (registered: ${workers.map((w) => w.queue).join(", ")})`);
   }
   return worker;
+}
+
+/**
+ * Registers periodic schedules (from `defineSchedule`). A run syncs them to
+ * the store at start and fires them when due.
+ *
+ * @example
+ * ```ts
+ * registerSchedules(container, [WeeklyReportSchedule, NightlyCleanupSchedule]);
+ * ```
+ */
+export function registerSchedules(container: DependencyContainer, schedules: readonly ScheduleDefinition[]): void {
+  const names = new Set<string>();
+  for (const schedule of schedules) {
+    if (names.has(schedule.spec.name)) throw new ConfigError("schedules", `two schedules are named "${schedule.spec.name}"`);
+    names.add(schedule.spec.name);
+    container.register(SCHEDULES, { useValue: schedule });
+  }
+}
+
+/** The registered schedules (none when nothing was registered). */
+export function resolveSchedules(container: DependencyContainer): readonly ScheduleDefinition[] {
+  return container.isRegistered(SCHEDULES, true) ? container.resolveAll(SCHEDULES) : [];
 }

@@ -62,6 +62,8 @@ export interface QueueCounts {
   readonly due: number;
   /** Age in milliseconds of the oldest due job, or `null` when none is due (queue lag). */
   readonly oldestDueAgeMs: number | null;
+  /** Jobs that succeeded within the last `completedSinceMs` (present only when asked for). */
+  readonly completedSince?: number;
 }
 
 /**
@@ -93,6 +95,11 @@ export interface JobStore<Tx = unknown> {
     readonly workerId: string;
     readonly limit: number;
     readonly leaseMs: number;
+    /**
+     * Only jobs whose `timeout_ms` is at most this (or that have none): a
+     * run with a deadline does not take a job it could not finish in time.
+     */
+    readonly maxTimeoutMs?: number;
   }): Promise<readonly ClaimedJob[]>;
 
   /** Extends the leases the worker still holds; returns the ids it extended. */
@@ -152,6 +159,43 @@ export interface JobStore<Tx = unknown> {
   /** One job, or `undefined`. */
   getJob(params: { readonly id: string }): Promise<JobRecord | undefined>;
 
-  /** Counts by state and the age of the oldest due job, per queue. */
-  countByQueue(params?: { readonly queues?: readonly string[] }): Promise<readonly QueueCounts[]>;
+  /**
+   * Counts by state and the age of the oldest due job, per queue; with
+   * `completedSinceMs`, also the jobs that succeeded within that window.
+   */
+  countByQueue(params?: { readonly queues?: readonly string[]; readonly completedSinceMs?: number }): Promise<readonly QueueCounts[]>;
+
+  /**
+   * Jobs newest first (by id), optionally of one queue and some states;
+   * pass the last id seen as `beforeId` for the next page.
+   */
+  listJobs(params: {
+    readonly queue?: string;
+    readonly states?: readonly JobState[];
+    readonly limit: number;
+    readonly beforeId?: string;
+  }): Promise<readonly JobRecord[]>;
+
+  /**
+   * Deletes at most `limit` finished jobs in `states` whose `finished_at`
+   * is older than `olderThanMs`, oldest first, skipping rows locked by
+   * others. Returns how many it deleted; call again until it returns less
+   * than `limit`.
+   */
+  deleteFinishedBefore(params: {
+    readonly states: readonly ("succeeded" | "dead" | "cancelled")[];
+    readonly olderThanMs: number;
+    readonly limit: number;
+    readonly queues?: readonly string[];
+  }): Promise<number>;
+
+  /**
+   * Runs up to `limit` dead jobs of `queue` again now, each with a fresh
+   * attempt budget (as `retryJob`); jobs whose dedupe key is held by an
+   * active job are left dead. Returns how many it queued.
+   */
+  retryDeadJobs(params: { readonly queue: string; readonly limit: number }): Promise<number>;
+
+  /** Resolves when the store can reach its database (readiness probes). */
+  ping(): Promise<void>;
 }

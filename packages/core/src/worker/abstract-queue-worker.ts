@@ -11,8 +11,9 @@ import type { FailureDecision, JobContext } from "./job-context";
 import type { RunSummary } from "./run-summary";
 import { newWorkerId } from "./worker-id";
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from "./worker-options";
-import { WorkerRun, type RunOptions } from "./worker-run";
-import { integerOption } from "../validation/option-checks";
+import { WorkerRun } from "./worker-run";
+import type { RunOptions } from "./run-options";
+import { validateRunOptions } from "./run-options";
 
 /**
  * The base class of every worker: one subclass per job kind. The subclass
@@ -91,7 +92,7 @@ export abstract class AbstractQueueWorker<T> {
    */
   async start(runOptions: RunOptions = {}): Promise<RunSummary> {
     if (this.#running) throw new ConfigError("start", `the worker for ${this.queue} is already running; create another instance to run in parallel`);
-    if (runOptions.maxJobs !== undefined) integerOption("maxJobs", runOptions.maxJobs, 1, Number.MAX_SAFE_INTEGER);
+    validateRunOptions(runOptions);
     this.#running = true;
     try {
       return await this.#run(runOptions);

@@ -1,28 +1,27 @@
 /**
  * A gate a loop waits at until something happens: `open()` releases every
- * current waiter; an aborted signal releases too (without rejecting).
+ * current waiter; an aborted signal releases that waiter alone (without
+ * rejecting) and forgets it, so abandoned waits do not pile up.
  */
 export class StopGate {
-  #waiters: Array<() => void> = [];
+  readonly #waiters = new Set<() => void>();
 
   /** Resolves at the next `open()` or when `signal` aborts. */
   wait(signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.resolve();
     return new Promise<void>((resolve) => {
-      const onAbort = (): void => done();
       const done = (): void => {
-        signal?.removeEventListener("abort", onAbort);
+        this.#waiters.delete(done);
+        signal?.removeEventListener("abort", done);
         resolve();
       };
-      this.#waiters.push(done);
-      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#waiters.add(done);
+      signal?.addEventListener("abort", done, { once: true });
     });
   }
 
   /** Releases everyone waiting now. */
   open(): void {
-    const waiters = this.#waiters;
-    this.#waiters = [];
-    for (const release of waiters) release();
+    for (const release of [...this.#waiters]) release();
   }
 }

@@ -3,6 +3,7 @@ import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testin
 import { sql } from "kysely";
 import { ProbeJob } from "../processes/probe-job";
 import { spawnProbeWorkers } from "../processes/spawn-probe-workers";
+import { benchFirstClaim, benchLoopLatency, formatLatencyTable } from "./latency";
 import { formatBenchTable, type BenchRow } from "./bench-table";
 
 const JOBS = Number(process.env["BENCH_JOBS"] ?? 50_000);
@@ -19,9 +20,12 @@ async function main(): Promise<void> {
   rows.push(await benchEnqueueMany());
   rows.push(await benchDrain(1, 10));
   rows.push(await benchDrain(2, 10));
+  const latency = [await withSchema(benchLoopLatency), await withSchema(benchFirstClaim)];
   const server = await serverVersion();
   console.log(`\nstint benchmarks: ${JOBS.toLocaleString("en-US")} jobs, PostgreSQL ${server}, Node ${process.version}\n`);
   console.log(formatBenchTable(rows));
+  console.log("");
+  console.log(formatLatencyTable(latency));
 }
 
 async function benchEnqueueMany(): Promise<BenchRow> {

@@ -14,7 +14,7 @@ import { seededRandom } from "../services/seeded-random";
 import { seedDemoData } from "./demo-data";
 import { enqueueDemoWorkload } from "./demo-workload";
 import { drainQueues } from "./drain-queues";
-import { recentWeeks } from "./recent-weeks";
+import { recentWeeks } from "../app/recent-weeks";
 import { formatSummaryTable, type SummaryRow } from "./summary-table";
 
 /** Options of {@link runDemo}. */

@@ -4,8 +4,11 @@ import { ValidationError } from "./validation-error";
 
 /** Payload of a `weekly-report` job: the invoicing report of one week. */
 export interface WeeklyReport {
-  /** The Monday the week starts on, `YYYY-MM-DD` (UTC). */
-  readonly weekStart: string;
+  /**
+   * The Monday the week starts on, `YYYY-MM-DD` (UTC). Left out (as by the
+   * weekly schedule), it is the last full week before the job was enqueued.
+   */
+  readonly weekStart?: string;
   /** Who gets the report by e-mail once it is built. */
   readonly recipient: string;
 }
@@ -33,7 +36,9 @@ export const WeeklyReport = defineJob<WeeklyReport>("weekly-report", { maxAttemp
  */
 export function parseWeeklyReport(payload: unknown): WeeklyReport {
   const fields = PayloadFields.of(payload, ["weekStart", "recipient"]);
+  const recipient = fields.email("recipient");
+  if ((payload as { weekStart?: unknown }).weekStart === undefined) return { recipient };
   const weekStart = fields.isoDate("weekStart");
   if (new Date(`${weekStart}T00:00:00Z`).getUTCDay() !== 1) throw new ValidationError("weekStart", "must be a Monday", weekStart);
-  return { weekStart, recipient: fields.email("recipient") };
+  return { weekStart, recipient };
 }

@@ -1,38 +1,44 @@
 import "reflect-metadata";
-import { createLogger } from "@stint/core";
-import { createDatabase, PostgresJobStore } from "@stint/postgres-driver";
-import { ProbeWorker } from "./probe-worker";
+import { handleStopSignals, LOGGER, runFromContainer } from "@stint/core";
+import { createApp } from "./probe-app";
 
 /**
- * A worker process for the multi-process tests and the benchmarks: drains
- * the probe queue of `STINT_SCHEMA` at `DATABASE_URL` with `CONCURRENCY`
- * slots, then prints one JSON line (the run summary and the peak RSS) and
- * exits 0. `RECORD_EXECUTIONS=1` records each handler run. SIGTERM stops it
- * gracefully.
+ * A worker process for the multi-process tests and the benchmarks: runs the
+ * probe queue of `STINT_SCHEMA` at `DATABASE_URL` through `runFromContainer`
+ * — `MODE` `once` (default) or `loop`, with `MAX_RUNTIME_MS`,
+ * `SHUTDOWN_TIMEOUT_MS`, `POLL_INTERVAL_MS` and `HEALTH_PORT` — then prints
+ * one JSON line (the run report and the peak RSS) and exits with the
+ * report's exit code. SIGTERM stops it gracefully; a second SIGTERM at once.
  *
  * @example
  * ```sh
- * DATABASE_URL=postgres://… STINT_SCHEMA=bench CONCURRENCY=10 node dist/src/processes/probe-worker-process.js
+ * DATABASE_URL=postgres://… STINT_SCHEMA=bench PROBE_CONCURRENCY=10 node dist/src/processes/probe-worker-process.js
  * ```
  */
-async function main(): Promise<void> {
-  const connectionString = requireEnv("DATABASE_URL");
-  const schema = requireEnv("STINT_SCHEMA");
-  const concurrency = Number(process.env["CONCURRENCY"] ?? "10");
-  const database = createDatabase({ connectionString, applicationName: `stint:probe:${process.pid}`, maxConnections: concurrency + 4 });
-  const control = createDatabase({ connectionString, applicationName: `stint:probe-control:${process.pid}`, maxConnections: 2 });
-  const store = new PostgresJobStore({ db: database.db, controlDb: control.db, schema });
-  const log = createLogger({ level: process.env["STINT_LOG_LEVEL"] ?? "warn", format: "json" });
-  const record = process.env["RECORD_EXECUTIONS"] === "1" ? { db: database.db, schema } : undefined;
-  const worker = new ProbeWorker(store, log, { concurrency, leaseMs: 30_000 }, record);
-  const stop = new AbortController();
-  process.once("SIGTERM", () => stop.abort());
+async function main(): Promise<number> {
+  const app = createApp({ connectionString: requireEnv("DATABASE_URL"), schema: requireEnv("STINT_SCHEMA") });
+  const stop = handleStopSignals(app.container.resolve(LOGGER));
   try {
-    const summary = await worker.start({ signal: stop.signal });
-    process.stdout.write(`${JSON.stringify({ summary, maxRssBytes: process.resourceUsage().maxRSS * 1024 })}\n`);
+    const report = await runFromContainer(app.container, {
+      queues: ["probe"],
+      mode: process.env["MODE"] === "loop" ? "loop" : "once",
+      signal: stop.signal,
+      ...numberFromEnv("maxRuntimeMs", "MAX_RUNTIME_MS"),
+      ...numberFromEnv("shutdownTimeoutMs", "SHUTDOWN_TIMEOUT_MS"),
+      ...numberFromEnv("pollIntervalMs", "POLL_INTERVAL_MS"),
+      ...numberFromEnv("healthPort", "HEALTH_PORT"),
+    });
+    process.stdout.write(`${JSON.stringify({ report, maxRssBytes: process.resourceUsage().maxRSS * 1024 })}\n`);
+    return report.exitCode;
   } finally {
-    await Promise.all([database.close(), control.close()]);
+    stop.dispose();
+    await app.close();
   }
+}
+
+function numberFromEnv<K extends string>(key: K, name: string): Partial<Record<K, number>> {
+  const value = process.env[name];
+  return value === undefined || value === "" ? {} : ({ [key]: Number(value) } as Record<K, number>);
 }
 
 function requireEnv(name: string): string {
@@ -41,7 +47,12 @@ function requireEnv(name: string): string {
   return value;
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,19 +1,35 @@
-import { AbstractQueueWorker, type JobContext, type JobStore, type Logger, type WorkerOptions } from "@stint/core";
+import { AbstractQueueWorker, JOB_STORE, LOGGER, type JobContext, type JobStore, type Logger } from "@stint/core";
 import { sql, type Kysely } from "kysely";
+import { inject, injectable, type InjectionToken } from "tsyringe";
 import { ProbeJob, parseProbe, type Probe } from "./probe-job";
 
+/** How the probe worker behaves. */
+export interface ProbeSettings {
+  readonly concurrency: number;
+  readonly leaseMs: number;
+  /** Each job waits this long (or until its signal aborts). 0: a no-op job. */
+  readonly sleepMs: number;
+  /** Record every handler run in `<schema>.executions` on this database. */
+  readonly executions?: { readonly db: Kysely<any>; readonly schema: string };
+}
+
+/** Token of the {@link ProbeSettings}. */
+export const PROBE_SETTINGS: InjectionToken<ProbeSettings> = Symbol.for("stint.examples.ProbeSettings");
+
 /**
- * Runs probe jobs. With an `executions` table it records every handler run
- * there on its own autocommit connection, so a test can prove that each job
- * ran exactly once; without one it does nothing (a no-op job for benchmarks).
+ * Runs probe jobs: the unit of work of the benchmarks and the multi-process
+ * tests. It can wait (`sleepMs`, honouring its signal) and record each
+ * handler run on its own autocommit connection, so a test can prove that
+ * every job ran exactly once.
  */
+@injectable()
 export class ProbeWorker extends AbstractQueueWorker<Probe> {
   readonly job = ProbeJob;
-  readonly #executions: { readonly db: Kysely<any>; readonly schema: string } | undefined;
+  readonly #settings: ProbeSettings;
 
-  constructor(store: JobStore, log: Logger, options: WorkerOptions, executions?: { readonly db: Kysely<any>; readonly schema: string }) {
-    super(store, log, options);
-    this.#executions = executions;
+  constructor(@inject(JOB_STORE) store: JobStore, @inject(LOGGER) log: Logger, @inject(PROBE_SETTINGS) settings: ProbeSettings) {
+    super(store, log, { concurrency: settings.concurrency, leaseMs: settings.leaseMs, backoff: { baseMs: 100, maxMs: 1_000 } });
+    this.#settings = settings;
   }
 
   protected parse(payload: unknown): Probe {
@@ -21,10 +37,12 @@ export class ProbeWorker extends AbstractQueueWorker<Probe> {
   }
 
   protected async processItem(item: Probe, ctx: JobContext): Promise<void> {
-    if (this.#executions === undefined) return;
-    const { db, schema } = this.#executions;
-    await sql`insert into ${sql.id(schema, "executions")} (job_id, seq, attempt, worker_id)
-              values (${ctx.job.id}, ${item.seq}, ${ctx.job.attempt}, ${ctx.workerId})`.execute(db);
+    const { executions, sleepMs } = this.#settings;
+    if (executions !== undefined) {
+      await sql`insert into ${sql.id(executions.schema, "executions")} (job_id, seq, attempt, worker_id)
+                values (${ctx.job.id}, ${item.seq}, ${ctx.job.attempt}, ${ctx.workerId})`.execute(executions.db);
+    }
+    if (sleepMs > 0) await waitOrAbort(sleepMs, ctx.signal);
   }
 }
 
@@ -33,4 +51,14 @@ export async function createExecutionsTable(db: Kysely<any>, schema: string): Pr
   await sql`create table if not exists ${sql.id(schema, "executions")} (
               job_id bigint not null, seq int not null, attempt int not null, worker_id text not null,
               at timestamptz not null default clock_timestamp())`.execute(db);
+}
+
+function waitOrAbort(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    }, { once: true });
+  });
 }

@@ -1,62 +1,98 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import type { RunSummary } from "@stint/core";
+import type { RunReport } from "@stint/core";
 
 /** What one probe worker process printed when it exited. */
 export interface ProbeProcessReport {
-  readonly summary: RunSummary;
+  readonly report: RunReport;
   readonly maxRssBytes: number;
 }
 
-/** Options of {@link spawnProbeWorkers}. */
-export interface SpawnProbeWorkersOptions {
+/** Where and how a probe process runs. */
+export interface ProbeProcessOptions {
   readonly connectionString: string;
   readonly schema: string;
-  readonly processes: number;
   readonly concurrency: number;
   /** Record every handler run in `<schema>.executions`. */
   readonly recordExecutions?: boolean;
+  /** More environment (MODE, MAX_RUNTIME_MS, PROBE_SLEEP_MS, …; see probe-worker-process). */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/** A running probe process and how it ended. */
+export interface ProbeProcess {
+  readonly child: ChildProcess;
+  /** Lines it wrote to standard output so far (its JSON logs and, at the end, its report). */
+  readonly lines: string[];
+  readonly exited: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null; readonly stderr: string; readonly report?: ProbeProcessReport }>;
 }
 
 /**
- * Starts `processes` real OS processes running {@link ProbeWorker} over one
- * schema and resolves with each one's report once all have exited; rejects
- * if any exits non-zero.
+ * Starts one real OS process running the probe worker.
+ *
+ * @example
+ * ```ts
+ * const probe = startProbeProcess({ connectionString, schema, concurrency: 4, env: { MODE: "loop" } });
+ * probe.child.kill("SIGTERM");
+ * const { code } = await probe.exited;
+ * ```
+ */
+export function startProbeProcess(options: ProbeProcessOptions): ProbeProcess {
+  const script = join(__dirname, "probe-worker-process.js");
+  const env = {
+    ...process.env,
+    DATABASE_URL: options.connectionString,
+    STINT_SCHEMA: options.schema,
+    PROBE_CONCURRENCY: String(options.concurrency),
+    RECORD_EXECUTIONS: options.recordExecutions ? "1" : "0",
+    ...options.env,
+  };
+  const child = spawn(process.execPath, [script], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const lines: string[] = [];
+  let partial = "";
+  let stderr = "";
+  child.stdout!.on("data", (chunk: Buffer) => {
+    const text = partial + chunk.toString();
+    const parts = text.split("\n");
+    partial = parts.pop() ?? "";
+    lines.push(...parts.filter((line) => line !== ""));
+  });
+  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<Awaited<ProbeProcess["exited"]>>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      if (partial !== "") lines.push(partial);
+      const last = lines.at(-1);
+      let report: ProbeProcessReport | undefined;
+      try {
+        const parsed = last === undefined ? undefined : (JSON.parse(last) as Partial<ProbeProcessReport>);
+        if (parsed?.report !== undefined) report = parsed as ProbeProcessReport;
+      } catch {
+        report = undefined;
+      }
+      resolve({ code, signal, stderr, ...(report === undefined ? {} : { report }) });
+    });
+  });
+  return { child, lines, exited };
+}
+
+/**
+ * Starts `processes` probe processes in once mode over one schema and
+ * resolves with each one's report once all have exited; rejects if any
+ * exits non-zero.
  *
  * @example
  * ```ts
  * const reports = await spawnProbeWorkers({ connectionString, schema, processes: 4, concurrency: 4 });
  * ```
  */
-export function spawnProbeWorkers(options: SpawnProbeWorkersOptions): Promise<readonly ProbeProcessReport[]> {
-  const script = join(__dirname, "probe-worker-process.js");
-  const env = {
-    ...process.env,
-    DATABASE_URL: options.connectionString,
-    STINT_SCHEMA: options.schema,
-    CONCURRENCY: String(options.concurrency),
-    RECORD_EXECUTIONS: options.recordExecutions ? "1" : "0",
-  };
-  const runs = Array.from({ length: options.processes }, () => runProcess(script, env));
-  return Promise.all(runs);
-}
-
-function runProcess(script: string, env: NodeJS.ProcessEnv): Promise<ProbeProcessReport> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script], { env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("exit", (code, signal) => {
-      if (code !== 0) return reject(new Error(`probe worker ${child.pid} exited with ${code ?? signal}: ${stderr.trim()}`));
-      const line = stdout.trim().split("\n").pop() ?? "";
-      try {
-        resolve(JSON.parse(line) as ProbeProcessReport);
-      } catch {
-        reject(new Error(`probe worker ${child.pid} printed no report: ${stdout}${stderr}`));
-      }
-    });
-  });
+export async function spawnProbeWorkers(options: ProbeProcessOptions & { readonly processes: number }): Promise<readonly ProbeProcessReport[]> {
+  const runs = Array.from({ length: options.processes }, () => startProbeProcess(options));
+  return Promise.all(
+    runs.map(async (run) => {
+      const { code, signal, stderr, report } = await run.exited;
+      if (code !== 0 || report === undefined) throw new Error(`probe worker ${run.child.pid} exited with ${code ?? signal}: ${stderr.trim()}`);
+      return report;
+    }),
+  );
 }

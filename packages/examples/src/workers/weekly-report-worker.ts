@@ -12,6 +12,7 @@ import { inject, injectable } from "tsyringe";
 import { APP_DB, RETRY_BACKOFF } from "../app-tokens";
 import type { AppDb } from "../app/app-tables";
 import { SendReportEmail } from "../jobs/send-report-email";
+import { recentWeeks } from "../app/recent-weeks";
 import { parseWeeklyReport, WeeklyReport } from "../jobs/weekly-report";
 
 /**
@@ -89,13 +90,15 @@ export class WeeklyReportWorker extends AbstractQueueWorker<WeeklyReport> {
   }
 
   protected override async processItem(item: WeeklyReport, ctx: JobContext): Promise<WeeklyReportResult> {
-    const body = await this.#buildReport(item.weekStart);
+    // A scheduled run names no week: it reports the last full week before it was enqueued (stable across retries).
+    const weekStart = item.weekStart ?? recentWeeks(1, ctx.job.createdAt)[0]!;
+    const body = await this.#buildReport(weekStart);
     ctx.signal.throwIfAborted();
 
     return this.#db.transaction().execute(async (trx) => {
       const report = await trx
         .insertInto("reports")
-        .values({ kind: WEEKLY_INVOICING_REPORT, period_start: item.weekStart, body: JSON.stringify(body) })
+        .values({ kind: WEEKLY_INVOICING_REPORT, period_start: weekStart, body: JSON.stringify(body) })
         .onConflict((conflict) =>
           conflict.columns(["kind", "period_start"]).doUpdateSet({ body: (eb) => eb.ref("excluded.body"), created_at: sql<Date>`now()` }),
         )
@@ -106,8 +109,8 @@ export class WeeklyReportWorker extends AbstractQueueWorker<WeeklyReport> {
         { reportId: report.id, recipient: item.recipient },
         { transaction: trx, dedupeKey: `report-email:${report.id}` },
       );
-      ctx.log.info(`Stored report ${report.id} for the week of ${item.weekStart} (${body.invoices} invoices)`);
-      return { reportId: report.id, weekStart: item.weekStart, invoices: body.invoices, emailJobId: email.id };
+      ctx.log.info(`Stored report ${report.id} for the week of ${weekStart} (${body.invoices} invoices)`);
+      return { reportId: report.id, weekStart, invoices: body.invoices, emailJobId: email.id };
     });
   }
 

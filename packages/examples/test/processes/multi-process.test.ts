@@ -31,9 +31,9 @@ describe("several worker processes on one queue", () => {
       recordExecutions: true,
     });
 
-    const claimed = reports.map((report) => report.summary.claimed);
+    const claimed = reports.map(({ report }) => report.totals.claimed);
     expect(claimed.reduce((a, b) => a + b, 0)).to.equal(total);
-    expect(reports.every((report) => report.summary.leaseLost === 0 && report.summary.stoppedBecause === "drained")).to.equal(true);
+    expect(reports.every(({ report }) => report.totals.leaseLost === 0 && report.stoppedBecause === "drained" && report.exitCode === 0)).to.equal(true);
     expect(claimed.filter((n) => n > 0).length, `claims per process: ${claimed.join(", ")}`).to.be.at.least(2);
 
     const { rows: states } = await sql<{ state: string; n: number }>`

@@ -55,6 +55,17 @@ describe("WeeklyReportWorker and SendReportEmailWorker", () => {
     expect(await sentEmails(app.db, `report:${receipt.reportId}`)).to.have.length(1);
   });
 
+  it("reports the last full week before it was enqueued when the payload names none (the weekly schedule)", async () => {
+    const { id } = await client.enqueue(WeeklyReport, { recipient: "finance@example.com" });
+    await sql`update ${sql.id(app.test.schema, "jobs")} set created_at = '2025-06-10T06:00:00Z' where id = ${id}`.execute(app.test.db);
+
+    await drainQueues(workers(), app.store, { deadlineMs: 10_000, pollMs: 10 });
+
+    const job = await jobRow(app.store, id);
+    expect(job.state).to.equal("succeeded");
+    expect(job.result as WeeklyReportResult).to.include({ weekStart: "2025-06-02", invoices: 4 });
+  });
+
   it("replaces the report on a re-run and does not e-mail it twice", async () => {
     const first = await client.enqueue(WeeklyReport, { weekStart: "2025-06-02", recipient: "finance@example.com" });
     await drainQueues(workers(), app.store, { deadlineMs: 10_000, pollMs: 10 });

@@ -9,6 +9,8 @@ export interface ClaimBatchParams {
   /** At most this many jobs (at least 1). */
   readonly limit: number;
   readonly leaseMs: number;
+  /** Only jobs whose `timeout_ms` is at most this, or that have none (whole milliseconds). */
+  readonly maxTimeoutMs?: number;
 }
 
 /**
@@ -29,11 +31,13 @@ export interface ClaimBatchParams {
  * WITH due AS MATERIALIZED (
  *   SELECT id FROM "stint"."jobs"
  *    WHERE queue = $1 AND state IN ('queued', 'failed') AND run_at <= now()
+ *      [AND (timeout_ms IS NULL OR timeout_ms <= $5)]
  *    ORDER BY priority DESC, run_at, id
  *    LIMIT $2 FOR UPDATE SKIP LOCKED),
  * expired AS MATERIALIZED (
  *   SELECT id FROM "stint"."jobs"
  *    WHERE queue = $1 AND state = 'running' AND locked_until < now() AND attempts < max_attempts
+ *      [AND (timeout_ms IS NULL OR timeout_ms <= $5)]
  *    ORDER BY locked_until
  *    LIMIT greatest($2 - (SELECT count(*) FROM due), 0) FOR UPDATE SKIP LOCKED),
  * claimed AS (
@@ -59,16 +63,18 @@ export async function claimBatch(executor: Kysely<any>, schema: string, params: 
 /** The claim statement itself (exported for plan tests and `EXPLAIN`). */
 export function claimBatchStatement(schema: string, params: ClaimBatchParams): RawBuilder<ClaimedRow> {
   const jobs = jobsTable(schema);
+  const fitsDeadline =
+    params.maxTimeoutMs === undefined ? sql`` : sql`AND (timeout_ms IS NULL OR timeout_ms <= ${params.maxTimeoutMs}::integer)`;
   return sql<ClaimedRow>`WITH due AS MATERIALIZED (
   SELECT id FROM ${jobs}
-   WHERE queue = ${params.queue} AND state IN ('queued', 'failed') AND run_at <= now()
+   WHERE queue = ${params.queue} AND state IN ('queued', 'failed') AND run_at <= now() ${fitsDeadline}
    ORDER BY priority DESC, run_at, id
    LIMIT ${params.limit}::integer
    FOR UPDATE SKIP LOCKED
 ),
 expired AS MATERIALIZED (
   SELECT id FROM ${jobs}
-   WHERE queue = ${params.queue} AND state = 'running' AND locked_until < now() AND attempts < max_attempts
+   WHERE queue = ${params.queue} AND state = 'running' AND locked_until < now() AND attempts < max_attempts ${fitsDeadline}
    ORDER BY locked_until
    LIMIT greatest(${params.limit}::integer - (SELECT count(*) FROM due), 0)
    FOR UPDATE SKIP LOCKED

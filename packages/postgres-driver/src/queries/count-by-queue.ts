@@ -1,6 +1,6 @@
 import type { QueueCounts } from "@stint/core";
 import { sql, type Kysely } from "kysely";
-import { jobsTable } from "./job-row";
+import { jobsTable, millisecondsInterval } from "./job-row";
 
 interface CountRow {
   readonly queue: string;
@@ -12,6 +12,7 @@ interface CountRow {
   readonly cancelled: string;
   readonly due: string;
   readonly oldest_due_age_ms: string | null;
+  readonly completed_since: string | null;
 }
 
 /**
@@ -40,9 +41,13 @@ interface CountRow {
 export async function countByQueue(
   executor: Kysely<any>,
   schema: string,
-  params: { readonly queues?: readonly string[] } = {},
+  params: { readonly queues?: readonly string[]; readonly completedSinceMs?: number } = {},
 ): Promise<readonly QueueCounts[]> {
   const filter = params.queues === undefined ? sql`` : sql`WHERE queue = ANY(${[...params.queues]}::text[])`;
+  const completed =
+    params.completedSinceMs === undefined
+      ? sql`NULL::bigint`
+      : sql`count(*) FILTER (WHERE state = 'succeeded' AND finished_at > now() - ${millisecondsInterval(params.completedSinceMs)})`;
   const { rows } = await sql<CountRow>`SELECT queue,
        count(*) FILTER (WHERE state = 'queued') AS queued,
        count(*) FILTER (WHERE state = 'running') AS running,
@@ -52,7 +57,8 @@ export async function countByQueue(
        count(*) FILTER (WHERE state = 'cancelled') AS cancelled,
        count(*) FILTER (WHERE state IN ('queued', 'failed') AND run_at <= now()) AS due,
        floor(extract(epoch FROM now() - min(run_at) FILTER (WHERE state IN ('queued', 'failed') AND run_at <= now())) * 1000)::bigint
-         AS oldest_due_age_ms
+         AS oldest_due_age_ms,
+       ${completed} AS completed_since
   FROM ${jobsTable(schema)}
   ${filter}
  GROUP BY queue
@@ -60,7 +66,8 @@ export async function countByQueue(
   const found = new Map(rows.map((row) => [row.queue, toQueueCounts(row)]));
   if (params.queues === undefined) return Object.freeze([...found.values()]);
   const wanted = [...new Set(params.queues)].sort();
-  return Object.freeze(wanted.map((queue) => found.get(queue) ?? emptyCounts(queue)));
+  const asked = params.completedSinceMs === undefined ? {} : { completedSince: 0 };
+  return Object.freeze(wanted.map((queue) => found.get(queue) ?? emptyCounts(queue, asked)));
 }
 
 function toQueueCounts(row: CountRow): QueueCounts {
@@ -76,11 +83,13 @@ function toQueueCounts(row: CountRow): QueueCounts {
     }),
     due: Number(row.due),
     oldestDueAgeMs: row.oldest_due_age_ms === null ? null : Number(row.oldest_due_age_ms),
+    ...(row.completed_since === null ? {} : { completedSince: Number(row.completed_since) }),
   });
 }
 
-function emptyCounts(queue: string): QueueCounts {
+function emptyCounts(queue: string, asked: { readonly completedSince?: number }): QueueCounts {
   return Object.freeze({
+    ...asked,
     queue,
     counts: Object.freeze({ queued: 0, running: 0, failed: 0, succeeded: 0, dead: 0, cancelled: 0 }),
     due: 0,

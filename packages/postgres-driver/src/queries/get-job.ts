@@ -1,6 +1,6 @@
 import type { JobRecord } from "@stint/core";
 import { sql, type Kysely } from "kysely";
-import { isJobId, jobsTable, toJobRecord, type JobRow } from "./job-row";
+import { isJobId, JOB_COLUMNS, jobsTable, toJobRecord, type JobRow } from "./job-row";
 
 /**
  * One job by id, or `undefined` (also for an id that cannot exist, such as `"abc"`).
@@ -18,9 +18,7 @@ import { isJobId, jobsTable, toJobRecord, type JobRow } from "./job-row";
  */
 export async function getJob(executor: Kysely<any>, schema: string, params: { readonly id: string }): Promise<JobRecord | undefined> {
   if (!isJobId(params.id)) return undefined;
-  const { rows } = await sql<JobRow>`SELECT id, queue, payload, state, priority, attempts, max_attempts, run_at, timeout_ms,
-       locked_by, locked_until, dedupe_key, last_error, error_code, result,
-       created_at, started_at, finished_at, duration_ms, updated_at
+  const { rows } = await sql<JobRow>`SELECT ${JOB_COLUMNS}
   FROM ${jobsTable(schema)}
  WHERE id = ${params.id}::bigint`.execute(executor);
   const row = rows[0];

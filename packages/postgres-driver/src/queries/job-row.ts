@@ -6,6 +6,11 @@ export function jobsTable(schema: string): RawBuilder<unknown> {
   return sql.id(schema, "jobs");
 }
 
+/** Every column of `jobs`, in table order: the select list of {@link JobRow}. */
+export const JOB_COLUMNS: RawBuilder<unknown> = sql`id, queue, payload, state, priority, attempts, max_attempts, run_at, timeout_ms,
+       locked_by, locked_until, dedupe_key, last_error, error_code, result,
+       created_at, started_at, finished_at, duration_ms, updated_at`;
+
 /**
  * A row of `jobs` as pg returns it: bigint as text, jsonb parsed,
  * timestamptz as `Date`.

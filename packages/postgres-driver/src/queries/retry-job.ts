@@ -1,6 +1,7 @@
 import { DatabaseError } from "@stint/core";
 import { sql, type Kysely } from "kysely";
 import { isUniqueViolation } from "../interpret-error";
+import { wakeupChannel } from "../wakeup-channel";
 import { isActive } from "./active-states";
 import { isJobId, jobsTable } from "./job-row";
 
@@ -17,8 +18,8 @@ const RETRYABLE_STATES = new Set(["dead", "cancelled", "failed"]);
 /**
  * Runs a `dead`, `cancelled` or `failed` job again now, with a fresh attempt
  * budget (`max_attempts = attempts + max_attempts`), as `queued` with its
- * lease and `finished_at` cleared. Returns false when the job does not exist
- * or is not in one of those states.
+ * lease and `finished_at` cleared, and wakes the queue's listeners. Returns
+ * false when the job does not exist or is not in one of those states.
  *
  * A job whose dedupe key is now held by another active job of its queue is
  * not retried silently: this throws a `DatabaseError` (SQLSTATE 23505) naming
@@ -33,7 +34,8 @@ const RETRYABLE_STATES = new Set(["dead", "cancelled", "failed"]);
  *   UPDATE "stint"."jobs" SET state = 'queued', run_at = now(), max_attempts = attempts + max_attempts,
  *          locked_by = NULL, locked_until = NULL, finished_at = NULL, updated_at = now()
  *    WHERE id = $1 AND state IN ('dead', 'cancelled', 'failed') AND NOT EXISTS (SELECT 1 FROM holder)
- *   RETURNING id)
+ *   RETURNING id),
+ * notified AS (SELECT pg_notify($2, target.queue) FROM retried, target)
  * SELECT (SELECT id FROM retried) AS retried_id, (SELECT id FROM holder) AS holder_id, target.* …
  * ```
  *
@@ -64,9 +66,12 @@ retried AS (
    WHERE id = ${params.id}::bigint AND state IN ('dead', 'cancelled', 'failed')
      AND NOT EXISTS (SELECT 1 FROM holder)
   RETURNING id
+),
+notified AS (
+  SELECT pg_notify(${wakeupChannel(schema)}, target.queue) FROM retried, target
 )
 SELECT (SELECT id FROM retried) AS retried_id, (SELECT id FROM holder) AS holder_id,
-       target.state, target.queue, target.dedupe_key
+       target.state, target.queue, target.dedupe_key, (SELECT count(*) FROM notified) AS notified
   FROM target`.execute(executor));
   } catch (thrown) {
     if (isUniqueViolation(thrown)) throw keyTaken(params.id, null, null, thrown);

@@ -38,7 +38,8 @@ const SHOWN_SCHEMA = "stint";
  * default), constraints and index definitions, the sequences, and the
  * applied migrations. The schema's name is shown as `stint`, so any schema
  * describes the same. Not-null constraints are shown on their columns only
- * (PostgreSQL 18 also lists them as constraints).
+ * (PostgreSQL 18 also lists them as constraints). Triggers are shown with
+ * their table, and the schema's functions after the sequences.
  *
  * This is what `packages/postgres-driver/schema.sql` holds; a test compares
  * the two, so a schema change shows up in review.
@@ -66,6 +67,7 @@ export async function describeSchema(db: Kysely<any>, schema: string): Promise<s
     lines.push(...(await describeTable(db, table.oid)));
   }
   lines.push(...(await describeSequences(db, schema)));
+  lines.push(...(await describeFunctions(db, schema)));
   if (tables.rows.some((table) => table.name === "migrations")) {
     const applied = await sql<{ version: number; name: string }>`SELECT version, name
   FROM ${sql.id(schema, "migrations")} ORDER BY version`.execute(db);
@@ -89,6 +91,10 @@ async function describeTable(db: Kysely<any>, oid: number): Promise<string[]> {
   FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
  WHERE i.indrelid = ${oid}::oid
  ORDER BY c.relname COLLATE "C"`.execute(db);
+  const triggers = await sql<DefinitionRow>`SELECT tgname AS name, pg_get_triggerdef(oid) AS definition
+  FROM pg_trigger
+ WHERE tgrelid = ${oid}::oid AND NOT tgisinternal
+ ORDER BY tgname COLLATE "C"`.execute(db);
   return [
     "  COLUMNS",
     ...columns.rows.map(
@@ -100,7 +106,23 @@ async function describeTable(db: Kysely<any>, oid: number): Promise<string[]> {
     ...constraints.rows.map((constraint) => `    ${constraint.name} ${constraint.definition}`),
     "  INDEXES",
     ...indexes.rows.map((index) => `    ${index.definition}`),
+    ...(triggers.rows.length === 0 ? [] : ["  TRIGGERS", ...triggers.rows.map((trigger) => `    ${trigger.definition}`)]),
   ];
+}
+
+async function describeFunctions(db: Kysely<any>, schema: string): Promise<string[]> {
+  const functions = await sql<DefinitionRow>`SELECT p.proname AS name, pg_get_functiondef(p.oid) AS definition
+  FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+ WHERE n.nspname = ${schema}
+ ORDER BY p.proname COLLATE "C", p.oid`.execute(db);
+  return functions.rows.flatMap((fn) => [
+    "",
+    `FUNCTION ${SHOWN_SCHEMA}.${fn.name}`,
+    ...fn.definition
+      .trimEnd()
+      .split("\n")
+      .map((line) => (line.trim() === "" ? "" : `  ${line.trimEnd()}`)),
+  ]);
 }
 
 async function describeSequences(db: Kysely<any>, schema: string): Promise<string[]> {

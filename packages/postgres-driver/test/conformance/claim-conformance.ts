@@ -108,5 +108,24 @@ export function describeClaimConformance<Tx>(ctx: ConformanceContext<Tx>): void 
       expect(batch.filter((job) => job.attempt === 1).map((job) => (job.payload as { n: number }).n)).to.have.members([3, 4]);
       expect(batch.filter((job) => job.attempt === 2)).to.have.length(1);
     });
+
+    it("with maxTimeoutMs, leaves due and expired jobs whose timeout is longer", async () => {
+      const queue = ctx.freshQueue();
+      const [none, short, long] = await ctx.store().enqueueMany([
+        newJob(queue, { n: "none" }, { priority: 3 }),
+        newJob(queue, { n: "short" }, { priority: 2, timeoutMs: 1_000 }),
+        newJob(queue, { n: "long" }, { priority: 1, timeoutMs: 60_000 }),
+      ]);
+      const fitting = await ctx.store().claimBatch({ queue, workerId: "w", limit: 10, leaseMs: 60_000, maxTimeoutMs: 1_000 });
+      expect(fitting.map((job) => job.id)).to.deep.equal([none!.id, short!.id]);
+      expect(await ctx.store().claimBatch({ queue, workerId: "w", limit: 10, leaseMs: 60_000, maxTimeoutMs: 59_999 })).to.deep.equal([]);
+
+      const [abandoned] = await ctx.store().claimBatch({ queue, workerId: "stalled", limit: 1, leaseMs: 1 });
+      expect(abandoned?.id).to.equal(long!.id);
+      await waitForLeaseExpiry(ctx.harness(), [long!.id]);
+      expect(await ctx.store().claimBatch({ queue, workerId: "w", limit: 10, leaseMs: 60_000, maxTimeoutMs: 1_000 })).to.deep.equal([]);
+      const [reclaimed] = await ctx.store().claimBatch({ queue, workerId: "w", limit: 10, leaseMs: 60_000, maxTimeoutMs: 60_000 });
+      expect(reclaimed).to.include({ id: long!.id, attempt: 2 });
+    });
   });
 }

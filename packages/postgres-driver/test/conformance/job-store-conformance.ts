@@ -3,7 +3,9 @@ import { describeClaimConformance } from "./claim-conformance";
 import type { ConformanceContext, JobStoreHarness, JobStoreHarnessFactory } from "./conformance-harness";
 import { describeEnqueueConformance } from "./enqueue-conformance";
 import { describeFenceConformance } from "./fence-conformance";
+import { describeListingConformance } from "./listing-conformance";
 import { describeOperationsConformance } from "./operations-conformance";
+import { describeRetentionConformance } from "./retention-conformance";
 
 export type { JobStoreHarness, JobStoreHarnessFactory } from "./conformance-harness";
 
@@ -11,7 +13,8 @@ export type { JobStoreHarness, JobStoreHarnessFactory } from "./conformance-harn
  * The behaviour every `JobStore` must show, as a mocha suite: claim order
  * and limits, exclusivity under racing claimers, lease expiry and rescue,
  * the owner/attempt fence on every write after a claim, dedupe keys under
- * concurrency, transactional and batch enqueue, and the operator calls.
+ * concurrency, transactional and batch enqueue, the operator calls, listing,
+ * retention and bulk retry.
  *
  * The factory is called once for the suite; each test uses queues of its own.
  *
@@ -48,5 +51,7 @@ export function describeJobStoreConformance<Tx>(name: string, factory: JobStoreH
     describeClaimConformance(ctx);
     describeFenceConformance(ctx);
     describeOperationsConformance(ctx);
+    describeListingConformance(ctx);
+    describeRetentionConformance(ctx);
   });
 }

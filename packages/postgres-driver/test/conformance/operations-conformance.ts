@@ -156,6 +156,21 @@ export function describeOperationsConformance<Tx>(ctx: ConformanceContext<Tx>): 
       expect(row?.counts).to.deep.equal({ queued: 3, running: 1, failed: 1, succeeded: 1, dead: 1, cancelled: 1 });
       expect(row?.due).to.equal(3);
       expect(row?.oldestDueAgeMs).to.be.within(119_000, 180_000);
+      expect(row).to.not.have.property("completedSince");
+    });
+
+    it("counts the jobs that succeeded within a window when asked", async () => {
+      const queue = ctx.freshQueue();
+      const idle = ctx.freshQueue();
+      await ctx.store().enqueueMany([newJob(queue, {}), newJob(queue, {}), newJob(queue, {})]);
+      const claimed = await ctx.store().claimBatch({ queue, workerId: "w", limit: 3, leaseMs: 60_000 });
+      await ctx.store().completeJobs({ workerId: "w", jobs: claimed.slice(0, 2).map((job) => ({ ...job, resultJson: null, durationMs: 1 })) });
+      const counts = await ctx.store().countByQueue({ queues: [queue, idle], completedSinceMs: 300_000 });
+      const byQueue = new Map(counts.map((row) => [row.queue, row]));
+      expect(byQueue.get(queue)?.completedSince).to.equal(2);
+      expect(byQueue.get(idle)?.completedSince).to.equal(0);
+      const [none] = await ctx.store().countByQueue({ queues: [queue], completedSinceMs: 0 });
+      expect(none?.completedSince).to.equal(0);
     });
 
     it("reports the requested queues, with zeros for a queue without jobs", async () => {

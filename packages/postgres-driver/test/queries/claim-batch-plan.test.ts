@@ -14,8 +14,8 @@ describe("the claim statement's plan", () => {
     await test.drop();
   });
 
-  async function claimPlan(): Promise<string> {
-    const claim = claimBatchStatement(test.schema, { queue: "queue-2", workerId: "w", limit: 10, leaseMs: 60_000 });
+  async function claimPlan(maxTimeoutMs?: number): Promise<string> {
+    const claim = claimBatchStatement(test.schema, { queue: "queue-2", workerId: "w", limit: 10, leaseMs: 60_000, maxTimeoutMs });
     const { rows } = await sql<{ "QUERY PLAN": string }>`EXPLAIN ${claim}`.execute(test.db);
     return rows.map((row) => row["QUERY PLAN"]).join("\n");
   }
@@ -42,5 +42,15 @@ describe("the claim statement's plan", () => {
     const plan = await claimPlan();
     expect(plan, plan).to.contain("jobs_claim_idx");
     expect(plan, plan).to.not.match(/Seq Scan on jobs/);
+  });
+
+  it("still scans the claim index when the claim is limited by maxTimeoutMs", async () => {
+    await fill();
+    for (const analysed of [false, true]) {
+      if (analysed) await sql`ANALYZE ${sql.id(test.schema, "jobs")}`.execute(test.db);
+      const plan = await claimPlan(30_000);
+      expect(plan, plan).to.contain("jobs_claim_idx");
+      expect(plan, plan).to.not.match(/Seq Scan on jobs/);
+    }
   });
 });

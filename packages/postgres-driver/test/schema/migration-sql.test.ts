@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { InvalidNameError } from "@stint/core";
 import { expect } from "chai";
 import { sql } from "kysely";
-import { createDatabase, describeSchema, dropSchema, migrate, migrationSql, type DatabaseHandle } from "../../src";
+import { createDatabase, describeSchema, dropSchema, migrate, migrationSql, MIGRATIONS, type DatabaseHandle } from "../../src";
 
 describe("migrationSql", () => {
   let database: DatabaseHandle;
@@ -21,6 +21,8 @@ describe("migrationSql", () => {
     expect(text).to.contain('CREATE SCHEMA IF NOT EXISTS "background";');
     expect(text).to.contain('CREATE TABLE "background"."jobs" (');
     expect(text).to.contain(`INSERT INTO "background"."migrations" (version, name) VALUES (1, 'create-jobs');`);
+    expect(text).to.contain(`CREATE TABLE "background"."schedules" (`);
+    expect(text).to.contain(`AFTER INSERT ON "background"."jobs"`);
     expect(text).to.not.contain("stint.");
   });
 
@@ -33,6 +35,7 @@ describe("migrationSql", () => {
     await sql.raw(migrationSql(printed)).execute(database.db);
     await migrate(database.db, { schema: migrated });
     expect(await describeSchema(database.db, printed)).to.equal(await describeSchema(database.db, migrated));
-    expect(await migrate(database.db, { schema: printed })).to.include({ version: 1 }).and.have.property("applied").that.is.empty;
+    const again = await migrate(database.db, { schema: printed });
+    expect(again).to.include({ version: MIGRATIONS.length }).and.have.property("applied").that.is.empty;
   });
 });

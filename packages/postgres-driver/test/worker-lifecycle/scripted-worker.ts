@@ -55,20 +55,4 @@ export class ScriptedWorker extends AbstractQueueWorker<Task> {
   }
 }
 
-/** Polls `check` until it returns a truthy value or `timeoutMs` passes. */
-export async function eventually<R>(check: () => Promise<R> | R, timeoutMs = 10_000, what = "condition"): Promise<NonNullable<R>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<R>;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-/** A promise with its resolver, for handlers that wait on a test. */
-export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
+export { eventually, deferred } from "../support/eventually";

@@ -1,4 +1,5 @@
 import { createJobsMigration } from "./0001-create-jobs";
+import { schedulesAndWakeupsMigration } from "./0002-schedules-and-wakeups";
 import type { Migration } from "./migration";
 
 /**
@@ -6,7 +7,7 @@ import type { Migration } from "./migration";
  *
  * @example
  * ```ts
- * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 1
+ * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 2
  * ```
  */
-export const MIGRATIONS: readonly Migration[] = Object.freeze([createJobsMigration]);
+export const MIGRATIONS: readonly Migration[] = Object.freeze([createJobsMigration, schedulesAndWakeupsMigration]);

@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import { sql, type RawBuilder } from "kysely";
+import { advisoryLockKey } from "../../advisory-lock-key";
 import type { Migration } from "./migration";
 
 /**
@@ -13,8 +13,7 @@ import type { Migration } from "./migration";
  * ```
  */
 export function migrationLockKey(schema: string): string {
-  const digest = createHash("sha256").update(`stint:migrate:${schema}`).digest();
-  return digest.readBigInt64BE(0).toString();
+  return advisoryLockKey(`stint:migrate:${schema}`);
 }
 
 /** `SELECT pg_advisory_lock($1::bigint)` — waits for other migrations of the schema. */

@@ -1,0 +1,92 @@
+import { createRequire } from "node:module";
+import { isAbsolute, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { DependencyContainer } from "tsyringe";
+import { configError } from "../cli-error";
+
+/** What `createApp` is given: where the database is and which schema to use. */
+export interface AppEnvironment {
+  readonly connectionString: string;
+  readonly schema: string;
+}
+
+/**
+ * An application as `stint run` sees it: its composition root (a tsyringe
+ * container with the logger, the store and the workers registered) and how
+ * to shut it down.
+ */
+export interface StintApp {
+  readonly container: DependencyContainer;
+  /** Disposes the container and closes the pools. Called once when the run ends. */
+  close(): Promise<void>;
+}
+
+/**
+ * What an app module exports for `stint run --app <module>`.
+ *
+ * @example
+ * ```ts
+ * // my-app/stint-app.ts
+ * export function createApp(env: AppEnvironment): StintApp {
+ *   const app = createCompositionRoot({ connectionString: env.connectionString, schema: env.schema });
+ *   return { container: app.container, close: () => app.close() };
+ * }
+ * ```
+ */
+export type CreateApp = (env: AppEnvironment) => StintApp | Promise<StintApp>;
+
+/**
+ * Loads an app module and returns its `createApp`. `specifier` is a path
+ * (relative to `cwd`) or a package specifier resolved from `cwd`, so an
+ * application's own dependencies are found. ES modules and CommonJS both
+ * work. Every failure is a configuration error (exit 78) that says what to
+ * export.
+ */
+export async function loadCreateApp(specifier: string, cwd: string): Promise<CreateApp> {
+  const path = resolveModule(specifier, cwd);
+  let loaded: Record<string, unknown>;
+  try {
+    loaded = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  } catch (thrown) {
+    throw configError(`app module ${specifier} failed to load: ${thrown instanceof Error ? thrown.message : String(thrown)}`, thrown);
+  }
+  const fromDefault = (loaded["default"] as Record<string, unknown> | undefined)?.["createApp"];
+  const createApp = loaded["createApp"] ?? fromDefault;
+  if (typeof createApp !== "function") {
+    throw configError(
+      `app module ${specifier} does not export createApp(env): export a function that returns { container, close } (see \`stint run --help\`)`,
+    );
+  }
+  return createApp as CreateApp;
+}
+
+/** Checks what `createApp` returned. */
+export function assertStintApp(app: unknown, specifier: string): StintApp {
+  const candidate = app as { container?: { resolveAll?: unknown }; close?: unknown } | null;
+  if (
+    typeof candidate !== "object" ||
+    candidate === null ||
+    typeof candidate.container?.resolveAll !== "function" ||
+    typeof candidate.close !== "function"
+  ) {
+    throw configError(`createApp of ${specifier} must return { container: DependencyContainer, close(): Promise<void> }`);
+  }
+  return candidate as StintApp;
+}
+
+function resolveModule(specifier: string, cwd: string): string {
+  const looksLikePath = specifier.startsWith(".") || isAbsolute(specifier) || /\.[cm]?[jt]s$/.test(specifier);
+  if (looksLikePath) {
+    const path = resolve(cwd, specifier);
+    try {
+      return createRequire(join(cwd, "noop.js")).resolve(path);
+    } catch {
+      throw configError(`app module ${specifier} not found (looked for ${path})`);
+    }
+  }
+  try {
+    return createRequire(join(cwd, "noop.js")).resolve(specifier);
+  } catch {
+    throw configError(`app module ${specifier} not found from ${cwd}: install it, or pass a path such as ./dist/stint-app.js`);
+  }
+}

@@ -1,0 +1,237 @@
+import { parseArgs } from "node:util";
+import { assertSqlIdentifier, ExitCode } from "@stint/core";
+import { DEFAULT_SCHEMA } from "@stint/postgres-driver";
+import { durationOption } from "./args/duration";
+import { CliError, configError, usageError } from "./cli-error";
+import type { Command, CommandContext, OptionSpec } from "./command";
+import { cancelCommand } from "./commands/cancel";
+import { doctorCommand } from "./commands/doctor";
+import { enqueueCommand } from "./commands/enqueue";
+import { jobsListCommand } from "./commands/jobs-list";
+import { jobsShowCommand } from "./commands/jobs-show";
+import { migrateCommand } from "./commands/migrate";
+import { pruneCommand } from "./commands/prune";
+import { retryCommand } from "./commands/retry";
+import { runCommand } from "./commands/run";
+import { schedulesListCommand } from "./commands/schedules-list";
+import { statusCommand } from "./commands/status";
+import { checkSchema, openConnection, type Connection } from "./connection/open-connection";
+import { resolveDatabaseTarget, type DatabaseTarget } from "./connection/database-url";
+import { explainFailure } from "./explain-failure";
+import { commandHelp, GLOBAL_OPTIONS, JSON_OPTION, overallHelp, shortUsage } from "./help";
+import { Output, type CliIo } from "./io";
+
+/** Every command, in the order `stint --help` lists them. */
+export const COMMANDS: readonly Command[] = Object.freeze([
+  migrateCommand,
+  enqueueCommand,
+  statusCommand,
+  jobsListCommand,
+  jobsShowCommand,
+  retryCommand,
+  cancelCommand,
+  pruneCommand,
+  schedulesListCommand,
+  doctorCommand,
+  runCommand,
+]);
+
+const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+
+/**
+ * Runs one `stint` command line and resolves to its exit code (see
+ * `ExitCode`); never rejects. Output goes to `io.stdout` (data) and
+ * `io.stderr` (errors, progress, notes). The binary calls it with the
+ * process's streams; tests call it in-process.
+ *
+ * @example
+ * ```ts
+ * const code = await runCli(["status", "--json"], { stdout: process.stdout, stderr: process.stderr, env: process.env });
+ * ```
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let command: Command | undefined;
+  try {
+    const found = findCommand(argv);
+    if (found.group !== undefined) {
+      io.stdout.write(`${groupHelp(found.group)}\n`);
+      return ExitCode.Ok;
+    }
+    command = found.command;
+    if (command === undefined) return showOverview(io, found.help);
+    return await execute(command, found.rest, io);
+  } catch (thrown) {
+    const failure = explainFailure(thrown, { schema: "" });
+    reportFailure(io, failure, command);
+    return failure.exitCode;
+  }
+}
+
+function showOverview(io: CliIo, help: boolean): number {
+  if (help) {
+    io.stdout.write(`${overallHelp(COMMANDS)}\n`);
+    return ExitCode.Ok;
+  }
+  io.stderr.write(`${overallHelp(COMMANDS)}\n`);
+  return ExitCode.Usage;
+}
+
+async function execute(command: Command, rest: readonly string[], io: CliIo): Promise<number> {
+  const options: Record<string, OptionSpec> = { ...GLOBAL_OPTIONS, ...command.options, ...(command.json ? { json: JSON_OPTION } : {}) };
+  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: [...rest], options: toParseArgsConfig(options), allowPositionals: true, strict: true }) as typeof parsed;
+  } catch (thrown) {
+    throw usageError(parseErrorMessage(thrown));
+  }
+  const { values, positionals } = parsed;
+  if (values["help"] === true) {
+    io.stdout.write(`${commandHelp(command)}\n`);
+    return ExitCode.Ok;
+  }
+  if (positionals.length < command.args.min) throw usageError(`${command.name}: missing argument`);
+  if (positionals.length > command.args.max) {
+    throw usageError(`${command.name}: unexpected argument ${JSON.stringify(positionals[command.args.max])}`);
+  }
+  const schemaText = (values["schema"] as string | undefined) ?? nonEmpty(io.env["STINT_SCHEMA"]) ?? DEFAULT_SCHEMA;
+  let schema: string;
+  try {
+    schema = assertSqlIdentifier(schemaText, "schema");
+  } catch (thrown) {
+    throw configError(`invalid schema name ${JSON.stringify(schemaText)}: ${(thrown as Error).message.replace(/^schema /, "")}`);
+  }
+  const connectTimeout = values["connect-timeout"];
+  const connectTimeoutMs =
+    typeof connectTimeout === "string" ? durationOption("--connect-timeout", connectTimeout, { min: 100, max: 600_000 }) : DEFAULT_CONNECT_TIMEOUT_MS;
+
+  let target: DatabaseTarget | undefined;
+  let connection: Promise<Connection> | undefined;
+  const context: CommandContext = {
+    io,
+    out: new Output(io),
+    values,
+    positionals,
+    json: values["json"] === true,
+    schema,
+    signal: io.signal ?? new AbortController().signal,
+    cwd: io.cwd ?? process.cwd(),
+    databaseTarget: () => (target ??= resolveDatabaseTarget(values["database-url"] as string | undefined, io.env)),
+    connect: (options) => {
+      connection ??= openConnection(context.databaseTarget(), { schema, connectTimeoutMs });
+      return options?.checkSchema === false ? connection : connection.then((open) => checkSchema(open, context.out));
+    },
+  };
+  try {
+    return await command.run(context);
+  } catch (thrown) {
+    const failure = explainFailure(thrown, { schema, ...(target === undefined ? {} : { address: target.address }) });
+    reportFailure(io, failure, command);
+    return failure.exitCode;
+  } finally {
+    if (connection !== undefined) await connection.then((open) => open.close()).catch(() => undefined);
+  }
+}
+
+function reportFailure(io: CliIo, failure: CliError, command: Command | undefined): void {
+  io.stderr.write(`stint: ${failure.message}\n`);
+  if (failure.showUsage) io.stderr.write(`${shortUsage(command)}\n`);
+}
+
+interface FoundCommand {
+  readonly command: Command | undefined;
+  /** The arguments without the command's words. */
+  readonly rest: readonly string[];
+  /** `--help`, `-h` or `help` without a command. */
+  readonly help: boolean;
+  /** A group whose commands to list (`stint jobs --help`). */
+  readonly group?: string;
+}
+
+const GROUPS = new Set(COMMANDS.filter((command) => command.name.includes(" ")).map((command) => command.name.split(" ")[0]!));
+
+/**
+ * Finds the command words (`status`, `jobs list`) among the arguments,
+ * which may come after global options. Every option any command takes is
+ * known here, so `--limit 50` is read as an option and its value.
+ */
+function findCommand(argv: readonly string[]): FoundCommand {
+  const { tokens } = parseArgs({
+    args: [...argv],
+    options: toParseArgsConfig(allOptions()),
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
+  const words = tokens.filter((token) => token.kind === "positional");
+  const help = tokens.some((token) => token.kind === "option" && token.name === "help");
+  const first = words[0];
+  if (first === undefined) return { command: undefined, rest: argv, help };
+  if (first.value === "help") {
+    const topic = words.slice(1).map((word) => word.value).join(" ");
+    const named = COMMANDS.find((command) => command.name === topic);
+    if (topic !== "" && named === undefined && !GROUPS.has(topic)) throw usageError(`unknown command "${topic}"`);
+    if (named === undefined && GROUPS.has(topic)) return { command: undefined, rest: [], help: true, group: topic };
+    return { command: named, rest: named === undefined ? [] : ["--help"], help: true };
+  }
+  let length = 1;
+  let name = first.value;
+  if (GROUPS.has(first.value)) {
+    const second = words[1];
+    if (second === undefined) {
+      if (help) return { command: undefined, rest: [], help, group: first.value };
+      throw usageError(`${first.value}: missing subcommand (${subcommands(first.value)})`);
+    }
+    name = `${first.value} ${second.value}`;
+    length = 2;
+    if (!COMMANDS.some((command) => command.name === name)) {
+      throw usageError(`${first.value}: unknown subcommand "${second.value}" (${subcommands(first.value)})`);
+    }
+  }
+  const command = COMMANDS.find((candidate) => candidate.name === name);
+  if (command === undefined) throw usageError(`unknown command "${first.value}"`);
+  const wordIndexes = new Set(words.slice(0, length).map((word) => word.index));
+  return { command, rest: argv.filter((_arg, index) => !wordIndexes.has(index)), help };
+}
+
+function groupHelp(group: string): string {
+  const members = COMMANDS.filter((command) => command.name.startsWith(`${group} `));
+  const width = Math.max(...members.map((command) => command.name.length));
+  return [
+    `Usage: stint ${group} <subcommand> [arguments] [options]`,
+    "",
+    "Subcommands:",
+    ...members.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`),
+    "",
+    `Run \`stint ${group} <subcommand> --help\` for details.`,
+  ].join("\n");
+}
+
+function subcommands(group: string): string {
+  return COMMANDS.filter((command) => command.name.startsWith(`${group} `))
+    .map((command) => `stint ${command.name}`)
+    .join(", ");
+}
+
+function allOptions(): Record<string, OptionSpec> {
+  const all: Record<string, OptionSpec> = { ...GLOBAL_OPTIONS, json: JSON_OPTION };
+  for (const command of COMMANDS) Object.assign(all, command.options);
+  return all;
+}
+
+function toParseArgsConfig(options: Readonly<Record<string, OptionSpec>>): Record<string, { type: "string" | "boolean"; short?: string }> {
+  const config: Record<string, { type: "string" | "boolean"; short?: string }> = {};
+  for (const [name, spec] of Object.entries(options)) {
+    config[name] = spec.short === undefined ? { type: spec.type } : { type: spec.type, short: spec.short };
+  }
+  return config;
+}
+
+function parseErrorMessage(thrown: unknown): string {
+  const message = thrown instanceof Error ? thrown.message : String(thrown);
+  // parseArgs explains how to pass a value starting with "-"; keep its first sentence.
+  return message.split(". To specify")[0]!.replace(/^Unknown option '([^']+)'$/, "unknown option $1");
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value;
+}

@@ -1,0 +1,67 @@
+import { jobIdValue } from "../args/option-values";
+import { CliError, usageError } from "../cli-error";
+import type { Command } from "../command";
+import { ExitCode } from "@stint/core";
+import { jobJson } from "../output/job-json";
+import { formatDuration } from "../args/duration";
+import { formatTime } from "../output/time-text";
+
+/** `stint jobs show <id>`: every field of one job, its last error in full. */
+export const jobsShowCommand: Command = {
+  name: "jobs show",
+  summary: "Show every field of one job, with its last error in full",
+  usage: ["jobs show <id> [--json]"],
+  args: { min: 1, max: 1 },
+  json: true,
+  options: {},
+  async run(context) {
+    const id = jobIdValue(context.positionals[0]!);
+    if (id === undefined) throw usageError(`job id must be a positive integer, got ${JSON.stringify(context.positionals[0])}`);
+    const { store } = await context.connect();
+    const job = await store.getJob({ id });
+    if (job === undefined) throw new CliError(ExitCode.Failure, `job ${id} not found in schema "${context.schema}"`);
+    if (context.json) {
+      context.out.json(jobJson(job));
+      return ExitCode.Ok;
+    }
+    const fields: [string, string][] = [
+      ["id", job.id],
+      ["queue", job.queue],
+      ["state", job.state],
+      ["attempts", `${job.attempts} of ${job.maxAttempts}`],
+      ["priority", String(job.priority)],
+      ["run at", formatTime(job.runAt)],
+      ["timeout", job.timeoutMs === null ? "-" : formatDuration(job.timeoutMs)],
+      ["dedupe key", job.dedupeKey ?? "-"],
+      ["locked by", job.lockedBy ?? "-"],
+      ["locked until", formatTime(job.lockedUntil)],
+      ["created at", formatTime(job.createdAt)],
+      ["started at", formatTime(job.startedAt)],
+      ["finished at", formatTime(job.finishedAt)],
+      ["duration", job.durationMs === null ? "-" : `${job.durationMs} ms`],
+      ["updated at", formatTime(job.updatedAt)],
+      ["error code", job.errorCode ?? "-"],
+    ];
+    const width = Math.max(...fields.map(([name]) => name.length));
+    for (const [name, value] of fields) context.out.line(`${name.padEnd(width)}  ${value}`);
+    context.out.line("");
+    context.out.line("payload:");
+    context.out.line(indent(JSON.stringify(job.payload, null, 2)));
+    if (job.result !== null && job.result !== undefined) {
+      context.out.line("result:");
+      context.out.line(indent(JSON.stringify(job.result, null, 2)));
+    }
+    if (job.lastError !== null) {
+      context.out.line("last error:");
+      context.out.line(indent(job.lastError));
+    }
+    return ExitCode.Ok;
+  },
+};
+
+function indent(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => `  ${line}`)
+    .join("\n");
+}

@@ -1,0 +1,79 @@
+import { assertQueueName, ExitCode } from "@stint/core";
+import { decimalValue, integerValue } from "../args/option-values";
+import { stringOption, type Command } from "../command";
+import { startProgress } from "../output/progress";
+import { formatCount, formatTable } from "../output/table";
+
+type FinishedState = "succeeded" | "dead" | "cancelled";
+
+const DAY_MS = 86_400_000;
+
+/**
+ * `stint prune`: deletes finished jobs older than a retention per state, a
+ * batch per statement (skipping rows others hold locked) until a batch
+ * comes back short, and prints how many it deleted.
+ */
+export const pruneCommand: Command = {
+  name: "prune",
+  summary: "Delete finished jobs older than the retention of their state",
+  usage: ["prune [--succeeded-days 7] [--dead-days 30] [--cancelled-days 30] [--batch 1000] [--queue Q,…] [--json]"],
+  args: { min: 0, max: 0 },
+  json: true,
+  options: {
+    "succeeded-days": { type: "string", value: "DAYS", description: "delete succeeded jobs finished more than DAYS ago (default 7)" },
+    "dead-days": { type: "string", value: "DAYS", description: "delete dead jobs finished more than DAYS ago (default 30)" },
+    "cancelled-days": { type: "string", value: "DAYS", description: "delete cancelled jobs finished more than DAYS ago (default 30)" },
+    batch: { type: "string", value: "N", description: "rows per DELETE statement, 1 to 100000 (default 1000)" },
+    queue: { type: "string", value: "Q,…", description: "only jobs of these queues (default: every queue)" },
+  },
+  notes: ["Days may have a fraction: --succeeded-days 0.5 keeps twelve hours."],
+  async run(context) {
+    const retention: [FinishedState, number][] = [
+      ["succeeded", decimalValue("--succeeded-days", stringOption(context, "succeeded-days") ?? "7", 36_500)],
+      ["dead", decimalValue("--dead-days", stringOption(context, "dead-days") ?? "30", 36_500)],
+      ["cancelled", decimalValue("--cancelled-days", stringOption(context, "cancelled-days") ?? "30", 36_500)],
+    ];
+    const batch = integerValue("--batch", stringOption(context, "batch") ?? "1000", 1, 100_000);
+    const queueText = stringOption(context, "queue");
+    const queues = queueText?.split(",").map((queue) => assertQueueName(queue.trim()));
+    const { store } = await context.connect();
+    const deleted: Record<FinishedState, number> = { succeeded: 0, dead: 0, cancelled: 0 };
+    const progress = startProgress(context.io.stderr, { label: "prune", unit: "jobs deleted" });
+    let interrupted = false;
+    try {
+      for (const [state, days] of retention) {
+        for (;;) {
+          if (context.signal.aborted) {
+            interrupted = true;
+            break;
+          }
+          const count = await store.deleteFinishedBefore({
+            states: [state],
+            olderThanMs: Math.round(days * DAY_MS),
+            limit: batch,
+            ...(queues === undefined ? {} : { queues }),
+          });
+          deleted[state] += count;
+          progress.update(deleted.succeeded + deleted.dead + deleted.cancelled);
+          if (count < batch) break;
+        }
+        if (interrupted) break;
+      }
+    } finally {
+      progress.stop();
+    }
+    const total = deleted.succeeded + deleted.dead + deleted.cancelled;
+    if (context.json) {
+      context.out.json({ deleted, total, interrupted, retentionDays: Object.fromEntries(retention) });
+      return interrupted ? ExitCode.Interrupted : ExitCode.Ok;
+    }
+    context.out.line(
+      formatTable(
+        [{ title: "state" }, { title: "retention", align: "right" }, { title: "deleted", align: "right" }],
+        retention.map(([state, days]) => [state, `${days} days`, formatCount(deleted[state])]),
+      ),
+    );
+    context.out.line(`${interrupted ? "Interrupted after deleting" : "Deleted"} ${formatCount(total)} finished jobs.`);
+    return interrupted ? ExitCode.Interrupted : ExitCode.Ok;
+  },
+};

@@ -1,0 +1,31 @@
+import type { JobRecord } from "@stint/core";
+
+/** A job as `--json` prints it: every field, times in ISO 8601. */
+export function jobJson(job: JobRecord): Record<string, unknown> {
+  return {
+    id: job.id,
+    queue: job.queue,
+    state: job.state,
+    priority: job.priority,
+    attempts: job.attempts,
+    maxAttempts: job.maxAttempts,
+    runAt: iso(job.runAt),
+    timeoutMs: job.timeoutMs,
+    lockedBy: job.lockedBy,
+    lockedUntil: iso(job.lockedUntil),
+    dedupeKey: job.dedupeKey,
+    errorCode: job.errorCode,
+    lastError: job.lastError,
+    payload: job.payload,
+    result: job.result ?? null,
+    createdAt: iso(job.createdAt),
+    startedAt: iso(job.startedAt),
+    finishedAt: iso(job.finishedAt),
+    durationMs: job.durationMs,
+    updatedAt: iso(job.updatedAt),
+  };
+}
+
+function iso(date: Date | null): string | null {
+  return date === null ? null : date.toISOString();
+}

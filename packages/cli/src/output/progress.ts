@@ -1,0 +1,107 @@
+import { SingleBar } from "cli-progress";
+import type { OutputStream } from "../io";
+import { formatCount } from "./table";
+
+/** Progress of a long command, shown on stderr. */
+export interface Progress {
+  /** Reports `done` units so far (and a new total when it changed). */
+  update(done: number, total?: number): void;
+  /** Ends the display (a bar is left on its last state). Idempotent. */
+  stop(): void;
+}
+
+/** Options of {@link startProgress}. */
+export interface ProgressOptions {
+  /** What is being done, e.g. `"enqueue send-invoice"`. */
+  readonly label: string;
+  /** Units of work when known (a bar with a percentage); unknown: a running count. */
+  readonly total?: number;
+  /** What is counted, e.g. `"jobs"`. */
+  readonly unit: string;
+  /** Without a terminal: at most one line per this many ms. Default 2 000. */
+  readonly intervalMs?: number;
+  /** The clock for the interval (tests). Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+/**
+ * Shows progress on `stream`: a `cli-progress` bar on a terminal, and
+ * otherwise a plain line such as `enqueue send-invoice: 12,000/50,000 jobs
+ * (24%)` at most every two seconds, so that logs of a CronJob stay readable.
+ *
+ * @example
+ * ```ts
+ * const progress = startProgress(io.stderr, { label: "prune succeeded", unit: "jobs" });
+ * progress.update(deleted);
+ * progress.stop();
+ * ```
+ */
+export function startProgress(stream: OutputStream, options: ProgressOptions): Progress {
+  return stream.isTTY === true ? new BarProgress(stream, options) : new LineProgress(stream, options);
+}
+
+class BarProgress implements Progress {
+  readonly #bar: SingleBar;
+  #stopped = false;
+
+  constructor(stream: OutputStream, options: ProgressOptions) {
+    const known = options.total !== undefined;
+    this.#bar = new SingleBar({
+      stream: stream as NodeJS.WritableStream,
+      format: known
+        ? `${options.label} [{bar}] {percentage}% | {value}/{total} ${options.unit} | {duration_formatted}`
+        : `${options.label}: {value} ${options.unit} | {duration_formatted}`,
+      barCompleteChar: "#",
+      barIncompleteChar: "-",
+      hideCursor: true,
+      etaBuffer: 20,
+      formatValue: (value, _options, type) => (type === "value" || type === "total" ? formatCount(value) : String(value)),
+    });
+    this.#bar.start(options.total ?? 0, 0);
+  }
+
+  update(done: number, total?: number): void {
+    if (this.#stopped) return;
+    if (total !== undefined) this.#bar.setTotal(total);
+    this.#bar.update(done);
+  }
+
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#bar.stop();
+  }
+}
+
+class LineProgress implements Progress {
+  readonly #stream: OutputStream;
+  readonly #options: ProgressOptions;
+  readonly #now: () => number;
+  #total: number | undefined;
+  #lastLineAt: number;
+  #stopped = false;
+
+  constructor(stream: OutputStream, options: ProgressOptions) {
+    this.#stream = stream;
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+    this.#total = options.total;
+    this.#lastLineAt = this.#now();
+  }
+
+  update(done: number, total?: number): void {
+    if (this.#stopped) return;
+    if (total !== undefined) this.#total = total;
+    const now = this.#now();
+    if (now - this.#lastLineAt < (this.#options.intervalMs ?? 2_000)) return;
+    this.#lastLineAt = now;
+    const { label, unit } = this.#options;
+    const of = this.#total === undefined ? "" : `/${formatCount(this.#total)}`;
+    const percent = this.#total === undefined || this.#total === 0 ? "" : ` (${Math.floor((done / this.#total) * 100)}%)`;
+    this.#stream.write(`${label}: ${formatCount(done)}${of} ${unit}${percent}\n`);
+  }
+
+  stop(): void {
+    this.#stopped = true;
+  }
+}

@@ -1,0 +1,138 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect } from "chai";
+import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
+import { ExitCode } from "../../src/index";
+import { stint } from "../helpers/run-stint";
+
+describe("stint enqueue", () => {
+  let test: TestSchema;
+  let dir: string;
+
+  before(async () => {
+    test = await createTestSchema({ prefix: "stint_cli", maxConnections: 4 });
+    dir = mkdtempSync(join(tmpdir(), "stint-cli-"));
+  });
+  after(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await test.drop();
+  });
+
+  const enqueue = (...args: string[]) => stint(["enqueue", ...args, "--schema", test.schema]);
+  const writeLines = (name: string, lines: readonly string[]): string => {
+    const path = join(dir, name);
+    writeFileSync(path, `${lines.join("\n")}\n`);
+    return path;
+  };
+
+  it("enqueues one job and prints its id", async () => {
+    const result = await enqueue("send-invoice", '{"invoiceId": 812}');
+    expect(result.code).to.equal(ExitCode.Ok);
+    const id = /^Enqueued job (\d+) on send-invoice\.\n$/.exec(result.stdout)?.[1];
+    const job = await test.store.getJob({ id: id! });
+    expect(job).to.include({ queue: "send-invoice", state: "queued", maxAttempts: 25, priority: 0 });
+    expect(job!.payload).to.deep.equal({ invoiceId: 812 });
+  });
+
+  it("applies the job options", async () => {
+    const runAt = "2031-05-01T10:00:00Z";
+    const result = await enqueue("report", "{}", "--run-at", runAt, "--delay", "1h30m", "--priority", "7", "--max-attempts", "3", "--timeout", "45s", "--json");
+    expect(result.code).to.equal(ExitCode.Ok);
+    const { id, duplicate, queue } = result.json();
+    expect({ duplicate, queue }).to.deep.equal({ duplicate: false, queue: "report" });
+    const job = await test.store.getJob({ id });
+    expect(job).to.include({ priority: 7, maxAttempts: 3, timeoutMs: 45_000 });
+    expect(job!.runAt.toISOString()).to.equal("2031-05-01T11:30:00.000Z");
+  });
+
+  it("returns the active job that holds the dedupe key", async () => {
+    const first = (await enqueue("send-invoice", '{"invoiceId": 9}', "--dedupe-key", "invoice:9", "--json")).json();
+    const second = await enqueue("send-invoice", '{"invoiceId": 9}', "--dedupe-key", "invoice:9");
+    expect(second.code).to.equal(ExitCode.Ok);
+    expect(second.stdout).to.equal(`Not enqueued: job ${first.id} of send-invoice is active with dedupe key "invoice:9".\n`);
+  });
+
+  it("refuses invalid JSON with its position (exit 2)", async () => {
+    const result = await enqueue("send-invoice", '{"invoiceId": 812');
+    expect(result.code).to.equal(ExitCode.Usage);
+    expect(result.stderr).to.match(/^stint: payload: invalid JSON: .*position 17/);
+  });
+
+  it("names the option whose value the library refuses (exit 78)", async () => {
+    const result = await enqueue("send-invoice", "{}", "--priority", "40000");
+    expect(result.code).to.equal(ExitCode.Config);
+    expect(result.stderr).to.include('--priority must be an integer from -32768 to 32767, got "40000"');
+    expect((await enqueue("send-invoice", "{}", "--max-attempts", "0")).stderr).to.include("--max-attempts must be an integer from 1 to 1000");
+    expect((await enqueue("send-invoice", "{}", "--run-at", "tomorrow")).stderr).to.include("--run-at must be an ISO 8601 time");
+    expect((await enqueue("Send Invoice", "{}")).code).to.equal(ExitCode.Config);
+  });
+
+  it("needs exactly one of a payload and --file (exit 2)", async () => {
+    expect((await enqueue("send-invoice")).stderr).to.include("missing the JSON payload (or --file PATH)");
+    const both = await enqueue("send-invoice", "{}", "--file", "x.ndjson");
+    expect(both.code).to.equal(ExitCode.Usage);
+    expect(both.stderr).to.include("give either a JSON payload or --file, not both");
+  });
+
+  it("enqueues one job per line of a file, a thousand per statement", async () => {
+    const lines = Array.from({ length: 2_500 }, (_, n) => JSON.stringify({ n }));
+    lines.splice(10, 0, "", "   ");
+    const path = writeLines("bulk.ndjson", lines);
+    const result = await stint(["enqueue", "bulk", "--file", path, "--schema", test.schema, "--priority", "2", "--json"]);
+    expect(result.code).to.equal(ExitCode.Ok);
+    expect(result.json()).to.include({ queue: "bulk", lines: 2_500, enqueued: 2_500, duplicates: 0, interrupted: false });
+    const [counts] = await test.store.countByQueue({ queues: ["bulk"] });
+    expect(counts!.counts.queued).to.equal(2_500);
+    const [newest] = await test.store.listJobs({ queue: "bulk", limit: 1 });
+    expect(newest).to.include({ priority: 2 });
+    expect(newest!.payload).to.deep.equal({ n: 2_499 });
+  });
+
+  it("reports a file in words", async () => {
+    const path = writeLines("three.ndjson", ['{"a":1}', '{"a":2}', '{"a":3}']);
+    const result = await stint(["enqueue", "words", "--file", path, "--schema", test.schema]);
+    expect(result.stdout).to.match(/^Enqueued 3 jobs on words from .*three\.ndjson in \d+ms\.\n$/);
+  });
+
+  it("names the bad line and inserts nothing when a line is not JSON", async () => {
+    const path = writeLines("broken.ndjson", ['{"a":1}', '{"a":2}', "{a:3}"]);
+    const result = await stint(["enqueue", "broken", "--file", path, "--schema", test.schema]);
+    expect(result.code).to.equal(ExitCode.Usage);
+    expect(result.stderr).to.match(/^stint: .*broken\.ndjson line 3: invalid JSON: .*position 1/);
+    const [counts] = await test.store.countByQueue({ queues: ["broken"] });
+    expect(counts!.counts.queued).to.equal(0);
+  });
+
+  it("reads the file relative to the working directory and says when it cannot", async () => {
+    writeLines("relative.ndjson", ['{"r":1}']);
+    const ok = await stint(["enqueue", "relative", "--file", "relative.ndjson", "--schema", test.schema], { cwd: dir });
+    expect(ok.code).to.equal(ExitCode.Ok);
+    const missing = await stint(["enqueue", "relative", "--file", "nope.ndjson", "--schema", test.schema], { cwd: dir });
+    expect(missing.code).to.equal(ExitCode.Usage);
+    expect(missing.stderr).to.include("cannot read nope.ndjson: ENOENT");
+  });
+
+  it("refuses --dedupe-key with --file", async () => {
+    const result = await enqueue("bulk", "--file", "x.ndjson", "--dedupe-key", "k");
+    expect(result.code).to.equal(ExitCode.Usage);
+    expect(result.stderr).to.include("--dedupe-key cannot be used with --file");
+  });
+
+  it("stops after the current batch when interrupted (exit 130)", async () => {
+    const path = writeLines("interrupted.ndjson", Array.from({ length: 2_100 }, (_, n) => JSON.stringify({ n })));
+    const interrupt = new AbortController();
+    interrupt.abort();
+    const result = await stint(["enqueue", "interrupted", "--file", path, "--schema", test.schema, "--json"], { signal: interrupt.signal });
+    expect(result.code).to.equal(ExitCode.Interrupted);
+    expect(result.json()).to.include({ lines: 2_100, enqueued: 1_000, interrupted: true });
+  });
+
+  it("draws a progress bar on a terminal", async () => {
+    const path = writeLines("tty.ndjson", Array.from({ length: 1_500 }, (_, n) => JSON.stringify({ n })));
+    const result = await stint(["enqueue", "tty", "--file", path, "--schema", test.schema], { tty: true });
+    expect(result.code).to.equal(ExitCode.Ok);
+    expect(result.stderr).to.include("enqueue tty [");
+    expect(result.stderr).to.include("1,500/1,500 jobs");
+  });
+});

@@ -1,0 +1,83 @@
+import { expect } from "chai";
+import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
+import { ExitCode } from "../../src/index";
+import { stint } from "../helpers/run-stint";
+import { enqueueJobs, makeDeadJobs } from "../helpers/job-states";
+
+describe("stint jobs", () => {
+  let test: TestSchema;
+  let queued: string[];
+  let dead: string[];
+
+  before(async () => {
+    test = await createTestSchema({ prefix: "stint_cli", maxConnections: 4 });
+    queued = await enqueueJobs(test.store, "mail", 5);
+    dead = await makeDeadJobs(test.store, "billing", 2);
+  });
+  after(() => test.drop());
+
+  describe("list", () => {
+    it("lists jobs newest first in a table", async () => {
+      const result = await stint(["jobs", "list", "--schema", test.schema]);
+      expect(result.code).to.equal(ExitCode.Ok);
+      const lines = result.stdout.trimEnd().split("\n");
+      expect(lines[0]).to.match(/^\s*id\s+queue\s+state\s+attempts\s+priority\s+run at\s+finished at\s+last error$/);
+      expect(lines).to.have.length(2 + 7);
+      expect(lines[2]).to.match(new RegExp(`^\\s*${dead[1]}\\s+billing\\s+dead\\s+1/25\\s+0\\s+\\S+ \\S+Z\\s+\\S+ \\S+Z\\s+Error: card declined for ${dead[1]}…$`));
+      expect(lines[8]).to.match(new RegExp(`^\\s*${queued[0]}\\s+mail\\s+queued\\s+0/25\\s+0\\s+\\S+ \\S+Z\\s+-$`));
+    });
+
+    it("filters by queue and state", async () => {
+      const result = await stint(["jobs", "list", "--queue", "billing", "--state", "dead,failed", "--schema", test.schema, "--json"]);
+      expect(result.code).to.equal(ExitCode.Ok);
+      const { jobs } = result.json();
+      expect(jobs.map((job: { id: string }) => job.id)).to.deep.equal([...dead].reverse());
+      expect((await stint(["jobs", "list", "--state", "running", "--schema", test.schema])).stdout).to.equal("No jobs match.\n");
+    });
+
+    it("pages with --before-id", async () => {
+      const first = await stint(["jobs", "list", "--queue", "mail", "--limit", "2", "--schema", test.schema]);
+      expect(first.stdout).to.include(`More: add --before-id ${queued[3]} for the next page.`);
+      const page = await stint(["jobs", "list", "--queue", "mail", "--limit", "2", "--before-id", queued[3]!, "--schema", test.schema, "--json"]);
+      const { jobs, nextBeforeId } = page.json();
+      expect(jobs.map((job: { id: string }) => job.id)).to.deep.equal([queued[2], queued[1]]);
+      expect(nextBeforeId).to.equal(queued[1]);
+    });
+
+    it("refuses an unknown state naming the known ones (exit 78)", async () => {
+      const result = await stint(["jobs", "list", "--state", "done", "--schema", test.schema]);
+      expect(result.code).to.equal(ExitCode.Config);
+      expect(result.stderr).to.include('--state: unknown state "done" (states: queued, running, failed, succeeded, dead, cancelled)');
+    });
+  });
+
+  describe("show", () => {
+    it("prints every field and the last error in full", async () => {
+      const result = await stint(["jobs", "show", dead[0]!, "--schema", test.schema]);
+      expect(result.code).to.equal(ExitCode.Ok);
+      expect(result.stdout).to.match(new RegExp(`^id\\s+${dead[0]}\\n`));
+      expect(result.stdout).to.match(/\nstate\s+dead\n/);
+      expect(result.stdout).to.match(/\nattempts\s+1 of 25\n/);
+      expect(result.stdout).to.match(/\nerror code\s+STINT_PERMANENT\n/);
+      expect(result.stdout).to.include('payload:\n  {\n    "n": 0\n  }\n');
+      expect(result.stdout).to.include(`last error:\n  Error: card declined for ${dead[0]}\n      at charge (billing.ts:12:5)\n`);
+    });
+
+    it("prints the job as JSON", async () => {
+      const job = (await stint(["jobs", "show", dead[0]!, "--schema", test.schema, "--json"])).json();
+      expect(job).to.include({ id: dead[0], queue: "billing", state: "dead", attempts: 1, maxAttempts: 25, errorCode: "STINT_PERMANENT" });
+      expect(job.lastError).to.include("at charge (billing.ts:12:5)");
+      expect(job.finishedAt).to.match(/^\d{4}-\d\d-\d\dT/);
+      expect(Object.keys(job)).to.include.members(["runAt", "timeoutMs", "lockedBy", "lockedUntil", "dedupeKey", "result", "createdAt", "startedAt", "durationMs", "updatedAt"]);
+    });
+
+    it("exits 1 when the job does not exist, 2 when the id is not one", async () => {
+      const missing = await stint(["jobs", "show", "987654321", "--schema", test.schema]);
+      expect(missing.code).to.equal(ExitCode.Failure);
+      expect(missing.stderr).to.equal(`stint: job 987654321 not found in schema "${test.schema}"\n`);
+      const bad = await stint(["jobs", "show", "abc", "--schema", test.schema]);
+      expect(bad.code).to.equal(ExitCode.Usage);
+      expect(bad.stderr).to.include('job id must be a positive integer, got "abc"');
+    });
+  });
+});

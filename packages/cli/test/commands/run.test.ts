@@ -1,0 +1,97 @@
+import { join } from "node:path";
+import { expect } from "chai";
+import { buildNewJob } from "@stint/core";
+import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
+import { ExitCode } from "../../src/index";
+import { Echo } from "../fixtures/test-app";
+import { databaseUrl, stint } from "../helpers/run-stint";
+
+const APP = join(__dirname, "..", "fixtures", "test-app.js");
+
+describe("stint run", () => {
+  let test: TestSchema;
+
+  beforeEach(async () => {
+    test = await createTestSchema({ prefix: "stint_cli", maxConnections: 4 });
+  });
+  afterEach(() => test.drop());
+
+  const run = (args: readonly string[], options: { env?: Record<string, string | undefined>; signal?: AbortSignal } = {}) =>
+    stint(["run", ...args, "--schema", test.schema], options);
+
+  it("works the due jobs once and prints one JSON summary line", async () => {
+    await test.store.enqueueMany([buildNewJob(Echo, { text: "a" }), buildNewJob(Echo, { text: "b" }), buildNewJob(Echo, { fail: true })]);
+    const result = await run(["cli-echo", "--once", "--app", APP, "--max-runtime", "1m"]);
+    expect(result.code).to.equal(ExitCode.Ok);
+    const lines = result.stdout.trimEnd().split("\n");
+    expect(lines).to.have.length(1);
+    const report = JSON.parse(lines[0]!);
+    expect(report).to.include({ mode: "once", exitCode: 0, stoppedBecause: "drained" });
+    expect(report.totals).to.include({ claimed: 3, succeeded: 2, dead: 1 });
+    const [counts] = await test.store.countByQueue({ queues: ["cli-echo"] });
+    expect(counts!.counts).to.include({ succeeded: 2, dead: 1, queued: 0 });
+  });
+
+  it("stops at --max-jobs", async () => {
+    await test.store.enqueueMany(Array.from({ length: 5 }, (_, n) => buildNewJob(Echo, { text: String(n) })));
+    const result = await run(["cli-echo", "--once", "--max-jobs", "2", "--app", APP]);
+    expect(result.code).to.equal(ExitCode.Ok);
+    expect(JSON.parse(result.stdout).totals.claimed).to.equal(2);
+  });
+
+  it("reads the app module from STINT_APP", async () => {
+    const result = await run(["cli-echo", "--once"], { env: { DATABASE_URL: databaseUrl(), STINT_APP: APP } });
+    expect(result.code).to.equal(ExitCode.Ok);
+    expect(JSON.parse(result.stdout)).to.include({ stoppedBecause: "drained" });
+  });
+
+  it("exits 130 when interrupted in once mode", async () => {
+    await test.store.enqueue(buildNewJob(Echo, { text: "late" }));
+    const interrupt = new AbortController();
+    interrupt.abort();
+    const result = await run(["cli-echo", "--once", "--app", APP], { signal: interrupt.signal });
+    expect(result.code).to.equal(ExitCode.Interrupted);
+    expect(JSON.parse(result.stdout)).to.include({ stoppedBecause: "signal", exitCode: 130 });
+  });
+
+  it("lists the known queues when the app has no worker for one (exit 78)", async () => {
+    const result = await run(["cli-echo", "send-invoice", "--once", "--app", APP]);
+    expect(result.code).to.equal(ExitCode.Config);
+    expect(result.stderr).to.equal(`stint: ${APP} has no worker for "send-invoice" (known queues: cli-echo, cli-hang)\n`);
+    expect(result.stdout).to.equal("");
+  });
+
+  it("explains a missing, unloadable or incomplete app module (exit 78)", async () => {
+    const none = await run(["cli-echo", "--once"]);
+    expect(none.code).to.equal(ExitCode.Config);
+    expect(none.stderr).to.include("no app module: pass --app <module> or set STINT_APP");
+    const missing = await run(["cli-echo", "--app", "./no/such/app.js"]);
+    expect(missing.code).to.equal(ExitCode.Config);
+    expect(missing.stderr).to.include("app module ./no/such/app.js not found");
+    const noPackage = await run(["cli-echo", "--app", "@acme/no-such-app"]);
+    expect(noPackage.stderr).to.include("app module @acme/no-such-app not found");
+    const incomplete = await run(["cli-echo", "--app", join(__dirname, "..", "fixtures", "no-create-app.js")]);
+    expect(incomplete.code).to.equal(ExitCode.Config);
+    expect(incomplete.stderr).to.include("does not export createApp(env)");
+  });
+
+  it("refuses to start on a schema without stint tables (exit 78)", async () => {
+    const result = await stint(["run", "cli-echo", "--once", "--app", APP, "--schema", "stint_cli_never_migrated"]);
+    expect(result.code).to.equal(ExitCode.Config);
+    expect(result.stderr).to.equal("stint: schema \"stint_cli_never_migrated\" has no stint tables — run `stint migrate --schema stint_cli_never_migrated`\n");
+    expect(result.stdout).to.equal("");
+  });
+
+  it("refuses to start, quickly, when the database is unreachable (exit 69)", async () => {
+    const started = Date.now();
+    const result = await run(["cli-echo", "--once", "--app", APP, "--database-url", "postgres://postgres@127.0.0.1:1/postgres"]);
+    expect(result.code).to.equal(ExitCode.Infrastructure);
+    expect(result.stderr).to.match(/^stint: cannot reach PostgreSQL at 127\.0\.0\.1:1/);
+    expect(Date.now() - started).to.be.below(5_000);
+  });
+
+  it("names a bad duration or number (exit 78)", async () => {
+    expect((await run(["cli-echo", "--once", "--app", APP, "--max-runtime", "4 min"])).stderr).to.include("--max-runtime must be a duration");
+    expect((await run(["cli-echo", "--app", APP, "--health-port", "99999"])).stderr).to.include("--health-port must be an integer from 0 to 65535");
+  });
+});

@@ -1,0 +1,45 @@
+import { expect } from "chai";
+import { ConfigError, DatabaseError, InfrastructureError, PayloadError } from "@stint/core";
+import { explainFailure } from "../src/explain-failure";
+import { ExitCode } from "../src/index";
+
+describe("explainFailure", () => {
+  const scene = { schema: "billing", address: "db:5432" };
+
+  it("says a lost or refused connection cannot reach the server (69)", () => {
+    const failure = explainFailure(
+      new InfrastructureError("connect failed: connect ECONNREFUSED 10.0.0.1:5432", { cause: new Error("connect ECONNREFUSED 10.0.0.1:5432") }),
+      scene,
+    );
+    expect(failure.exitCode).to.equal(ExitCode.Infrastructure);
+    expect(failure.message).to.equal("cannot reach PostgreSQL at db:5432 (connect ECONNREFUSED 10.0.0.1:5432) — is the server running, and is DATABASE_URL right?");
+  });
+
+  it("reports a retryable server error with its SQLSTATE (69)", () => {
+    const failure = explainFailure(new InfrastructureError("countByQueue failed: canceling statement due to statement timeout", { sqlState: "57014" }), scene);
+    expect(failure.exitCode).to.equal(ExitCode.Infrastructure);
+    expect(failure.message).to.include("(SQLSTATE 57014); try again");
+  });
+
+  it("turns a missing table into the migrate hint (78)", () => {
+    const failure = explainFailure(new DatabaseError('listJobs failed: relation "billing.jobs" does not exist', { sqlState: "42P01" }), scene);
+    expect(failure.exitCode).to.equal(ExitCode.Config);
+    expect(failure.message).to.equal('schema "billing" has no stint tables — run `stint migrate --schema billing`');
+  });
+
+  it("treats a refused login, a missing database or privilege as configuration (78)", () => {
+    for (const sqlState of ["28P01", "28000", "3D000", "42501"]) {
+      expect(explainFailure(new DatabaseError("nope", { sqlState }), scene).exitCode, sqlState).to.equal(ExitCode.Config);
+    }
+  });
+
+  it("passes stint's configuration errors through (78) and payload errors as usage (2)", () => {
+    expect(explainFailure(new ConfigError("queue", "bad"), scene)).to.include({ exitCode: ExitCode.Config, message: "Invalid option `queue`: bad" });
+    expect(explainFailure(new PayloadError("payload is 2 MB, more than 1 MB"), scene).exitCode).to.equal(ExitCode.Usage);
+  });
+
+  it("reports anything else as a failure (1)", () => {
+    expect(explainFailure(new DatabaseError("x", { sqlState: "23505" }), scene).exitCode).to.equal(ExitCode.Failure);
+    expect(explainFailure(new Error("surprise"), scene)).to.include({ exitCode: ExitCode.Failure, message: "surprise" });
+  });
+});

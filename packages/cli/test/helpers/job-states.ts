@@ -1,0 +1,55 @@
+import { buildNewJob, defineJob, type JobStore } from "@stint/core";
+
+const WORKER = "cli-test-worker";
+
+/** Enqueues `count` jobs of `queue` with payloads `{ n }`; returns their ids. */
+export async function enqueueJobs(store: JobStore, queue: string, count: number): Promise<string[]> {
+  const kind = defineJob<{ n: number }>(queue);
+  const rows = Array.from({ length: count }, (_, n) => buildNewJob(kind, { n }));
+  const ids: string[] = [];
+  for (let start = 0; start < rows.length; start += 1_000) {
+    const results = await store.enqueueMany(rows.slice(start, start + 1_000));
+    ids.push(...results.map((result) => result.id));
+  }
+  return ids;
+}
+
+/** Claims every due job of `queue` (as a test worker); returns them. */
+async function claimAll(store: JobStore, queue: string, count: number) {
+  const claimed = await store.claimBatch({ queue, workerId: WORKER, limit: count, leaseMs: 60_000 });
+  if (claimed.length !== count) throw new Error(`claimed ${claimed.length} of ${count} jobs of ${queue}`);
+  return claimed;
+}
+
+/** Makes `count` new jobs of `queue` dead, each with an error; returns their ids. */
+export async function makeDeadJobs(store: JobStore, queue: string, count: number): Promise<string[]> {
+  await enqueueJobs(store, queue, count);
+  const claimed = await claimAll(store, queue, count);
+  await Promise.all(
+    claimed.map((job) =>
+      store.markDead({
+        workerId: WORKER,
+        job: { id: job.id, attempt: job.attempt },
+        failure: { message: `Error: card declined for ${job.id}\n    at charge (billing.ts:12:5)`, code: "STINT_PERMANENT" },
+      }),
+    ),
+  );
+  return claimed.map((job) => job.id);
+}
+
+/** Makes `count` new jobs of `queue` succeed now; returns their ids. */
+export async function makeSucceededJobs(store: JobStore, queue: string, count: number): Promise<string[]> {
+  await enqueueJobs(store, queue, count);
+  const claimed = await claimAll(store, queue, count);
+  await store.completeJobs({
+    workerId: WORKER,
+    jobs: claimed.map((job) => ({ id: job.id, attempt: job.attempt, resultJson: JSON.stringify({ ok: job.id }), durationMs: 7 })),
+  });
+  return claimed.map((job) => job.id);
+}
+
+/** Claims `count` new jobs of `queue` and leaves them running; returns their ids. */
+export async function makeRunningJobs(store: JobStore, queue: string, count: number): Promise<string[]> {
+  await enqueueJobs(store, queue, count);
+  return (await claimAll(store, queue, count)).map((job) => job.id);
+}

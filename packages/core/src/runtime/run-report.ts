@@ -1,0 +1,64 @@
+import type { RunCounters, RunSummary, StopReason } from "../worker/run-summary";
+import { ExitCode } from "./exit-codes";
+
+/**
+ * What `runWorkers` did: one summary per worker, their totals, what
+ * maintenance ran first, and the exit code a process should end with.
+ * Printed by the CLI as one JSON line.
+ */
+export interface RunReport {
+  readonly mode: "once" | "loop";
+  readonly exitCode: ExitCode;
+  /** The most significant stop reason over all workers. */
+  readonly stoppedBecause: StopReason;
+  /** The workers' counts added up. */
+  readonly totals: Readonly<RunCounters>;
+  readonly workers: readonly RunSummary[];
+  /** What ran before the workers (lease rescue, schedules), one line each. */
+  readonly maintenance: readonly string[];
+  readonly durationMs: number;
+  readonly error?: string;
+}
+
+const SEVERITY: readonly StopReason[] = ["drained", "max-jobs", "max-runtime", "signal", "infrastructure"];
+
+/** Folds worker summaries into a frozen {@link RunReport} with its exit code. */
+export function summarizeRun(input: {
+  readonly mode: "once" | "loop";
+  readonly summaries: readonly RunSummary[];
+  readonly durationMs: number;
+  readonly maintenance: readonly string[];
+  readonly preparationError?: string;
+}): RunReport {
+  const { summaries, mode } = input;
+  const sum = (field: keyof RunCounters): number => summaries.reduce((total, summary) => total + summary[field], 0);
+  const stoppedBecause = summaries.reduce<StopReason>(
+    (worst, summary) => (SEVERITY.indexOf(summary.stoppedBecause) > SEVERITY.indexOf(worst) ? summary.stoppedBecause : worst),
+    "drained",
+  );
+  const error = input.preparationError ?? summaries.find((summary) => summary.error !== undefined)?.error;
+  return Object.freeze({
+    mode,
+    exitCode: exitCodeFor(mode, stoppedBecause, input.preparationError !== undefined),
+    stoppedBecause,
+    totals: Object.freeze({
+      claimed: sum("claimed"),
+      succeeded: sum("succeeded"),
+      retried: sum("retried"),
+      snoozed: sum("snoozed"),
+      dead: sum("dead"),
+      leaseLost: sum("leaseLost"),
+      released: sum("released"),
+    }),
+    workers: Object.freeze([...summaries]),
+    maintenance: Object.freeze([...input.maintenance]),
+    durationMs: input.durationMs,
+    ...(error === undefined ? {} : { error }),
+  });
+}
+
+function exitCodeFor(mode: "once" | "loop", stoppedBecause: StopReason, preparationFailed: boolean): ExitCode {
+  if (stoppedBecause === "infrastructure" || preparationFailed) return ExitCode.Infrastructure;
+  if (stoppedBecause === "signal" && mode === "once") return ExitCode.Interrupted;
+  return ExitCode.Ok;
+}

@@ -1,0 +1,138 @@
+import { coerceError } from "../errors/coerce-error";
+import type { AnyQueueWorker } from "../di/register-core";
+import type { Logger } from "../logging/logger";
+import { LeaseRescuer } from "../maintenance/lease-rescuer";
+import { MaintenanceLoop } from "../maintenance/maintenance-loop";
+import { RetentionPruner, type RetentionOptions } from "../maintenance/retention-pruner";
+import { ScheduleTicker } from "../maintenance/schedule-ticker";
+import type { MaintenanceService } from "../maintenance/maintenance-service";
+import type { ScheduleDefinition } from "../schedule/define-schedule";
+import type { JobStore } from "../store/job-store";
+import type { ScheduleStore } from "../store/schedule-store";
+import { systemClock } from "../time/clock";
+import type { RunSummary } from "../worker/run-summary";
+import type { LeaderLock, WakeupSource } from "./coordination";
+import { startHealthServer } from "./health-server";
+import { summarizeRun, type RunReport } from "./run-report";
+
+/** Options of {@link runWorkers}. */
+export interface RunWorkersOptions {
+  readonly workers: readonly AnyQueueWorker[];
+  /** `once`: drain and exit (a CronJob). `loop`: run until stopped (a Deployment). */
+  readonly mode: "once" | "loop";
+  readonly store: JobStore;
+  readonly log: Logger;
+  /** Graceful stop (see `handleStopSignals`). */
+  readonly signal?: AbortSignal;
+  /** Once mode: stop claiming after this long; never claim a job whose timeout does not fit. */
+  readonly maxRuntimeMs?: number;
+  /** Once mode: claim at most this many jobs per queue. */
+  readonly maxJobs?: number;
+  /** Overrides the workers' `shutdownTimeoutMs`. */
+  readonly shutdownTimeoutMs?: number;
+  /** Periodic schedules to sync at start and to fire (once at start in once mode; by the leader in loop mode). */
+  readonly schedules?: { readonly store: ScheduleStore; readonly definitions: readonly ScheduleDefinition[] };
+  /** Loop mode: wake-ups so new jobs start within milliseconds of their commit. */
+  readonly wakeups?: WakeupSource;
+  /** Loop mode: the lock that elects the one process running maintenance. Without it, no maintenance runs. */
+  readonly leader?: LeaderLock;
+  /** Loop mode: retention of finished jobs, or `false` for none. Default 7 days / 30 days for dead. */
+  readonly retention?: RetentionOptions | false;
+  /** Loop mode: serve `/healthz` and `/readyz` on this port. */
+  readonly healthPort?: number;
+  /** Loop mode: longest idle poll interval in ms. Default 2,000. */
+  readonly pollIntervalMs?: number;
+}
+
+/**
+ * Runs workers the way a deployment runs them. **once** (a Kubernetes
+ * CronJob): rescues expired leases of its queues, enqueues due schedules,
+ * then drains every queue concurrently until no job is due or a budget is
+ * spent. **loop** (a Deployment): syncs schedules, serves health probes,
+ * runs maintenance when elected leader, and keeps every worker claiming —
+ * woken by LISTEN/NOTIFY, polling as the source of truth — until the signal
+ * aborts. Resolves with a report whose `exitCode` a process should exit with.
+ *
+ * @example
+ * ```ts
+ * const stop = handleStopSignals(log);
+ * const report = await runWorkers({ workers, mode: "once", store, log, maxRuntimeMs: 240_000, signal: stop.signal });
+ * console.log(JSON.stringify(report));
+ * process.exitCode = report.exitCode;
+ * ```
+ */
+export async function runWorkers(options: RunWorkersOptions): Promise<RunReport> {
+  const started = Date.now();
+  const queues = options.workers.map((worker) => worker.queue);
+  const ticker = options.schedules === undefined ? undefined : new ScheduleTicker(options.schedules.store, { log: options.log });
+  const preparation = await prepare(options, queues, ticker);
+  const summaries =
+    options.mode === "once" ? await runOnce(options) : await runLoop(options, queues, ticker);
+  return summarizeRun({ mode: options.mode, summaries, durationMs: Date.now() - started, ...preparation });
+}
+
+async function prepare(
+  options: RunWorkersOptions,
+  queues: readonly string[],
+  ticker: ScheduleTicker | undefined,
+): Promise<{ readonly maintenance: readonly string[]; readonly preparationError?: string }> {
+  const done: string[] = [];
+  try {
+    if (ticker !== undefined) await ticker.sync(options.schedules?.definitions ?? []);
+    if (options.mode === "once") {
+      done.push(await new LeaseRescuer(options.store, { queues }).runOnce());
+      if (ticker !== undefined) done.push(await ticker.runOnce());
+    }
+    return { maintenance: done };
+  } catch (thrown) {
+    const message = coerceError(thrown).message;
+    options.log.error(`Could not prepare the run: ${message}`);
+    return { maintenance: done, preparationError: message };
+  }
+}
+
+function runOnce(options: RunWorkersOptions): Promise<RunSummary[]> {
+  return Promise.all(
+    options.workers.map((worker) =>
+      worker.start({
+        mode: "drain",
+        ...pick(options, ["signal", "maxJobs", "maxRuntimeMs", "shutdownTimeoutMs"]),
+      }),
+    ),
+  );
+}
+
+async function runLoop(options: RunWorkersOptions, queues: readonly string[], ticker: ScheduleTicker | undefined): Promise<RunSummary[]> {
+  const stop = new AbortController();
+  const relay = (): void => stop.abort();
+  options.signal?.addEventListener("abort", relay, { once: true });
+  const health = options.healthPort === undefined ? undefined : await startHealthServer(options.healthPort, { ready: () => options.store.ping() });
+  const maintenance = options.leader === undefined ? undefined : maintenanceLoop(options, queues, ticker).run(stop.signal);
+  try {
+    return await Promise.all(
+      options.workers.map((worker) =>
+        worker.start({ mode: "loop", ...pick(options, ["signal", "wakeups", "pollIntervalMs", "shutdownTimeoutMs"]) }),
+      ),
+    );
+  } finally {
+    stop.abort();
+    options.signal?.removeEventListener("abort", relay);
+    await maintenance;
+    await health?.close();
+  }
+}
+
+function maintenanceLoop(options: RunWorkersOptions, queues: readonly string[], ticker: ScheduleTicker | undefined): MaintenanceLoop {
+  const services: MaintenanceService[] = [new LeaseRescuer(options.store)];
+  if (ticker !== undefined) services.push(ticker);
+  if (options.retention !== false) services.push(new RetentionPruner(options.store, options.retention ?? {}));
+  const log = options.log.child({ role: "maintenance", queues });
+  return new MaintenanceLoop({ leader: options.leader!, services, log, clock: systemClock });
+}
+
+function pick<K extends keyof RunWorkersOptions>(options: RunWorkersOptions, keys: readonly K[]): Partial<Pick<RunWorkersOptions, K>> {
+  const picked: Partial<Pick<RunWorkersOptions, K>> = {};
+  for (const key of keys) if (options[key] !== undefined) picked[key] = options[key];
+  return picked;
+}
+

@@ -1,0 +1,129 @@
+import { coerceError, describeError } from "../errors/coerce-error";
+import { ErrorCode } from "../errors/error-codes";
+import type { SnoozeError } from "../errors/job-errors";
+import { errorCodeOf, hasErrorCode } from "../errors/stint-error";
+import type { ClaimedJob } from "../job/job-record";
+import { serializeResult } from "../job/serialize-payload";
+import type { LogFields, Logger } from "../logging/logger";
+import type { FenceResult, JobFailure, JobStore } from "../store/job-store";
+import type { AttemptOutcome, JobHooks } from "./attempt-runner";
+import { CompletionBatcher } from "./completion-batcher";
+import type { JobContext } from "./job-context";
+import type { RunCounters } from "./run-summary";
+import type { ResolvedWorkerOptions } from "./worker-options";
+import { WriteRetrier } from "./write-retrier";
+
+/**
+ * Writes the outcome of each attempt with a fenced store call — success
+ * (group-committed), retry, snooze, release at shutdown, dead — counts it
+ * and logs one line. A write that matches no row means the lease was lost:
+ * the outcome is discarded and counted as `leaseLost`.
+ */
+export class OutcomeRecorder<T> {
+  readonly #store: JobStore;
+  readonly #workerId: string;
+  readonly #hooks: JobHooks<T>;
+  readonly #counters: RunCounters;
+  readonly #completions: CompletionBatcher;
+  /** Retries outcome writes while the lease could still be ours. */
+  readonly #writes: WriteRetrier;
+
+  constructor(store: JobStore, workerId: string, options: ResolvedWorkerOptions, hooks: JobHooks<T>, counters: RunCounters, log: Logger) {
+    this.#store = store;
+    this.#workerId = workerId;
+    this.#hooks = hooks;
+    this.#counters = counters;
+    this.#completions = new CompletionBatcher(store, workerId, options.clock, log);
+    this.#writes = new WriteRetrier(options.clock, options.leaseMs);
+  }
+
+  /** Waits until every success handed in so far is written. */
+  drain(): Promise<void> {
+    return this.#completions.drain();
+  }
+
+  /** Writes, counts and logs how one attempt ended. */
+  async record(job: ClaimedJob, outcome: AttemptOutcome<T>, ctx: JobContext): Promise<void> {
+    const fields = { durationMs: outcome.durationMs };
+    const label = `job ${job.id} (${job.queue}, attempt ${job.attempt}/${job.maxAttempts})`;
+    switch (outcome.kind) {
+      case "succeeded": {
+        const applied = await this.#completions.complete({
+          id: job.id,
+          attempt: job.attempt,
+          resultJson: serializeResult(outcome.result),
+          durationMs: Math.round(outcome.durationMs),
+        });
+        if (!applied) return this.#lost(ctx, label);
+        this.#counters.succeeded += 1;
+        ctx.log.info(`Completed job ${job.id} (${job.queue}, ${Math.round(outcome.durationMs)} ms, attempt ${job.attempt}/${job.maxAttempts})`, fields);
+        return;
+      }
+      case "unparseable":
+        return this.#markDead(ctx, outcome.error, `Job ${job.id} has an invalid payload and is dead`, fields);
+      case "interrupted":
+        if (hasErrorCode(outcome.reason, ErrorCode.Shutdown)) {
+          const released = await this.#fenced(ctx, { delayMs: 0, failure: null, spendAttempt: false });
+          if (!released.applied) return this.#lost(ctx, label);
+          this.#counters.released += 1;
+          ctx.log.warn(`Released ${label} at shutdown; its attempt is not spent`, fields);
+          return;
+        }
+        return this.#lost(ctx, label);
+      case "failed":
+        return this.#recordFailure(job, outcome, ctx, label);
+    }
+  }
+
+  async #recordFailure(job: ClaimedJob, outcome: AttemptOutcome<T> & { kind: "failed" }, ctx: JobContext, label: string): Promise<void> {
+    const fields = { durationMs: outcome.durationMs, errorCode: errorCodeOf(outcome.error) ?? ErrorCode.Unknown };
+    if (hasErrorCode(outcome.error, ErrorCode.Snooze)) {
+      const delayMs = (outcome.error as SnoozeError).delayMs;
+      const snoozed = await this.#fenced(ctx, { delayMs, failure: null, spendAttempt: false });
+      if (!snoozed.applied) return this.#lost(ctx, label);
+      this.#counters.snoozed += 1;
+      ctx.log.info(`Snoozed ${label} for ${delayMs} ms`, fields);
+      return;
+    }
+    const decision = await this.#decide(outcome.item, outcome.error, ctx);
+    const message = coerceError(outcome.error).message;
+    if (decision.action === "dead") {
+      return this.#markDead(ctx, outcome.error, `Job ${job.id} failed and is dead (${job.queue}, attempt ${job.attempt}/${job.maxAttempts}): ${message}`, fields);
+    }
+    const retried = await this.#fenced(ctx, { delayMs: decision.delayMs, failure: failureOf(outcome.error), spendAttempt: true });
+    if (!retried.applied) return this.#lost(ctx, label);
+    this.#counters.retried += 1;
+    ctx.log.warn(`Job ${job.id} failed (${job.queue}, attempt ${job.attempt}/${job.maxAttempts}): ${message}; retrying in ${decision.delayMs} ms`, fields);
+  }
+
+  async #decide(item: T, error: unknown, ctx: JobContext) {
+    try {
+      return await this.#hooks.decide(item, error, ctx);
+    } catch (thrown) {
+      ctx.log.error(`handleFailure threw (${coerceError(thrown).message}); the job is dead`);
+      return { action: "dead" } as const;
+    }
+  }
+
+  async #markDead(ctx: JobContext, error: unknown, message: string, fields: LogFields): Promise<void> {
+    const job = { id: ctx.job.id, attempt: ctx.job.attempt };
+    const result = await this.#writes.run(() => this.#store.markDead({ workerId: this.#workerId, job, failure: failureOf(error) }));
+    if (!result?.applied) return this.#lost(ctx, `job ${ctx.job.id}`);
+    this.#counters.dead += 1;
+    ctx.log.error(message, fields);
+  }
+
+  async #fenced(ctx: JobContext, retry: { delayMs: number; failure: JobFailure | null; spendAttempt: boolean }): Promise<FenceResult> {
+    const job = { id: ctx.job.id, attempt: ctx.job.attempt };
+    return (await this.#writes.run(() => this.#store.scheduleRetry({ workerId: this.#workerId, job, ...retry }))) ?? { applied: false };
+  }
+
+  #lost(ctx: JobContext, label: string): void {
+    this.#counters.leaseLost += 1;
+    ctx.log.warn(`Lost the lease on ${label}; its outcome is discarded`);
+  }
+}
+
+function failureOf(error: unknown): JobFailure {
+  return { message: describeError(error), code: errorCodeOf(error) ?? ErrorCode.Unknown };
+}

@@ -1,0 +1,44 @@
+import { ConfigError } from "../errors/config-errors";
+import type { WakeupSource } from "../runtime/coordination";
+import { integerOption, rejectUnknownOptions } from "../validation/option-checks";
+
+/** Limits of one `start()`. */
+export interface RunOptions {
+  /** Stop claiming when it aborts; in-flight jobs get `shutdownTimeoutMs`, then are given back. */
+  readonly signal?: AbortSignal;
+  /** Claim at most this many jobs, then finish. */
+  readonly maxJobs?: number;
+  /**
+   * Stop claiming after this many ms, and never claim a job whose
+   * `timeoutMs` does not fit in the time left (jobs without a timeout are
+   * assumed to fit). At the deadline, running jobs are treated as at shutdown.
+   */
+  readonly maxRuntimeMs?: number;
+  /**
+   * `drain` (default): return once no job is due. `loop`: wait for more —
+   * woken by `wakeups` when given, and polling every `pollIntervalMs` at
+   * the latest either way.
+   */
+  readonly mode?: "drain" | "loop";
+  /** Wake-ups that end an idle wait early (loop mode). */
+  readonly wakeups?: WakeupSource;
+  /** Longest idle wait between polls in loop mode, in ms. Default 2,000. */
+  readonly pollIntervalMs?: number;
+  /** Overrides the worker's `shutdownTimeoutMs` for this run. */
+  readonly shutdownTimeoutMs?: number;
+}
+
+
+const KNOWN = ["signal", "maxJobs", "maxRuntimeMs", "mode", "wakeups", "pollIntervalMs", "shutdownTimeoutMs"];
+
+/** Checks the options of one `start()`; a bad one throws a `ConfigError` naming it. */
+export function validateRunOptions(options: RunOptions): void {
+  rejectUnknownOptions("start", options, KNOWN);
+  if (options.maxJobs !== undefined) integerOption("maxJobs", options.maxJobs, 1, Number.MAX_SAFE_INTEGER);
+  if (options.maxRuntimeMs !== undefined) integerOption("maxRuntimeMs", options.maxRuntimeMs, 1, 2_147_483_647);
+  if (options.shutdownTimeoutMs !== undefined) integerOption("shutdownTimeoutMs", options.shutdownTimeoutMs, 0, 86_400_000);
+  if (options.pollIntervalMs !== undefined) integerOption("pollIntervalMs", options.pollIntervalMs, 10, 3_600_000);
+  if (options.mode !== undefined && options.mode !== "drain" && options.mode !== "loop") {
+    throw new ConfigError("mode", `must be "drain" or "loop", got ${JSON.stringify(options.mode)}`);
+  }
+}

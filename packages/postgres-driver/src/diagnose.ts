@@ -1,0 +1,239 @@
+import { assertSqlIdentifier, coerceError, integerOption, rejectUnknownOptions } from "@stint/core";
+import type { Kysely } from "kysely";
+import { interpretError } from "./interpret-error";
+import { readIdleInTransaction } from "./queries/diagnose-idle-in-transaction";
+import { EXPECTED_INDEXES, readIndexes } from "./queries/diagnose-indexes";
+import { readOldestTransaction } from "./queries/diagnose-oldest-transaction";
+import { readSchemaVersion } from "./queries/diagnose-schema-status";
+import { readStuckLeases } from "./queries/diagnose-stuck-leases";
+import { readTableHealth } from "./queries/diagnose-table-health";
+import { readWakeupTrigger } from "./queries/diagnose-wakeup-trigger";
+import { MIGRATIONS } from "./schema/migrations/all-migrations";
+
+/** How bad a failed check is: `error` means stint cannot work as intended. */
+export type DiagnosisSeverity = "error" | "warning" | "info";
+
+/** One finding of {@link diagnose}. A passing check has severity `info`. */
+export interface DiagnosisCheck {
+  /** Stable kebab-case name, e.g. `stuck-leases`. */
+  readonly name: string;
+  readonly ok: boolean;
+  readonly severity: DiagnosisSeverity;
+  /** One or two sentences for an operator, with numbers. */
+  readonly detail: string;
+}
+
+/** What {@link diagnose} found, in a fixed order. */
+export interface Diagnosis {
+  readonly checks: readonly DiagnosisCheck[];
+}
+
+/** Thresholds of {@link diagnose}. */
+export interface DiagnoseOptions {
+  /** A running job's lease must have expired this long ago to count as stuck. Default 300 000 (5 min). */
+  readonly stuckLeaseGraceMs?: number;
+  /** A transaction open this long holds back vacuum. Default 300 000 (5 min). */
+  readonly longTransactionMs?: number;
+  /** A stint session idle inside a transaction this long is reported. Default 10 000. */
+  readonly idleInTransactionMs?: number;
+  /** `application_name` prefix of stint's sessions. Default `"stint"`. */
+  readonly applicationNamePrefix?: string;
+}
+
+/** Whether a schema exists and how far it is migrated. */
+export interface SchemaStatus {
+  readonly exists: boolean;
+  /** Highest applied migration; 0 when none. */
+  readonly version: number;
+  /** Highest migration this version of stint knows. */
+  readonly latest: number;
+}
+
+const OPTION_KEYS = ["stuckLeaseGraceMs", "longTransactionMs", "idleInTransactionMs", "applicationNamePrefix"];
+const LATEST = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
+/** Dead rows worth a warning: more than this many, and more than {@link DEAD_ROW_RATIO} of the live ones. */
+const DEAD_ROW_FLOOR = 10_000;
+const DEAD_ROW_RATIO = 0.2;
+
+/**
+ * Whether `schema` exists and which migration it is at, next to the latest
+ * one this stint knows — so a CLI can say "schema stint is missing — run
+ * `stint migrate`" before anything else fails.
+ *
+ * @example
+ * ```ts
+ * const { exists, version, latest } = await schemaStatus(db, "stint");
+ * if (!exists || version < latest) console.error("run `stint migrate`");
+ * ```
+ */
+export async function schemaStatus(db: Kysely<any>, schema: string): Promise<SchemaStatus> {
+  assertSqlIdentifier(schema, "schema");
+  try {
+    const { exists, version } = await readSchemaVersion(db, schema);
+    return Object.freeze({ exists, version, latest: LATEST });
+  } catch (thrown) {
+    throw interpretError(thrown, `schema status of "${schema}"`);
+  }
+}
+
+/**
+ * Health checks for `stint doctor`, each a `{ name, ok, severity, detail }`:
+ *
+ * - `schema` — the schema exists (error; nothing else is checked without it);
+ * - `migrations` — migrated up to the latest version (error when behind,
+ *   warning when ahead of this stint);
+ * - `indexes` — every index the migrations create exists and is valid
+ *   (`pg_index.indisvalid`; error);
+ * - `wakeup-trigger` — the NOTIFY trigger on `jobs` exists and is enabled (warning);
+ * - `stuck-leases` — running jobs whose lease expired more than
+ *   `stuckLeaseGraceMs` ago (warning: nothing rescues them);
+ * - `jobs-bloat` — dead vs live tuples of `jobs` and its last vacuum (warning);
+ * - `oldest-transaction` — transactions in the database open longer than
+ *   `longTransactionMs`, which hold back vacuum for everyone (warning);
+ * - `idle-in-transaction` — stint sessions idle inside a transaction (warning).
+ *
+ * A check that cannot run (say, for lack of privileges) is reported as a
+ * failed warning with the reason; an unreachable database rejects.
+ *
+ * @example
+ * ```ts
+ * const { checks } = await diagnose(db, "stint", { stuckLeaseGraceMs: 60_000 });
+ * for (const check of checks) console.log(check.ok ? "ok  " : check.severity, check.name, check.detail);
+ * ```
+ */
+export async function diagnose(db: Kysely<any>, schema: string, options: DiagnoseOptions = {}): Promise<Diagnosis> {
+  rejectUnknownOptions("diagnose", options, OPTION_KEYS);
+  const graceMs = integerOption("stuckLeaseGraceMs", options.stuckLeaseGraceMs ?? 300_000, 0, Number.MAX_SAFE_INTEGER);
+  const longMs = integerOption("longTransactionMs", options.longTransactionMs ?? 300_000, 0, Number.MAX_SAFE_INTEGER);
+  const idleMs = integerOption("idleInTransactionMs", options.idleInTransactionMs ?? 10_000, 0, Number.MAX_SAFE_INTEGER);
+  const prefix = options.applicationNamePrefix ?? "stint";
+  const status = await schemaStatus(db, schema);
+  if (!status.exists) {
+    return freeze([fail("schema", "error", `schema ${schema} is missing — run \`stint migrate\` to create it`)]);
+  }
+  const checks = [pass("schema", `schema ${schema} exists`), migrationsCheck(schema, status)];
+  if (status.version >= 1) {
+    checks.push(await attempt("indexes", "error", () => indexesCheck(db, schema, status.version)));
+    if (status.version >= 2) checks.push(await attempt("wakeup-trigger", "warning", () => triggerCheck(db, schema)));
+    checks.push(await attempt("stuck-leases", "warning", () => stuckLeasesCheck(db, schema, graceMs)));
+    checks.push(await attempt("jobs-bloat", "warning", () => bloatCheck(db, schema)));
+  }
+  checks.push(await attempt("oldest-transaction", "warning", () => oldestTransactionCheck(db, longMs)));
+  checks.push(await attempt("idle-in-transaction", "warning", () => idleInTransactionCheck(db, prefix, idleMs)));
+  return freeze(checks);
+}
+
+function migrationsCheck(schema: string, status: SchemaStatus): DiagnosisCheck {
+  const versions = `at migration ${status.version}, latest is ${status.latest}`;
+  if (status.version < status.latest) return fail("migrations", "error", `schema ${schema} is ${versions} — run \`stint migrate\``);
+  if (status.version > status.latest) {
+    return fail("migrations", "warning", `schema ${schema} is ${versions}: it was migrated by a newer stint — upgrade this one`);
+  }
+  return pass("migrations", `schema ${schema} is ${versions}`);
+}
+
+async function indexesCheck(db: Kysely<any>, schema: string, version: number): Promise<DiagnosisCheck> {
+  const found = new Map((await readIndexes(db, schema)).map((index) => [index.name, index]));
+  const expected = EXPECTED_INDEXES.filter((index) => index.since <= version);
+  const missing = expected.filter((index) => !found.has(index.name)).map((index) => `${index.table}.${index.name}`);
+  const invalid = expected
+    .filter((index) => found.get(index.name)?.valid === false || found.get(index.name)?.ready === false)
+    .map((index) => `${index.table}.${index.name}`);
+  if (missing.length === 0 && invalid.length === 0) return pass("indexes", `all ${expected.length} indexes exist and are valid`);
+  const problems = [
+    ...(missing.length === 0 ? [] : [`missing: ${missing.join(", ")}`]),
+    ...(invalid.length === 0 ? [] : [`invalid (a failed concurrent build; drop and re-create it): ${invalid.join(", ")}`]),
+  ];
+  return fail("indexes", "error", `${problems.join("; ")} — queries fall back to scanning the table`);
+}
+
+async function triggerCheck(db: Kysely<any>, schema: string): Promise<DiagnosisCheck> {
+  const state = await readWakeupTrigger(db, schema);
+  if (state === "enabled") return pass("wakeup-trigger", "new due jobs wake listening workers (trigger jobs_notify_inserted)");
+  return fail("wakeup-trigger", "warning", `trigger jobs_notify_inserted is ${state}: idle workers only find new jobs when they poll`);
+}
+
+async function stuckLeasesCheck(db: Kysely<any>, schema: string, graceMs: number): Promise<DiagnosisCheck> {
+  const stuck = await readStuckLeases(db, schema, graceMs);
+  if (stuck.count === 0) return pass("stuck-leases", `no running job's lease expired more than ${duration(graceMs)} ago`);
+  const ids = `${stuck.sampleIds.join(", ")}${stuck.count > stuck.sampleIds.length ? ", …" : ""}`;
+  return fail(
+    "stuck-leases",
+    "warning",
+    `${stuck.count} running job(s) whose lease expired more than ${duration(graceMs)} ago ` +
+      `(oldest ${duration(stuck.oldestExpiredMs ?? 0)} ago; ids ${ids}): ` +
+      "nothing rescued them — is a process with the maintenance duties running?",
+  );
+}
+
+async function bloatCheck(db: Kysely<any>, schema: string): Promise<DiagnosisCheck> {
+  const health = await readTableHealth(db, schema);
+  if (health === undefined) return pass("jobs-bloat", "no statistics for jobs yet");
+  const { liveRows, deadRows } = health;
+  const share = liveRows + deadRows === 0 ? 0 : deadRows / (liveRows + deadRows);
+  const vacuumed = health.lastVacuumAgeMs === null ? "never vacuumed" : `last vacuumed ${duration(health.lastVacuumAgeMs)} ago`;
+  const detail =
+    `jobs has ${liveRows} live and ${deadRows} dead rows (${(share * 100).toFixed(1)}% dead), ` +
+    `${(health.totalBytes / 1_048_576).toFixed(1)} MiB with indexes, ${vacuumed}`;
+  if (deadRows > DEAD_ROW_FLOOR && deadRows > DEAD_ROW_RATIO * liveRows) {
+    return fail("jobs-bloat", "warning", `${detail}: autovacuum is not keeping up — look for long transactions, or run VACUUM`);
+  }
+  return pass("jobs-bloat", detail);
+}
+
+async function oldestTransactionCheck(db: Kysely<any>, longMs: number): Promise<DiagnosisCheck> {
+  const { oldest, oldPrepared } = await readOldestTransaction(db, longMs);
+  const problems: string[] = [];
+  if (oldest !== undefined && oldest.ageMs > longMs) {
+    problems.push(
+      `pid ${oldest.pid} (${oldest.applicationName || "no application_name"}, ${oldest.state ?? "state hidden"}) ` +
+        `has had a transaction open for ${duration(oldest.ageMs)}`,
+    );
+  }
+  if (oldPrepared > 0) problems.push(`${oldPrepared} prepared transaction(s) older than ${duration(longMs)}`);
+  if (problems.length > 0) {
+    return fail("oldest-transaction", "warning", `${problems.join("; ")}: vacuum cannot remove dead rows newer than it, in any table`);
+  }
+  const age = oldest === undefined ? "no other transaction is open" : `the oldest open transaction is ${duration(oldest.ageMs)} old`;
+  return pass("oldest-transaction", age);
+}
+
+async function idleInTransactionCheck(db: Kysely<any>, prefix: string, idleMs: number): Promise<DiagnosisCheck> {
+  const idle = await readIdleInTransaction(db, prefix, idleMs);
+  if (idle.length === 0) return pass("idle-in-transaction", `no ${prefix} session is idle inside a transaction`);
+  const sessions = idle.map((session) => `pid ${session.pid} (${session.applicationName}, ${duration(session.idleMs)})`);
+  return fail(
+    "idle-in-transaction",
+    "warning",
+    `${idle.length} ${prefix} session(s) idle inside a transaction: ${sessions.join(", ")} — they hold locks and vacuum back`,
+  );
+}
+
+/** Runs a check; a check that cannot run is a failed one, with the reason. */
+async function attempt(name: string, severity: DiagnosisSeverity, check: () => Promise<DiagnosisCheck>): Promise<DiagnosisCheck> {
+  try {
+    return await check();
+  } catch (thrown) {
+    return fail(name, severity, `could not check: ${coerceError(interpretError(thrown, name)).message}`);
+  }
+}
+
+function pass(name: string, detail: string): DiagnosisCheck {
+  return Object.freeze({ name, ok: true, severity: "info", detail });
+}
+
+function fail(name: string, severity: DiagnosisSeverity, detail: string): DiagnosisCheck {
+  return Object.freeze({ name, ok: false, severity, detail });
+}
+
+function freeze(checks: readonly DiagnosisCheck[]): Diagnosis {
+  return Object.freeze({ checks: Object.freeze([...checks]) });
+}
+
+/** `950 ms`, `42 s`, `12 min`, `3.5 h`. */
+function duration(ms: number): string {
+  if (ms < 1_000) return `${Math.round(ms)} ms`;
+  if (ms < 120_000) return `${Math.round(ms / 1_000)} s`;
+  if (ms < 7_200_000) return `${Math.round(ms / 60_000)} min`;
+  return `${(ms / 3_600_000).toFixed(1)} h`;
+}

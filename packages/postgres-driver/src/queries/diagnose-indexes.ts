@@ -1,0 +1,61 @@
+import { sql, type Kysely } from "kysely";
+
+/** An index the migrations create, and the version that creates it. */
+export interface ExpectedIndex {
+  readonly table: string;
+  readonly name: string;
+  readonly since: number;
+}
+
+/** Every index the migrations create (a test checks this against a freshly migrated schema). */
+export const EXPECTED_INDEXES: readonly ExpectedIndex[] = Object.freeze([
+  { table: "jobs", name: "jobs_pkey", since: 1 },
+  { table: "jobs", name: "jobs_claim_idx", since: 1 },
+  { table: "jobs", name: "jobs_lease_idx", since: 1 },
+  { table: "jobs", name: "jobs_dedupe_key_idx", since: 1 },
+  { table: "jobs", name: "jobs_finished_idx", since: 1 },
+  { table: "migrations", name: "migrations_pkey", since: 1 },
+  { table: "schedules", name: "schedules_pkey", since: 2 },
+  { table: "schedules", name: "schedules_due_idx", since: 2 },
+]);
+
+/** An index found in the schema. */
+export interface IndexState {
+  readonly table: string;
+  readonly name: string;
+  /** False after a failed `CREATE INDEX CONCURRENTLY` or `REINDEX CONCURRENTLY`: the planner ignores it. */
+  readonly valid: boolean;
+  /** False while a concurrent build has not reached the point where writes maintain it. */
+  readonly ready: boolean;
+}
+
+/**
+ * Every index of the schema's tables with its `pg_index.indisvalid` and
+ * `indisready` flags, by name.
+ *
+ * ### SQL
+ * ```sql
+ * SELECT t.relname AS table_name, c.relname AS index_name, i.indisvalid AS valid, i.indisready AS ready
+ *   FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid
+ *   JOIN pg_namespace n ON n.oid = t.relnamespace
+ *  WHERE n.nspname = $1 ORDER BY c.relname
+ * ```
+ *
+ * @example
+ * ```ts
+ * const broken = (await readIndexes(db, "stint")).filter((index) => !index.valid);
+ * ```
+ */
+export async function readIndexes(executor: Kysely<any>, schema: string): Promise<readonly IndexState[]> {
+  const { rows } = await sql<{ table_name: string; index_name: string; valid: boolean; ready: boolean }>`SELECT
+       t.relname AS table_name, c.relname AS index_name, i.indisvalid AS valid, i.indisready AS ready
+  FROM pg_index i
+  JOIN pg_class c ON c.oid = i.indexrelid
+  JOIN pg_class t ON t.oid = i.indrelid
+  JOIN pg_namespace n ON n.oid = t.relnamespace
+ WHERE n.nspname = ${schema}
+ ORDER BY c.relname COLLATE "C"`.execute(executor);
+  return Object.freeze(
+    rows.map((row) => Object.freeze({ table: row.table_name, name: row.index_name, valid: row.valid, ready: row.ready })),
+  );
+}

@@ -1,0 +1,127 @@
+import { ConfigError, type NewJob, type ScheduleFire, type SchedulePlan, type ScheduleRecord } from "@stint/core";
+import { sql, type Kysely } from "kysely";
+import { enqueueMany } from "./enqueue-many";
+import { SCHEDULE_COLUMNS, scheduleDedupeKey, schedulesTable, toScheduleRecord, type ScheduleRow } from "./schedule-row";
+
+/** What {@link fireDueSchedules} takes. */
+export interface FireDueSchedulesParams {
+  /** At most this many schedules per call. */
+  readonly limit: number;
+  /** Which fires to enqueue and the next fire time; pure, called with the database's `now()`. */
+  readonly plan: (schedule: ScheduleRecord, now: Date) => SchedulePlan;
+}
+
+interface PlannedSchedule {
+  readonly record: ScheduleRecord;
+  readonly plan: SchedulePlan;
+}
+
+/**
+ * One tick of the schedules, in one transaction on one connection:
+ *
+ * 1. lock up to `limit` enabled schedules whose `next_run_at` has passed,
+ *    skipping those another process holds (`schedules_due_idx`);
+ * 2. ask `plan` (plain JavaScript) which fires each one owes and when it
+ *    fires next — `nextRunAt` must be after the database's `now()`;
+ * 3. enqueue every fire with `enqueueMany`, dedupe key
+ *    `schedule:<name>:<fire ISO time>`, `run_at` = the fire time;
+ * 4. advance `next_run_at` (and `last_fired_at` to the latest fire), and commit.
+ *
+ * A process that reaches a row after another one committed sees its new
+ * `next_run_at` (the lock rechecks the condition) and skips it, so any
+ * number of processes ticking at once enqueue each fire once; the dedupe
+ * key guards the rest (a fire whose job is still active comes back as a
+ * duplicate). If `plan` throws, nothing is written.
+ *
+ * ### SQL
+ * ```sql
+ * BEGIN;
+ * SELECT name, queue, cron, …, now() AS db_now FROM "stint"."schedules"
+ *  WHERE enabled AND next_run_at <= now()
+ *  ORDER BY next_run_at LIMIT $1 FOR UPDATE SKIP LOCKED;
+ * -- enqueueMany(…) with the fires
+ * UPDATE "stint"."schedules" AS s
+ *    SET next_run_at = fired.next_run_at, last_fired_at = coalesce(fired.last_fired_at, s.last_fired_at), updated_at = now()
+ *   FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[]) AS fired(name, next_run_at, last_fired_at)
+ *  WHERE s.name = fired.name;
+ * COMMIT;
+ * ```
+ *
+ * @example
+ * ```ts
+ * const fires = await fireDueSchedules(db, "stint", { limit: 100, plan: (schedule, now) => planFires(schedule, now) });
+ * ```
+ */
+export async function fireDueSchedules(
+  db: Kysely<any>,
+  schema: string,
+  params: FireDueSchedulesParams,
+): Promise<readonly ScheduleFire[]> {
+  const schedules = schedulesTable(schema);
+  return db.transaction().execute(async (trx) => {
+    const { rows } = await sql<ScheduleRow & { db_now: Date }>`SELECT ${SCHEDULE_COLUMNS}, now() AS db_now
+  FROM ${schedules}
+ WHERE enabled AND next_run_at <= now()
+ ORDER BY next_run_at
+ LIMIT ${params.limit}::integer
+ FOR UPDATE SKIP LOCKED`.execute(trx);
+    if (rows.length === 0) return Object.freeze([]);
+    const planned = rows.map((row): PlannedSchedule => {
+      const record = toScheduleRecord(row);
+      return { record, plan: checkedPlan(params.plan(record, row.db_now), record, row.db_now) };
+    });
+    const jobs = planned.flatMap(({ record, plan }) => plan.fires.map((fireAt) => fireJob(record, fireAt)));
+    const results = jobs.length === 0 ? [] : await enqueueMany(trx, schema, jobs);
+    await sql`UPDATE ${schedules} AS s
+   SET next_run_at = fired.next_run_at, last_fired_at = coalesce(fired.last_fired_at, s.last_fired_at), updated_at = now()
+  FROM unnest(${planned.map(({ record }) => record.name)}::text[],
+              ${planned.map(({ plan }) => plan.nextRunAt)}::timestamptz[],
+              ${planned.map(({ plan }) => latest(plan.fires))}::timestamptz[]) AS fired(name, next_run_at, last_fired_at)
+ WHERE s.name = fired.name`.execute(trx);
+    let index = 0;
+    const fires = planned.flatMap(({ record, plan }) =>
+      plan.fires.map((fireAt): ScheduleFire => {
+        const result = results[index++];
+        if (result === undefined) throw new Error(`enqueueMany returned no result for fire ${index} of ${jobs.length}`);
+        return Object.freeze({ schedule: record.name, fireAt, jobId: result.id, duplicate: result.duplicate });
+      }),
+    );
+    return Object.freeze(fires);
+  });
+}
+
+function fireJob(record: ScheduleRecord, fireAt: Date): NewJob {
+  return {
+    queue: record.queue,
+    payloadJson: record.payloadJson,
+    priority: record.priority,
+    maxAttempts: record.maxAttempts,
+    timeoutMs: record.timeoutMs,
+    runAt: fireAt,
+    delayMs: 0,
+    dedupeKey: scheduleDedupeKey(record.name, fireAt),
+  };
+}
+
+function latest(fires: readonly Date[]): Date | null {
+  return fires.reduce<Date | null>((max, fireAt) => (max === null || fireAt > max ? fireAt : max), null);
+}
+
+function checkedPlan(plan: SchedulePlan, record: ScheduleRecord, now: Date): SchedulePlan {
+  const where = `plan(${JSON.stringify(record.name)})`;
+  if (typeof plan !== "object" || plan === null || !Array.isArray(plan.fires)) {
+    throw new ConfigError(where, "must return { fires: Date[], nextRunAt: Date }");
+  }
+  if (!plan.fires.every(isValidDate)) throw new ConfigError(`${where}.fires`, "must hold valid Dates only");
+  if (!isValidDate(plan.nextRunAt) || plan.nextRunAt <= now) {
+    throw new ConfigError(
+      `${where}.nextRunAt`,
+      `must be a valid Date after the database's now (${now.toISOString()}), got ${String(plan.nextRunAt)}`,
+    );
+  }
+  return plan;
+}
+
+function isValidDate(value: unknown): value is Date {
+  return value instanceof Date && !Number.isNaN(value.getTime());
+}

@@ -1,0 +1,111 @@
+import { InfrastructureError } from "@stint/core";
+import { sql, type Kysely, type RawBuilder } from "kysely";
+import { isUniqueViolation } from "../interpret-error";
+import { wakeupChannel } from "../wakeup-channel";
+import { isActive, MAX_DEDUPE_TRIES } from "./active-states";
+import { jobsTable } from "./job-row";
+
+/** What {@link retryDeadJobs} takes. */
+export interface RetryDeadJobsParams {
+  readonly queue: string;
+  /** At most this many jobs per call. */
+  readonly limit: number;
+}
+
+/**
+ * Runs up to `limit` dead jobs of a queue again now, each as `retryJob`
+ * would (`queued`, `run_at = now()`, `max_attempts = attempts +
+ * max_attempts`, lease and `finished_at` cleared), oldest death first, in
+ * one statement; returns how many it queued and wakes the queue's
+ * listeners when there were any.
+ *
+ * A dead job whose dedupe key an active job of the queue now holds is left
+ * dead (where `retryJob` refuses loudly); of several dead jobs sharing a
+ * free key, only the one that died last is queued. Candidates come from
+ * `jobs_finished_idx` and are locked `FOR UPDATE SKIP LOCKED`, rechecking
+ * that they are still dead. When an enqueue takes a key at the same moment
+ * (a unique violation), the statement runs again, at most
+ * `MAX_DEDUPE_TRIES` times.
+ *
+ * ### SQL
+ * ```sql
+ * WITH eligible AS MATERIALIZED (
+ *   SELECT id, dedupe_key, finished_at FROM "stint"."jobs" AS dead
+ *    WHERE queue = $1 AND state = 'dead'
+ *      AND NOT EXISTS (SELECT 1 FROM "stint"."jobs" AS holder WHERE holder.queue = dead.queue
+ *                         AND holder.dedupe_key = dead.dedupe_key AND holder.state IN ('queued', 'running', 'failed'))
+ *    ORDER BY finished_at LIMIT $2),
+ * picked AS MATERIALIZED (
+ *   SELECT id FROM "stint"."jobs"
+ *    WHERE id = ANY(ARRAY(SELECT id FROM (SELECT id, dedupe_key, row_number() OVER (PARTITION BY dedupe_key
+ *                                          ORDER BY finished_at DESC, id DESC) AS rank FROM eligible) AS ranked
+ *                          WHERE dedupe_key IS NULL OR rank = 1))
+ *      AND state = 'dead'
+ *    FOR UPDATE SKIP LOCKED),
+ * retried AS (
+ *   UPDATE "stint"."jobs" AS jobs SET state = 'queued', run_at = now(), max_attempts = attempts + max_attempts,
+ *          locked_by = NULL, locked_until = NULL, finished_at = NULL, updated_at = now()
+ *     FROM picked WHERE jobs.id = picked.id RETURNING jobs.id),
+ * notified AS (SELECT pg_notify($3, $1) FROM (SELECT 1 FROM retried LIMIT 1) AS any_retried)
+ * SELECT (SELECT count(*) FROM retried) AS retried, (SELECT count(*) FROM notified) AS notified
+ * ```
+ *
+ * @example
+ * ```ts
+ * const queued = await retryDeadJobs(db, "stint", { queue: "send-invoice", limit: 500 });
+ * ```
+ */
+export async function retryDeadJobs(executor: Kysely<any>, schema: string, params: RetryDeadJobsParams): Promise<number> {
+  const statement = retryDeadJobsStatement(schema, params);
+  for (let tries = 1; ; tries += 1) {
+    try {
+      const { rows } = await statement.execute(executor);
+      return Number(rows[0]?.retried ?? 0);
+    } catch (thrown) {
+      if (!isUniqueViolation(thrown)) throw thrown;
+      if (tries >= MAX_DEDUPE_TRIES) {
+        throw new InfrastructureError(
+          `retryDeadJobs gave up after ${MAX_DEDUPE_TRIES} tries: dedupe keys of queue "${params.queue}" kept being taken by new jobs`,
+          { cause: thrown },
+        );
+      }
+    }
+  }
+}
+
+function retryDeadJobsStatement(schema: string, params: RetryDeadJobsParams): RawBuilder<{ retried: string }> {
+  const jobs = jobsTable(schema);
+  return sql<{ retried: string }>`WITH eligible AS MATERIALIZED (
+  SELECT dead.id, dead.dedupe_key, dead.finished_at FROM ${jobs} AS dead
+   WHERE dead.queue = ${params.queue} AND dead.state = 'dead'
+     AND NOT EXISTS (
+       SELECT 1 FROM ${jobs} AS holder
+        WHERE holder.queue = dead.queue AND holder.dedupe_key = dead.dedupe_key AND ${isActive(sql.ref("holder.state"))}
+     )
+   ORDER BY dead.finished_at
+   LIMIT ${params.limit}::integer
+),
+picked AS MATERIALIZED (
+  SELECT id FROM ${jobs}
+   WHERE id = ANY(ARRAY(
+           SELECT ranked.id FROM (
+             SELECT id, dedupe_key, row_number() OVER (PARTITION BY dedupe_key ORDER BY finished_at DESC, id DESC) AS rank
+               FROM eligible
+           ) AS ranked
+            WHERE ranked.dedupe_key IS NULL OR ranked.rank = 1))
+     AND state = 'dead'
+   FOR UPDATE SKIP LOCKED
+),
+retried AS (
+  UPDATE ${jobs} AS jobs
+     SET state = 'queued', run_at = now(), max_attempts = jobs.attempts + jobs.max_attempts,
+         locked_by = NULL, locked_until = NULL, finished_at = NULL, updated_at = now()
+    FROM picked
+   WHERE jobs.id = picked.id
+  RETURNING jobs.id
+),
+notified AS (
+  SELECT pg_notify(${wakeupChannel(schema)}, ${params.queue}) FROM (SELECT 1 FROM retried LIMIT 1) AS any_retried
+)
+SELECT (SELECT count(*) FROM retried) AS retried, (SELECT count(*) FROM notified) AS notified`;
+}

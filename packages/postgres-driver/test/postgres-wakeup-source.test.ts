@@ -1,0 +1,177 @@
+import { ConfigError } from "@stint/core";
+import { expect } from "chai";
+import { sql } from "kysely";
+import { PostgresWakeupSource, wakeupChannel } from "../src";
+import { createTestSchema, type TestSchema } from "../src/testing";
+import { newJob, rejectionOf } from "./conformance/conformance-harness";
+import { eventually } from "./support/eventually";
+import { startFreezableProxy } from "./support/freezable-proxy";
+
+describe("PostgresWakeupSource", () => {
+  let test: TestSchema;
+  let wakeups: PostgresWakeupSource;
+  let woken: string[];
+  let errors: Error[];
+  let applicationName: string;
+
+  beforeEach(async () => {
+    test = await createTestSchema();
+    applicationName = `${test.schema}:listen`;
+    woken = [];
+    errors = [];
+    wakeups = new PostgresWakeupSource({
+      connectionString: test.connectionString,
+      schema: test.schema,
+      applicationName,
+      reconnectMinDelayMs: 20,
+      onError: (error) => errors.push(error),
+    });
+  });
+  afterEach(async () => {
+    await wakeups.close();
+    await test.drop();
+  });
+
+  async function listenerPids(): Promise<number[]> {
+    const { rows } = await sql<{ pid: number }>`SELECT pid FROM pg_stat_activity
+      WHERE application_name = ${applicationName}`.execute(test.db);
+    return rows.map((row) => row.pid);
+  }
+
+  /**
+   * Sends a notification for `queue` from another connection and waits for
+   * it: notifications arrive in commit order, so anything committed before
+   * it has been delivered by then — no sleeping needed to prove a wake-up did not come.
+   */
+  async function flush(queue = "sentinel"): Promise<void> {
+    const before = woken.filter((name) => name === queue).length;
+    await sql`SELECT pg_notify(${wakeupChannel(test.schema)}, ${queue})`.execute(test.db);
+    await eventually(() => woken.filter((name) => name === queue).length > before, 10_000, `the ${queue} notification`);
+  }
+
+  it("connects only on the first subscribe, and close() ends the connection", async () => {
+    expect(await listenerPids()).to.deep.equal([]);
+    expect(wakeups.listening).to.equal(false);
+    await wakeups.subscribe(["mail"], (queue) => woken.push(queue));
+    expect(await listenerPids()).to.have.length(1);
+    expect(wakeups.listening).to.equal(true);
+    await wakeups.close();
+    await eventually(async () => (await listenerPids()).length === 0, 10_000, "the listener to disconnect");
+    expect(await rejectionOf(wakeups.subscribe(["mail"], () => undefined))).to.be.instanceOf(ConfigError);
+  });
+
+  it("wakes a subscriber once an enqueue commits, not before", async () => {
+    await wakeups.subscribe(["mail", "sentinel"], (queue) => woken.push(queue));
+    await test.db.transaction().execute(async (trx) => {
+      await test.store.enqueue(newJob("mail", { n: 1 }), trx);
+      await flush();
+      expect(woken).to.not.include("mail");
+    });
+    await eventually(() => woken.includes("mail"), 10_000, "the mail wake-up");
+  });
+
+  it("does not wake for rolled-back enqueues, jobs not due yet, or queues nobody subscribed to", async () => {
+    await wakeups.subscribe(["mail", "sentinel"], (queue) => woken.push(queue));
+    await rejectionOf(
+      test.db.transaction().execute(async (trx) => {
+        await test.store.enqueue(newJob("mail", {}), trx);
+        throw new Error("roll back");
+      }),
+    );
+    await test.store.enqueue(newJob("mail", {}, { delayMs: 3_600_000 }));
+    await test.store.enqueue(newJob("sms", {}));
+    await flush();
+    expect(woken).to.deep.equal(["sentinel"]);
+  });
+
+  it("wakes each subscribed queue of a batch, and every subscriber of it", async () => {
+    const others: string[] = [];
+    await wakeups.subscribe(["mail", "sms", "sentinel"], (queue) => woken.push(queue));
+    const second = await wakeups.subscribe(["sms"], (queue) => others.push(queue));
+    await test.store.enqueueMany([newJob("mail", { n: 1 }), newJob("sms", { n: 2 }), newJob("mail", { n: 3 }), newJob("push", {})]);
+    await flush();
+    expect(woken.filter((queue) => queue !== "sentinel").sort()).to.deep.equal(["mail", "sms"]);
+    expect(others).to.deep.equal(["sms"]);
+    await second.close();
+    await test.store.enqueue(newJob("sms", {}));
+    await flush();
+    expect(others).to.deep.equal(["sms"]);
+  });
+
+  it("wakes the queue when finished jobs are retried, one by one or in bulk", async () => {
+    await wakeups.subscribe(["mail", "sentinel"], (queue) => woken.push(queue));
+    const { id } = await test.store.enqueue(newJob("mail", {}, { delayMs: 3_600_000 }));
+    await test.store.cancelJob({ id });
+    await flush();
+    expect(woken).to.not.include("mail");
+    expect(await test.store.retryJob({ id })).to.equal(true);
+    await eventually(() => woken.includes("mail"), 10_000, "the wake-up of the retried job");
+
+    await test.store.enqueue(newJob("sms", {}));
+    const [job] = await test.store.claimBatch({ queue: "sms", workerId: "w", limit: 1, leaseMs: 60_000 });
+    await test.store.markDead({ workerId: "w", job: job!, failure: { message: "no", code: null } });
+    await flush();
+    await wakeups.subscribe(["sms"], (queue) => woken.push(queue));
+    expect(await test.store.retryDeadJobs({ queue: "sms", limit: 10 })).to.equal(1);
+    await eventually(() => woken.includes("sms"), 10_000, "the wake-up of the bulk retry");
+  });
+
+  it("reconnects after its connection is terminated, wakes every subscriber, and keeps waking", async () => {
+    await wakeups.subscribe(["mail"], (queue) => woken.push(queue));
+    const [pid] = await listenerPids();
+    await sql`SELECT pg_terminate_backend(${pid}::integer)`.execute(test.db);
+    await eventually(() => woken.includes("mail"), 10_000, "the catch-up wake-up after reconnecting");
+    const [newPid] = await eventually(async () => {
+      const pids = await listenerPids();
+      return pids.length === 1 && pids[0] !== pid ? pids : undefined;
+    }, 10_000, "a new listener connection");
+    expect(newPid).to.not.equal(pid);
+    expect(errors.length).to.be.greaterThan(0);
+    woken.length = 0;
+    await test.store.enqueue(newJob("mail", {}));
+    await eventually(() => woken.includes("mail"), 10_000, "a wake-up on the new connection");
+  });
+
+  it("notices a connection that hangs silently by its health check, and listens again on a new one", async () => {
+    const proxy = await startFreezableProxy(test.connectionString);
+    const watched = new PostgresWakeupSource({
+      connectionString: proxy.connectionString,
+      schema: test.schema,
+      healthCheckIntervalMs: 200,
+      reconnectMinDelayMs: 20,
+      onError: (error) => errors.push(error),
+    });
+    try {
+      await watched.subscribe(["mail"], (queue) => woken.push(queue));
+      proxy.freeze();
+      await eventually(() => woken.includes("mail"), 10_000, "the catch-up wake-up after the health check failed");
+      woken.length = 0;
+      await test.store.enqueue(newJob("mail", {}));
+      await eventually(() => woken.includes("mail"), 10_000, "a wake-up on the new connection");
+    } finally {
+      await watched.close();
+      await proxy.close();
+    }
+  });
+
+  it("refuses bad subscriptions and options", async () => {
+    expect(await rejectionOf(wakeups.subscribe([], () => undefined))).to.be.instanceOf(ConfigError);
+    expect(await rejectionOf(wakeups.subscribe(["mail"], undefined as never))).to.be.instanceOf(ConfigError);
+    expect(() => new PostgresWakeupSource({ connectionString: "" })).to.throw(ConfigError, /`connectionString`/);
+    expect(() => new PostgresWakeupSource({ connectionString: test.connectionString, reconnectMinDelayMs: -1 })).to.throw(ConfigError);
+    const misspelt = { connectionString: test.connectionString, listen: true } as never;
+    expect(() => new PostgresWakeupSource(misspelt)).to.throw(ConfigError, /listen/);
+  });
+
+  it("rejects a subscribe whose connection is refused for a reason retrying will not fix", async () => {
+    const url = new URL(test.connectionString);
+    url.pathname = "/stint_no_such_database";
+    const broken = new PostgresWakeupSource({ connectionString: url.toString(), onError: () => undefined });
+    try {
+      const error = await rejectionOf(broken.subscribe(["mail"], () => undefined));
+      expect(error.message).to.match(/stint_no_such_database/);
+    } finally {
+      await broken.close();
+    }
+  });
+});

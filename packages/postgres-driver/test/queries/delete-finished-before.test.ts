@@ -1,0 +1,52 @@
+import { expect } from "chai";
+import { sql } from "kysely";
+import { deleteFinishedBeforeStatement } from "../../src/queries/delete-finished-before";
+import { createTestSchema, type TestSchema } from "../../src/testing";
+import { newJob } from "../conformance/conformance-harness";
+
+describe("deleteFinishedBefore on PostgreSQL", () => {
+  let test: TestSchema;
+
+  beforeEach(async () => {
+    test = await createTestSchema();
+  });
+  afterEach(async () => {
+    await test.drop();
+  });
+
+  /** Marks every job of the queue finished in `state`, `ageMs` ago. */
+  async function finishAll(queue: string, state: string, ageMs: number): Promise<void> {
+    await sql`UPDATE ${sql.id(test.schema, "jobs")}
+      SET state = ${state}, finished_at = now() - ${ageMs}::double precision * interval '1 millisecond'
+      WHERE queue = ${queue}`.execute(test.db);
+  }
+
+  it("skips a finished job another transaction holds instead of waiting for it", async () => {
+    const [locked, free] = await test.store.enqueueMany([newJob("old", { n: 1 }), newJob("old", { n: 2 })]);
+    await finishAll("old", "succeeded", 60_000);
+    const deleted = await test.db.transaction().execute(async (trx) => {
+      await sql`SELECT id FROM ${sql.id(test.schema, "jobs")} WHERE id = ${locked!.id}::bigint FOR UPDATE`.execute(trx);
+      return test.store.deleteFinishedBefore({ states: ["succeeded"], olderThanMs: 1_000, limit: 10 });
+    });
+    expect(deleted).to.equal(1);
+    expect(await test.store.getJob({ id: free!.id })).to.equal(undefined);
+    expect(await test.store.getJob({ id: locked!.id })).to.include({ state: "succeeded" });
+  });
+
+  it("reads jobs_finished_idx, one range per state, and never scans the table", async () => {
+    const jobs = Array.from({ length: 6_000 }, (_, n) => newJob(`queue-${n % 3}`, { n }));
+    await test.store.enqueueMany(jobs);
+    await finishAll("queue-0", "succeeded", 3_600_000);
+    await finishAll("queue-1", "dead", 3_600_000);
+    for (const analysed of [false, true]) {
+      if (analysed) await sql`ANALYZE ${sql.id(test.schema, "jobs")}`.execute(test.db);
+      const states = ["succeeded", "dead", "cancelled"] as const;
+      const statement = deleteFinishedBeforeStatement(test.schema, { states, olderThanMs: 60_000, limit: 500 });
+      const { rows } = await sql<{ "QUERY PLAN": string }>`EXPLAIN ${statement}`.execute(test.db);
+      const plan = rows.map((row) => row["QUERY PLAN"]).join("\n");
+      expect(plan, plan).to.contain("jobs_finished_idx");
+      expect(plan, plan).to.not.match(/Seq Scan on jobs/);
+    }
+    expect(await test.store.deleteFinishedBefore({ states: ["succeeded", "dead"], olderThanMs: 60_000, limit: 500 })).to.equal(500);
+  });
+});

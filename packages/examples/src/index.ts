@@ -62,4 +62,4 @@ export { formatSummaryTable } from "./demo/summary-table";
 export type { SummaryRow } from "./demo/summary-table";
 export { recentWeeks } from "./app/recent-weeks";
 export { EXAMPLE_SCHEDULES, WeeklyReportSchedule, NightlyCleanupSchedules } from "./schedules";
-export { createApp } from "./app";
+export { createApp, migrate as migrateApp } from "./app";

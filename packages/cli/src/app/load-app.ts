@@ -43,15 +43,7 @@ export type CreateApp = (env: AppEnvironment) => StintApp | Promise<StintApp>;
  * export.
  */
 export async function loadCreateApp(specifier: string, cwd: string): Promise<CreateApp> {
-  const path = resolveModule(specifier, cwd);
-  let loaded: Record<string, unknown>;
-  try {
-    loaded = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
-  } catch (thrown) {
-    throw configError(`app module ${specifier} failed to load: ${thrown instanceof Error ? thrown.message : String(thrown)}`, thrown);
-  }
-  const fromDefault = (loaded["default"] as Record<string, unknown> | undefined)?.["createApp"];
-  const createApp = loaded["createApp"] ?? fromDefault;
+  const createApp = exported(await loadAppModule(specifier, cwd), "createApp");
   if (typeof createApp !== "function") {
     throw configError(
       `app module ${specifier} does not export createApp(env): export a function that returns { container, close } (see \`stint run --help\`)`,
@@ -61,6 +53,37 @@ export async function loadCreateApp(specifier: string, cwd: string): Promise<Cre
 }
 
 /** Checks what `createApp` returned. */
+/** What an app module may export besides `createApp`: the migration of its own tables, run by `stint migrate --app`. */
+export type MigrateApp = (env: AppEnvironment) => Promise<unknown>;
+
+/**
+ * The app module's optional `migrate(env)` (its own tables), or `undefined`.
+ *
+ * @example
+ * ```ts
+ * const migrateApp = await loadMigrateApp("@stint/examples/app", process.cwd());
+ * await migrateApp?.({ connectionString, schema: "stint" });
+ * ```
+ */
+export async function loadMigrateApp(specifier: string, cwd: string): Promise<MigrateApp | undefined> {
+  const migrate = exported(await loadAppModule(specifier, cwd), "migrate");
+  if (migrate !== undefined && typeof migrate !== "function") throw configError(`app module ${specifier} exports a migrate that is not a function`);
+  return migrate as MigrateApp | undefined;
+}
+
+async function loadAppModule(specifier: string, cwd: string): Promise<Record<string, unknown>> {
+  const path = resolveModule(specifier, cwd);
+  try {
+    return (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  } catch (thrown) {
+    throw configError(`app module ${specifier} failed to load: ${thrown instanceof Error ? thrown.message : String(thrown)}`, thrown);
+  }
+}
+
+function exported(loaded: Record<string, unknown>, name: string): unknown {
+  return loaded[name] ?? (loaded["default"] as Record<string, unknown> | undefined)?.[name];
+}
+
 export function assertStintApp(app: unknown, specifier: string): StintApp {
   const candidate = app as { container?: { resolveAll?: unknown }; close?: unknown } | null;
   if (

@@ -1,6 +1,7 @@
 import { migrate, migrationSql, MIGRATIONS } from "@stint/postgres-driver";
 import { ExitCode } from "@stint/core";
-import { flagOption, type Command } from "../command";
+import { loadMigrateApp } from "../app/load-app";
+import { flagOption, stringOption, type Command } from "../command";
 
 /**
  * `stint migrate`: creates the schema or brings it up to date (safe to run
@@ -10,20 +11,28 @@ import { flagOption, type Command } from "../command";
 export const migrateCommand: Command = {
   name: "migrate",
   summary: "Create stint's tables or bring them up to date",
-  usage: ["migrate [--schema NAME]", "migrate --print-sql [--schema NAME]"],
+  usage: ["migrate [--schema NAME] [--app MODULE]", "migrate --print-sql [--schema NAME]"],
   args: { min: 0, max: 0 },
   json: true,
   options: {
     "print-sql": { type: "boolean", description: "print the migration script for psql instead of running it (no connection)" },
+    app: { type: "string", value: "MODULE", description: "also run the app module's migrate(env) for its own tables (default: $STINT_APP)" },
   },
-  notes: ["Idempotent: a schema that is up to date is left alone. Concurrent runs wait for each other."],
+  notes: [
+    "Idempotent: a schema that is up to date is left alone. Concurrent runs wait for each other.",
+    "With --app, an app module that exports migrate({ connectionString, schema }) migrates its own tables afterwards.",
+  ],
   async run(context) {
     if (flagOption(context, "print-sql")) {
       context.io.stdout.write(migrationSql(context.schema));
       return ExitCode.Ok;
     }
-    const { db } = await context.connect({ checkSchema: false });
+    const { db, target } = await context.connect({ checkSchema: false });
     const result = await migrate(db, { schema: context.schema });
+    const app = stringOption(context, "app") ?? (context.io.env["STINT_APP"] || undefined);
+    const migrateApp = app === undefined ? undefined : await loadMigrateApp(app, context.cwd);
+    await migrateApp?.({ connectionString: target.url, schema: context.schema });
+    if (migrateApp !== undefined && !context.json) context.out.line(`Migrated the tables of ${app}.`);
     if (context.json) {
       context.out.json({ schema: result.schema, applied: result.applied, version: result.version });
       return ExitCode.Ok;

@@ -3,6 +3,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { sql } from "kysely";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
 import { loadManifests, type Manifest } from "./load-manifests";
 import { podSpecOf } from "./stint-pods";
@@ -86,11 +87,13 @@ describe("the manifests' command lines, run by the stint CLI", function () {
 
   const manifestsOf = (kind: string) => loadManifests().filter((manifest) => manifest.kind === kind);
 
-  it("migrates with the migration Job's command line", async () => {
+  it("migrates stint's and the app's tables with the migration Job's command line", async () => {
     for (const manifest of manifestsOf("Job")) {
       const { code, stderr } = await startStint(containerArgs(manifest), env).exited;
       expect(code, `${manifest.name}: ${stderr}`).to.equal(0);
     }
+    const { rows } = await sql<{ invoices: string | null }>`select to_regclass(${`${test.schema}.invoices`})::text as invoices`.execute(test.db);
+    expect(rows[0]?.invoices, "the app's invoices table").to.equal(`${test.schema}.invoices`);
   });
 
   it("exits 0 with every CronJob's command line, draining the empty queues of the workers", async () => {

@@ -189,6 +189,7 @@ describe("the Kubernetes manifests of the examples", () => {
     const migrations = ofKind("Job").filter(({ args }) => args.command === "migrate");
     expect(migrations).to.have.length(1);
     expect(migrations[0]!.args.positionals).to.deep.equal([]);
+    expect(migrations[0]!.args.options.get("--app"), "the Job migrates the app's own tables too").to.equal("@stint/examples/app");
   });
 
   it("run every Deployment in loop mode on example queues, probing /healthz and /readyz at its --health-port", () => {

@@ -86,10 +86,11 @@ describe("run modes in real processes", function () {
   });
 
   it("five processes ticking schedules at once enqueue each fire once", async () => {
-    // A schedule that has been due for ten minutes, catching up its last five fires.
-    const spec = { name: "probe-tick", queue: "probe", cron: "* * * * *", timeZone: "UTC", payloadJson: '{"seq":0}', catchUp: 5, enabled: true, priority: 0, maxAttempts: 5, timeoutMs: null };
-    await t.store.syncSchedules({ schedules: [spec], firstRunAt: (_spec, now) => new Date(now.getTime() - 10 * 60_000) });
-    const probes = Array.from({ length: 5 }, () => start({ PROBE_SCHEDULE_CRON: "* * * * *", PROBE_SCHEDULE_CATCH_UP: "5" }));
+    // A yearly schedule last fired ten years ago, catching up its last five fires; it cannot come due again during the test.
+    const cron = "0 0 1 1 *";
+    const spec = { name: "probe-tick", queue: "probe", cron, timeZone: "UTC", payloadJson: '{"seq":0}', catchUp: 5, enabled: true, priority: 0, maxAttempts: 5, timeoutMs: null };
+    await t.store.syncSchedules({ schedules: [spec], firstRunAt: (_spec, now) => new Date(now.getTime() - 10 * 365 * 86_400_000) });
+    const probes = Array.from({ length: 5 }, () => start({ PROBE_SCHEDULE_CRON: cron, PROBE_SCHEDULE_CATCH_UP: "5" }));
     const results = await Promise.all(probes.map((probe) => probe.exited));
     expect(results.map((result) => result.code)).to.deep.equal([0, 0, 0, 0, 0]);
     const { rows } = await sql<{ key: string }>`

@@ -21,11 +21,18 @@ export { permanent, retryAfter, snooze } from "./errors/control-flow";
 export type { JobState } from "./job/job-state";
 export { JOB_STATES, ACTIVE_JOB_STATES } from "./job/job-state";
 export type { ClaimedJob, JobRecord } from "./job/job-record";
-export type { JobDefinition, JobDefaults, PayloadOf } from "./job/job-definition";
-export { defineJob, DEFAULT_JOB_DEFAULTS } from "./job/job-definition";
+export type { JobDefinition, JobDefaults, JobKindOptions, PayloadOf } from "./job/job-definition";
+export { defineJob, DEFAULT_JOB_DEFAULTS, MAX_PAYLOAD_BYTES_LIMIT } from "./job/job-definition";
 export type { EnqueueOptions } from "./job/enqueue-options";
-export { buildNewJob } from "./job/enqueue-options";
-export { serializePayload, serializeResult, DEFAULT_MAX_PAYLOAD_BYTES } from "./job/serialize-payload";
+export { buildNewJob, MAX_DEDUPE_KEY_LENGTH } from "./job/enqueue-options";
+export {
+  serializePayload,
+  serializeResult,
+  assertPayloadSize,
+  assertStorableJson,
+  DEFAULT_MAX_PAYLOAD_BYTES,
+} from "./job/serialize-payload";
+export { redact, redactText, redactingLogger, secretValuesOf, REDACTED } from "./job/secret-fields";
 
 export type {
   JobStore,
@@ -36,12 +43,14 @@ export type {
   JobFailure,
   FenceResult,
   QueueCounts,
+  StoreTransaction,
 } from "./store/job-store";
 
-export { assertSqlIdentifier, assertQueueName } from "./validation/names";
+export { assertSqlIdentifier, assertQueueName, assertScheduleName, assertStorableKey } from "./validation/names";
 export { integerOption, numberOption, rejectUnknownOptions } from "./validation/option-checks";
 export type { Clock } from "./time/clock";
 export { systemClock } from "./time/clock";
+export { seededRandom } from "./time/seeded-random";
 export type { Logger, LogFields } from "./logging/logger";
 export type { LoggerOptions } from "./logging/create-logger";
 export { createLogger, createSilentLogger } from "./logging/create-logger";
@@ -61,7 +70,7 @@ export { resolveWorkerOptions } from "./worker/worker-options";
 export type { RunOptions } from "./worker/run-options";
 export type { RunSummary, StopReason } from "./worker/run-summary";
 export type { JobContext, FailureDecision } from "./worker/job-context";
-export { newWorkerId } from "./worker/worker-id";
+export { newWorkerId, processIdentity, applicationName } from "./worker/worker-id";
 export type { WorkerClass, AnyQueueWorker } from "./di/register-core";
 export { registerLogger, registerWorkers, resolveWorkers, resolveWorker, registerSchedules, resolveSchedules } from "./di/register-core";
 

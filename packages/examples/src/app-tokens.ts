@@ -15,6 +15,18 @@ import type { Mailer } from "./services/mailer";
 export const APP_DB: InjectionToken<AppDb> = Symbol.for("stint.examples.AppDb");
 
 /**
+ * Token of the app's schema name (the same as stint's), for workers that
+ * scope a transaction handed out by stint (`ctx.once`, `ctx.transaction`)
+ * to the app's tables with `appDatabase(trx, schema)`.
+ *
+ * @example
+ * ```ts
+ * constructor(@inject(APP_SCHEMA) schema: string) {}
+ * ```
+ */
+export const APP_SCHEMA: InjectionToken<string> = Symbol.for("stint.examples.AppSchema");
+
+/**
  * Token of the {@link Mailer} the e-mail workers send with.
  *
  * @example

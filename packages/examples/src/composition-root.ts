@@ -1,7 +1,7 @@
 import { registerLogger, registerSchedules, registerWorkers, type BackoffOptions, type Logger, type LoggerOptions } from "@stint/core";
 import { registerPostgresDriver, type PostgresDriverHandle } from "@stint/postgres-driver";
 import { container as rootContainer, type DependencyContainer } from "tsyringe";
-import { APP_DB, LLM_CLIENT, MAILER, RETRY_BACKOFF } from "./app-tokens";
+import { APP_DB, APP_SCHEMA, LLM_CLIENT, MAILER, RETRY_BACKOFF } from "./app-tokens";
 import { appDatabase, type AppDb } from "./app/app-tables";
 import { FakeLlmClient } from "./services/fake-llm-client";
 import type { LlmClient } from "./services/llm-client";
@@ -61,8 +61,8 @@ export interface CompositionRoot extends AsyncDisposable {
 /**
  * The one place the example application is wired: a child container with
  * the logger, the PostgreSQL store (`JOB_STORE`, `POSTGRES_DB`), the app's
- * services under their tokens (`APP_DB`, `MAILER`, `LLM_CLIENT`,
- * `RETRY_BACKOFF`) and the worker classes. Nothing is registered when a
+ * services under their tokens (`APP_DB`, `APP_SCHEMA`, `MAILER`,
+ * `LLM_CLIENT`, `RETRY_BACKOFF`) and the worker classes. Nothing is registered when a
  * module is imported, nothing connects until the first query, and every
  * call gets its own container, so tests and the demo never share state.
  *
@@ -82,10 +82,11 @@ export function createCompositionRoot(options: CompositionRootOptions): Composit
   registerLogger(container, options.logger ?? {});
   const driver: PostgresDriverHandle = registerPostgresDriver(
     container,
-    { connectionString: options.connectionString, schema, maxConnections: options.maxConnections ?? 30, applicationName: "stint-examples" },
+    { connectionString: options.connectionString, schema, maxConnections: options.maxConnections ?? 30 },
   );
   const db = appDatabase(driver.db, schema);
   container.registerInstance(APP_DB, db);
+  container.registerInstance(APP_SCHEMA, schema);
   container.registerInstance(MAILER, options.mailer?.(db) ?? new RecordingMailer(db));
   container.registerInstance(LLM_CLIENT, options.llm ?? new FakeLlmClient());
   container.registerInstance(RETRY_BACKOFF, Object.freeze({ ...options.backoff }));

@@ -1,5 +1,5 @@
 // Public API of @stint/examples. Everything is re-exported here, explicitly.
-export { APP_DB, MAILER, LLM_CLIENT, RETRY_BACKOFF } from "./app-tokens";
+export { APP_DB, APP_SCHEMA, MAILER, LLM_CLIENT, RETRY_BACKOFF } from "./app-tokens";
 export { createCompositionRoot, EXAMPLE_WORKERS } from "./composition-root";
 export type { CompositionRoot, CompositionRootOptions } from "./composition-root";
 
@@ -37,7 +37,7 @@ export type { LlmClient, CompletionRequest, Completion } from "./services/llm-cl
 export { LlmRateLimitError, isRateLimited } from "./services/llm-client";
 export { FakeLlmClient } from "./services/fake-llm-client";
 export type { FakeLlmClientOptions } from "./services/fake-llm-client";
-export { seededRandom } from "./services/seeded-random";
+export { seededRandom } from "@stint/core";
 
 export { SendInvoiceEmailWorker } from "./workers/send-invoice-email-worker";
 export type { SendInvoiceEmailResult } from "./workers/send-invoice-email-worker";

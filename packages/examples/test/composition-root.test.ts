@@ -3,7 +3,7 @@ import { createSilentLogger, JOB_STORE, resolveWorker, resolveWorkers, WORKERS }
 import { POSTGRES_DB } from "@stint/postgres-driver";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
 import { container as rootContainer } from "tsyringe";
-import { APP_DB, LLM_CLIENT, MAILER, RETRY_BACKOFF } from "../src/app-tokens";
+import { APP_DB, APP_SCHEMA, LLM_CLIENT, MAILER, RETRY_BACKOFF } from "../src/app-tokens";
 import { createCompositionRoot, EXAMPLE_WORKERS } from "../src/composition-root";
 import { FakeLlmClient } from "../src/services/fake-llm-client";
 import { RecordingMailer } from "../src/services/recording-mailer";
@@ -57,6 +57,7 @@ describe("the composition root", () => {
       expect(app.container.resolve(LLM_CLIENT)).to.be.instanceOf(FakeLlmClient);
       expect(app.container.resolve(RETRY_BACKOFF)).to.deep.equal({});
       expect(app.container.isRegistered(APP_DB)).to.equal(true);
+      expect(app.container.resolve(APP_SCHEMA)).to.equal(test.schema);
       expect(app.container.isRegistered(POSTGRES_DB)).to.equal(true);
       const worker = resolveWorker(app.container, "ai-summary");
       expect(worker.options.concurrency).to.equal(8);

@@ -1,4 +1,4 @@
-import { ConfigError, integerOption, rejectUnknownOptions } from "@stint/core";
+import { applicationName as stintApplicationName, ConfigError, integerOption, rejectUnknownOptions } from "@stint/core";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 
@@ -7,7 +7,12 @@ export type DatabaseConnection = { readonly connectionString: string } | { reado
 
 /** Settings of a pool that stint creates from a connection string. */
 export interface PoolSettings {
-  /** `application_name` shown in `pg_stat_activity`. Default `"stint"`. */
+  /**
+   * `application_name` shown in `pg_stat_activity`. Default
+   * `stint:worker:<process identity>` (host, pid and a random token; see
+   * `applicationName` in `@stint/core`), so an operator can tell which
+   * process a connection belongs to.
+   */
   readonly applicationName?: string;
   /** `statement_timeout` of every connection, in ms; `0` for none. Default 30 000. */
   readonly statementTimeoutMs?: number;
@@ -43,7 +48,7 @@ const OPTION_KEYS = ["connectionString", "pool", "onPoolError", ...POOL_SETTING_
 
 /**
  * Builds a `Kysely` over a `pg.Pool`. From a connection string it creates
- * the pool with `application_name` (default `stint`), a `statement_timeout`
+ * the pool with `application_name` (default `stint:worker:<process identity>`), a `statement_timeout`
  * (default 30 s), a connection timeout, and int8 columns kept as strings; a
  * pool you pass in is used as is. Either way `error` listeners are attached
  * (to the pool if it has none, and to each new connection) so a connection
@@ -99,7 +104,7 @@ function validateDatabaseOptions(options: DatabaseOptions): Required<PoolSetting
   if (options.onPoolError !== undefined && typeof options.onPoolError !== "function") {
     throw new ConfigError("onPoolError", "must be a function");
   }
-  const applicationName = options.applicationName ?? "stint";
+  const applicationName = options.applicationName ?? stintApplicationName("worker");
   if (typeof applicationName !== "string" || applicationName.length > 63) {
     throw new ConfigError("applicationName", "must be a string of at most 63 characters");
   }

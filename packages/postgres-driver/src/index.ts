@@ -21,6 +21,8 @@ export type { Diagnosis, DiagnosisCheck, DiagnosisSeverity, DiagnoseOptions, Sch
 export { migrate } from "./schema/migrate";
 export type { MigrateOptions, MigrateResult } from "./schema/migrate";
 export { migrationSql } from "./schema/migration-sql";
+export { rolesSql, DEFAULT_ROLES } from "./schema/roles";
+export type { StintRoles } from "./schema/roles";
 export { describeSchema } from "./schema/describe-schema";
 export { dropSchema } from "./schema/drop-schema";
 export { DEFAULT_SCHEMA } from "./schema/default-schema";

@@ -1,6 +1,10 @@
 import {
+  assertQueueName,
   assertSqlIdentifier,
+  assertStorableKey,
   ConfigError,
+  DEFAULT_MAX_PAYLOAD_BYTES,
+  MAX_PAYLOAD_BYTES_LIMIT,
   integerOption,
   JOB_STATES,
   numberOption,
@@ -21,14 +25,19 @@ import {
   type ScheduleRecord,
   type ScheduleSpec,
   type ScheduleStore,
+  type StoreTransaction,
 } from "@stint/core";
 import type { Kysely, Transaction } from "kysely";
+import { checkNewJob, checkNewJobs, checkScheduleSpec } from "./check-new-job";
 import { interpretError } from "./interpret-error";
 import { assertKysely } from "./is-kysely";
+import { CallbackFailure } from "./queries/callback-failure";
 import { cancelJob } from "./queries/cancel-job";
 import { claimBatch } from "./queries/claim-batch";
+import { completeInTransaction } from "./queries/complete-in-transaction";
 import { completeJobs } from "./queries/complete-jobs";
 import { countByQueue } from "./queries/count-by-queue";
+import { deleteEffectsBefore } from "./queries/delete-effects-before";
 import { deleteFinishedBefore, type FinishedState } from "./queries/delete-finished-before";
 import { enqueue } from "./queries/enqueue";
 import { enqueueMany } from "./queries/enqueue-many";
@@ -43,6 +52,7 @@ import { ping } from "./queries/ping";
 import { rescueExpiredLeases } from "./queries/rescue-expired-leases";
 import { retryDeadJobs } from "./queries/retry-dead-jobs";
 import { retryJob } from "./queries/retry-job";
+import { runEffectOnce } from "./queries/run-effect-once";
 import { scheduleRetry } from "./queries/schedule-retry";
 import { syncSchedules } from "./queries/sync-schedules";
 import { DEFAULT_SCHEMA } from "./schema/default-schema";
@@ -59,16 +69,24 @@ export interface PostgresJobStoreOptions {
    * Defaults to `db`.
    */
   readonly controlDb?: Kysely<any>;
+  /**
+   * Largest payload the store inserts, in bytes of UTF-8 JSON, whatever
+   * built the job (a job kind's own `maxPayloadBytes` may be lower). A
+   * bigger one is refused with a `PayloadError` before any SQL runs; an
+   * `enqueueMany` batch holding one is refused whole. Default 1 MiB.
+   */
+  readonly maxPayloadBytes?: number;
 }
 
-const OPTION_KEYS = ["db", "schema", "controlDb"];
+const OPTION_KEYS = ["db", "schema", "controlDb", "maxPayloadBytes"];
 const MAX_MS = 2_147_483_647;
 const FINISHED_STATES: readonly string[] = ["succeeded", "dead", "cancelled"];
 
 /**
  * The PostgreSQL `JobStore` and `ScheduleStore`: each method runs one
  * statement from `queries/` (a fenced write after a claim, a batch for the
- * hot paths; `fireDueSchedules` one transaction) and translates database
+ * hot paths; `fireDueSchedules`, `runEffectOnce` and `completeInTransaction`
+ * one transaction each) and translates database
  * errors through `interpretError` — a lost connection or a serialization
  * failure rejects with `InfrastructureError`.
  *
@@ -89,6 +107,7 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
   readonly #db: Kysely<any>;
   readonly #control: Kysely<any>;
   readonly #schema: string;
+  readonly #maxPayloadBytes: number;
 
   constructor(options: PostgresJobStoreOptions) {
     if (typeof options !== "object" || options === null) throw new ConfigError("store", "options must be an object");
@@ -96,6 +115,7 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
     this.#schema = assertSqlIdentifier(options.schema ?? DEFAULT_SCHEMA, "schema");
     this.#db = assertKysely(options.db, "db");
     this.#control = options.controlDb === undefined ? this.#db : assertKysely(options.controlDb, "controlDb");
+    this.#maxPayloadBytes = integerOption("maxPayloadBytes", options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES, 2, MAX_PAYLOAD_BYTES_LIMIT);
   }
 
   /** The schema this store reads and writes. */
@@ -103,13 +123,21 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
     return this.#schema;
   }
 
+  /** Checks the job like `buildNewJob` (queue name, dedupe key, payload and its size) before any SQL runs. */
   enqueue(job: NewJob, transaction?: Kysely<any> | Transaction<any>): Promise<EnqueueResult> {
-    return this.#run("enqueue", () => enqueue(this.#executor(transaction), this.#schema, job));
+    return this.#run("enqueue", () => {
+      checkNewJob(job, this.#maxPayloadBytes);
+      return enqueue(this.#executor(transaction), this.#schema, job);
+    });
   }
 
+  /** Checks every job first; one that fails refuses the whole batch and nothing is inserted. */
   enqueueMany(jobs: readonly NewJob[], transaction?: Kysely<any> | Transaction<any>): Promise<readonly EnqueueResult[]> {
-    if (jobs.length === 0) return Promise.resolve(Object.freeze([]));
-    return this.#run("enqueueMany", () => enqueueMany(this.#executor(transaction), this.#schema, jobs));
+    return this.#run("enqueueMany", () => {
+      checkNewJobs(jobs, this.#maxPayloadBytes);
+      if (jobs.length === 0) return Promise.resolve(Object.freeze([]));
+      return enqueueMany(this.#executor(transaction), this.#schema, jobs);
+    });
   }
 
   claimBatch(params: {
@@ -120,6 +148,8 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
     readonly maxTimeoutMs?: number;
   }): Promise<readonly ClaimedJob[]> {
     return this.#run("claimBatch", () => {
+      assertQueueName(params.queue);
+      assertStorableKey("workerId", params.workerId, 200);
       integerOption("limit", params.limit, 1, 100_000);
       integerOption("leaseMs", params.leaseMs, 1, MAX_MS);
       const { maxTimeoutMs } = params;
@@ -217,8 +247,17 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
     });
   }
 
+  deleteEffectsBefore(params: { readonly olderThanMs: number; readonly limit: number }): Promise<number> {
+    return this.#run("deleteEffectsBefore", () => {
+      integerOption("olderThanMs", params.olderThanMs, 0, Number.MAX_SAFE_INTEGER);
+      integerOption("limit", params.limit, 1, 100_000);
+      return deleteEffectsBefore(this.#db, this.#schema, params);
+    });
+  }
+
   retryDeadJobs(params: { readonly queue: string; readonly limit: number }): Promise<number> {
     return this.#run("retryDeadJobs", () => {
+      assertQueueName(params.queue);
       integerOption("limit", params.limit, 1, 100_000);
       return retryDeadJobs(this.#db, this.#schema, params);
     });
@@ -228,11 +267,41 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
     return this.#run("ping", () => ping(this.#db));
   }
 
+  /**
+   * Runs on the main pool, not the control pool: the effect may take as long
+   * as the handler does, and holds its connection until it commits.
+   * `effect` gets a Kysely `Transaction`; an error it throws comes back
+   * unchanged, after the rollback.
+   */
+  runEffectOnce(
+    params: { readonly key: string; readonly jobId: string; readonly resultJson: (value: unknown) => string | null },
+    effect: (transaction: StoreTransaction) => Promise<unknown>,
+  ): Promise<{ readonly ran: boolean; readonly result: unknown }> {
+    return this.#run("runEffectOnce", () => {
+      assertStorableKey("key", params.key, 512);
+      return runEffectOnce(this.#db, this.#schema, params, effect);
+    });
+  }
+
+  /**
+   * Runs on the main pool, like {@link runEffectOnce}. `work` gets a Kysely
+   * `Transaction`; an error it throws comes back unchanged, after the rollback.
+   */
+  completeInTransaction(
+    params: { readonly workerId: string; readonly job: JobAttempt; readonly resultJson: (value: unknown) => string | null },
+    work: (transaction: StoreTransaction) => Promise<unknown>,
+  ): Promise<{ readonly applied: boolean; readonly value: unknown }> {
+    return this.#run("completeInTransaction", () => completeInTransaction(this.#db, this.#schema, params, work));
+  }
+
   syncSchedules(params: {
     readonly schedules: readonly ScheduleSpec[];
     readonly firstRunAt: (spec: ScheduleSpec, now: Date) => Date;
   }): Promise<void> {
-    return this.#run("syncSchedules", () => syncSchedules(this.#db, this.#schema, params));
+    return this.#run("syncSchedules", () => {
+      for (const spec of params.schedules) checkScheduleSpec(spec, this.#maxPayloadBytes);
+      return syncSchedules(this.#db, this.#schema, params);
+    });
   }
 
   listSchedules(): Promise<readonly ScheduleRecord[]> {
@@ -257,6 +326,7 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
     try {
       return await query();
     } catch (thrown) {
+      if (thrown instanceof CallbackFailure) throw thrown.error;
       throw interpretError(thrown, operation);
     }
   }

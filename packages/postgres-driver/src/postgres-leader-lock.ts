@@ -1,4 +1,5 @@
 import {
+  applicationName,
   assertSqlIdentifier,
   ConfigError,
   ErrorCode,
@@ -26,7 +27,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
 /**
  * Leader election with a session-level advisory lock
  * (`pg_try_advisory_lock`) on a dedicated `pg.Client` (never from a pool;
- * `application_name` `stint:leader`). The key is a 64-bit hash of
+ * `application_name` `stint:leader:<process identity>` unless given one). The key is a 64-bit hash of
  * `stint:leader:<schema>:<name>`, so every process of one schema competes
  * for the same lock and the server releases it the moment the holder's
  * session ends — a crashed or partitioned leader is replaced without
@@ -68,7 +69,7 @@ export class PostgresLeaderLock implements LeaderLock {
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: PostgresLeaderLockOptions) {
-    this.#applicationName = checkSessionClientOptions("leaderLock", options, "stint:leader");
+    this.#applicationName = checkSessionClientOptions("leaderLock", options, applicationName("leader"));
     rejectUnknownOptions("leaderLock", options, OPTION_KEYS);
     this.#connectionString = options.connectionString;
     const schema = assertSqlIdentifier(options.schema ?? DEFAULT_SCHEMA, "schema");

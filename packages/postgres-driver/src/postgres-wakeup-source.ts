@@ -1,4 +1,5 @@
 import {
+  applicationName,
   assertSqlIdentifier,
   ConfigError,
   coerceError,
@@ -46,7 +47,8 @@ const TIMEOUT_MS = 10_000;
 
 /**
  * Wake-ups over LISTEN/NOTIFY: one dedicated `pg.Client` (never from a
- * pool, never inside a transaction, `application_name` `stint:listen`)
+ * pool, never inside a transaction, `application_name`
+ * `stint:listen:<process identity>` unless given one)
  * listens on the schema's channel (see `wakeupChannel`), and each
  * notification whose payload is a queue someone subscribed to calls their
  * `onWake(queue)`. Migration 2's trigger notifies when due jobs are
@@ -87,7 +89,7 @@ export class PostgresWakeupSource implements WakeupSource {
   #closed = false;
 
   constructor(options: PostgresWakeupSourceOptions) {
-    this.#applicationName = checkSessionClientOptions("wakeupSource", options, "stint:listen");
+    this.#applicationName = checkSessionClientOptions("wakeupSource", options, applicationName("listen"));
     rejectUnknownOptions("wakeupSource", options, OPTION_KEYS);
     this.#connectionString = options.connectionString;
     this.#channel = wakeupChannel(assertSqlIdentifier(options.schema ?? DEFAULT_SCHEMA, "schema"));

@@ -1,4 +1,5 @@
 import {
+  applicationName,
   assertSqlIdentifier,
   ConfigError,
   integerOption,
@@ -17,7 +18,13 @@ import { PostgresLeaderLock } from "./postgres-leader-lock";
 import { PostgresWakeupSource } from "./postgres-wakeup-source";
 import { DEFAULT_SCHEMA } from "./schema/default-schema";
 
-/** Settings of {@link registerPostgresDriver} besides where the database is. */
+/**
+ * Settings of {@link registerPostgresDriver} besides where the database is.
+ * `applicationName` names the main pool only; without it the main pool is
+ * `stint:worker:<process identity>`. The control pool, the LISTEN connection
+ * and the leader lock are always `stint:control:…`, `stint:listen:…` and
+ * `stint:leader:…`.
+ */
 export interface PostgresDriverOptions extends PoolSettings {
   /** The schema `migrate` created. Default `"stint"`. */
   readonly schema?: string;
@@ -31,6 +38,8 @@ export interface PostgresDriverOptions extends PoolSettings {
   readonly controlStatementTimeoutMs?: number;
   /** Called when an idle pooled connection fails; see `createDatabase`. */
   readonly onPoolError?: (error: Error) => void;
+  /** The store's ceiling on a payload's JSON size, whatever the job kind allows. Default 1 MiB. */
+  readonly maxPayloadBytes?: number;
   /**
    * Where the two long-lived session connections connect: the LISTEN of
    * the wake-ups and the leader lock. They need session semantics, so point
@@ -73,6 +82,7 @@ const OPTION_KEYS = [
   "controlStatementTimeoutMs",
   "onPoolError",
   "sessionConnectionString",
+  "maxPayloadBytes",
 ];
 
 /**
@@ -83,6 +93,12 @@ const OPTION_KEYS = [
  * - `WAKEUP_SOURCE` → a `PostgresWakeupSource` and `LEADER_LOCK` → a
  *   `PostgresLeaderLock` (lock "maintenance"), each on its own dedicated
  *   connection to `sessionConnectionString` (default: `connectionString`).
+ *
+ * Every connection says whose it is in `application_name`:
+ * `stint:<role>:<process identity>` (see `applicationName` in core) with
+ * the role `worker` (the main pool; your `applicationName` replaces this one
+ * name), `control`, `listen` or `leader` — so an operator, or a test, can
+ * find one process's connections in `pg_stat_activity`.
  *   Given a `pool` and no `sessionConnectionString`, these two are not
  *   registered: a pooled connection cannot hold a LISTEN or a session lock
  *   for good.
@@ -134,9 +150,11 @@ export function registerPostgresDriver(
     controlConnections: _size,
     controlStatementTimeoutMs: _timeout,
     sessionConnectionString: _session,
+    maxPayloadBytes,
     ...poolOptions
   } = settings;
-  const main = createDatabase({ ...connection, ...poolOptions } as Parameters<typeof createDatabase>[0]);
+  const mainName = fromString ? { applicationName: options.applicationName ?? applicationName("worker") } : {};
+  const main = createDatabase({ ...connection, ...poolOptions, ...mainName } as Parameters<typeof createDatabase>[0]);
   let control: DatabaseHandle | undefined;
   try {
     if (controlConnections > 0) {
@@ -145,10 +163,16 @@ export function registerPostgresDriver(
         ...poolOptions,
         maxConnections: controlConnections,
         statementTimeoutMs: controlStatementTimeoutMs,
+        applicationName: applicationName("control"),
       });
     }
-    const store = new PostgresJobStore({ db: main.db, schema, controlDb: control?.db });
-    const session = sessionConnectionString === undefined ? undefined : sessionClients(sessionConnectionString, schema, options);
+    const store = new PostgresJobStore({
+      db: main.db,
+      schema,
+      ...(control === undefined ? {} : { controlDb: control.db }),
+      ...(maxPayloadBytes === undefined ? {} : { maxPayloadBytes }),
+    });
+    const session = sessionConnectionString === undefined ? undefined : sessionClients(sessionConnectionString, schema);
     container.registerInstance(JOB_STORE, store);
     container.registerInstance(SCHEDULE_STORE, store);
     container.registerInstance(POSTGRES_DB, main.db);
@@ -178,15 +202,13 @@ export function registerPostgresDriver(
   }
 }
 
-/** The wake-up source and the leader lock, named after the pool's `application_name` (`stint:listen`, `stint:leader`). */
+/** The wake-up source and the leader lock, named `stint:listen:<process identity>` and `stint:leader:<process identity>` by default. */
 function sessionClients(
   connectionString: string,
   schema: string,
-  options: PostgresDriverOptions,
 ): { readonly wakeupSource: PostgresWakeupSource; readonly leaderLock: PostgresLeaderLock } {
-  const prefix = (options.applicationName ?? "stint").slice(0, 56);
   return {
-    wakeupSource: new PostgresWakeupSource({ connectionString, schema, applicationName: `${prefix}:listen` }),
-    leaderLock: new PostgresLeaderLock({ connectionString, schema, applicationName: `${prefix}:leader` }),
+    wakeupSource: new PostgresWakeupSource({ connectionString, schema }),
+    leaderLock: new PostgresLeaderLock({ connectionString, schema }),
   };
 }

@@ -6,7 +6,7 @@ export interface SessionClientOptions {
   readonly connectionString: string;
   /** The schema `migrate` created. Default `"stint"`. */
   readonly schema?: string;
-  /** `application_name` shown in `pg_stat_activity`. */
+  /** `application_name` shown in `pg_stat_activity`. Default `stint:<role>:<process identity>` (see `applicationName` in core). */
   readonly applicationName?: string;
   /** Called with connection failures that are handled by retrying (default: a process warning). */
   readonly onError?: (error: Error) => void;
@@ -18,7 +18,7 @@ export interface SessionClientOptions {
  *
  * @example
  * ```ts
- * const applicationName = checkSessionClientOptions("wakeupSource", options, "stint:listen");
+ * const name = checkSessionClientOptions("wakeupSource", options, applicationName("listen"));
  * ```
  */
 export function checkSessionClientOptions(where: string, options: SessionClientOptions, defaultName: string): string {

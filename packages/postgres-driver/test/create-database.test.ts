@@ -1,4 +1,4 @@
-import { ConfigError } from "@stint/core";
+import { applicationName, ConfigError } from "@stint/core";
 import { expect } from "chai";
 import { sql } from "kysely";
 import pg from "pg";
@@ -19,12 +19,12 @@ describe("createDatabase", () => {
     for (const handle of handles.splice(0)) await handle.close();
   });
 
-  it("names its connections stint and sets a 30 s statement timeout by default", async () => {
+  it("names its connections stint:worker:<process identity> and sets a 30 s statement timeout by default", async () => {
     const { db } = open({ connectionString });
     const { rows } = await sql<{ application_name: string; statement_timeout: string }>`SELECT
       current_setting('application_name') AS application_name,
       current_setting('statement_timeout') AS statement_timeout`.execute(db);
-    expect(rows[0]).to.deep.equal({ application_name: "stint", statement_timeout: "30s" });
+    expect(rows[0]).to.deep.equal({ application_name: applicationName("worker"), statement_timeout: "30s" });
   });
 
   it("applies the application name and statement timeout it is given", async () => {

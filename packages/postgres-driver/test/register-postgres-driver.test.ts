@@ -1,5 +1,7 @@
 import {
+  applicationName,
   ConfigError,
+  PayloadError,
   InvalidNameError,
   JOB_STORE,
   JobClient,
@@ -27,9 +29,19 @@ describe("registerPostgresDriver", () => {
     await test.drop();
   });
 
+  /** Connections named `name` whose last statement mentions this suite's schema (other suites share the process's names). */
   async function connectionsNamed(name: string): Promise<number> {
     const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
-      WHERE application_name = ${name} AND pid <> pg_backend_pid()`.execute(test.db);
+      WHERE application_name = ${name} AND pid <> pg_backend_pid() AND strpos(query, ${test.schema}) > 0`.execute(test.db);
+    return rows[0]?.n ?? 0;
+  }
+
+  /** Connections named `name` holding the advisory lock `key` (a signed 64-bit integer in decimal). */
+  async function lockHoldersNamed(name: string, key: string): Promise<number> {
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks AS l JOIN pg_stat_activity AS a ON a.pid = l.pid
+      WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+        AND l.classid::bigint = ((${key}::bigint >> 32) & 4294967295) AND l.objid::bigint = (${key}::bigint & 4294967295)
+        AND a.application_name = ${name}`.execute(test.db);
     return rows[0]?.n ?? 0;
   }
 
@@ -60,36 +72,40 @@ describe("registerPostgresDriver", () => {
     await driver.store.enqueue({ queue: "ctl", payloadJson: "{}", priority: 0, maxAttempts: 1, timeoutMs: null, runAt: null, delayMs: 0, dedupeKey: null });
     const [job] = await driver.store.claimBatch({ queue: "ctl", workerId: "w", limit: 1, leaseMs: 60_000 });
     expect(await driver.store.extendLeases({ workerId: "w", leaseMs: 60_000, jobs: [job!] })).to.deep.equal([job!.id]);
-    expect(await connectionsNamed("stint-main"), "one connection in each pool").to.equal(2);
+    const open = async () => (await connectionsNamed("stint-main")) + (await connectionsNamed(applicationName("control")));
+    expect(await connectionsNamed("stint-main"), "the main pool, named as asked").to.equal(1);
+    expect(await connectionsNamed(applicationName("control")), "the control pool, named for its role").to.equal(1);
     await driver.close();
     await driver.close();
     const deadline = Date.now() + 5_000;
-    while ((await connectionsNamed("stint-main")) > 0 && Date.now() < deadline);
-    expect(await connectionsNamed("stint-main"), "no connection of the registration is left open").to.equal(0);
+    while ((await open()) > 0 && Date.now() < deadline);
+    expect(await open(), "no connection of the registration is left open").to.equal(0);
   });
 
   it("registers the schedule store, the wake-ups and the leader lock, connecting only when they are used", async () => {
     const container = rootContainer.createChildContainer();
-    const name = `${test.schema}:drv`;
-    const options = { connectionString: test.connectionString, schema: test.schema, applicationName: name };
+    const options = { connectionString: test.connectionString, schema: test.schema, applicationName: `${test.schema}:drv` };
     const driver = registerPostgresDriver(container, options);
+    const key = driver.leaderLock!.key;
+    const listening = () => connectionsNamed(applicationName("listen"));
+    const leading = () => lockHoldersNamed(applicationName("leader"), key);
     try {
       expect(container.resolve(SCHEDULE_STORE)).to.equal(driver.store);
       const wakeups = container.resolve(WAKEUP_SOURCE);
       const leader = container.resolve(LEADER_LOCK);
       expect(wakeups).to.be.instanceOf(PostgresWakeupSource).and.equal(driver.wakeupSource);
       expect(leader).to.be.instanceOf(PostgresLeaderLock).and.equal(driver.leaderLock);
-      expect(await connectionsNamed(`${name}:listen`) + (await connectionsNamed(`${name}:leader`))).to.equal(0);
+      expect((await listening()) + (await leading())).to.equal(0);
       await wakeups.subscribe(["ping"], () => undefined);
       expect(await leader.tryAcquire()).to.equal(true);
-      expect(await connectionsNamed(`${name}:listen`)).to.equal(1);
-      expect(await connectionsNamed(`${name}:leader`)).to.equal(1);
+      expect(await listening()).to.equal(1);
+      expect(await leading()).to.equal(1);
     } finally {
       await driver.close();
     }
     expect(driver.leaderLock?.held).to.equal(false);
     const deadline = Date.now() + 5_000;
-    const left = async () => (await connectionsNamed(`${name}:listen`)) + (await connectionsNamed(`${name}:leader`));
+    const left = async () => (await listening()) + (await leading());
     while ((await left()) > 0 && Date.now() < deadline);
     expect(await left(), "the session connections are closed").to.equal(0);
   });
@@ -111,6 +127,19 @@ describe("registerPostgresDriver", () => {
       await session.close();
     } finally {
       await pool.end();
+    }
+  });
+
+  it("gives the store the payload ceiling it was told", async () => {
+    const container = rootContainer.createChildContainer();
+    const driver = registerPostgresDriver(container, { connectionString: test.connectionString, schema: test.schema, maxPayloadBytes: 64 });
+    try {
+      const client = new JobClient(container.resolve(JOB_STORE));
+      const refused = await client.enqueue(defineJob<{ text: string }>("capped"), { text: "x".repeat(100) }).catch((error: unknown) => error);
+      expect(refused).to.be.instanceOf(PayloadError);
+      expect((await client.enqueue(defineJob<{ text: string }>("capped"), { text: "small" })).duplicate).to.equal(false);
+    } finally {
+      await driver.close();
     }
   });
 

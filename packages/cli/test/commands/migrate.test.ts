@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { expect } from "chai";
-import { dropSchema, MIGRATIONS } from "@stint/postgres-driver";
+import { dropSchema, MIGRATIONS, rolesSql } from "@stint/postgres-driver";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
 import { ExitCode } from "../../src/index";
 import { stint } from "../helpers/run-stint";
@@ -49,5 +49,15 @@ describe("stint migrate", () => {
     expect(result.stdout).to.include('CREATE SCHEMA IF NOT EXISTS "billing_jobs";');
     expect(result.stdout).to.include('CREATE TABLE "billing_jobs"."jobs"');
     expect(result.stderr).to.equal("");
+  });
+
+  it("prints the least-privilege roles SQL without connecting", async () => {
+    const result = await stint(["migrate", "--print-roles-sql", "--schema", "billing_jobs", "--runtime-role", "billing_worker"], { env: {} });
+    expect(result.code).to.equal(ExitCode.Ok);
+    expect(result.stdout).to.equal(rolesSql("billing_jobs", { migrator: "stint_migrator", runtime: "billing_worker" }));
+    const bad = await stint(["migrate", "--print-roles-sql", "--runtime-role", 'x"; DROP ROLE postgres; --'], { env: {} });
+    expect(bad.code).to.equal(ExitCode.Config);
+    expect(bad.stdout).to.equal("");
+    expect(bad.stderr).to.include("runtime role must be a plain SQL identifier");
   });
 });

@@ -31,7 +31,9 @@ export const MAX_ERROR_TEXT = 8_192;
 
 /**
  * The text stored in `last_error`: the stack (or message) of the error and of
- * its causes, capped at {@link MAX_ERROR_TEXT} characters.
+ * its causes, passed through `scrub` (the worker redacts the job's secret
+ * fields there, before the cut, so no part of a secret survives it) and
+ * capped at {@link MAX_ERROR_TEXT} characters.
  *
  * @example
  * ```ts
@@ -39,7 +41,7 @@ export const MAX_ERROR_TEXT = 8_192;
  * // "Error: boom\n    at …\nCaused by: Error: socket hang up\n    at …"
  * ```
  */
-export function describeError(thrown: unknown): string {
+export function describeError(thrown: unknown, scrub: (text: string) => string = (text) => text): string {
   const parts: string[] = [];
   let current: unknown = thrown;
   for (let depth = 0; current !== undefined && depth < 5; depth += 1) {
@@ -47,6 +49,6 @@ export function describeError(thrown: unknown): string {
     parts.push((depth === 0 ? "" : "Caused by: ") + (error.stack ?? `${error.name}: ${error.message}`));
     current = error.cause === current ? undefined : error.cause;
   }
-  const text = parts.join("\n");
+  const text = scrub(parts.join("\n"));
   return text.length <= MAX_ERROR_TEXT ? text : `${text.slice(0, MAX_ERROR_TEXT - 20)}\n… (truncated)`;
 }

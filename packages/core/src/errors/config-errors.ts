@@ -20,10 +20,27 @@ export class ConfigError extends StintError {
   }
 }
 
-/** A payload cannot be stored: it is not JSON-serialisable or too large. Nothing was inserted. */
+/**
+ * A payload cannot be stored: it is not JSON-serialisable, holds text
+ * PostgreSQL cannot store, or is too large. Nothing was inserted.
+ *
+ * @example
+ * ```ts
+ * // PayloadError: payload of queue "send-invoice" is 2097152 bytes of JSON, more than the limit of 1048576 bytes
+ * err.sizeBytes;  // 2097152
+ * err.limitBytes; // 1048576
+ * ```
+ */
 export class PayloadError extends StintError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** The payload's size in bytes of UTF-8 JSON, when the size was the problem. */
+  readonly sizeBytes: number | undefined;
+  /** The limit it exceeded, when the size was the problem. */
+  readonly limitBytes: number | undefined;
+
+  constructor(message: string, options?: { cause?: unknown; sizeBytes?: number; limitBytes?: number }) {
     super(ErrorCode.Payload, message, options);
+    this.sizeBytes = options?.sizeBytes;
+    this.limitBytes = options?.limitBytes;
   }
 }
 

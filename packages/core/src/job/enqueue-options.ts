@@ -1,7 +1,8 @@
 import { ConfigError } from "../errors/config-errors";
 import type { NewJob } from "../store/job-store";
 import { resolveJobDefaults, type JobDefinition } from "./job-definition";
-import { serializePayload } from "./serialize-payload";
+import { DEFAULT_MAX_PAYLOAD_BYTES, serializePayload } from "./serialize-payload";
+import { assertStorableKey } from "../validation/names";
 import { integerOption, rejectUnknownOptions } from "../validation/option-checks";
 
 /**
@@ -29,29 +30,27 @@ export interface EnqueueOptions<Tx = unknown> {
 
 const ENQUEUE_KEYS = ["runAt", "delayMs", "priority", "maxAttempts", "timeoutMs", "dedupeKey", "transaction"];
 
+/** Longest dedupe key, in UTF-16 code units. */
+export const MAX_DEDUPE_KEY_LENGTH = 512;
+
 /**
  * Builds the row to insert from a job kind, a payload and options, checking
- * each option (messages name it) and serialising the payload.
+ * each option (messages name it) and serialising the payload within the
+ * kind's `maxPayloadBytes`. Throws before anything is written: a
+ * `ConfigError` for an option, a `PayloadError` for the payload.
  */
-export function buildNewJob<T>(
-  definition: JobDefinition<T>,
-  payload: T,
-  options: EnqueueOptions<unknown> = {},
-  maxPayloadBytes?: number,
-): NewJob {
+export function buildNewJob<T>(definition: JobDefinition<T>, payload: T, options: EnqueueOptions<unknown> = {}): NewJob {
   rejectUnknownOptions("enqueue", options, ENQUEUE_KEYS);
   const { maxAttempts, timeoutMs, priority } = resolveJobDefaults(options, definition.defaults);
   if (options.runAt !== undefined && !(options.runAt instanceof Date && Number.isFinite(options.runAt.getTime()))) {
     throw new ConfigError("runAt", "must be a valid Date");
   }
   const delayMs = integerOption("delayMs", options.delayMs ?? 0, 0, 10 * 365 * 86_400_000);
-  const dedupeKey = options.dedupeKey ?? null;
-  if (dedupeKey !== null && (typeof dedupeKey !== "string" || dedupeKey.length === 0 || dedupeKey.length > 512)) {
-    throw new ConfigError("dedupeKey", "must be a non-empty string of at most 512 characters");
-  }
+  const given = options.dedupeKey;
+  const dedupeKey = given === undefined || given === null ? null : assertStorableKey("dedupeKey", given, MAX_DEDUPE_KEY_LENGTH);
   return {
     queue: definition.name,
-    payloadJson: serializePayload(payload, maxPayloadBytes),
+    payloadJson: serializePayload(payload, definition.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES, definition.name),
     priority,
     maxAttempts,
     timeoutMs,

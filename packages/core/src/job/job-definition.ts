@@ -1,6 +1,8 @@
 import { ConfigError } from "../errors/config-errors";
 import { assertQueueName } from "../validation/names";
 import { integerOption, rejectUnknownOptions } from "../validation/option-checks";
+import { resolveSecretFields } from "./secret-fields";
+import { DEFAULT_MAX_PAYLOAD_BYTES } from "./serialize-payload";
 
 /** Defaults a job kind gives every job of its kind; each can be overridden at enqueue. */
 export interface JobDefaults {
@@ -12,14 +14,37 @@ export interface JobDefaults {
   readonly priority: number;
 }
 
+/** What {@link defineJob} takes: the job defaults plus the kind's own settings. */
+export interface JobKindOptions extends Partial<JobDefaults> {
+  /**
+   * Largest payload of this kind, in bytes of UTF-8 JSON; a bigger one is
+   * refused with a `PayloadError` and nothing is inserted. Default 1 MiB
+   * (`DEFAULT_MAX_PAYLOAD_BYTES`). The store has its own cap (the same
+   * default) that every path, hand-built jobs included, must also pass.
+   */
+  readonly maxPayloadBytes?: number;
+  /**
+   * Dotted paths of payload fields whose values must never appear in logs
+   * or `last_error`, such as `["card.number", "apiKey"]` (`*` matches any
+   * key; arrays are searched element by element). The worker replaces each
+   * value found there with `[redacted]` in the job's log lines and in the
+   * stored error text. See {@link redact} for your own logging.
+   */
+  readonly secretFields?: readonly string[];
+}
+
 /**
- * A job kind: its queue name and defaults, with the payload type `T`
- * carried in the type only. Producers and workers import the same
+ * A job kind: its queue name, defaults and settings, with the payload type
+ * `T` carried in the type only. Producers and workers import the same
  * descriptor, so enqueueing the wrong payload does not compile.
  */
 export interface JobDefinition<T> {
   readonly name: string;
   readonly defaults: JobDefaults;
+  /** Largest payload in bytes of UTF-8 JSON (default 1 MiB). */
+  readonly maxPayloadBytes?: number;
+  /** Payload fields kept out of logs and `last_error` (default none). */
+  readonly secretFields?: readonly string[];
   /** Type-level only: never read at run time. */
   readonly __payload?: (payload: T) => void;
 }
@@ -30,7 +55,10 @@ export type PayloadOf<D> = D extends JobDefinition<infer T> ? T : never;
 /** The defaults stint uses when a job kind names none. */
 export const DEFAULT_JOB_DEFAULTS: JobDefaults = Object.freeze({ maxAttempts: 25, timeoutMs: null, priority: 0 });
 
-const JOB_DEFAULT_KEYS = ["maxAttempts", "timeoutMs", "priority"] as const;
+const JOB_KIND_KEYS = ["maxAttempts", "timeoutMs", "priority", "maxPayloadBytes", "secretFields"] as const;
+
+/** Largest `maxPayloadBytes` a job kind may ask for: 256 MiB, jsonb's own ceiling. */
+export const MAX_PAYLOAD_BYTES_LIMIT = 268_435_455;
 
 /**
  * Declares a job kind. The name is the queue the jobs go to.
@@ -41,15 +69,22 @@ const JOB_DEFAULT_KEYS = ["maxAttempts", "timeoutMs", "priority"] as const;
  * export const SendInvoice = defineJob<SendInvoice>("send-invoice", { maxAttempts: 10, timeoutMs: 30_000 });
  *
  * await client.enqueue(SendInvoice, { invoiceId: 812 }); // checked by the compiler
+ *
+ * const ChargeCard = defineJob<ChargeCard>("charge-card", { maxPayloadBytes: 4_096, secretFields: ["card.number"] });
  * ```
  */
-export function defineJob<T>(name: string, defaults: Partial<JobDefaults> = {}): JobDefinition<T> {
+export function defineJob<T>(name: string, options: JobKindOptions = {}): JobDefinition<T> {
   assertQueueName(name);
-  if (typeof defaults !== "object" || defaults === null) {
+  if (typeof options !== "object" || options === null) {
     throw new ConfigError("defaults", "must be an object");
   }
-  rejectUnknownOptions("defaults", defaults, JOB_DEFAULT_KEYS);
-  return Object.freeze({ name, defaults: Object.freeze(resolveJobDefaults(defaults)) });
+  rejectUnknownOptions("defaults", options, JOB_KIND_KEYS);
+  return Object.freeze({
+    name,
+    defaults: Object.freeze(resolveJobDefaults(options)),
+    maxPayloadBytes: integerOption("maxPayloadBytes", options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES, 2, MAX_PAYLOAD_BYTES_LIMIT),
+    secretFields: resolveSecretFields(options.secretFields),
+  });
 }
 
 /** Validates job defaults (also used for enqueue overrides); messages name the option. */

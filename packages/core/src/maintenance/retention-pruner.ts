@@ -8,6 +8,12 @@ export interface RetentionOptions {
   readonly succeededDays?: number;
   /** Keep dead jobs this many days (for inspection and retry). Default 30. */
   readonly deadDays?: number;
+  /**
+   * Keep the keys of the effects ledger (`ctx.once`) this many days. A key
+   * deleted earlier than the last job that could repeat it runs its effect
+   * again, so keep it longer than any job may take to be retried. Default 30.
+   */
+  readonly effectsDays?: number;
   /** Rows deleted per statement. Default 1,000. */
   readonly batchSize?: number;
   /** Most batches per pass, so one pass never runs long. Default 100. */
@@ -17,17 +23,17 @@ export interface RetentionOptions {
 }
 
 const DAY_MS = 86_400_000;
-const KNOWN = ["succeededDays", "deadDays", "batchSize", "maxBatches", "everyMs"];
+const KNOWN = ["succeededDays", "deadDays", "effectsDays", "batchSize", "maxBatches", "everyMs"];
 
 /**
- * Deletes old finished jobs in bounded batches (each its own short
- * statement, skipping locked rows, never touching active jobs), so pruning
- * never blocks the claim path.
+ * Deletes old finished jobs and old keys of the effects ledger in bounded
+ * batches (each its own short statement, skipping locked rows, never
+ * touching active jobs), so pruning never blocks the claim path.
  *
  * @example
  * ```ts
  * await new RetentionPruner(store, { succeededDays: 3, deadDays: 14 }).runOnce();
- * // "pruned 12000 succeeded/cancelled and 40 dead jobs"
+ * // "pruned 12000 succeeded/cancelled and 40 dead jobs, and 9000 effect keys"
  * ```
  */
 export class RetentionPruner implements MaintenanceService {
@@ -36,6 +42,7 @@ export class RetentionPruner implements MaintenanceService {
   readonly #store: JobStore;
   readonly #succeededMs: number;
   readonly #deadMs: number;
+  readonly #effectsMs: number;
   readonly #batchSize: number;
   readonly #maxBatches: number;
 
@@ -44,23 +51,29 @@ export class RetentionPruner implements MaintenanceService {
     this.#store = store;
     this.#succeededMs = integerOption("retention.succeededDays", options.succeededDays ?? 7, 0, 36_500) * DAY_MS;
     this.#deadMs = integerOption("retention.deadDays", options.deadDays ?? 30, 0, 36_500) * DAY_MS;
+    this.#effectsMs = integerOption("retention.effectsDays", options.effectsDays ?? 30, 0, 36_500) * DAY_MS;
     this.#batchSize = integerOption("retention.batchSize", options.batchSize ?? 1_000, 1, 100_000);
     this.#maxBatches = integerOption("retention.maxBatches", options.maxBatches ?? 100, 1, 1_000_000);
     this.everyMs = integerOption("retention.everyMs", options.everyMs ?? 600_000, 1_000, 86_400_000);
   }
 
-  /** One pass: deletes up to `maxBatches` batches per kind of finished job. */
+  /** One pass: deletes up to `maxBatches` batches per kind of finished job, and of effect keys. */
   async runOnce(): Promise<string> {
     const finished = await this.prune(["succeeded", "cancelled"], this.#succeededMs);
     const dead = await this.prune(["dead"], this.#deadMs);
-    return `pruned ${finished} succeeded/cancelled and ${dead} dead jobs`;
+    const effects = await this.#batches(() => this.#store.deleteEffectsBefore({ olderThanMs: this.#effectsMs, limit: this.#batchSize }));
+    return `pruned ${finished} succeeded/cancelled and ${dead} dead jobs, and ${effects} effect keys`;
   }
 
   /** Deletes finished jobs of `states` older than `olderThanMs`, batch by batch; returns how many. */
-  async prune(states: readonly ("succeeded" | "dead" | "cancelled")[], olderThanMs: number, onBatch?: (deleted: number) => void): Promise<number> {
+  prune(states: readonly ("succeeded" | "dead" | "cancelled")[], olderThanMs: number, onBatch?: (deleted: number) => void): Promise<number> {
+    return this.#batches(() => this.#store.deleteFinishedBefore({ states, olderThanMs, limit: this.#batchSize }), onBatch);
+  }
+
+  async #batches(deleteBatch: () => Promise<number>, onBatch?: (deleted: number) => void): Promise<number> {
     let total = 0;
     for (let batch = 0; batch < this.#maxBatches; batch += 1) {
-      const deleted = await this.#store.deleteFinishedBefore({ states, olderThanMs, limit: this.#batchSize });
+      const deleted = await deleteBatch();
       total += deleted;
       onBatch?.(total);
       if (deleted < this.#batchSize) break;

@@ -1,7 +1,8 @@
 import { ConfigError } from "../errors/config-errors";
 import { resolveJobDefaults, type JobDefaults, type JobDefinition } from "../job/job-definition";
-import { serializePayload } from "../job/serialize-payload";
+import { DEFAULT_MAX_PAYLOAD_BYTES, serializePayload } from "../job/serialize-payload";
 import type { ScheduleSpec } from "../store/schedule-store";
+import { assertScheduleName } from "../validation/names";
 import { integerOption, rejectUnknownOptions } from "../validation/option-checks";
 import { parseCron } from "./cron-plan";
 
@@ -31,7 +32,6 @@ export interface ScheduleDefinition {
 }
 
 const KEYS = ["name", "job", "cron", "timeZone", "payload", "catchUp", "enabled", "jobOptions"];
-const SCHEDULE_NAME = /^[a-z0-9][a-z0-9_.:-]{0,127}$/;
 
 /**
  * Declares a periodic job next to its worker. Validated at once: a bad cron
@@ -51,9 +51,7 @@ const SCHEDULE_NAME = /^[a-z0-9][a-z0-9_.:-]{0,127}$/;
  */
 export function defineSchedule<T>(options: ScheduleOptions<T>): ScheduleDefinition {
   rejectUnknownOptions("schedule", options, KEYS);
-  if (typeof options.name !== "string" || !SCHEDULE_NAME.test(options.name)) {
-    throw new ConfigError("name", `must be 1-128 lower-case letters, digits and _ . : -, got ${JSON.stringify(options.name)}`);
-  }
+  assertScheduleName(options.name);
   const timeZone = options.timeZone ?? "UTC";
   if (typeof options.cron !== "string") throw new ConfigError("cron", "must be a cron expression string");
   parseCron(options.cron, timeZone);
@@ -63,7 +61,7 @@ export function defineSchedule<T>(options: ScheduleOptions<T>): ScheduleDefiniti
     queue: options.job.name,
     cron: options.cron,
     timeZone,
-    payloadJson: serializePayload(options.payload),
+    payloadJson: serializePayload(options.payload, options.job.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES, options.job.name),
     catchUp: integerOption("catchUp", options.catchUp ?? 1, 1, 1_000),
     enabled: options.enabled ?? true,
     priority: defaults.priority,

@@ -54,6 +54,14 @@ export interface FenceResult {
   readonly applied: boolean;
 }
 
+/**
+ * The backend's transaction handed to `ctx.once` and `ctx.transaction`
+ * callbacks: a Kysely `Transaction` for `@stint/postgres-driver`. Typed
+ * loosely so a callback can declare the exact type it expects.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type StoreTransaction = any;
+
 /** Per-queue figures for dashboards and the CLI. */
 export interface QueueCounts {
   readonly queue: string;
@@ -190,6 +198,13 @@ export interface JobStore<Tx = unknown> {
   }): Promise<number>;
 
   /**
+   * Deletes at most `limit` rows of the effects ledger (see `runEffectOnce`)
+   * recorded more than `olderThanMs` ago, oldest first, skipping rows locked
+   * by others. Returns how many; a deleted key can run its effect again.
+   */
+  deleteEffectsBefore(params: { readonly olderThanMs: number; readonly limit: number }): Promise<number>;
+
+  /**
    * Runs up to `limit` dead jobs of `queue` again now, each with a fresh
    * attempt budget (as `retryJob`); jobs whose dedupe key is held by an
    * active job are left dead. Returns how many it queued.
@@ -198,4 +213,30 @@ export interface JobStore<Tx = unknown> {
 
   /** Resolves when the store can reach its database (readiness probes). */
   ping(): Promise<void>;
+
+  /**
+   * Runs `effect` at most once per `key` (for as long as the ledger keeps
+   * the key; see `deleteEffectsBefore`): in one transaction it
+   * records the key in the effects ledger (waiting if another transaction
+   * holds it), runs `effect` with that transaction, and stores its result.
+   * When the key is already recorded, `effect` is not run and the stored
+   * result comes back with `ran: false`. Database writes made through the
+   * transaction therefore happen exactly once; what `effect` does outside
+   * it (an e-mail) happens again only if the process dies between doing it
+   * and the commit.
+   */
+  runEffectOnce(
+    params: { readonly key: string; readonly jobId: string; readonly resultJson: (value: unknown) => string | null },
+    effect: (transaction: StoreTransaction) => Promise<unknown>,
+  ): Promise<{ readonly ran: boolean; readonly result: unknown }>;
+
+  /**
+   * Runs `work` and marks the attempt succeeded in the same transaction,
+   * fenced like `completeJobs`: if the worker no longer owns the attempt,
+   * everything `work` wrote is rolled back and `applied` is false.
+   */
+  completeInTransaction(
+    params: { readonly workerId: string; readonly job: JobAttempt; readonly resultJson: (value: unknown) => string | null },
+    work: (transaction: StoreTransaction) => Promise<unknown>,
+  ): Promise<{ readonly applied: boolean; readonly value: unknown }>;
 }

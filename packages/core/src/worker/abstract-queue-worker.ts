@@ -116,6 +116,7 @@ export abstract class AbstractQueueWorker<T> {
         parse: (payload) => this.parse(payload),
         process: async (item, ctx) => this.processItem(item, ctx),
         decide: (item, error, ctx) => this.handleFailure(item, error, ctx),
+        secretFields: this.job.secretFields ?? [],
       },
     });
     const summary = await run.run(runOptions);

@@ -10,6 +10,8 @@ export interface JobHooks<T> {
   parse(payload: unknown): T | Promise<T>;
   process(item: T, ctx: JobContext): Promise<unknown>;
   decide(item: T, error: unknown, ctx: JobContext): FailureDecision | Promise<FailureDecision>;
+  /** The job kind's `secretFields`: payload fields kept out of the job's log lines and `last_error`. */
+  readonly secretFields?: readonly string[];
 }
 
 /** How one attempt ended, before anything is written. */

@@ -2,7 +2,7 @@ import type { EnqueueOptions } from "../job/enqueue-options";
 import type { JobDefinition } from "../job/job-definition";
 import type { ClaimedJob } from "../job/job-record";
 import type { Logger } from "../logging/logger";
-import type { EnqueueResult } from "../store/job-store";
+import type { EnqueueResult, StoreTransaction } from "../store/job-store";
 
 /**
  * What a handler gets besides its parsed item.
@@ -31,6 +31,42 @@ export interface JobContext {
   readonly log: Logger;
   /** Enqueues another job (chaining). */
   enqueue<U>(definition: JobDefinition<U>, payload: U, options?: EnqueueOptions): Promise<EnqueueResult>;
+
+  /**
+   * Runs a side effect at most once per `key`, across attempts, workers and
+   * jobs, recorded in the effects ledger. The second call with a key returns
+   * the first call's (JSON) result without running `effect`. Writes made
+   * through the transaction `effect` receives happen exactly once; an
+   * external effect (an e-mail, an API call) runs again only if the process
+   * dies after doing it and before the ledger commits — pass `key` to the
+   * provider as its idempotency key to close that gap.
+   *
+   * @example
+   * ```ts
+   * await ctx.once(`invoice:${id}:email`, async (trx: Transaction<DB>) => {
+   *   await trx.insertInto("invoice_emails").values({ invoice_id: id }).execute();
+   *   return mailer.send(mail, { idempotencyKey: `invoice:${id}:email` });
+   * });
+   * ```
+   */
+  once<R>(key: string, effect: (transaction: StoreTransaction) => Promise<R>): Promise<R>;
+
+  /**
+   * Runs `work` in a transaction that also marks this job succeeded, with
+   * `work`'s result: the job's writes and its completion commit together or
+   * not at all. If the worker lost the job meanwhile, the writes are rolled
+   * back and the attempt counts as lease lost. Call it last: once it
+   * resolves the job is done, and a later throw cannot fail it.
+   *
+   * @example
+   * ```ts
+   * return ctx.transaction(async (trx: Transaction<DB>) => {
+   *   await trx.insertInto("ledger").values(entry).execute();
+   *   return { entryId: entry.id };
+   * });
+   * ```
+   */
+  transaction<R>(work: (transaction: StoreTransaction) => Promise<R>): Promise<R>;
 }
 
 /**

@@ -3,11 +3,13 @@ import { ErrorCode } from "../errors/error-codes";
 import type { SnoozeError } from "../errors/job-errors";
 import { errorCodeOf, hasErrorCode } from "../errors/stint-error";
 import type { ClaimedJob } from "../job/job-record";
+import { compileRedaction, secretValuesOf } from "../job/secret-fields";
 import { serializeResult } from "../job/serialize-payload";
 import type { LogFields, Logger } from "../logging/logger";
 import type { FenceResult, JobFailure, JobStore } from "../store/job-store";
 import type { AttemptOutcome, JobHooks } from "./attempt-runner";
 import { CompletionBatcher } from "./completion-batcher";
+import type { AttemptState } from "./attempt-context";
 import type { JobContext } from "./job-context";
 import type { RunCounters } from "./run-summary";
 import type { ResolvedWorkerOptions } from "./worker-options";
@@ -43,9 +45,15 @@ export class OutcomeRecorder<T> {
   }
 
   /** Writes, counts and logs how one attempt ended. */
-  async record(job: ClaimedJob, outcome: AttemptOutcome<T>, ctx: JobContext): Promise<void> {
+  async record(job: ClaimedJob, outcome: AttemptOutcome<T>, ctx: JobContext, state: AttemptState): Promise<void> {
     const fields = { durationMs: outcome.durationMs };
     const label = `job ${job.id} (${job.queue}, attempt ${job.attempt}/${job.maxAttempts})`;
+    if (state.completedInTransaction) {
+      // ctx.transaction already committed the success; whatever happened after it cannot change that.
+      this.#counters.succeeded += 1;
+      ctx.log.info(`Completed job ${job.id} in its own transaction (${job.queue}, ${Math.round(outcome.durationMs)} ms, attempt ${job.attempt}/${job.maxAttempts})`, fields);
+      return;
+    }
     switch (outcome.kind) {
       case "succeeded": {
         const applied = await this.#completions.complete({
@@ -77,6 +85,7 @@ export class OutcomeRecorder<T> {
 
   async #recordFailure(job: ClaimedJob, outcome: AttemptOutcome<T> & { kind: "failed" }, ctx: JobContext, label: string): Promise<void> {
     const fields = { durationMs: outcome.durationMs, errorCode: errorCodeOf(outcome.error) ?? ErrorCode.Unknown };
+    if (hasErrorCode(outcome.error, ErrorCode.LeaseLost)) return this.#lost(ctx, label);
     if (hasErrorCode(outcome.error, ErrorCode.Snooze)) {
       const delayMs = (outcome.error as SnoozeError).delayMs;
       const snoozed = await this.#fenced(ctx, { delayMs, failure: null, spendAttempt: false });
@@ -90,7 +99,7 @@ export class OutcomeRecorder<T> {
     if (decision.action === "dead") {
       return this.#markDead(ctx, outcome.error, `Job ${job.id} failed and is dead (${job.queue}, attempt ${job.attempt}/${job.maxAttempts}): ${message}`, fields);
     }
-    const retried = await this.#fenced(ctx, { delayMs: decision.delayMs, failure: failureOf(outcome.error), spendAttempt: true });
+    const retried = await this.#fenced(ctx, { delayMs: decision.delayMs, failure: this.#failureOf(ctx, outcome.error), spendAttempt: true });
     if (!retried.applied) return this.#lost(ctx, label);
     this.#counters.retried += 1;
     ctx.log.warn(`Job ${job.id} failed (${job.queue}, attempt ${job.attempt}/${job.maxAttempts}): ${message}; retrying in ${decision.delayMs} ms`, fields);
@@ -107,7 +116,8 @@ export class OutcomeRecorder<T> {
 
   async #markDead(ctx: JobContext, error: unknown, message: string, fields: LogFields): Promise<void> {
     const job = { id: ctx.job.id, attempt: ctx.job.attempt };
-    const result = await this.#writes.run(() => this.#store.markDead({ workerId: this.#workerId, job, failure: failureOf(error) }));
+    const failure = this.#failureOf(ctx, error);
+    const result = await this.#writes.run(() => this.#store.markDead({ workerId: this.#workerId, job, failure }));
     if (!result?.applied) return this.#lost(ctx, `job ${ctx.job.id}`);
     this.#counters.dead += 1;
     ctx.log.error(message, fields);
@@ -118,12 +128,17 @@ export class OutcomeRecorder<T> {
     return (await this.#writes.run(() => this.#store.scheduleRetry({ workerId: this.#workerId, job, ...retry }))) ?? { applied: false };
   }
 
+  #failureOf(ctx: JobContext, error: unknown): JobFailure {
+    return failureOf(error, secretValuesOf(ctx.job.payload, this.#hooks.secretFields ?? []));
+  }
+
   #lost(ctx: JobContext, label: string): void {
     this.#counters.leaseLost += 1;
     ctx.log.warn(`Lost the lease on ${label}; its outcome is discarded`);
   }
 }
 
-function failureOf(error: unknown): JobFailure {
-  return { message: describeError(error), code: errorCodeOf(error) ?? ErrorCode.Unknown };
+/** The error text and code stored with a failed attempt, with the job's secret payload values redacted. */
+function failureOf(error: unknown, secrets: readonly string[]): JobFailure {
+  return { message: describeError(error, compileRedaction(secrets)), code: errorCodeOf(error) ?? ErrorCode.Unknown };
 }

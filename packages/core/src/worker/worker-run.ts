@@ -1,11 +1,10 @@
 import { coerceError } from "../errors/coerce-error";
 import { ShutdownError } from "../errors/job-errors";
-import { buildNewJob } from "../job/enqueue-options";
 import type { ClaimedJob } from "../job/job-record";
 import type { Logger } from "../logging/logger";
 import type { JobStore } from "../store/job-store";
 import { runAttempt, type JobHooks } from "./attempt-runner";
-import type { JobContext } from "./job-context";
+import { createAttemptContext } from "./attempt-context";
 import { LeaseKeeper } from "./lease-keeper";
 import { OutcomeRecorder } from "./outcome-recorder";
 import type { RunOptions } from "./run-options";
@@ -168,27 +167,17 @@ export class WorkerRun<T> {
   }
 
   async #execute(job: ClaimedJob, controller: AbortController): Promise<void> {
-    const ctx = this.#contextFor(job, controller.signal);
+    const { store, workerId, log } = this.#parts;
+    const { ctx, state } = createAttemptContext({ store, workerId, log, job, signal: controller.signal, secretFields: this.#parts.hooks.secretFields });
     const outcome = await runAttempt(this.#parts.hooks, ctx, controller, this.#parts.options.clock);
     this.#busySlots -= 1;
     this.#nudge.open();
     try {
-      await this.#outcomes.record(job, outcome, ctx);
+      await this.#outcomes.record(job, outcome, ctx, state);
     } catch (thrown) {
       this.#counters.leaseLost += 1;
       ctx.log.error(`Could not record the outcome of job ${job.id}: ${coerceError(thrown).message}; it will run again when its lease expires`);
     }
-  }
-
-  #contextFor(job: ClaimedJob, signal: AbortSignal): JobContext {
-    const { store, workerId, log } = this.#parts;
-    return {
-      job,
-      workerId,
-      signal,
-      log: log.child({ jobId: job.id, queue: job.queue, attempt: job.attempt, maxAttempts: job.maxAttempts, workerId }),
-      enqueue: (definition, payload, options) => store.enqueue(buildNewJob(definition, payload, options), options?.transaction),
-    };
   }
 
   async #finishInFlight(signal: AbortSignal | undefined, shutdownTimeoutMs: number): Promise<void> {

@@ -1,7 +1,8 @@
 import { expect } from "chai";
 import { defineJob, type PayloadOf } from "../../src/job/job-definition";
 import { buildNewJob } from "../../src/job/enqueue-options";
-import { ConfigError, InvalidNameError } from "../../src/errors/config-errors";
+import { ConfigError, InvalidNameError, PayloadError } from "../../src/errors/config-errors";
+import { DEFAULT_MAX_PAYLOAD_BYTES } from "../../src/job/serialize-payload";
 
 interface SendInvoice {
   invoiceId: number;
@@ -49,5 +50,24 @@ describe("buildNewJob", () => {
     expect(() => buildNewJob(SendInvoice, { invoiceId: 1 }, { runAt: new Date("nope") })).to.throw(ConfigError, "runAt");
     expect(() => buildNewJob(SendInvoice, { invoiceId: 1 }, { dedupeKey: "" })).to.throw(ConfigError, "dedupeKey");
     expect(() => buildNewJob(SendInvoice, { invoiceId: 1 }, { delay: 5 } as never)).to.throw(ConfigError, "enqueue.delay");
+  });
+});
+
+describe("a job kind's maxPayloadBytes", () => {
+  const Small = defineJob<{ text: string }>("small", { maxPayloadBytes: 32 });
+
+  it("defaults to 1 MiB and is validated", () => {
+    expect(defineJob("plain").maxPayloadBytes).to.equal(DEFAULT_MAX_PAYLOAD_BYTES);
+    expect(() => defineJob("a", { maxPayloadBytes: 0 })).to.throw(ConfigError, "maxPayloadBytes");
+    expect(() => defineJob("a", { maxPayloadBytes: 1.5 })).to.throw(ConfigError, "maxPayloadBytes");
+  });
+
+  it("refuses a bigger payload with a PayloadError naming the queue, the size and the limit", () => {
+    const text = "x".repeat(32 - '{"text":""}'.length);
+    expect(buildNewJob(Small, { text }).payloadJson).to.have.length(32);
+    expect(() => buildNewJob(Small, { text: `${text}x` })).to.throw(
+      PayloadError,
+      'payload of queue "small" is 33 bytes of JSON, more than the limit of 32 bytes',
+    );
   });
 });

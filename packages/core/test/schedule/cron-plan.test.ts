@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { firstRunAt, parseCron, planFires } from "../../src/schedule/cron-plan";
 import { defineSchedule } from "../../src/schedule/define-schedule";
 import { defineJob } from "../../src/job/job-definition";
-import { ConfigError } from "../../src/errors/config-errors";
+import { ConfigError, InvalidNameError } from "../../src/errors/config-errors";
 import type { ScheduleRecord } from "../../src/store/schedule-store";
 
 const Report = defineJob<{ kind: string }>("weekly-report", { maxAttempts: 3 });
@@ -83,7 +83,7 @@ describe("parseCron and defineSchedule", () => {
       ConfigError,
       "`timeZone`",
     );
-    expect(() => defineSchedule({ name: "Bad Name", job: Report, cron: "* * * * *", payload: { kind: "a" } })).to.throw(ConfigError, "`name`");
+    expect(() => defineSchedule({ name: "Bad Name", job: Report, cron: "* * * * *", payload: { kind: "a" } })).to.throw(InvalidNameError, "schedule name");
     expect(() => defineSchedule({ name: "x", job: Report, cron: "* * * * *", payload: { kind: "a" }, catchUp: 0 })).to.throw(ConfigError, "`catchUp`");
   });
 

@@ -11,7 +11,7 @@ export interface InvoicesTable {
   readonly issued_at: ColumnType<Date, Date | string, Date | string>;
 }
 
-/** One row per invoice that was e-mailed: the claim that makes sending idempotent. */
+/** One row per invoice that was e-mailed, written in the transaction of the send's `ctx.once` effect. */
 export interface InvoiceEmailsTable {
   readonly invoice_id: number;
   /** The job that sent it. */
@@ -27,7 +27,7 @@ export interface SentEmailsTable {
   readonly to_address: string;
   readonly subject: string;
   readonly body: string;
-  /** What the mail is about, e.g. `invoice:812` (a provider would get it as an idempotency key). */
+  /** What the mail is about, e.g. `invoice:812:email` (a provider would get it as an idempotency key). */
   readonly reference: string | null;
   readonly sent_at: Generated<Date>;
 }

@@ -10,7 +10,7 @@ import { FakeLlmClient } from "../services/fake-llm-client";
 import type { NightlyCleanupResult } from "../workers/nightly-cleanup-worker";
 import { FlakyMailer } from "../services/flaky-mailer";
 import { RecordingMailer } from "../services/recording-mailer";
-import { seededRandom } from "../services/seeded-random";
+import { seededRandom } from "@stint/core";
 import { seedDemoData } from "./demo-data";
 import { enqueueDemoWorkload } from "./demo-workload";
 import { drainQueues } from "./drain-queues";
@@ -93,7 +93,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     backoff: { baseMs: 100, maxMs: 1_000 },
     mailer: (db) =>
       new FlakyMailer(new RecordingMailer(db, { latencyMs: 5 }), {
-        failFirstAttempt: (mail) => /^invoice:\d*7$/.test(mail.reference),
+        failFirstAttempt: (mail) => /^invoice:\d*7:email$/.test(mail.reference),
       }),
     llm: new FakeLlmClient({ latencyMs: { min: 20, max: 120 }, rateLimitRate: 0.15, retryAfterMs: 150, random: seededRandom(11) }),
   });

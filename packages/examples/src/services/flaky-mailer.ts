@@ -31,7 +31,7 @@ export interface FlakyMailerOptions {
  * @example
  * ```ts
  * const mailer = new FlakyMailer(new RecordingMailer(db), {
- *   failFirstAttempt: (mail) => mail.reference.endsWith("7"),
+ *   failFirstAttempt: (mail) => mail.reference === "invoice:7:email",
  * });
  * ```
  */

@@ -4,8 +4,8 @@ export interface OutgoingMail {
   readonly subject: string;
   readonly text: string;
   /**
-   * What the mail is about, e.g. `invoice:812`. Mail providers that accept
-   * an idempotency key get this one.
+   * What the mail is about, e.g. `invoice:812:email`: the `ctx.once` key of
+   * the send. Mail providers that accept an idempotency key get this one.
    */
   readonly reference: string;
 }
@@ -23,7 +23,7 @@ export interface MailReceipt {
  * @example
  * ```ts
  * const receipt = await mailer.send(
- *   { to: "ada@example.com", subject: "Invoice 812", text: "…", reference: "invoice:812" },
+ *   { to: "ada@example.com", subject: "Invoice 812", text: "…", reference: "invoice:812:email" },
  *   { signal: ctx.signal },
  * );
  * ```

@@ -8,17 +8,19 @@ import {
   type JobStore,
   type Logger,
 } from "@stint/core";
+import type { Transaction } from "kysely";
 import { inject, injectable } from "tsyringe";
-import { APP_DB, MAILER, RETRY_BACKOFF } from "../app-tokens";
-import type { AppDb } from "../app/app-tables";
+import { APP_DB, APP_SCHEMA, MAILER, RETRY_BACKOFF } from "../app-tokens";
+import { appDatabase, type AppDb } from "../app/app-tables";
 import { parseSendInvoiceEmail, SendInvoiceEmail } from "../jobs/send-invoice-email";
-import type { Mailer, OutgoingMail } from "../services/mailer";
+import type { Mailer, MailReceipt, OutgoingMail } from "../services/mailer";
 
 /** What a `send-invoice-email` job stores as its result. */
 export interface SendInvoiceEmailResult {
   readonly invoiceId: number;
   /** False when the invoice had already been e-mailed (by an earlier job or attempt). */
   readonly sent: boolean;
+  /** The provider's id of the one mail sent for the invoice, by this run or an earlier one. */
   readonly messageId: string | null;
 }
 
@@ -26,17 +28,20 @@ export interface SendInvoiceEmailResult {
  * E-mails an invoice to its customer, at most once per invoice however
  * often the job runs.
  *
- * The send is claimed in the same transaction that surrounds it: an
- * `INSERT … ON CONFLICT DO NOTHING` into `invoice_emails` (keyed on the
- * invoice id), then the send, then the commit. A second job or attempt for
- * the same invoice finds the row and sends nothing; if it runs while the
- * first is still sending, its insert waits on the key until the first
- * commits (and then sends nothing) or rolls back (and then sends). A failed
- * send rolls the claim back, so the retry can send.
+ * The send is an effect of its own, `ctx.once("invoice:<id>:email", …)`:
+ * stint records the key in its effects ledger in the transaction that the
+ * effect receives, and the effect writes the `invoice_emails` row through
+ * that same transaction, so the key, the row and the message id commit
+ * together. A second job or attempt for the same invoice finds the key and
+ * sends nothing; if it runs while the first is still sending, it waits on
+ * the key until the first commits (and then sends nothing) or rolls back
+ * (and then sends). A failed send rolls everything back, so the retry can
+ * send.
  *
  * The remaining window is the one every external side effect has: a mail
  * accepted by the provider whose commit then fails is sent again by the
- * retry. `OutgoingMail.reference` is there for providers that deduplicate.
+ * retry. The key goes to the provider as `OutgoingMail.reference`, its
+ * idempotency key, so a provider that deduplicates closes that window too.
  *
  * @example
  * ```ts
@@ -49,19 +54,22 @@ export interface SendInvoiceEmailResult {
 export class SendInvoiceEmailWorker extends AbstractQueueWorker<SendInvoiceEmail> {
   readonly job = SendInvoiceEmail;
   readonly #db: AppDb;
+  readonly #schema: string;
   readonly #mailer: Mailer;
 
   constructor(
     @inject(JOB_STORE) store: JobStore,
     @inject(LOGGER) log: Logger,
     @inject(APP_DB) db: AppDb,
+    @inject(APP_SCHEMA) schema: string,
     @inject(MAILER) mailer: Mailer,
     @inject(RETRY_BACKOFF) backoff: Partial<BackoffOptions>,
   ) {
-    // Each job holds a connection for its transaction while it sends: keep
-    // the concurrency well below the pool size.
+    // Each job holds a connection for its effect's transaction while it
+    // sends: keep the concurrency well below the pool size.
     super(store, log, { concurrency: 8, leaseMs: 60_000, backoff });
     this.#db = db;
+    this.#schema = schema;
     this.#mailer = mailer;
   }
 
@@ -73,27 +81,24 @@ export class SendInvoiceEmailWorker extends AbstractQueueWorker<SendInvoiceEmail
     const invoice = await this.#db.selectFrom("invoices").selectAll().where("id", "=", item.invoiceId).executeTakeFirst();
     if (invoice === undefined) throw permanent(new Error(`invoice ${item.invoiceId} does not exist`));
 
-    return this.#db.transaction().execute(async (trx) => {
-      const claim = await trx
-        .insertInto("invoice_emails")
-        .values({ invoice_id: invoice.id, job_id: ctx.job.id, recipient: invoice.customer_email })
-        .onConflict((conflict) => conflict.column("invoice_id").doNothing())
-        .returning("invoice_id")
-        .executeTakeFirst();
-      if (claim === undefined) {
-        ctx.log.info(`Invoice ${invoice.id} was already e-mailed; sending nothing`);
-        return { invoiceId: invoice.id, sent: false, messageId: null };
-      }
+    const key = `invoice:${invoice.id}:email`;
+    let sent = false;
+    const receipt = await ctx.once(key, async (trx: Transaction<unknown>): Promise<MailReceipt> => {
+      const app = appDatabase(trx, this.#schema);
+      await app.insertInto("invoice_emails").values({ invoice_id: invoice.id, job_id: ctx.job.id, recipient: invoice.customer_email }).execute();
       const mail: OutgoingMail = {
         to: invoice.customer_email,
         subject: `Invoice ${invoice.id}`,
         text: `Hello,\n\nplease find invoice ${invoice.id} over ${formatAmount(invoice.amount_cents, invoice.currency)}, issued ${invoice.issued_at.toISOString().slice(0, 10)}.\n`,
-        reference: `invoice:${invoice.id}`,
+        reference: key,
       };
-      const receipt = await this.#mailer.send(mail, { signal: ctx.signal });
-      await trx.updateTable("invoice_emails").set({ message_id: receipt.messageId }).where("invoice_id", "=", invoice.id).execute();
-      return { invoiceId: invoice.id, sent: true, messageId: receipt.messageId };
+      const accepted = await this.#mailer.send(mail, { signal: ctx.signal });
+      await app.updateTable("invoice_emails").set({ message_id: accepted.messageId }).where("invoice_id", "=", invoice.id).execute();
+      sent = true;
+      return accepted;
     });
+    if (!sent) ctx.log.info(`Invoice ${invoice.id} was already e-mailed; sending nothing`);
+    return { invoiceId: invoice.id, sent, messageId: receipt.messageId };
   }
 }
 

@@ -76,6 +76,8 @@ describe("NightlyCleanupWorker", () => {
       signal: controller.signal,
       log: app.log,
       enqueue: () => Promise.reject(new Error("not used")),
+      once: () => Promise.reject(new Error("not used")),
+      transaction: () => Promise.reject(new Error("not used")),
     };
 
     let failure: unknown;

@@ -40,7 +40,7 @@ describe("SendInvoiceEmailWorker", () => {
   });
 
   function worker(mailer: Mailer = new RecordingMailer(app.db)): CountingInvoiceWorker {
-    return new CountingInvoiceWorker(app.store, app.log, app.db, mailer, FAST_BACKOFF);
+    return new CountingInvoiceWorker(app.store, app.log, app.db, app.test.schema, mailer, FAST_BACKOFF);
   }
 
   it("e-mails an invoice to its customer and records the send", async () => {
@@ -53,7 +53,7 @@ describe("SendInvoiceEmailWorker", () => {
     const job = await jobRow(app.store, id);
     expect(job.state).to.equal("succeeded");
     expect(job.result).to.deep.include({ invoiceId: 812, sent: true });
-    expect(await sentEmails(app.db)).to.deep.equal([{ to_address: "customer812@example.com", subject: "Invoice 812", reference: "invoice:812" }]);
+    expect(await sentEmails(app.db)).to.deep.equal([{ to_address: "customer812@example.com", subject: "Invoice 812", reference: "invoice:812:email" }]);
     const claim = await app.db.selectFrom("invoice_emails").selectAll().where("invoice_id", "=", 812).executeTakeFirstOrThrow();
     expect(claim.job_id).to.equal(id);
     expect(claim.message_id).to.match(/^sent-email-\d+$/);
@@ -70,15 +70,16 @@ describe("SendInvoiceEmailWorker", () => {
 
     expect(summary).to.include({ claimed: 2, succeeded: 2, dead: 0 });
     expect(runner.calls).to.equal(2);
-    expect(await sentEmails(app.db, "invoice:812")).to.have.length(1);
+    expect(await sentEmails(app.db, "invoice:812:email")).to.have.length(1);
     const results = await Promise.all(jobs.map(async ({ id }) => (await jobRow(app.store, id)).result as SendInvoiceEmailResult));
     expect(results.map((result) => result.sent).sort()).to.deep.equal([false, true]);
+    expect(results[0]?.messageId, "both jobs report the one mail sent").to.equal(results[1]?.messageId).and.match(/^sent-email-\d+$/);
   });
 
   it("sends nothing when the same job runs again after its send went through", async () => {
     await insertInvoices(app.db, [812]);
     const { id } = await client.enqueue(SendInvoiceEmail, { invoiceId: 812 });
-    const crashing = new CrashAfterSendWorker(app.store, app.log, app.db, new RecordingMailer(app.db), FAST_BACKOFF);
+    const crashing = new CrashAfterSendWorker(app.store, app.log, app.db, app.test.schema, new RecordingMailer(app.db), FAST_BACKOFF);
 
     const result = await drainQueues([crashing], app.store, { deadlineMs: 10_000, pollMs: 10 });
 
@@ -86,12 +87,12 @@ describe("SendInvoiceEmailWorker", () => {
     const job = await jobRow(app.store, id);
     expect(job).to.include({ state: "succeeded", attempts: 2 });
     expect(job.result).to.deep.include({ invoiceId: 812, sent: false });
-    expect(await sentEmails(app.db, "invoice:812")).to.have.length(1);
+    expect(await sentEmails(app.db, "invoice:812:email")).to.have.length(1);
   });
 
   it("retries a 503 from the mail service and then sends exactly once", async () => {
     await insertInvoices(app.db, [1, 2, 3]);
-    const flaky = new FlakyMailer(new RecordingMailer(app.db), { failFirstAttempt: (mail) => mail.reference === "invoice:2" });
+    const flaky = new FlakyMailer(new RecordingMailer(app.db), { failFirstAttempt: (mail) => mail.reference === "invoice:2:email" });
     const jobs = await client.enqueueMany(SendInvoiceEmail, [1, 2, 3].map((invoiceId) => ({ payload: { invoiceId } })));
 
     const result = await drainQueues([worker(flaky)], app.store, { deadlineMs: 10_000, pollMs: 10 });
@@ -102,7 +103,7 @@ describe("SendInvoiceEmailWorker", () => {
     const retried = await jobRow(app.store, jobs[1]!.id);
     expect(retried).to.include({ state: "succeeded", attempts: 2 });
     expect(retried.lastError).to.contain("mail service unavailable (503)");
-    for (const invoiceId of [1, 2, 3]) expect(await sentEmails(app.db, `invoice:${invoiceId}`)).to.have.length(1);
+    for (const invoiceId of [1, 2, 3]) expect(await sentEmails(app.db, `invoice:${invoiceId}:email`)).to.have.length(1);
   });
 
   it("sends a malformed payload to dead at once, naming the field, without calling the handler", async () => {

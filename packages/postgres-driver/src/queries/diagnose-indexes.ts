@@ -17,6 +17,8 @@ export const EXPECTED_INDEXES: readonly ExpectedIndex[] = Object.freeze([
   { table: "migrations", name: "migrations_pkey", since: 1 },
   { table: "schedules", name: "schedules_pkey", since: 2 },
   { table: "schedules", name: "schedules_due_idx", since: 2 },
+  { table: "effects", name: "effects_pkey", since: 3 },
+  { table: "effects", name: "effects_created_at_idx", since: 3 },
 ]);
 
 /** An index found in the schema. */

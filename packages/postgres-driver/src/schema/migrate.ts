@@ -1,4 +1,4 @@
-import { assertSqlIdentifier, ConfigError } from "@stint/core";
+import { applicationName, assertSqlIdentifier, ConfigError } from "@stint/core";
 import type { Kysely } from "kysely";
 import { createDatabase, type DatabaseOptions } from "../create-database";
 import { interpretError } from "../interpret-error";
@@ -11,6 +11,9 @@ import {
   createSchemaStatement,
   lockMigrations,
   recordMigrationStatement,
+  resetApplicationName,
+  schemaExistsQuery,
+  setApplicationName,
   unlockMigrations,
 } from "./migrations/migration-bookkeeping";
 
@@ -38,7 +41,9 @@ export interface MigrateResult {
  *
  * The schema name is validated before any SQL runs. Pass a Kysely instance
  * (not a transaction), or connection options and a pool is opened and closed
- * around the run.
+ * around the run. While it runs, the connection's `application_name` is
+ * `stint:migrate:<process identity>` (a borrowed pooled connection gets its
+ * own name back afterwards).
  *
  * @example
  * ```ts
@@ -54,7 +59,8 @@ export async function migrate(target: Kysely<any> | DatabaseOptions, options: Mi
     }
     return runMigrations(target, schema);
   }
-  const database = createDatabase(target);
+  const named = "connectionString" in target && target.applicationName === undefined;
+  const database = createDatabase(named ? { ...target, applicationName: applicationName("migrate") } : target);
   try {
     return await runMigrations(database.db, schema);
   } finally {
@@ -65,21 +71,28 @@ export async function migrate(target: Kysely<any> | DatabaseOptions, options: Mi
 async function runMigrations(db: Kysely<any>, schema: string): Promise<MigrateResult> {
   try {
     return await db.connection().execute(async (connection) => {
-      await lockMigrations(schema).execute(connection);
+      await setApplicationName(applicationName("migrate")).execute(connection);
+      // A broken connection ends the session, its lock and its name with it,
+      // so a failed unlock or reset only matters when nothing else went wrong.
       let failure: unknown;
+      const unlessFailed = (cleanupError: unknown): void => {
+        if (failure === undefined) throw cleanupError;
+      };
       try {
-        return await applyPending(connection, schema);
+        await lockMigrations(schema).execute(connection);
+        try {
+          return await applyPending(connection, schema);
+        } catch (thrown) {
+          failure = thrown;
+          throw thrown;
+        } finally {
+          await unlockMigrations(schema).execute(connection).catch(unlessFailed);
+        }
       } catch (thrown) {
-        failure = thrown;
+        failure ??= thrown;
         throw thrown;
       } finally {
-        // A broken connection ends the session and its lock with it, so a
-        // failed unlock only matters when nothing else went wrong.
-        await unlockMigrations(schema)
-          .execute(connection)
-          .catch((unlockError: unknown) => {
-            if (failure === undefined) throw unlockError;
-          });
+        await resetApplicationName().execute(connection).catch(unlessFailed);
       }
     });
   } catch (thrown) {
@@ -88,7 +101,8 @@ async function runMigrations(db: Kysely<any>, schema: string): Promise<MigrateRe
 }
 
 async function applyPending(connection: Kysely<any>, schema: string): Promise<MigrateResult> {
-  await createSchemaStatement(schema).execute(connection);
+  const { rows: found } = await schemaExistsQuery(schema).execute(connection);
+  if (found[0]?.exists !== true) await createSchemaStatement(schema).execute(connection);
   await createMigrationsTableStatement(schema).execute(connection);
   const { rows } = await appliedVersionsQuery(schema).execute(connection);
   const done = new Set(rows.map((row) => Number(row.version)));

@@ -1,6 +1,7 @@
 import type { JobStore } from "@stint/core";
 import { describeClaimConformance } from "./claim-conformance";
 import type { ConformanceContext, JobStoreHarness, JobStoreHarnessFactory } from "./conformance-harness";
+import { describeEffectsConformance } from "./effects-conformance";
 import { describeEnqueueConformance } from "./enqueue-conformance";
 import { describeFenceConformance } from "./fence-conformance";
 import { describeListingConformance } from "./listing-conformance";
@@ -14,7 +15,8 @@ export type { JobStoreHarness, JobStoreHarnessFactory } from "./conformance-harn
  * and limits, exclusivity under racing claimers, lease expiry and rescue,
  * the owner/attempt fence on every write after a claim, dedupe keys under
  * concurrency, transactional and batch enqueue, the operator calls, listing,
- * retention and bulk retry.
+ * retention and bulk retry, effects run once per key and completion in the
+ * job's own transaction.
  *
  * The factory is called once for the suite; each test uses queues of its own.
  *
@@ -53,5 +55,6 @@ export function describeJobStoreConformance<Tx>(name: string, factory: JobStoreH
     describeOperationsConformance(ctx);
     describeListingConformance(ctx);
     describeRetentionConformance(ctx);
+    describeEffectsConformance(ctx);
   });
 }

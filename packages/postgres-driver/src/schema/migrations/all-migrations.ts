@@ -1,5 +1,6 @@
 import { createJobsMigration } from "./0001-create-jobs";
 import { schedulesAndWakeupsMigration } from "./0002-schedules-and-wakeups";
+import { effectsMigration } from "./0003-effects";
 import type { Migration } from "./migration";
 
 /**
@@ -7,7 +8,11 @@ import type { Migration } from "./migration";
  *
  * @example
  * ```ts
- * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 2
+ * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 3
  * ```
  */
-export const MIGRATIONS: readonly Migration[] = Object.freeze([createJobsMigration, schedulesAndWakeupsMigration]);
+export const MIGRATIONS: readonly Migration[] = Object.freeze([
+  createJobsMigration,
+  schedulesAndWakeupsMigration,
+  effectsMigration,
+]);

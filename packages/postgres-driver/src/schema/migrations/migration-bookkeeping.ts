@@ -26,6 +26,29 @@ export function unlockMigrations(schema: string): RawBuilder<unknown> {
   return sql`SELECT pg_advisory_unlock(${migrationLockKey(schema)}::bigint)`;
 }
 
+/**
+ * `SELECT set_config('application_name', $1, false)`: names the migration's
+ * connection for the session (undone by {@link resetApplicationName}).
+ */
+export function setApplicationName(name: string): RawBuilder<unknown> {
+  return sql`SELECT set_config('application_name', ${name}, false)`;
+}
+
+/** `RESET application_name`: back to the name the connection was opened with. */
+export function resetApplicationName(): RawBuilder<unknown> {
+  return sql`RESET application_name`;
+}
+
+/**
+ * `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)`. `migrate`
+ * creates the schema only when this says it is missing: `CREATE SCHEMA IF
+ * NOT EXISTS` needs `CREATE` on the database even when the schema exists,
+ * which a migrator role that owns only its schema (see `rolesSql`) lacks.
+ */
+export function schemaExistsQuery(schema: string): RawBuilder<{ exists: boolean }> {
+  return sql<{ exists: boolean }>`SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = ${schema}) AS exists`;
+}
+
 /** `CREATE SCHEMA IF NOT EXISTS "<schema>"`. */
 export function createSchemaStatement(schema: string): RawBuilder<unknown> {
   return sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(schema)}`;

@@ -1,0 +1,76 @@
+import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
+import { sql, type RawBuilder } from "kysely";
+
+/** A scenario's own migrated schema, with the oracle tables and the audit trigger in it. */
+export type ChaosDatabase = TestSchema;
+
+/**
+ * Creates a fresh stint schema for one scenario and adds, next to `jobs`:
+ *
+ * - `chaos_executions` — one row per handler run, written by the handler on
+ *   the oracle's own autocommit connection before it does anything else;
+ * - `chaos_effect_runs` — one row per run of a `ctx.once` effect body (what
+ *   an e-mail provider would have seen), on the same connection;
+ * - `chaos_effects`, `chaos_ledger` — rows written inside `ctx.once` and
+ *   `ctx.transaction`, which must exist exactly once per job;
+ * - `chaos_outbox` — markers written in the same transaction as a
+ *   transactional enqueue;
+ * - `chaos_transitions` — an append-only audit of every accepted change of
+ *   a job's state, attempts or owner (and of deletions), written by a trigger
+ *   inside the changing transaction, so it holds exactly the committed ones.
+ */
+export async function createChaosDatabase(connectionString: string): Promise<ChaosDatabase> {
+  const database = await createTestSchema({ connectionString, prefix: "chaos", maxConnections: 6, onPoolError: () => undefined });
+  try {
+    for (const statement of oracleStatements(database.schema)) await statement.execute(database.db);
+  } catch (thrown) {
+    await database.drop().catch(() => undefined);
+    throw thrown;
+  }
+  return database;
+}
+
+function oracleStatements(schema: string): RawBuilder<unknown>[] {
+  const table = (name: string) => sql.id(schema, name);
+  const audit = sql.id(schema, "chaos_audit");
+  return [
+    sql`CREATE TABLE ${table("chaos_executions")} (
+          token uuid PRIMARY KEY, job_id bigint NOT NULL, seq integer NOT NULL, attempt integer NOT NULL,
+          worker_id text NOT NULL, pid integer NOT NULL, action text NOT NULL, marker_visible boolean NOT NULL,
+          started_at timestamptz NOT NULL DEFAULT clock_timestamp())`,
+    sql`CREATE INDEX ON ${table("chaos_executions")} (job_id)`,
+    sql`CREATE TABLE ${table("chaos_effect_runs")} (
+          token uuid PRIMARY KEY, job_id bigint NOT NULL, seq integer NOT NULL, attempt integer NOT NULL,
+          at timestamptz NOT NULL DEFAULT clock_timestamp())`,
+    sql`CREATE TABLE ${table("chaos_effects")} (
+          seq integer NOT NULL, job_id bigint NOT NULL, attempt integer NOT NULL, worker_id text NOT NULL)`,
+    sql`CREATE TABLE ${table("chaos_ledger")} (
+          seq integer NOT NULL, job_id bigint NOT NULL, attempt integer NOT NULL, worker_id text NOT NULL)`,
+    sql`CREATE TABLE ${table("chaos_outbox")} (seq integer PRIMARY KEY, at timestamptz NOT NULL DEFAULT clock_timestamp())`,
+    sql`CREATE TABLE ${table("chaos_transitions")} (
+          id bigserial PRIMARY KEY, job_id bigint NOT NULL, op text NOT NULL,
+          old_state text, new_state text, old_attempts integer, new_attempts integer, max_attempts integer,
+          locked_by text, run_at timestamptz, updated_at timestamptz, started_at timestamptz, error_code text,
+          at timestamptz NOT NULL DEFAULT clock_timestamp())`,
+    sql`CREATE INDEX ON ${table("chaos_transitions")} (job_id, id)`,
+    sql`CREATE FUNCTION ${audit}() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF TG_OP = 'DELETE' THEN
+            INSERT INTO ${table("chaos_transitions")} (job_id, op, old_state, old_attempts, max_attempts, locked_by)
+            VALUES (OLD.id, 'delete', OLD.state, OLD.attempts, OLD.max_attempts, OLD.locked_by);
+            RETURN OLD;
+          END IF;
+          INSERT INTO ${table("chaos_transitions")}
+                 (job_id, op, old_state, new_state, old_attempts, new_attempts, max_attempts,
+                  locked_by, run_at, updated_at, started_at, error_code)
+          VALUES (NEW.id, 'update', OLD.state, NEW.state, OLD.attempts, NEW.attempts, NEW.max_attempts,
+                  NEW.locked_by, NEW.run_at, NEW.updated_at, NEW.started_at, NEW.error_code);
+          RETURN NEW;
+        END $$`,
+    sql`CREATE TRIGGER chaos_audit_update AFTER UPDATE ON ${table("jobs")} FOR EACH ROW
+        WHEN (OLD.state IS DISTINCT FROM NEW.state OR OLD.attempts IS DISTINCT FROM NEW.attempts
+              OR OLD.locked_by IS DISTINCT FROM NEW.locked_by)
+        EXECUTE FUNCTION ${audit}()`,
+    sql`CREATE TRIGGER chaos_audit_delete AFTER DELETE ON ${table("jobs")} FOR EACH ROW EXECUTE FUNCTION ${audit}()`,
+  ];
+}

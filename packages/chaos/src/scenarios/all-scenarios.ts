@@ -1,0 +1,29 @@
+import type { Scenario } from "../harness/scenario";
+import { concurrentDedupe } from "./concurrent-dedupe";
+import { connectionKills } from "./connection-kills";
+import { eventLoopBlock } from "./event-loop-block";
+import { gracefulShutdown } from "./graceful-shutdown";
+import { longHandler } from "./long-handler";
+import { malformedPayloads } from "./malformed-payloads";
+import { poisonJob } from "./poison-job";
+import { retryTiming } from "./retry-timing";
+import { serverRestarts } from "./server-restarts";
+import { transactionalCompletion } from "./transactional-completion";
+import { transactionalEnqueue } from "./transactional-enqueue";
+import { workerKills } from "./worker-kills";
+
+/** The twelve scenarios, in the order. */
+export const ALL_SCENARIOS: readonly Scenario[] = Object.freeze([
+  workerKills,
+  connectionKills,
+  serverRestarts,
+  longHandler,
+  eventLoopBlock,
+  gracefulShutdown,
+  poisonJob,
+  malformedPayloads,
+  concurrentDedupe,
+  transactionalEnqueue,
+  transactionalCompletion,
+  retryTiming,
+]);

@@ -1,0 +1,62 @@
+import { sql } from "kysely";
+import { enqueueTasks, figures, jobStates, range } from "../harness/jobs";
+import { Verdict, type Scenario } from "../harness/scenario";
+import { drainWithFaults, settle, withChaosDatabase, withSupervisor } from "../harness/scenario-run";
+
+/**
+ * 4. Handlers that run ten times `leaseMs` keep their leases through the
+ * heartbeat: each job is claimed once, and a rescue pass the harness runs
+ * every 200 ms meanwhile never finds an expired lease.
+ */
+export const longHandler: Scenario = {
+  id: 4,
+  title: "handler running 10 × leaseMs",
+  claim: "a handler running 10 × leaseMs keeps its lease: one claim per job, and a rescue pass every 200 ms never finds it expired",
+  async run({ connectionString, profile }) {
+    const p = profile.longHandler;
+    return withChaosDatabase(connectionString, async (database) => {
+      await enqueueTasks(database, range(p.jobs).map((seq) => ({ seq, action: "sleep", ms: 10 * p.leaseMs })), { maxAttempts: 5 });
+      const settings = { mode: "loop", concurrency: p.jobs, leaseMs: p.leaseMs, pollIntervalMs: 100 } as const;
+      return withSupervisor(database, { processes: 2, settings, restart: false }, async (supervisor) => {
+        let rescued = 0;
+        let passes = 0;
+        const drained = await drainWithFaults(database, {
+          timeoutMs: 30 * p.leaseMs + 30_000,
+          tickMs: 200,
+          inject: async () => {
+            const { retried, dead } = await database.store.rescueExpiredLeases({ limit: 1_000 });
+            rescued += retried + dead;
+            passes += 1;
+          },
+        });
+        const run = await settle(database, supervisor, p.jobs);
+        const { invariants } = run;
+        const claims = await figures(database.db, sql<{ claims: number; max_per_job: number; max_attempts: number; rescued_rows: number }>`
+          SELECT count(*) AS claims, coalesce(max(per_job), 0) AS max_per_job,
+                 (SELECT max(attempts) FROM ${sql.id(database.schema, "jobs")}) AS max_attempts,
+                 (SELECT count(*) FROM ${sql.id(database.schema, "jobs")} WHERE error_code IS NOT NULL) AS rescued_rows
+            FROM (SELECT job_id, count(*) OVER (PARTITION BY job_id) AS per_job FROM ${sql.id(database.schema, "chaos_transitions")}
+                   WHERE new_state = 'running' AND (old_state <> 'running' OR new_attempts <> old_attempts)) c`);
+        const states = await jobStates(database);
+
+        const verdict = new Verdict();
+        verdict.invariants(invariants, run.idleInTransaction);
+        verdict.check(drained, "the jobs did not finish");
+        verdict.check(claims.claims === p.jobs && claims.max_per_job === 1, `${claims.claims} claims for ${p.jobs} jobs (at most ${claims.max_per_job} per job)`);
+        verdict.check(rescued === 0 && claims.rescued_rows === 0, `${rescued} leases rescued during the run`);
+        verdict.check(claims.max_attempts === 1, `a job reached attempt ${claims.max_attempts}`);
+        verdict.check(invariants.reExecutions === 0, `${invariants.reExecutions} re-executions`);
+        verdict.check(states["succeeded"] === p.jobs, `succeeded ${states["succeeded"] ?? 0} of ${p.jobs}`);
+        verdict.note(`handlers ${(10 * p.leaseMs) / 1_000} s with leaseMs ${p.leaseMs}: ${claims.claims} claims, ${passes} rescue passes found ${rescued}`);
+        return {
+          jobs: p.jobs,
+          faults: `${(10 * p.leaseMs) / 1_000} s handlers, ${p.leaseMs / 1_000} s lease`,
+          lost: invariants.lost,
+          duplicates: invariants.duplicateTerminals + invariants.runsAfterFinish,
+          reExecutions: invariants.reExecutions,
+          verdict,
+        };
+      });
+    });
+  },
+};

@@ -1,0 +1,73 @@
+import type { JobAttempt } from "@stint/core";
+import type { Kysely, Transaction } from "kysely";
+import { runCallback } from "./callback-failure";
+import { completeJobsStatement } from "./complete-jobs";
+
+/** What {@link completeInTransaction} takes. */
+export interface CompleteInTransactionParams {
+  readonly workerId: string;
+  readonly job: JobAttempt;
+  /** Serialises `work`'s result for the job's `result` column. */
+  readonly resultJson: (value: unknown) => string | null;
+}
+
+/** What {@link completeInTransaction} returns. */
+export interface TransactionalCompletion {
+  /** False when the worker no longer owned the attempt: everything was rolled back. */
+  readonly applied: boolean;
+  /** `work`'s result when applied, else `undefined`. */
+  readonly value: unknown;
+}
+
+/** Thrown inside the transaction to roll it back when the fence matched no row. */
+class AttemptNotOwned {}
+
+/**
+ * Runs `work` and then marks the attempt `succeeded` with its result, in
+ * one transaction: the job's own writes and its completion commit together
+ * or not at all. The completion is the fenced statement of `completeJobs`
+ * for one job (id, owner, attempt, state `running`), with the duration
+ * measured on the database clock from the attempt's `started_at`. If it
+ * matches no row — another worker reclaimed the job, it was rescued or
+ * cancelled — the transaction is rolled back, `work`'s writes with it, and
+ * `applied` is false.
+ *
+ * A throw from `work` rolls back and propagates wrapped in a
+ * `CallbackFailure` (the store unwraps it).
+ *
+ * ### SQL
+ * ```sql
+ * BEGIN;
+ * -- work's own statements, then the completion of completeJobs for one job:
+ * UPDATE "stint"."jobs" AS jobs SET state = 'succeeded', … FROM unnest(…) AS done(…)
+ *  WHERE jobs.id = done.id AND jobs.attempts = done.attempt AND jobs.locked_by = $1 AND jobs.state = 'running'
+ * RETURNING jobs.id;
+ * COMMIT; -- or ROLLBACK when no row matched
+ * ```
+ *
+ * @example
+ * ```ts
+ * const { applied } = await completeInTransaction(db, "stint", { workerId, job, resultJson: JSON.stringify },
+ *   async (trx) => trx.insertInto("ledger").values(entry).execute());
+ * ```
+ */
+export async function completeInTransaction(
+  executor: Kysely<any>,
+  schema: string,
+  params: CompleteInTransactionParams,
+  work: (transaction: Transaction<any>) => Promise<unknown>,
+): Promise<TransactionalCompletion> {
+  const { job } = params;
+  try {
+    return await executor.transaction().execute(async (trx) => {
+      const value = await runCallback(() => work(trx));
+      const completion = { id: job.id, attempt: job.attempt, resultJson: params.resultJson(value), durationMs: null };
+      const { rows } = await completeJobsStatement(schema, params.workerId, [completion]).execute(trx);
+      if (rows.length === 0) throw new AttemptNotOwned();
+      return Object.freeze({ applied: true, value });
+    });
+  } catch (thrown) {
+    if (thrown instanceof AttemptNotOwned) return Object.freeze({ applied: false, value: undefined });
+    throw thrown;
+  }
+}

@@ -16,23 +16,28 @@ const DAY_MS = 86_400_000;
 export const pruneCommand: Command = {
   name: "prune",
   summary: "Delete finished jobs older than the retention of their state",
-  usage: ["prune [--succeeded-days 7] [--dead-days 30] [--cancelled-days 30] [--batch 1000] [--queue Q,…] [--json]"],
+  usage: ["prune [--succeeded-days 7] [--dead-days 30] [--cancelled-days 30] [--effects-days 30] [--batch 1000] [--queue Q,…] [--json]"],
   args: { min: 0, max: 0 },
   json: true,
   options: {
     "succeeded-days": { type: "string", value: "DAYS", description: "delete succeeded jobs finished more than DAYS ago (default 7)" },
     "dead-days": { type: "string", value: "DAYS", description: "delete dead jobs finished more than DAYS ago (default 30)" },
     "cancelled-days": { type: "string", value: "DAYS", description: "delete cancelled jobs finished more than DAYS ago (default 30)" },
+    "effects-days": { type: "string", value: "DAYS", description: "delete ctx.once ledger entries older than DAYS (default 30; not with --queue)" },
     batch: { type: "string", value: "N", description: "rows per DELETE statement, 1 to 100000 (default 1000)" },
     queue: { type: "string", value: "Q,…", description: "only jobs of these queues (default: every queue)" },
   },
-  notes: ["Days may have a fraction: --succeeded-days 0.5 keeps twelve hours."],
+  notes: [
+    "Days may have a fraction: --succeeded-days 0.5 keeps twelve hours.",
+    "Keep ledger entries longer than any job that could repeat their key may live.",
+  ],
   async run(context) {
     const retention: [FinishedState, number][] = [
       ["succeeded", decimalValue("--succeeded-days", stringOption(context, "succeeded-days") ?? "7", 36_500)],
       ["dead", decimalValue("--dead-days", stringOption(context, "dead-days") ?? "30", 36_500)],
       ["cancelled", decimalValue("--cancelled-days", stringOption(context, "cancelled-days") ?? "30", 36_500)],
     ];
+    const effectsDays = decimalValue("--effects-days", stringOption(context, "effects-days") ?? "30", 36_500);
     const batch = integerValue("--batch", stringOption(context, "batch") ?? "1000", 1, 100_000);
     const queueText = stringOption(context, "queue");
     const queues = queueText?.split(",").map((queue) => assertQueueName(queue.trim()));
@@ -40,6 +45,7 @@ export const pruneCommand: Command = {
     const deleted: Record<FinishedState, number> = { succeeded: 0, dead: 0, cancelled: 0 };
     const progress = startProgress(context.io.stderr, { label: "prune", unit: "jobs deleted" });
     let interrupted = false;
+    let effects = 0;
     try {
       for (const [state, days] of retention) {
         for (;;) {
@@ -59,12 +65,22 @@ export const pruneCommand: Command = {
         }
         if (interrupted) break;
       }
+      // The ledger is not per queue: a pruning limited to some queues leaves it alone.
+      while (queues === undefined && !interrupted) {
+        if (context.signal.aborted) {
+          interrupted = true;
+          break;
+        }
+        const count = await store.deleteEffectsBefore({ olderThanMs: Math.round(effectsDays * DAY_MS), limit: batch });
+        effects += count;
+        if (count < batch) break;
+      }
     } finally {
       progress.stop();
     }
     const total = deleted.succeeded + deleted.dead + deleted.cancelled;
     if (context.json) {
-      context.out.json({ deleted, total, interrupted, retentionDays: Object.fromEntries(retention) });
+      context.out.json({ deleted, total, effects, interrupted, retentionDays: { ...Object.fromEntries(retention), effects: effectsDays } });
       return interrupted ? ExitCode.Interrupted : ExitCode.Ok;
     }
     context.out.line(
@@ -74,6 +90,7 @@ export const pruneCommand: Command = {
       ),
     );
     context.out.line(`${interrupted ? "Interrupted after deleting" : "Deleted"} ${formatCount(total)} finished jobs.`);
+    if (queues === undefined) context.out.line(`Deleted ${formatCount(effects)} effect records older than ${effectsDays} days.`);
     return interrupted ? ExitCode.Interrupted : ExitCode.Ok;
   },
 };

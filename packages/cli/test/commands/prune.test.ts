@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { sql } from "kysely";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
 import { ExitCode } from "../../src/index";
 import { stint } from "../helpers/run-stint";
@@ -32,10 +33,21 @@ describe("stint prune", () => {
       "dead          0 days        3",
       "cancelled    30 days        0",
       "Deleted 12 finished jobs.",
+      "Deleted 0 effect records older than 30 days.",
       "",
     ]);
     const counts = await test.store.countByQueue();
     expect(counts.map((row) => [row.queue, row.counts.queued, row.counts.succeeded, row.counts.dead])).to.deep.equal([["mail", 4, 0, 0]]);
+  });
+
+  it("deletes effect ledger entries past their retention, and keeps younger ones", async () => {
+    await test.store.runEffectOnce({ key: "old", jobId: "1", resultJson: () => null }, async () => undefined);
+    await test.store.runEffectOnce({ key: "new", jobId: "2", resultJson: () => null }, async () => undefined);
+    await sql`update ${sql.id(test.schema, "effects")} set created_at = now() - interval '40 days' where key = 'old'`.execute(test.db);
+    const result = await stint(["prune", "--schema", test.schema, "--json"]);
+    expect(result.json()).to.deep.include({ effects: 1 });
+    const { rows } = await sql<{ key: string }>`select key from ${sql.id(test.schema, "effects")}`.execute(test.db);
+    expect(rows.map((row) => row.key)).to.deep.equal(["new"]);
   });
 
   it("prunes only the queues asked for", async () => {

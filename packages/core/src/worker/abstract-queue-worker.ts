@@ -78,10 +78,13 @@ export abstract class AbstractQueueWorker<T> {
   }
 
   /**
-   * Runs the queue until no due job is left (or `maxJobs` are claimed, or
-   * `signal` aborts), then returns what happened. The fixed template: logs
-   * the start, measures, catches everything and logs a summary. It rejects
-   * only for programmer errors found before the first claim.
+   * Runs the queue, then returns what happened. In the default `drain` mode
+   * it stops once no job is due; `mode: "loop"` keeps waiting for more. Either
+   * stops early when `maxJobs` are claimed, `maxRuntimeMs` passes or `signal`
+   * aborts (running jobs then get the shutdown timeout before they are given
+   * back). The fixed template: logs the start, measures, catches everything
+   * and logs a summary. It rejects only for programmer errors found before
+   * the first claim (invalid run options, a second `start()` at once).
    *
    * @example
    * ```ts

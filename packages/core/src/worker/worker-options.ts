@@ -25,7 +25,12 @@ export interface WorkerOptions {
   readonly backoff?: Partial<BackoffOptions>;
   /** On shutdown, how long in-flight jobs may still finish before they are given back. Default 30,000. */
   readonly shutdownTimeoutMs?: number;
-  /** Identity of this worker incarnation; default a random token per instance. Must be unique. */
+  /**
+   * Identity of this worker incarnation, recorded as the owner of the jobs it
+   * claims. Default: the queue and the process identity (host, pid, a random
+   * token drawn at start-up), e.g. `send-invoice@web-7f9c:4121:9b1e03aa`.
+   * Must be unique among live workers.
+   */
   readonly workerId?: string;
   /** Time source for durations and timers (tests inject a fake). */
   readonly clock?: Clock;

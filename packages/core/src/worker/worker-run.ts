@@ -28,7 +28,8 @@ interface RunParts<T> {
 /**
  * One run of a worker over its queue: claims as many due jobs as it has
  * free slots, runs them, records each outcome with a fenced write, and stops
- * when no due job is left, a budget is spent or its signal aborts.
+ * when no due job is left (drain mode; loop mode waits for a wake-up or the
+ * next poll instead), a budget is spent or its signal aborts.
  */
 export class WorkerRun<T> {
   readonly #parts: RunParts<T>;

@@ -12,17 +12,9 @@ export interface DrainOptions {
 }
 
 /** What the workers of one queue did while draining. */
-export interface QueueDrain {
-  readonly queue: string;
+export interface QueueDrain extends Pick<RunSummary, "queue" | "claimed" | "succeeded" | "retried" | "snoozed" | "dead" | "leaseLost"> {
   /** `start()` calls made. */
   readonly runs: number;
-  readonly claimed: number;
-  readonly succeeded: number;
-  /** Failed attempts that got a retry. */
-  readonly retried: number;
-  readonly snoozed: number;
-  readonly dead: number;
-  readonly leaseLost: number;
   /** Time spent inside `start()`, in ms. */
   readonly busyMs: number;
   /** The last infrastructure error a run stopped on, if any. */

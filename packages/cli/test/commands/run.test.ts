@@ -43,9 +43,8 @@ describe("stint run", () => {
     await test.store.enqueueMany([buildNewJob(Echo, { text: "a" }), buildNewJob(Echo, { text: "b" }), buildNewJob(Echo, { fail: true })]);
     const result = await run(["cli-echo", "--once", "--app", APP], { tty: true });
     expect(result.code).to.equal(ExitCode.Ok);
-    expect(result.stderr).to.include("run cli-echo [");
-    expect(result.stderr).to.include("2/3 jobs done, 1 failed, 0 remaining, ");
-    expect(result.stderr).to.match(/\d+(\.\d)?\/s/);
+    expect(result.stderr).to.include("\r\x1b[Krun cli-echo: 0/3 jobs done (0%), 0 failed, 3 remaining");
+    expect(result.stderr).to.match(/\r\x1b\[Krun cli-echo: 2\/3 jobs done \(66%\), 1 failed, 0 remaining, \d+(\.\d)?\/s\n$/);
     expect(JSON.parse(result.stdout)).to.include({ stoppedBecause: "drained" });
   });
 

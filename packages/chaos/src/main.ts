@@ -1,4 +1,5 @@
 import "reflect-metadata";
+import { readLogSettings } from "@stint/core";
 import { killAllChildren } from "./harness/child-process";
 import { stopAllOwnServers } from "./harness/own-postgres";
 import { profileFromEnv } from "./profile";
@@ -11,9 +12,12 @@ import { ALL_SCENARIOS } from "./scenarios/all-scenarios";
  * script starts a throwaway PostgreSQL when it is unset) and prints the
  * table. `CHAOS_PROFILE=short` runs the CI sizes, `CHAOS_SCENARIOS=1,5`
  * a subset, `CHAOS_SEED=n` repeats a run's random choices. Exits 1 when a
- * scenario failed.
+ * scenario failed. The worker processes log at `STINT_LOG_LEVEL` (default
+ * warn), as JSON lines on their stderr, which the harness reads.
  */
 async function main(): Promise<number> {
+  // Checked here so that a bad value stops the suite, not every worker process it starts.
+  readLogSettings(process.env);
   const connectionString = process.env["DATABASE_URL"];
   if (!connectionString) throw new Error("DATABASE_URL must be set (npm run chaos starts a throwaway PostgreSQL when it is not)");
   const profile = profileFromEnv();

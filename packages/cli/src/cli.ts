@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { assertSqlIdentifier, ExitCode } from "@stint/core";
 import { DEFAULT_SCHEMA } from "@stint/postgres-driver";
 import { durationOption } from "./args/duration";
-import { CliError, configError, usageError } from "./cli-error";
+import { configError, usageError } from "./cli-error";
 import type { Command, CommandContext, OptionSpec } from "./command";
 import { cancelCommand } from "./commands/cancel";
 import { doctorCommand } from "./commands/doctor";
@@ -18,8 +18,10 @@ import { statusCommand } from "./commands/status";
 import { checkSchema, openConnection, type Connection } from "./connection/open-connection";
 import { resolveDatabaseTarget, type DatabaseTarget } from "./connection/database-url";
 import { explainFailure } from "./explain-failure";
-import { commandHelp, GLOBAL_OPTIONS, JSON_OPTION, overallHelp, shortUsage } from "./help";
+import { commandHelp, GLOBAL_OPTIONS, JSON_OPTION, overallHelp } from "./help";
 import { Output, type CliIo } from "./io";
+import { jsonRequested, reportFailure } from "./report-failure";
+import { cliVersion } from "./version";
 
 /** Every command, in the order `stint --help` lists them. */
 export const COMMANDS: readonly Command[] = Object.freeze([
@@ -41,8 +43,11 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 /**
  * Runs one `stint` command line and resolves to its exit code (see
  * `ExitCode`); never rejects. Output goes to `io.stdout` (data) and
- * `io.stderr` (errors, progress, notes). The binary calls it with the
- * process's streams; tests call it in-process.
+ * `io.stderr` (errors, progress, notes, logs). With `--json` anywhere on
+ * the command line, a failure is one JSON document on stderr,
+ * `{"error":{"code","message"}}`, with the same exit code. `--version`
+ * (`-V`) prints the version. The binary calls it with the process's
+ * streams; tests call it in-process.
  *
  * @example
  * ```ts
@@ -51,18 +56,23 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   let command: Command | undefined;
+  const json = jsonRequested(argv);
   try {
     const found = findCommand(argv);
+    if (found.version) {
+      io.stdout.write(json ? `${JSON.stringify({ version: cliVersion() })}\n` : `${cliVersion()}\n`);
+      return ExitCode.Ok;
+    }
     if (found.group !== undefined) {
       io.stdout.write(`${groupHelp(found.group)}\n`);
       return ExitCode.Ok;
     }
     command = found.command;
     if (command === undefined) return showOverview(io, found.help);
-    return await execute(command, found.rest, io);
+    return await execute(command, found.rest, io, json);
   } catch (thrown) {
     const failure = explainFailure(thrown, { schema: "" });
-    reportFailure(io, failure, command);
+    reportFailure(io, failure, command, json);
     return failure.exitCode;
   }
 }
@@ -76,8 +86,8 @@ function showOverview(io: CliIo, help: boolean): number {
   return ExitCode.Usage;
 }
 
-async function execute(command: Command, rest: readonly string[], io: CliIo): Promise<number> {
-  const options: Record<string, OptionSpec> = { ...GLOBAL_OPTIONS, ...command.options, ...(command.json ? { json: JSON_OPTION } : {}) };
+async function execute(command: Command, rest: readonly string[], io: CliIo, json: boolean): Promise<number> {
+  const options: Record<string, OptionSpec> = { ...GLOBAL_OPTIONS, ...command.options, json: JSON_OPTION };
   let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
   try {
     parsed = parseArgs({ args: [...rest], options: toParseArgsConfig(options), allowPositionals: true, strict: true }) as typeof parsed;
@@ -125,16 +135,11 @@ async function execute(command: Command, rest: readonly string[], io: CliIo): Pr
     return await command.run(context);
   } catch (thrown) {
     const failure = explainFailure(thrown, { schema, ...(target === undefined ? {} : { address: target.address }) });
-    reportFailure(io, failure, command);
+    reportFailure(io, failure, command, json);
     return failure.exitCode;
   } finally {
     if (connection !== undefined) await connection.then((open) => open.close()).catch(() => undefined);
   }
-}
-
-function reportFailure(io: CliIo, failure: CliError, command: Command | undefined): void {
-  io.stderr.write(`stint: ${failure.message}\n`);
-  if (failure.showUsage) io.stderr.write(`${shortUsage(command)}\n`);
 }
 
 interface FoundCommand {
@@ -145,6 +150,8 @@ interface FoundCommand {
   readonly help: boolean;
   /** A group whose commands to list (`stint jobs --help`). */
   readonly group?: string;
+  /** `--version` or `-V`: print the version, whatever else is given. */
+  readonly version?: boolean;
 }
 
 const GROUPS = new Set(COMMANDS.filter((command) => command.name.includes(" ")).map((command) => command.name.split(" ")[0]!));
@@ -164,6 +171,7 @@ function findCommand(argv: readonly string[]): FoundCommand {
   });
   const words = tokens.filter((token) => token.kind === "positional");
   const help = tokens.some((token) => token.kind === "option" && token.name === "help");
+  if (tokens.some((token) => token.kind === "option" && token.name === "version")) return { command: undefined, rest: argv, help, version: true };
   const first = words[0];
   if (first === undefined) return { command: undefined, rest: argv, help };
   if (first.value === "help") {

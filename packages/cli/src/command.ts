@@ -18,7 +18,7 @@ export interface CommandContext {
   /** Option values by long name (strings, or `true` for flags), as given. */
   readonly values: Readonly<Record<string, string | boolean | undefined>>;
   readonly positionals: readonly string[];
-  /** `--json` was given: print one JSON document on stdout. */
+  /** `--json` was given: print one JSON document on stdout (failures are printed by the router). */
   readonly json: boolean;
   /** The validated schema name. */
   readonly schema: string;
@@ -46,7 +46,11 @@ export interface Command {
   /** Positional arguments: at least `min`, at most `max`. */
   readonly args: { readonly min: number; readonly max: number };
   readonly options: Readonly<Record<string, OptionSpec>>;
-  /** Accepts `--json`. */
+  /**
+   * `--json` changes what it prints on stdout (one JSON document instead of
+   * text). Every command accepts `--json`, which also makes a failure one
+   * JSON document on stderr; false for a command that prints JSON anyway.
+   */
   readonly json: boolean;
   /** Lines of extra help (examples, notes). */
   readonly notes?: readonly string[];

@@ -17,10 +17,14 @@ const MISSING_SCHEMA_STATES = new Set(["42P01", "3F000"]);
  * and a message an operator can act on: the database unreachable (69), a
  * login refused, a missing database or an unmigrated schema (78), a stint
  * `ConfigError` or invalid name (78), a payload that cannot be stored (2).
- * Anything else is a failure (1) with its message.
+ * Anything else is a failure (1) with its message. Each comes with the
+ * stable code of its exit code (`STINT_CONFIG`, `STINT_UNREACHABLE`, …).
  */
 export function explainFailure(thrown: unknown, scene: FailureScene): CliError {
-  if (isCliError(thrown)) return thrown;
+  if (isCliError(thrown)) {
+    // A CliError from an older copy of this module may lack its code: derive it from the exit code.
+    return typeof thrown.code === "string" ? thrown : new CliError(thrown.exitCode, thrown.message, { cause: thrown, showUsage: thrown.showUsage });
+  }
   const code = errorCodeOf(thrown);
   const message = thrown instanceof Error ? thrown.message : String(thrown);
   const at = scene.address === undefined ? "PostgreSQL" : `PostgreSQL at ${scene.address}`;

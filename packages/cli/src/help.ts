@@ -6,15 +6,24 @@ export const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec>> = Object.freez
   schema: { type: "string", value: "NAME", description: 'schema of stint\'s tables (default: $STINT_SCHEMA or "stint")' },
   "connect-timeout": { type: "string", value: "DURATION", description: "how long to wait for PostgreSQL to answer (default: 5s)" },
   help: { type: "boolean", short: "h", description: "show help" },
+  version: { type: "boolean", short: "V", description: "print the version of stint" },
 });
 
-/** The `--json` option of read commands. */
+/** `--json`, which every command takes: its result as one JSON document on stdout, a failure as one on stderr. */
 export const JSON_OPTION: OptionSpec = Object.freeze({
   type: "boolean",
-  description: "print one JSON document instead of text",
+  description: "print one JSON document instead of text (a failure as {\"error\":{\"code\",\"message\"}} on stderr)",
 });
 
-const EXIT_CODES = "Exit codes: 0 ok, 1 failure, 2 usage error, 69 database unreachable, 78 configuration error, 130 interrupted.";
+/** `--json` of a command whose output is JSON anyway (`run`): only failures change. */
+const JSON_ERRORS_OPTION: OptionSpec = Object.freeze({
+  type: "boolean",
+  description: "print a failure as one JSON document on stderr (the output is JSON anyway)",
+});
+
+const EXIT_CODES =
+  "Exit codes: 0 ok, 1 failure, 2 usage error, 3 not found, 4 wrong state, 69 database unreachable, 78 configuration error, 130 interrupted.";
+const LOG_VARIABLES = "Logs (of `run`) go to stderr: STINT_LOG_LEVEL (error, warn, info, debug), STINT_LOG_FORMAT (json, pretty).";
 
 /** The overview printed by `stint --help`. */
 export function overallHelp(commands: readonly Command[]): string {
@@ -28,22 +37,25 @@ export function overallHelp(commands: readonly Command[]): string {
     ...commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`),
     "",
     "Global options:",
-    ...optionLines(GLOBAL_OPTIONS),
+    ...optionLines({ ...GLOBAL_OPTIONS, json: JSON_OPTION }),
     "",
     "Run `stint <command> --help` for a command's arguments and options.",
     EXIT_CODES,
+    LOG_VARIABLES,
   ].join("\n");
 }
 
 /** The help of one command, printed by `stint <command> --help`. */
 export function commandHelp(command: Command): string {
-  const options = command.json ? { ...command.options, json: JSON_OPTION } : command.options;
+  const options = { ...command.options, json: command.json ? JSON_OPTION : JSON_ERRORS_OPTION };
   return [
     ...command.usage.map((line, index) => `${index === 0 ? "Usage:" : "      "} stint ${line}`),
     "",
     `${command.summary}.`,
     ...(command.notes === undefined ? [] : ["", ...command.notes]),
-    ...(Object.keys(options).length === 0 ? [] : ["", "Options:", ...optionLines(options)]),
+    "",
+    "Options:",
+    ...optionLines(options),
     "",
     "Global options:",
     ...optionLines(GLOBAL_OPTIONS),

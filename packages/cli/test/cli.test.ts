@@ -1,7 +1,9 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { expect } from "chai";
 import { sql } from "kysely";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
-import { ExitCode } from "../src/index";
+import { COMMANDS, ExitCode } from "../src/index";
 import { databaseUrl, stint } from "./helpers/run-stint";
 
 describe("stint (command line)", () => {
@@ -12,7 +14,20 @@ describe("stint (command line)", () => {
       for (const name of ["migrate", "enqueue", "status", "jobs list", "jobs show", "retry", "cancel", "prune", "schedules list", "doctor", "run"]) {
         expect(result.stdout).to.include(`  ${name} `);
       }
-      expect(result.stdout).to.include("Exit codes: 0 ok");
+      expect(result.stdout).to.include("Exit codes: 0 ok, 1 failure, 2 usage error, 3 not found, 4 wrong state,");
+      expect(result.stdout).to.include("STINT_LOG_LEVEL").and.include("STINT_LOG_FORMAT");
+    });
+
+    it("prints its version from its package.json on --version or -V and exits 0", async () => {
+      const { version } = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string };
+      expect(version).to.match(/^\d+\.\d+\.\d+/);
+      for (const args of [["--version"], ["-V"], ["status", "--version"]]) {
+        const result = await stint(args);
+        expect(result.code, args.join(" ")).to.equal(ExitCode.Ok);
+        expect(result.stdout, args.join(" ")).to.equal(`${version}\n`);
+        expect(result.stderr).to.equal("");
+      }
+      expect((await stint(["--version", "--json"])).json()).to.deep.equal({ version });
     });
 
     it("prints a command's help with its options", async () => {
@@ -63,8 +78,61 @@ describe("stint (command line)", () => {
       expect((await stint(["cancel", "1", "2"])).stderr).to.include('cancel: unexpected argument "2"');
     });
 
-    it("refuses --json on a command that always prints JSON", async () => {
-      expect((await stint(["run", "q", "--json"])).code).to.equal(ExitCode.Usage);
+    it("accepts --json on every command, run included", async () => {
+      for (const command of COMMANDS) {
+        const result = await stint([...command.name.split(" "), "--json", "--help"]);
+        expect(result.code, command.name).to.equal(ExitCode.Ok);
+        expect(result.stdout, command.name).to.include("--json");
+      }
+      const run = await stint(["run", "q", "--json"], { env: {} });
+      expect(run.code).to.equal(ExitCode.Config);
+      expect(JSON.parse(run.stderr).error.code).to.equal("STINT_CONFIG");
+    });
+  });
+
+  describe("failures as JSON (--json)", () => {
+    const failure = (stderr: string): { code: string; message: string } => {
+      const document = JSON.parse(stderr) as { error: { code: string; message: string } };
+      expect(Object.keys(document)).to.deep.equal(["error"]);
+      expect(Object.keys(document.error)).to.deep.equal(["code", "message"]);
+      return document.error;
+    };
+
+    it("prints an unknown command or option as a usage error document (exit 2)", async () => {
+      const command = await stint(["stauts", "--json"]);
+      expect(command.code).to.equal(ExitCode.Usage);
+      expect(failure(command.stderr)).to.deep.equal({ code: "STINT_USAGE", message: 'unknown command "stauts"' });
+      const option = await stint(["status", "--verbose", "--json"]);
+      expect(option.code).to.equal(ExitCode.Usage);
+      expect(failure(option.stderr)).to.deep.equal({ code: "STINT_USAGE", message: "unknown option --verbose" });
+      const argument = await stint(["--json", "jobs", "show"]);
+      expect(argument.code).to.equal(ExitCode.Usage);
+      expect(failure(argument.stderr)).to.deep.equal({ code: "STINT_USAGE", message: "jobs show: missing argument" });
+      expect(argument.stdout).to.equal("");
+    });
+
+    it("prints a configuration error as a document (exit 78)", async () => {
+      const url = await stint(["status", "--database-url", "not-a-url", "--json"]);
+      expect(url.code).to.equal(ExitCode.Config);
+      const error = failure(url.stderr);
+      expect(error.code).to.equal("STINT_CONFIG");
+      expect(error.message).to.match(/^DATABASE_URL is not a valid PostgreSQL URL/);
+      const limit = await stint(["jobs", "list", "--limit", "many", "--json"]);
+      expect(failure(limit.stderr)).to.deep.equal({ code: "STINT_CONFIG", message: '--limit must be an integer from 1 to 10000, got "many"' });
+    });
+
+    it("prints an unreachable database as a document (exit 69)", async () => {
+      const result = await stint(["status", "--database-url", "postgres://postgres@127.0.0.1:1/postgres", "--json"]);
+      expect(result.code).to.equal(ExitCode.Infrastructure);
+      const error = failure(result.stderr);
+      expect(error.code).to.equal("STINT_UNREACHABLE");
+      expect(error.message).to.match(/^cannot reach PostgreSQL at 127\.0\.0\.1:1/);
+    });
+
+    it("leaves an argument `--json` after `--` alone", async () => {
+      const result = await stint(["stauts", "--", "--json"]);
+      expect(result.code).to.equal(ExitCode.Usage);
+      expect(result.stderr).to.match(/^stint: unknown command "stauts"\n/);
     });
   });
 

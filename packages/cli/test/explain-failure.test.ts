@@ -1,7 +1,7 @@
 import { expect } from "chai";
-import { ConfigError, DatabaseError, InfrastructureError, PayloadError } from "@stint/core";
+import { ConfigError, DatabaseError, EnvironmentError, InfrastructureError, PayloadError } from "@stint/core";
 import { explainFailure } from "../src/explain-failure";
-import { ExitCode } from "../src/index";
+import { CliErrorCode, ExitCode } from "../src/index";
 
 describe("explainFailure", () => {
   const scene = { schema: "billing", address: "db:5432" };
@@ -41,5 +41,21 @@ describe("explainFailure", () => {
   it("reports anything else as a failure (1)", () => {
     expect(explainFailure(new DatabaseError("x", { sqlState: "23505" }), scene).exitCode).to.equal(ExitCode.Failure);
     expect(explainFailure(new Error("surprise"), scene)).to.include({ exitCode: ExitCode.Failure, message: "surprise" });
+  });
+
+  it("gives every failure the stable code of its exit code", () => {
+    expect(explainFailure(new InfrastructureError("connect failed", { cause: new Error("ECONNREFUSED") }), scene).code).to.equal(CliErrorCode.Unreachable);
+    expect(explainFailure(new EnvironmentError("STINT_LOG_LEVEL", "must be one of error, warn, info, debug", "loud"), scene)).to.include({
+      exitCode: ExitCode.Config,
+      code: CliErrorCode.Config,
+      message: 'STINT_LOG_LEVEL must be one of error, warn, info, debug; got "loud"',
+    });
+    expect(explainFailure(new PayloadError("too large"), scene).code).to.equal(CliErrorCode.Usage);
+    expect(explainFailure(new Error("surprise"), scene).code).to.equal(CliErrorCode.Failure);
+  });
+
+  it("gives a code to a CliError from a copy of the module that had none", () => {
+    const old = Object.assign(new Error("job 7 not found"), { name: "CliError", exitCode: ExitCode.NotFound, showUsage: false });
+    expect(explainFailure(old, scene)).to.include({ code: "STINT_NOT_FOUND", exitCode: ExitCode.NotFound, message: "job 7 not found" });
   });
 });

@@ -14,6 +14,7 @@ export {
   ShutdownError,
 } from "./errors/job-errors";
 export { ConfigError, PayloadError, InvalidNameError } from "./errors/config-errors";
+export { EnvironmentError } from "./errors/environment-error";
 export { InfrastructureError, DatabaseError } from "./errors/infrastructure-error";
 export { coerceError, describeError, MAX_ERROR_TEXT } from "./errors/coerce-error";
 export { permanent, retryAfter, snooze } from "./errors/control-flow";
@@ -52,7 +53,9 @@ export type { Clock } from "./time/clock";
 export { systemClock } from "./time/clock";
 export { seededRandom } from "./time/seeded-random";
 export type { Logger, LogFields } from "./logging/logger";
-export type { LoggerOptions } from "./logging/create-logger";
+export type { LoggerOptions, LogStream } from "./logging/create-logger";
+export type { LogLevel, LogFormat, LogSettings } from "./logging/log-settings";
+export { LOG_LEVELS, LOG_FORMATS, readLogSettings } from "./logging/log-settings";
 export { createLogger, createSilentLogger } from "./logging/create-logger";
 export type { BackoffOptions } from "./policy/backoff";
 export { backoffDelay, resolveBackoff, DEFAULT_BACKOFF } from "./policy/backoff";

@@ -8,8 +8,11 @@ export interface ChildExit {
   readonly at: number;
 }
 
-/** Keeps at most this many lines of a child's output (its JSON logs). */
+/** Keeps at most this many lines of each of a child's output streams. */
 const MAX_LINES = 5_000;
+
+/** How many of the last lines of standard error {@link ChildNode.stderr} shows. */
+const STDERR_TAIL_LINES = 40;
 
 /** Every child still running, so an interrupted suite can take them down. */
 const LIVE = new Set<ChildNode>();
@@ -21,45 +24,45 @@ export function killAllChildren(): void {
 
 /**
  * A real OS process running a Node script, with its standard output split
- * into lines (JSON events and logs) and its end as a promise.
+ * into lines (JSON events), its standard error into lines (JSON logs: the
+ * harness sets `STINT_LOG_FORMAT=json`) and its end as a promise.
  */
 export class ChildNode {
   readonly child: ChildProcess;
   readonly startedAt = Date.now();
   /** The last lines it wrote to standard output. */
   readonly lines: string[] = [];
-  /** Standard error, capped. */
-  stderr = "";
+  /** The last lines it wrote to standard error: its logs, and a crash's stack. */
+  readonly logLines: string[] = [];
   readonly exited: Promise<ChildExit>;
   #exit: ChildExit | undefined;
   readonly #listeners: ((event: Record<string, unknown>) => void)[] = [];
 
   constructor(script: string, env: Readonly<Record<string, string>>, options: { readonly stdin?: boolean } = {}) {
     this.child = spawn(process.execPath, [script], {
-      env: { ...process.env, ...env },
+      env: { ...process.env, STINT_LOG_FORMAT: "json", ...env },
       stdio: [options.stdin ? "pipe" : "ignore", "pipe", "pipe"],
     });
     LIVE.add(this);
-    let partial = "";
-    this.child.stdout!.on("data", (chunk: Buffer) => {
-      const parts = (partial + chunk.toString()).split("\n");
-      partial = parts.pop() ?? "";
-      for (const line of parts) if (line !== "") this.#line(line);
-    });
-    this.child.stderr!.on("data", (chunk: Buffer) => {
-      if (this.stderr.length < 20_000) this.stderr += chunk.toString();
-    });
+    const flushStdout = splitLines(this.child.stdout!, (line) => this.#line(line));
+    const flushStderr = splitLines(this.child.stderr!, (line) => keepLast(this.logLines, line));
     this.exited = new Promise((resolve) => {
       this.child.on("error", (error) => {
-        this.stderr += String(error);
+        keepLast(this.logLines, String(error));
       });
       this.child.on("close", (code, signal) => {
-        if (partial !== "") this.#line(partial);
+        flushStdout();
+        flushStderr();
         this.#exit = { code, signal, at: Date.now() };
         LIVE.delete(this);
         resolve(this.#exit);
       });
     });
+  }
+
+  /** The last lines of standard error, for a failure's message. */
+  get stderr(): string {
+    return this.logLines.slice(-STDERR_TAIL_LINES).join("\n");
   }
 
   get pid(): number {
@@ -106,11 +109,29 @@ export class ChildNode {
   }
 
   #line(line: string): void {
-    this.lines.push(line);
-    if (this.lines.length > MAX_LINES) this.lines.splice(0, this.lines.length - MAX_LINES);
+    keepLast(this.lines, line);
     const event = line.startsWith('{"event"') ? parseJson(line) : undefined;
     if (event !== undefined) for (const listener of [...this.#listeners]) listener(event);
   }
+}
+
+/** Calls `onLine` with each non-empty line `stream` writes; the returned function flushes an unfinished last line. */
+function splitLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): () => void {
+  let partial = "";
+  stream.on("data", (chunk: Buffer) => {
+    const parts = (partial + chunk.toString()).split("\n");
+    partial = parts.pop() ?? "";
+    for (const line of parts) if (line !== "") onLine(line);
+  });
+  return () => {
+    if (partial !== "") onLine(partial);
+    partial = "";
+  };
+}
+
+function keepLast(lines: string[], line: string): void {
+  lines.push(line);
+  if (lines.length > MAX_LINES) lines.splice(0, lines.length - MAX_LINES);
 }
 
 function parseJson(line: string): Record<string, unknown> | undefined {

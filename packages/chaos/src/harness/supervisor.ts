@@ -105,7 +105,7 @@ export class Supervisor {
 
   /** Warning and error log lines written by all its processes so far (what the faults made them say). */
   complaints(): number {
-    return this.#all.reduce((sum, worker) => sum + worker.node.lines.filter((line) => /"level":"(?:warn|error)"/.test(line)).length, 0);
+    return this.#all.reduce((sum, worker) => sum + worker.node.logLines.filter((line) => /"level":"(?:warn|error)"/.test(line)).length, 0);
   }
 
   /** Kills every process left at once (cleanup after a failure). */

@@ -1,4 +1,4 @@
-import { registerLogger, registerWorkers } from "@stint/core";
+import { registerLogger, registerWorkers, type LogLevel } from "@stint/core";
 import { registerPostgresDriver } from "@stint/postgres-driver";
 import { container as rootContainer, type DependencyContainer } from "tsyringe";
 import { CHAOS_WORKER_DEPS, ChaosWorker, type ChaosWorkerSettings } from "./chaos-worker";
@@ -7,17 +7,17 @@ import { OracleWriter } from "./oracle-writer";
 /**
  * The composition root of a chaos worker process: the PostgreSQL driver
  * (its connections named `stint:<role>:<process identity>`), the logger
- * (JSON lines on standard output) and the {@link ChaosWorker}, wired with
+ * (on standard error, JSON lines unless `STINT_LOG_FORMAT` says otherwise) and the {@link ChaosWorker}, wired with
  * the oracle's own pool.
  */
 export function createChaosApp(env: {
   readonly connectionString: string;
   readonly schema: string;
   readonly settings: ChaosWorkerSettings;
-  readonly logLevel?: string;
+  readonly logLevel?: LogLevel;
 }): { readonly container: DependencyContainer; close(): Promise<void> } {
   const container = rootContainer.createChildContainer();
-  registerLogger(container, { level: env.logLevel ?? "warn", format: "json" });
+  registerLogger(container, env.logLevel === undefined ? { defaultLevel: "warn" } : { level: env.logLevel });
   const driver = registerPostgresDriver(container, {
     connectionString: env.connectionString,
     schema: env.schema,

@@ -34,7 +34,7 @@ export interface ChaosProducerReport {
 async function main(): Promise<void> {
   const settings = JSON.parse(requireEnv("CHAOS_PRODUCER")) as ChaosProducerSettings;
   const container = rootContainer.createChildContainer();
-  registerLogger(container, { level: "warn", format: "json" });
+  registerLogger(container, { defaultLevel: "warn" });
   const driver = registerPostgresDriver(container, {
     connectionString: requireEnv("DATABASE_URL"),
     schema: requireEnv("STINT_SCHEMA"),

@@ -1,5 +1,5 @@
 import "reflect-metadata";
-import { handleStopSignals, LOGGER, processIdentity, runFromContainer } from "@stint/core";
+import { handleStopSignals, LOGGER, processIdentity, runFromContainer, type LogLevel } from "@stint/core";
 import { ChaosJob } from "./chaos-job";
 import { createChaosApp } from "./chaos-app";
 import type { ChaosWorkerSettings } from "./chaos-worker";
@@ -10,7 +10,8 @@ export interface ChaosProcessSettings extends ChaosWorkerSettings {
   readonly mode: "once" | "loop";
   readonly pollIntervalMs?: number;
   readonly maxRuntimeMs?: number;
-  readonly logLevel?: string;
+  /** Fixes the level; default `STINT_LOG_LEVEL`, else `warn`. */
+  readonly logLevel?: LogLevel;
 }
 
 /**

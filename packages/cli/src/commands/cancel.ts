@@ -1,11 +1,12 @@
 import { jobIdValue } from "../args/option-values";
-import { CliError, usageError } from "../cli-error";
+import { jobNotFound, usageError, wrongStateError } from "../cli-error";
 import type { Command } from "../command";
 import { ExitCode } from "@stint/core";
 
 /**
  * `stint cancel <id>`: cancels a queued, retrying or running job. A running
- * attempt carries on in its worker, but its outcome is discarded.
+ * attempt carries on in its worker, but its outcome is discarded. Exit 3
+ * when there is no such job, 4 when it has already finished.
  */
 export const cancelCommand: Command = {
   name: "cancel",
@@ -21,8 +22,8 @@ export const cancelCommand: Command = {
     const { store } = await context.connect();
     if (!(await store.cancelJob({ id }))) {
       const job = await store.getJob({ id });
-      if (job === undefined) throw new CliError(ExitCode.Failure, `job ${id} not found in schema "${context.schema}"`);
-      throw new CliError(ExitCode.Failure, `job ${id} has already finished (${job.state}): only queued, running or failed jobs can be cancelled`);
+      if (job === undefined) throw jobNotFound(id, context.schema);
+      throw wrongStateError(`job ${id} has already finished (${job.state}): only queued, running or failed jobs can be cancelled`);
     }
     if (context.json) context.out.json({ id, cancelled: true });
     else context.out.line(`Cancelled job ${id}.`);

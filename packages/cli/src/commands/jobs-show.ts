@@ -1,12 +1,12 @@
 import { jobIdValue } from "../args/option-values";
-import { CliError, usageError } from "../cli-error";
+import { jobNotFound, usageError } from "../cli-error";
 import type { Command } from "../command";
 import { ExitCode } from "@stint/core";
 import { jobJson } from "../output/job-json";
 import { formatDuration } from "../args/duration";
 import { formatTime } from "../output/time-text";
 
-/** `stint jobs show <id>`: every field of one job, its last error in full. */
+/** `stint jobs show <id>`: every field of one job, its last error in full. Exit 3 when there is no such job. */
 export const jobsShowCommand: Command = {
   name: "jobs show",
   summary: "Show every field of one job, with its last error in full",
@@ -19,7 +19,7 @@ export const jobsShowCommand: Command = {
     if (id === undefined) throw usageError(`job id must be a positive integer, got ${JSON.stringify(context.positionals[0])}`);
     const { store } = await context.connect();
     const job = await store.getJob({ id });
-    if (job === undefined) throw new CliError(ExitCode.Failure, `job ${id} not found in schema "${context.schema}"`);
+    if (job === undefined) throw jobNotFound(id, context.schema);
     if (context.json) {
       context.out.json(jobJson(job));
       return ExitCode.Ok;

@@ -1,6 +1,6 @@
 import { ACTIVE_JOB_STATES, assertQueueName, ExitCode, type JobStore } from "@stint/core";
 import { integerValue, jobIdValue } from "../args/option-values";
-import { CliError, usageError } from "../cli-error";
+import { jobNotFound, usageError, wrongStateError, type CliError } from "../cli-error";
 import { stringOption, type Command, type CommandContext } from "../command";
 import { startProgress } from "../output/progress";
 import { formatCount } from "../output/table";
@@ -12,7 +12,8 @@ export const RETRY_BATCH_SIZE = 500;
  * `stint retry <id>` runs one failed, dead or cancelled job again now with
  * a fresh attempt budget; `stint retry --dead <queue>` does so for the dead
  * jobs of a queue, 500 per statement, at most as many as were dead when it
- * started.
+ * started. Exit 3 when the job does not exist, 4 when it cannot be retried
+ * in its state (still active, succeeded, or its dedupe key is taken).
  */
 export const retryCommand: Command = {
   name: "retry",
@@ -54,17 +55,14 @@ async function retryOne(context: CommandContext, idText: string): Promise<number
 
 async function whyNotRetried(store: JobStore, id: string, schema: string): Promise<CliError> {
   const job = await store.getJob({ id });
-  if (job === undefined) return new CliError(ExitCode.Failure, `job ${id} not found in schema "${schema}"`);
+  if (job === undefined) return jobNotFound(id, schema);
   if ((ACTIVE_JOB_STATES as readonly string[]).includes(job.state) && job.state !== "failed") {
-    return new CliError(ExitCode.Failure, `job ${id} is ${job.state}: only failed, dead or cancelled jobs can be retried`);
+    return wrongStateError(`job ${id} is ${job.state}: only failed, dead or cancelled jobs can be retried`);
   }
   if (job.state === "succeeded") {
-    return new CliError(ExitCode.Failure, `job ${id} has succeeded: only failed, dead or cancelled jobs can be retried`);
+    return wrongStateError(`job ${id} has succeeded: only failed, dead or cancelled jobs can be retried`);
   }
-  return new CliError(
-    ExitCode.Failure,
-    `job ${id} was not retried: an active job of ${job.queue} holds its dedupe key ${JSON.stringify(job.dedupeKey)}`,
-  );
+  return wrongStateError(`job ${id} was not retried: an active job of ${job.queue} holds its dedupe key ${JSON.stringify(job.dedupeKey)}`);
 }
 
 async function retryDead(context: CommandContext, queue: string): Promise<number> {

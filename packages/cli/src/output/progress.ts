@@ -1,11 +1,15 @@
 import { SingleBar } from "cli-progress";
 import type { OutputStream } from "../io";
+import { LiveLine } from "./live-line";
 import { formatCount } from "./table";
 
 /** Progress of a long command, shown on stderr. */
 export interface Progress {
-  /** Reports `done` units so far (and a new total when it changed). */
-  update(done: number, total?: number): void;
+  /**
+   * Reports `done` units so far (and a new total when it changed), with an
+   * optional `detail` shown after the count, e.g. `"3 failed, 40 remaining"`.
+   */
+  update(done: number, total?: number, detail?: string): void;
   /** Ends the display (a bar is left on its last state). Idempotent. */
   stop(): void;
 }
@@ -22,10 +26,17 @@ export interface ProgressOptions {
   readonly intervalMs?: number;
   /** The clock for the interval (tests). Default `Date.now`. */
   readonly now?: () => number;
+  /**
+   * Other output (a worker's logs) goes to the same stream meanwhile: on a
+   * terminal, draw a plain line kept below it (see `LiveLine`) instead of a
+   * bar. Default false.
+   */
+  readonly alongsideLogs?: boolean;
 }
 
 /**
- * Shows progress on `stream`: a `cli-progress` bar on a terminal, and
+ * Shows progress on `stream`: a `cli-progress` bar on a terminal (or, with
+ * `alongsideLogs`, a plain line redrawn in place below the logs), and
  * otherwise a plain line such as `enqueue send-invoice: 12,000/50,000 jobs
  * (24%)` at most every two seconds, so that logs of a CronJob stay readable.
  *
@@ -37,7 +48,8 @@ export interface ProgressOptions {
  * ```
  */
 export function startProgress(stream: OutputStream, options: ProgressOptions): Progress {
-  return stream.isTTY === true ? new BarProgress(stream, options) : new LineProgress(stream, options);
+  if (stream.isTTY !== true) return new LineProgress(stream, options);
+  return options.alongsideLogs === true ? new LiveLineProgress(stream, options) : new BarProgress(stream, options);
 }
 
 class BarProgress implements Progress {
@@ -49,21 +61,21 @@ class BarProgress implements Progress {
     this.#bar = new SingleBar({
       stream: stream as NodeJS.WritableStream,
       format: known
-        ? `${options.label} [{bar}] {percentage}% | {value}/{total} ${options.unit} | {duration_formatted}`
-        : `${options.label}: {value} ${options.unit} | {duration_formatted}`,
+        ? `${options.label} [{bar}] {percentage}% | {value}/{total} ${options.unit}{detail} | {duration_formatted}`
+        : `${options.label}: {value} ${options.unit}{detail} | {duration_formatted}`,
       barCompleteChar: "#",
       barIncompleteChar: "-",
       hideCursor: true,
       etaBuffer: 20,
       formatValue: (value, _options, type) => (type === "value" || type === "total" ? formatCount(value) : String(value)),
     });
-    this.#bar.start(options.total ?? 0, 0);
+    this.#bar.start(options.total ?? 0, 0, { detail: "" });
   }
 
-  update(done: number, total?: number): void {
+  update(done: number, total?: number, detail?: string): void {
     if (this.#stopped) return;
     if (total !== undefined) this.#bar.setTotal(total);
-    this.#bar.update(done);
+    this.#bar.update(done, { detail: detailText(detail) });
   }
 
   stop(): void {
@@ -89,19 +101,50 @@ class LineProgress implements Progress {
     this.#lastLineAt = this.#now();
   }
 
-  update(done: number, total?: number): void {
+  update(done: number, total?: number, detail?: string): void {
     if (this.#stopped) return;
     if (total !== undefined) this.#total = total;
     const now = this.#now();
     if (now - this.#lastLineAt < (this.#options.intervalMs ?? 2_000)) return;
     this.#lastLineAt = now;
-    const { label, unit } = this.#options;
-    const of = this.#total === undefined ? "" : `/${formatCount(this.#total)}`;
-    const percent = this.#total === undefined || this.#total === 0 ? "" : ` (${Math.floor((done / this.#total) * 100)}%)`;
-    this.#stream.write(`${label}: ${formatCount(done)}${of} ${unit}${percent}\n`);
+    this.#stream.write(`${progressText(this.#options, done, this.#total, detail)}\n`);
   }
 
   stop(): void {
     this.#stopped = true;
   }
+}
+
+/** On a terminal shared with logs: the plain line, redrawn in place below them. */
+class LiveLineProgress implements Progress {
+  readonly #line: LiveLine;
+  readonly #options: ProgressOptions;
+  #total: number | undefined;
+
+  constructor(stream: OutputStream, options: ProgressOptions) {
+    this.#line = new LiveLine(stream);
+    this.#options = options;
+    this.#total = options.total;
+    this.#line.show(progressText(options, 0, this.#total, undefined));
+  }
+
+  update(done: number, total?: number, detail?: string): void {
+    if (total !== undefined) this.#total = total;
+    this.#line.show(progressText(this.#options, done, this.#total, detail));
+  }
+
+  stop(): void {
+    this.#line.close();
+  }
+}
+
+/** `enqueue q: 12,000/50,000 jobs (24%), detail`. */
+function progressText(options: ProgressOptions, done: number, total: number | undefined, detail: string | undefined): string {
+  const of = total === undefined ? "" : `/${formatCount(total)}`;
+  const percent = total === undefined || total === 0 ? "" : ` (${Math.floor((done / total) * 100)}%)`;
+  return `${options.label}: ${formatCount(done)}${of} ${options.unit}${percent}${detailText(detail)}`;
+}
+
+function detailText(detail: string | undefined): string {
+  return detail === undefined || detail === "" ? "" : `, ${detail}`;
 }

@@ -71,13 +71,22 @@ describe("stint jobs", () => {
       expect(Object.keys(job)).to.include.members(["runAt", "timeoutMs", "lockedBy", "lockedUntil", "dedupeKey", "result", "createdAt", "startedAt", "durationMs", "updatedAt"]);
     });
 
-    it("exits 1 when the job does not exist, 2 when the id is not one", async () => {
+    it("exits 3 when the job does not exist, 2 when the id is not one", async () => {
       const missing = await stint(["jobs", "show", "987654321", "--schema", test.schema]);
-      expect(missing.code).to.equal(ExitCode.Failure);
+      expect(missing.code).to.equal(ExitCode.NotFound);
       expect(missing.stderr).to.equal(`stint: job 987654321 not found in schema "${test.schema}"\n`);
       const bad = await stint(["jobs", "show", "abc", "--schema", test.schema]);
       expect(bad.code).to.equal(ExitCode.Usage);
       expect(bad.stderr).to.include('job id must be a positive integer, got "abc"');
+    });
+
+    it("prints a missing job as a JSON error with --json (exit 3)", async () => {
+      const missing = await stint(["jobs", "show", "987654321", "--schema", test.schema, "--json"]);
+      expect(missing.code).to.equal(ExitCode.NotFound);
+      expect(missing.stdout).to.equal("");
+      expect(JSON.parse(missing.stderr)).to.deep.equal({
+        error: { code: "STINT_NOT_FOUND", message: `job 987654321 not found in schema "${test.schema}"` },
+      });
     });
   });
 });

@@ -26,19 +26,34 @@ describe("stint retry and cancel", () => {
       expect((await stint(["retry", id!, "--schema", test.schema, "--json"])).json()).to.deep.equal({ id, retried: true });
     });
 
-    it("exits 1 for a job that is still active or has succeeded", async () => {
+    it("exits 4 (wrong state) for a job that is still active or has succeeded", async () => {
       const [running] = await makeRunningJobs(test.store, "billing", 1);
       const active = await stint(["retry", running!, "--schema", test.schema]);
-      expect(active.code).to.equal(ExitCode.Failure);
+      expect(active.code).to.equal(ExitCode.WrongState);
       expect(active.stderr).to.equal(`stint: job ${running} is running: only failed, dead or cancelled jobs can be retried\n`);
       const [done] = await makeSucceededJobs(test.store, "billing", 1);
-      expect((await stint(["retry", done!, "--schema", test.schema])).stderr).to.include(`job ${done} has succeeded`);
+      const succeeded = await stint(["retry", done!, "--schema", test.schema]);
+      expect(succeeded.code).to.equal(ExitCode.WrongState);
+      expect(succeeded.stderr).to.include(`job ${done} has succeeded`);
     });
 
-    it("exits 1 for a job that does not exist", async () => {
+    it("exits 3 (not found) for a job that does not exist", async () => {
       const result = await stint(["retry", "424242", "--schema", test.schema]);
-      expect(result.code).to.equal(ExitCode.Failure);
+      expect(result.code).to.equal(ExitCode.NotFound);
       expect(result.stderr).to.equal(`stint: job 424242 not found in schema "${test.schema}"\n`);
+    });
+
+    it("prints a failure as one JSON document on stderr with --json, with the same exit codes", async () => {
+      const missing = await stint(["retry", "424242", "--schema", test.schema, "--json"]);
+      expect(missing.code).to.equal(ExitCode.NotFound);
+      expect(missing.stdout).to.equal("");
+      expect(JSON.parse(missing.stderr)).to.deep.equal({ error: { code: "STINT_NOT_FOUND", message: `job 424242 not found in schema "${test.schema}"` } });
+      const [running] = await makeRunningJobs(test.store, "billing", 1);
+      const active = await stint(["retry", running!, "--schema", test.schema, "--json"]);
+      expect(active.code).to.equal(ExitCode.WrongState);
+      expect(JSON.parse(active.stderr)).to.deep.equal({
+        error: { code: "STINT_WRONG_STATE", message: `job ${running} is running: only failed, dead or cancelled jobs can be retried` },
+      });
     });
 
     it("needs an id or --dead (exit 2)", async () => {
@@ -96,14 +111,26 @@ describe("stint retry and cancel", () => {
       expect((await stint(["cancel", id!, "--schema", test.schema, "--json"])).json()).to.deep.equal({ id, cancelled: true });
     });
 
-    it("exits 1 for a finished job or one that does not exist", async () => {
+    it("exits 4 for a finished job and 3 for one that does not exist", async () => {
       const [done] = await makeSucceededJobs(test.store, "mail", 1);
       const finished = await stint(["cancel", done!, "--schema", test.schema]);
-      expect(finished.code).to.equal(ExitCode.Failure);
+      expect(finished.code).to.equal(ExitCode.WrongState);
       expect(finished.stderr).to.equal(
         `stint: job ${done} has already finished (succeeded): only queued, running or failed jobs can be cancelled\n`,
       );
-      expect((await stint(["cancel", "999999", "--schema", test.schema])).code).to.equal(ExitCode.Failure);
+      const missing = await stint(["cancel", "999999", "--schema", test.schema]);
+      expect(missing.code).to.equal(ExitCode.NotFound);
+      expect(missing.stderr).to.equal(`stint: job 999999 not found in schema "${test.schema}"\n`);
+    });
+
+    it("prints the failure as JSON with --json", async () => {
+      const [done] = await makeSucceededJobs(test.store, "mail", 1);
+      const finished = await stint(["cancel", done!, "--schema", test.schema, "--json"]);
+      expect(finished.code).to.equal(ExitCode.WrongState);
+      expect(JSON.parse(finished.stderr).error).to.include({ code: "STINT_WRONG_STATE" });
+      const missing = await stint(["cancel", "999999", "--schema", test.schema, "--json"]);
+      expect(missing.code).to.equal(ExitCode.NotFound);
+      expect(JSON.parse(missing.stderr).error).to.include({ code: "STINT_NOT_FOUND" });
     });
   });
 });

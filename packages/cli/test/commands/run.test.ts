@@ -16,7 +16,7 @@ describe("stint run", () => {
   });
   afterEach(() => test.drop());
 
-  const run = (args: readonly string[], options: { env?: Record<string, string | undefined>; signal?: AbortSignal } = {}) =>
+  const run = (args: readonly string[], options: { env?: Record<string, string | undefined>; signal?: AbortSignal; tty?: boolean } = {}) =>
     stint(["run", ...args, "--schema", test.schema], options);
 
   it("works the due jobs once and prints one JSON summary line", async () => {
@@ -30,6 +30,43 @@ describe("stint run", () => {
     expect(report.totals).to.include({ claimed: 3, succeeded: 2, dead: 1 });
     const [counts] = await test.store.countByQueue({ queues: ["cli-echo"] });
     expect(counts!.counts).to.include({ succeeded: 2, dead: 1, queued: 0 });
+  });
+
+  it("accepts --json and prints the same summary", async () => {
+    await test.store.enqueue(buildNewJob(Echo, { text: "a" }));
+    const result = await run(["cli-echo", "--once", "--app", APP, "--json"]);
+    expect(result.code).to.equal(ExitCode.Ok);
+    expect(result.json()).to.include({ mode: "once", exitCode: 0, stoppedBecause: "drained" });
+  });
+
+  it("draws a progress line on a terminal with --once: done, failed, remaining and the rate", async () => {
+    await test.store.enqueueMany([buildNewJob(Echo, { text: "a" }), buildNewJob(Echo, { text: "b" }), buildNewJob(Echo, { fail: true })]);
+    const result = await run(["cli-echo", "--once", "--app", APP], { tty: true });
+    expect(result.code).to.equal(ExitCode.Ok);
+    expect(result.stderr).to.include("\r\x1b[Krun cli-echo: 0/3 jobs done (0%), 0 failed, 3 remaining");
+    expect(result.stderr).to.match(/\r\x1b\[Krun cli-echo: 2\/3 jobs done \(66%\), 1 failed, 0 remaining, \d+(\.\d)?\/s\n$/);
+    expect(JSON.parse(result.stdout)).to.include({ stoppedBecause: "drained" });
+  });
+
+  it("draws no progress line when stderr is not a terminal", async () => {
+    await test.store.enqueueMany([buildNewJob(Echo, { text: "a" }), buildNewJob(Echo, { fail: true })]);
+    const result = await run(["cli-echo", "--once", "--app", APP], { tty: false });
+    expect(result.code).to.equal(ExitCode.Ok);
+    expect(JSON.parse(result.stdout).totals).to.include({ succeeded: 1, dead: 1 });
+    expect(result.stderr).to.equal("");
+  });
+
+  it("refuses an invalid STINT_LOG_LEVEL or STINT_LOG_FORMAT before it starts, naming the variable (exit 78)", async () => {
+    await test.store.enqueue(buildNewJob(Echo, { text: "untouched" }));
+    const level = await run(["cli-echo", "--once", "--app", APP], { env: { DATABASE_URL: databaseUrl(), STINT_LOG_LEVEL: "verbose" } });
+    expect(level.code).to.equal(ExitCode.Config);
+    expect(level.stderr).to.equal('stint: STINT_LOG_LEVEL must be one of error, warn, info, debug; got "verbose"\n');
+    expect(level.stdout).to.equal("");
+    const format = await run(["cli-echo", "--once", "--app", APP, "--json"], { env: { DATABASE_URL: databaseUrl(), STINT_LOG_FORMAT: "text" } });
+    expect(format.code).to.equal(ExitCode.Config);
+    expect(JSON.parse(format.stderr)).to.deep.equal({ error: { code: "STINT_CONFIG", message: 'STINT_LOG_FORMAT must be one of json, pretty; got "text"' } });
+    const [counts] = await test.store.countByQueue({ queues: ["cli-echo"] });
+    expect(counts!.counts.queued).to.equal(1);
   });
 
   it("stops at --max-jobs", async () => {

@@ -1,21 +1,40 @@
 /**
- * Process exit codes of a run (from the CLI or `exitCodeFor`), stable for
- * Kubernetes Jobs and shell scripts. They follow `sysexits.h` where one fits.
+ * Process exit codes of a run (from the CLI or `exitCodeFor`) and of the
+ * `stint` commands, stable for Kubernetes Jobs and shell scripts. They
+ * follow `sysexits.h` where one fits.
  *
  * | code | meaning |
  * | --- | --- |
- * | 0 | drained, or a budget (`--max-jobs`, `--max-runtime`) was reached; loop mode stopped by a signal |
- * | 1 | an unexpected error |
+ * | 0 | drained, or a budget (`--max-jobs`, `--max-runtime`) was reached; loop mode stopped by a signal; a command did what it was asked |
+ * | 1 | an unexpected error; `stint doctor` found a problem |
+ * | 2 | usage: an unknown command or option, a missing or extra argument |
+ * | 3 | not found: the job a command names does not exist (`jobs show`, `retry`, `cancel`) |
+ * | 4 | wrong state: the job exists but the operation does not apply to it (`retry` a running job, `cancel` a finished one) |
  * | 69 | infrastructure: the database stayed unreachable |
- * | 78 | configuration: an invalid option, an unknown queue, a missing schema |
- * | 130 | once mode interrupted by SIGTERM/SIGINT (in-flight jobs finished or were given back) |
+ * | 78 | configuration: an invalid option or environment variable, an unknown queue, a missing schema |
+ * | 130 | once mode (or a long command) interrupted by SIGTERM/SIGINT (in-flight jobs finished or were given back) |
+ *
+ * @example
+ * ```sh
+ * stint cancel 812; case $? in 0|4) ;; 3) echo "no job 812" ;; *) exit 1 ;; esac
+ * ```
  */
 export const ExitCode = Object.freeze({
+  /** Done: drained, a budget reached, or the command did what it was asked. */
   Ok: 0,
+  /** An unexpected error, or `stint doctor` found a problem. */
   Failure: 1,
+  /** A command line the CLI cannot read. */
   Usage: 2,
+  /** The job (or other named thing) does not exist. */
+  NotFound: 3,
+  /** The job exists but is in a state the operation does not apply to. */
+  WrongState: 4,
+  /** The database stayed unreachable (`EX_UNAVAILABLE`). */
   Infrastructure: 69,
+  /** An invalid option, environment variable or schema (`EX_CONFIG`). */
   Config: 78,
+  /** Stopped by SIGTERM/SIGINT before the work was done (128 + SIGINT). */
   Interrupted: 130,
 } as const);
 

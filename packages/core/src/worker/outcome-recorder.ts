@@ -3,7 +3,7 @@ import { ErrorCode } from "../errors/error-codes";
 import type { SnoozeError } from "../errors/job-errors";
 import { errorCodeOf, hasErrorCode } from "../errors/stint-error";
 import type { ClaimedJob } from "../job/job-record";
-import { compileRedaction, secretValuesOf } from "../job/secret-fields";
+import { compileRedaction, redactText, secretValuesOf } from "../job/secret-fields";
 import { serializeResult } from "../job/serialize-payload";
 import type { LogFields, Logger } from "../logging/logger";
 import type { FenceResult, JobFailure, JobStore } from "../store/job-store";
@@ -67,8 +67,11 @@ export class OutcomeRecorder<T> {
         ctx.log.info(`Completed job ${job.id} (${job.queue}, ${Math.round(outcome.durationMs)} ms, attempt ${job.attempt}/${job.maxAttempts})`, fields);
         return;
       }
-      case "unparseable":
-        return this.#markDead(ctx, outcome.error, `Job ${job.id} has an invalid payload and is dead`, fields);
+      case "unparseable": {
+        const reason = redactText(outcome.error.message, secretValuesOf(job.payload, this.#hooks.secretFields ?? []));
+        const message = `Job ${job.id} has an invalid payload and is dead (${job.queue}, attempt ${job.attempt}/${job.maxAttempts}): ${reason}`;
+        return this.#markDead(ctx, outcome.error, message, { ...fields, errorCode: outcome.error.code });
+      }
       case "interrupted":
         if (hasErrorCode(outcome.reason, ErrorCode.Shutdown)) {
           const released = await this.#fenced(ctx, { delayMs: 0, failure: null, spendAttempt: false });

@@ -1,4 +1,4 @@
-import { buildNewJob, type NewJob } from "@stint/core";
+import { buildNewJob, readLogSettings, type NewJob } from "@stint/core";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
 import { sql } from "kysely";
 import { ProbeJob } from "../processes/probe-job";
@@ -16,6 +16,8 @@ const ENQUEUE_BATCH = 10_000;
  * Each benchmark gets a fresh schema. `BENCH_JOBS` changes the job count.
  */
 async function main(): Promise<void> {
+  // The probe processes log with STINT_LOG_LEVEL and STINT_LOG_FORMAT: refuse a bad value before any schema is made.
+  readLogSettings(process.env);
   const rows: BenchRow[] = [];
   rows.push(await benchEnqueueMany());
   rows.push(await benchDrain(1, 10));

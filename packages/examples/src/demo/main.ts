@@ -1,8 +1,16 @@
 // Entry point of `npm start`: runs the demo against DATABASE_URL and exits with its status.
+// The report goes to standard output, the workers' logs to standard error.
 import "reflect-metadata";
+import { ExitCode, readLogSettings } from "@stint/core";
 import { runDemo } from "./run-demo";
 
 async function main(): Promise<number> {
+  try {
+    readLogSettings(process.env);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    return ExitCode.Config;
+  }
   const connectionString = process.env["DATABASE_URL"];
   if (connectionString === undefined || connectionString === "") {
     process.stderr.write("Set DATABASE_URL, or run `npm start`, which starts a throwaway PostgreSQL for the demo.\n");

@@ -27,7 +27,7 @@ export interface DemoOptions {
   readonly reset?: boolean;
   /** Where the report goes. Default standard output. */
   readonly write?: (text: string) => void;
-  /** The workers' logger. Default: level `STINT_LOG_LEVEL` or `warn` (retries and dead jobs only). */
+  /** The workers' logger (on standard error). Default: level `STINT_LOG_LEVEL`, else `warn` (retries and dead jobs only). */
   readonly logger?: LoggerOptions | { readonly logger: Logger };
   /** Give up draining after this many ms. Default 30,000. */
   readonly deadlineMs?: number;
@@ -88,7 +88,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const app = createCompositionRoot({
     connectionString: options.connectionString,
     schema,
-    logger: options.logger ?? { level: process.env["STINT_LOG_LEVEL"] ?? "warn" },
+    logger: options.logger ?? { defaultLevel: "warn" },
     // Short delays so that the retries of the demo happen within seconds.
     backoff: { baseMs: 100, maxMs: 1_000 },
     mailer: (db) =>

@@ -21,7 +21,7 @@ export function createApp(env: { readonly connectionString: string; readonly sch
   close(): Promise<void>;
 } {
   const container = rootContainer.createChildContainer();
-  registerLogger(container, { level: process.env["STINT_LOG_LEVEL"] ?? "warn", format: "json" });
+  registerLogger(container, { defaultLevel: "warn" });
   const settings = probeSettings();
   const driver = registerPostgresDriver(container, {
     connectionString: env.connectionString,

@@ -22,8 +22,10 @@ export interface ProbeProcessOptions {
 /** A running probe process and how it ended. */
 export interface ProbeProcess {
   readonly child: ChildProcess;
-  /** Lines it wrote to standard output so far (its JSON logs and, at the end, its report). */
+  /** Lines it wrote to standard output so far: at the end, its report. */
   readonly lines: string[];
+  /** Lines it wrote to standard error so far: its logs. */
+  readonly logLines: string[];
   readonly exited: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null; readonly stderr: string; readonly report?: ProbeProcessReport }>;
 }
 
@@ -49,19 +51,14 @@ export function startProbeProcess(options: ProbeProcessOptions): ProbeProcess {
   };
   const child = spawn(process.execPath, [script], { env, stdio: ["ignore", "pipe", "pipe"] });
   const lines: string[] = [];
-  let partial = "";
-  let stderr = "";
-  child.stdout!.on("data", (chunk: Buffer) => {
-    const text = partial + chunk.toString();
-    const parts = text.split("\n");
-    partial = parts.pop() ?? "";
-    lines.push(...parts.filter((line) => line !== ""));
-  });
-  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const logLines: string[] = [];
+  const flushStdout = collectLines(child.stdout!, lines);
+  const flushStderr = collectLines(child.stderr!, logLines);
   const exited = new Promise<Awaited<ProbeProcess["exited"]>>((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (code, signal) => {
-      if (partial !== "") lines.push(partial);
+      flushStdout();
+      flushStderr();
       const last = lines.at(-1);
       let report: ProbeProcessReport | undefined;
       try {
@@ -70,10 +67,24 @@ export function startProbeProcess(options: ProbeProcessOptions): ProbeProcess {
       } catch {
         report = undefined;
       }
-      resolve({ code, signal, stderr, ...(report === undefined ? {} : { report }) });
+      resolve({ code, signal, stderr: logLines.join("\n"), ...(report === undefined ? {} : { report }) });
     });
   });
-  return { child, lines, exited };
+  return { child, lines, logLines, exited };
+}
+
+/** Appends each complete line `stream` writes to `into`; the returned function adds the unfinished last one. */
+function collectLines(stream: NodeJS.ReadableStream, into: string[]): () => void {
+  let partial = "";
+  stream.on("data", (chunk: Buffer) => {
+    const parts = (partial + chunk.toString()).split("\n");
+    partial = parts.pop() ?? "";
+    into.push(...parts.filter((line) => line !== ""));
+  });
+  return () => {
+    if (partial !== "") into.push(partial);
+    partial = "";
+  };
 }
 
 /**

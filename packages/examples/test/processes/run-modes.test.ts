@@ -121,8 +121,8 @@ describe("run modes in real processes", function () {
       expect(rows[0]?.holders ?? 0, "holders of the leader lock").to.be.at.most(1);
       return rows[0]?.holders === 1 ? rows[0].pid : undefined;
     };
-    const leaderLine = (probe: ProbeProcess): boolean => probe.lines.some((line) => line.includes("Became the maintenance leader"));
-    const started = (probe: ProbeProcess): boolean => probe.lines.some((line) => line.includes("Started worker for probe"));
+    const leaderLine = (probe: ProbeProcess): boolean => probe.logLines.some((line) => line.includes("Became the maintenance leader"));
+    const started = (probe: ProbeProcess): boolean => probe.logLines.some((line) => line.includes("Started worker for probe"));
     // Every process is up (and has tried to become leader) before the leader is judged.
     await eventually(async () => probes.every(started) && (await leaderPid()) !== undefined, 20_000, "all processes and a leader");
     const first = probes.filter(leaderLine);

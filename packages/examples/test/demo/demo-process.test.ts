@@ -1,0 +1,79 @@
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { expect } from "chai";
+import { ExitCode } from "@stint/core";
+import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
+
+const DEMO = join(__dirname, "..", "..", "src", "demo", "main.js");
+
+/** Runs the demo as `npm start` does, with stdout and stderr piped apart. */
+function runDemoProcess(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [DEMO], { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Lines that are JSON log records (`level` and `message`). */
+function logRecords(text: string): { level: string; message: string }[] {
+  return text
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as { level?: unknown; message?: unknown })
+    .filter((record): record is { level: string; message: string } => typeof record.level === "string" && typeof record.message === "string");
+}
+
+describe("the demo as a process", () => {
+  let test: TestSchema;
+
+  beforeEach(async () => {
+    test = await createTestSchema({ prefix: "stint_demo_process", maxConnections: 2 });
+  });
+  afterEach(async () => {
+    await test.drop();
+  });
+
+  it("prints its report on stdout and its logs, with the reasons payloads were refused, on stderr", async () => {
+    const { code, stdout, stderr } = await runDemoProcess({ DATABASE_URL: test.connectionString, STINT_DEMO_SCHEMA: test.schema });
+
+    expect(code, stderr).to.equal(0);
+    expect(stdout).to.contain(`stint demo in schema "${test.schema}"`);
+    expect(stdout).to.contain("All checks passed.");
+    expect(logRecords(stdout), "log lines on stdout").to.deep.equal([]);
+    expect(stdout).to.not.match(/"level":/);
+    const records = logRecords(stderr);
+    expect(records.length, "log lines on stderr").to.be.greaterThan(0);
+    const refused = records.filter((record) => record.message.includes("has an invalid payload and is dead")).map((record) => record.message);
+    expect(refused).to.have.length(5);
+    expect(refused.some((message) => message.includes('invoiceId must be a positive integer, got "abc"')), refused.join("\n")).to.equal(true);
+  });
+
+  it("honours STINT_LOG_LEVEL and STINT_LOG_FORMAT", async () => {
+    const { code, stdout, stderr } = await runDemoProcess({
+      DATABASE_URL: test.connectionString,
+      STINT_DEMO_SCHEMA: test.schema,
+      STINT_LOG_LEVEL: "error",
+      STINT_LOG_FORMAT: "pretty",
+    });
+
+    expect(code, stderr).to.equal(0);
+    expect(stdout).to.contain("All checks passed.");
+    expect(logRecords(stderr), "JSON lines despite STINT_LOG_FORMAT=pretty").to.deep.equal([]);
+    const lines = stderr.split("\n").filter((line) => line !== "");
+    expect(lines.length).to.be.greaterThan(0);
+    for (const line of lines) expect(line).to.match(/^\d\d:\d\d:\d\d\.\d{3} \S*error\S* /);
+  });
+
+  it("refuses an invalid STINT_LOG_LEVEL at start, naming it (exit 78)", async () => {
+    const { code, stdout, stderr } = await runDemoProcess({ DATABASE_URL: test.connectionString, STINT_DEMO_SCHEMA: test.schema, STINT_LOG_LEVEL: "verbose" });
+
+    expect(code).to.equal(ExitCode.Config);
+    expect(stderr).to.equal('STINT_LOG_LEVEL must be one of error, warn, info, debug; got "verbose"\n');
+    expect(stdout).to.equal("");
+  });
+});

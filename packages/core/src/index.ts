@@ -32,6 +32,7 @@ export {
   assertStorableJson,
   DEFAULT_MAX_PAYLOAD_BYTES,
 } from "./job/serialize-payload";
+export { assertJsonValue, MAX_PAYLOAD_DEPTH } from "./job/json-value-check";
 export { redact, redactText, redactingLogger, secretValuesOf, REDACTED } from "./job/secret-fields";
 
 export type {

@@ -51,6 +51,7 @@ export { assertSqlIdentifier, assertQueueName, assertScheduleName, assertStorabl
 export { integerOption, numberOption, rejectUnknownOptions } from "./validation/option-checks";
 export type { Clock } from "./time/clock";
 export { systemClock } from "./time/clock";
+export { LATEST_DATE_MS, infiniteTimeName } from "./time/time-bounds";
 export { seededRandom } from "./time/seeded-random";
 export type { Logger, LogFields } from "./logging/logger";
 export type { LoggerOptions } from "./logging/create-logger";

@@ -3,6 +3,7 @@ import { createWriteStream, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { expect } from "chai";
+import { sql } from "kysely";
 import { DEFAULT_MAX_PAYLOAD_BYTES, MAX_PAYLOAD_DEPTH } from "@stint/core";
 import { ExitCode } from "../../src/index";
 import { NDJSON_LINE_SLACK_BYTES } from "../../src/input/ndjson-lines";
@@ -98,6 +99,26 @@ describe("stint enqueue input", () => {
     expect(process.memoryUsage().rss - before).to.be.below(256 * 1_048_576);
     const [counts] = await scene.test.store.countByQueue({ queues: ["hundred-thousand"] });
     expect(counts!.counts.queued).to.equal(100_000);
+  });
+
+  it("rolls back the batches already written when a later one fails", async () => {
+    const jobs = sql.id(scene.test.schema, "jobs");
+    const refuse = sql.id(scene.test.schema, "refuse_line_1500");
+    await sql`CREATE FUNCTION ${refuse}() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.queue = 'all-or-nothing' AND NEW.payload->>'n' = '1500' THEN RAISE EXCEPTION 'refused by a test trigger'; END IF;
+        RETURN NEW;
+      END $$`.execute(scene.test.db);
+    await sql`CREATE TRIGGER refuse_line_1500 BEFORE INSERT ON ${jobs} FOR EACH ROW EXECUTE FUNCTION ${refuse}()`.execute(scene.test.db);
+    try {
+      const lines = Array.from({ length: 2_000 }, (_, n) => JSON.stringify({ n })).join("\n");
+      const result = await enqueueFile("all-or-nothing", "-", { stdin: pipe(lines, 4_096) });
+      expect(result.code).to.equal(ExitCode.Failure);
+      expect(result.stderr).to.include("refused by a test trigger");
+      expect(await payloadsOf("all-or-nothing")).to.deep.equal([]);
+    } finally {
+      await sql`DROP TRIGGER refuse_line_1500 ON ${jobs}`.execute(scene.test.db);
+    }
   });
 
   it("reads a file path once too, and says how many lines it enqueued", async () => {

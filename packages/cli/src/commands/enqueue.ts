@@ -21,6 +21,7 @@ import { NDJSON_LINE_SLACK_BYTES, ndjsonLines } from "../input/ndjson-lines";
 import { openInput } from "../input/open-input";
 import { assertQueueInUse } from "../input/queue-in-use";
 import { SpoolFile } from "../input/spool-file";
+import { untilAborted } from "../input/until-aborted";
 import { startProgress } from "../output/progress";
 import { formatCount } from "../output/table";
 import { humanDuration } from "../output/time-text";
@@ -221,13 +222,14 @@ async function validateInto(
   signal: AbortSignal,
 ): Promise<boolean> {
   const maxPayloadBytes = kind.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
-  const lines = ndjsonLines(bytes, maxPayloadBytes + NDJSON_LINE_SLACK_BYTES);
+  const lines = ndjsonLines(untilAborted(bytes, signal), maxPayloadBytes + NDJSON_LINE_SLACK_BYTES);
   try {
     for await (const { line, text } of lines) {
       const where = `${shown} line ${line}`;
       await spool.append(payloadError(where, () => serializePayload(parsePayload(text, where), maxPayloadBytes, kind.name)));
       if (signal.aborted) return false;
     }
+    if (signal.aborted) return false;
   } catch (thrown) {
     throw hasErrorCode(thrown, ErrorCode.Payload) ? new CliError(ExitCode.Usage, `${shown}: ${(thrown as Error).message}`, { cause: thrown }) : thrown;
   }

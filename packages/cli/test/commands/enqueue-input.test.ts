@@ -99,6 +99,8 @@ describe("stint enqueue input", () => {
     expect(process.memoryUsage().rss - before).to.be.below(256 * 1_048_576);
     const [counts] = await scene.test.store.countByQueue({ queues: ["hundred-thousand"] });
     expect(counts!.counts.queued).to.equal(100_000);
+    const [newest] = await scene.test.store.listJobs({ queue: "hundred-thousand", limit: 1 });
+    expect(newest!.payload).to.deep.equal({ n: 99_999, invoice: "INV-99999" });
   });
 
   it("rolls back the batches already written when a later one fails", async () => {
@@ -119,6 +121,24 @@ describe("stint enqueue input", () => {
     } finally {
       await sql`DROP TRIGGER refuse_line_1500 ON ${jobs}`.execute(scene.test.db);
     }
+  });
+
+  it("stops waiting for a pipe that sends nothing when interrupted, enqueueing nothing (exit 130)", async () => {
+    const interrupt = new AbortController();
+    let reads = 0;
+    // One line, then silence: the operator interrupts while the command waits for more.
+    const silent = new Readable({
+      read() {
+        reads += 1;
+        if (reads === 1) this.push('{"n":1}\n');
+        else interrupt.abort();
+      },
+    });
+    const result = await enqueueFile("silent", "-", { stdin: silent, signal: interrupt.signal });
+    expect(result.code).to.equal(ExitCode.Interrupted);
+    expect(result.json()).to.include({ enqueued: 0, interrupted: true });
+    expect(reads).to.be.at.least(2);
+    expect(await payloadsOf("silent")).to.deep.equal([]);
   });
 
   it("reads a file path once too, and says how many lines it enqueued", async () => {

@@ -3,31 +3,26 @@ import {
   defineJob,
   DEFAULT_MAX_PAYLOAD_BYTES,
   ErrorCode,
-  serializePayload,
   ExitCode,
   hasErrorCode,
   type EnqueueOptions,
   type JobDefinition,
-  type JobStore,
   type NewJob,
 } from "@stint/core";
 import { appJobKind } from "../app/app-job-kind";
 import { durationOption } from "../args/duration";
 import { integerValue, timeValue } from "../args/option-values";
-import { CliError, configError, usageError } from "../cli-error";
+import { configError, usageError } from "../cli-error";
 import { flagOption, stringOption, type Command, type CommandContext } from "../command";
 import type { Connection } from "../connection/open-connection";
-import { NDJSON_LINE_SLACK_BYTES, ndjsonLines } from "../input/ndjson-lines";
+import { NDJSON_LINE_SLACK_BYTES } from "../input/ndjson-lines";
 import { openInput } from "../input/open-input";
 import { assertQueueInUse } from "../input/queue-in-use";
+import { parsePayload, spoolPayloads } from "../input/spool-payloads";
 import { SpoolFile } from "../input/spool-file";
-import { untilAborted } from "../input/until-aborted";
-import { startProgress } from "../output/progress";
+import { INTERRUPTED, writeSpooledJobs } from "../input/write-spooled-jobs";
 import { formatCount } from "../output/table";
 import { humanDuration } from "../output/time-text";
-
-/** Rows per `enqueueMany` statement with `--file`. */
-export const ENQUEUE_BATCH_SIZE = 1_000;
 
 /** The CLI flag of each enqueue option, for messages. */
 const FLAGS: Readonly<Record<string, string>> = {
@@ -118,6 +113,7 @@ async function connectToQueue(context: CommandContext, target: QueueTarget): Pro
   if (target.checkInUse) await assertQueueInUse(connection, target.kind.name);
   return connection;
 }
+
 function readEnqueueOptions(context: CommandContext): EnqueueOptions {
   const options: { -readonly [K in keyof EnqueueOptions]: EnqueueOptions[K] } = {};
   const runAt = stringOption(context, "run-at");
@@ -149,14 +145,6 @@ function buildRow(kind: JobDefinition<unknown>, payload: unknown, options: Enque
   }
 }
 
-function parsePayload(text: string, where: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (thrown) {
-    throw new CliError(ExitCode.Usage, `${where}: invalid JSON: ${(thrown as Error).message}`, { cause: thrown });
-  }
-}
-
 async function enqueueOne(context: CommandContext, target: QueueTarget, payload: unknown): Promise<number> {
   const row = buildRow(target.kind, payload, target.options);
   const queue = target.kind.name;
@@ -172,10 +160,7 @@ async function enqueueOne(context: CommandContext, target: QueueTarget, payload:
   return ExitCode.Ok;
 }
 
-
-/** Why the write of a file stopped early: an interrupt (exit 130, nothing enqueued). */
-const INTERRUPTED = Symbol("interrupted");
-
+/** `--file`: read once into a spool, then written all or nothing (see the command's doc comment). */
 async function enqueueFile(context: CommandContext, target: QueueTarget, file: string): Promise<number> {
   const queue = target.kind.name;
   const template = buildRow(target.kind, {}, target.options);
@@ -187,9 +172,9 @@ async function enqueueFile(context: CommandContext, target: QueueTarget, file: s
   let counts = { enqueued: 0, duplicates: 0 };
   let interrupted = false;
   try {
-    interrupted = !(await validateInto(spool, input.bytes, input.shown, target.kind, context.signal));
+    interrupted = !(await spoolPayloads(spool, input.bytes, input.shown, target.kind, context.signal));
     if (!interrupted) {
-      const written = await writeSpool(context, connection, spool, template, maxPayloadBytes);
+      const written = await writeSpooledJobs(context, connection, spool, template, maxPayloadBytes);
       if (written === INTERRUPTED) interrupted = true;
       else counts = written;
     }
@@ -205,96 +190,9 @@ async function enqueueFile(context: CommandContext, target: QueueTarget, file: s
     context.out.line(`Interrupted: nothing enqueued on ${queue} from ${input.shown} (${formatCount(total)} lines read).`);
   } else {
     const duplicates = counts.duplicates === 0 ? "" : ` ${formatCount(counts.duplicates)} matched active jobs by dedupe key.`;
-    context.out.line(`Enqueued ${formatCount(counts.enqueued)} jobs on ${queue} from ${input.shown} in ${humanDuration(durationMs)}.${duplicates}`);
+    const jobs = counts.enqueued === 1 ? "job" : "jobs";
+    context.out.line(`Enqueued ${formatCount(counts.enqueued)} ${jobs} on ${queue} from ${input.shown} in ${humanDuration(durationMs)}.${duplicates}`);
   }
   return interrupted ? ExitCode.Interrupted : ExitCode.Ok;
 }
 
-/**
- * Reads the input once, checking every line and spooling its payload JSON;
- * false when interrupted. A bad line is a usage error naming it.
- */
-async function validateInto(
-  spool: SpoolFile,
-  bytes: AsyncIterable<Uint8Array | string>,
-  shown: string,
-  kind: JobDefinition<unknown>,
-  signal: AbortSignal,
-): Promise<boolean> {
-  const maxPayloadBytes = kind.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
-  const lines = ndjsonLines(untilAborted(bytes, signal), maxPayloadBytes + NDJSON_LINE_SLACK_BYTES);
-  try {
-    for await (const { line, text } of lines) {
-      const where = `${shown} line ${line}`;
-      await spool.append(payloadError(where, () => serializePayload(parsePayload(text, where), maxPayloadBytes, kind.name)));
-      if (signal.aborted) return false;
-    }
-    if (signal.aborted) return false;
-  } catch (thrown) {
-    throw hasErrorCode(thrown, ErrorCode.Payload) ? new CliError(ExitCode.Usage, `${shown}: ${(thrown as Error).message}`, { cause: thrown }) : thrown;
-  }
-  await spool.finish();
-  return true;
-}
-
-/** Runs `build`, naming `where` in a `PayloadError` it throws (as a usage error, exit 2). */
-function payloadError<T>(where: string, build: () => T): T {
-  try {
-    return build();
-  } catch (thrown) {
-    if (!hasErrorCode(thrown, ErrorCode.Payload)) throw thrown;
-    throw new CliError(ExitCode.Usage, `${where}: ${(thrown as Error).message}`, { cause: thrown });
-  }
-}
-
-/**
- * Writes the spooled rows 1,000 per statement in one transaction, which
- * commits only when every validated line was read back and written (else a
- * failure, exit 1, and nothing is enqueued). Interrupts are honoured between
- * statements by rolling back.
- */
-async function writeSpool(
-  context: CommandContext,
-  { store, db }: Connection,
-  spool: SpoolFile,
-  template: NewJob,
-  maxPayloadBytes: number,
-): Promise<{ enqueued: number; duplicates: number } | typeof INTERRUPTED> {
-  const total = spool.count;
-  const progress = startProgress(context.io.stderr, { label: `enqueue ${template.queue}`, total, unit: "jobs" });
-  try {
-    return await db.transaction().execute(async (transaction) => {
-      const counts = { enqueued: 0, duplicates: 0 };
-      let batch: NewJob[] = [];
-      let read = 0;
-      for await (const payloadJson of spool.lines(maxPayloadBytes)) {
-        batch.push({ ...template, payloadJson });
-        read += 1;
-        if (batch.length < ENQUEUE_BATCH_SIZE && read < total) continue;
-        await writeBatch(store, batch, counts, transaction);
-        batch = [];
-        progress.update(counts.enqueued + counts.duplicates);
-        if (context.signal.aborted && read < total) throw INTERRUPTED;
-      }
-      if (batch.length > 0) await writeBatch(store, batch, counts, transaction);
-      const written = counts.enqueued + counts.duplicates;
-      if (read !== total || written !== total) {
-        throw new CliError(ExitCode.Failure, `validated ${total} lines but read back ${read} and wrote ${written}; rolled back, nothing was enqueued`);
-      }
-      return counts;
-    });
-  } catch (thrown) {
-    if (thrown === INTERRUPTED) return INTERRUPTED;
-    throw thrown;
-  } finally {
-    progress.stop();
-  }
-}
-
-async function writeBatch(store: JobStore, batch: readonly NewJob[], counts: { enqueued: number; duplicates: number }, transaction: unknown): Promise<void> {
-  const results = await store.enqueueMany(batch, transaction);
-  for (const result of results) {
-    if (result.duplicate) counts.duplicates += 1;
-    else counts.enqueued += 1;
-  }
-}

@@ -62,7 +62,7 @@ export const enqueueCommand: Command = {
     "dedupe-key": { type: "string", value: "KEY", description: "while an active job of the queue holds KEY, return it instead" },
     file: { type: "string", value: "PATH", description: "enqueue one job per line of this NDJSON file; - reads stdin" },
     app: { type: "string", value: "MODULE", description: "take the job kind's defaults from this app module (default: $STINT_APP)" },
-    force: { type: "boolean", description: "enqueue to a queue that is not known (see below)" },
+    force: { type: "boolean", description: "enqueue to a queue that is not known (see the notes above)" },
   },
   notes: [
     "With --app (or $STINT_APP), the queue must have a worker in the app: its job kind gives the defaults",

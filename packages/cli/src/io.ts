@@ -21,6 +21,8 @@ export interface CliIo {
    * `run` shuts its workers down gracefully.
    */
   readonly signal?: AbortSignal;
+  /** What `--file -` reads. Default `process.stdin`. */
+  readonly stdin?: AsyncIterable<Uint8Array | string>;
   /** Directory that relative paths (`--file`, `--app`) are read from. Default `process.cwd()`. */
   readonly cwd?: string;
 }

@@ -33,6 +33,7 @@ export {
   assertStorableJson,
   DEFAULT_MAX_PAYLOAD_BYTES,
 } from "./job/serialize-payload";
+export { assertJsonValue, MAX_PAYLOAD_DEPTH } from "./job/json-value-check";
 export { redact, redactText, redactingLogger, secretValuesOf, REDACTED } from "./job/secret-fields";
 
 export type {
@@ -51,6 +52,7 @@ export { assertSqlIdentifier, assertQueueName, assertScheduleName, assertStorabl
 export { integerOption, numberOption, rejectUnknownOptions } from "./validation/option-checks";
 export type { Clock } from "./time/clock";
 export { systemClock } from "./time/clock";
+export { LATEST_DATE_MS, infiniteTimeName } from "./time/time-bounds";
 export { seededRandom } from "./time/seeded-random";
 export type { Logger, LogFields } from "./logging/logger";
 export type { LoggerOptions, LogStream } from "./logging/create-logger";

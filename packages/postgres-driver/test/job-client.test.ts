@@ -31,7 +31,7 @@ describe("JobClient against PostgreSQL", () => {
     const error = await client.enqueue(Charge, { customerId: 7, amount: 10n }).catch((thrown: unknown) => thrown);
     expect(error).to.be.instanceOf(PayloadError);
     expect(hasErrorCode(error, ErrorCode.Payload)).to.equal(true);
-    expect((error as Error).message).to.equal("payload is not JSON-serialisable: payload.amount is a bigint");
+    expect((error as Error).message).to.equal("payload is not JSON-serialisable: payload.amount is a bigint, which JSON cannot carry; pass it as a string");
     expect(await jobCount()).to.equal(0);
   });
 

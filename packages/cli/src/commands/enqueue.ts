@@ -1,27 +1,28 @@
-import { createReadStream } from "node:fs";
-import { resolve } from "node:path";
-import { createInterface } from "node:readline";
 import {
   buildNewJob,
   defineJob,
+  DEFAULT_MAX_PAYLOAD_BYTES,
   ErrorCode,
   ExitCode,
   hasErrorCode,
   type EnqueueOptions,
   type JobDefinition,
-  type JobStore,
   type NewJob,
 } from "@stint/core";
+import { appJobKind } from "../app/app-job-kind";
 import { durationOption } from "../args/duration";
 import { integerValue, timeValue } from "../args/option-values";
-import { CliError, configError, usageError } from "../cli-error";
-import { stringOption, type Command, type CommandContext } from "../command";
-import { startProgress } from "../output/progress";
+import { configError, usageError } from "../cli-error";
+import { flagOption, stringOption, type Command, type CommandContext } from "../command";
+import type { Connection } from "../connection/open-connection";
+import { NDJSON_LINE_SLACK_BYTES } from "../input/ndjson-lines";
+import { openInput } from "../input/open-input";
+import { assertQueueInUse } from "../input/queue-in-use";
+import { parsePayload, spoolPayloads } from "../input/spool-payloads";
+import { SpoolFile } from "../input/spool-file";
+import { INTERRUPTED, writeSpooledJobs } from "../input/write-spooled-jobs";
 import { formatCount } from "../output/table";
 import { humanDuration } from "../output/time-text";
-
-/** Rows per `enqueueMany` statement with `--file`. */
-export const ENQUEUE_BATCH_SIZE = 1_000;
 
 /** The CLI flag of each enqueue option, for messages. */
 const FLAGS: Readonly<Record<string, string>> = {
@@ -35,36 +36,50 @@ const FLAGS: Readonly<Record<string, string>> = {
 
 /**
  * `stint enqueue`: adds one job from a JSON payload on the command line, or
- * one job per line of an NDJSON file (validated in full before the first
- * insert, then written 1,000 rows per statement). Rows are built by core's
- * `buildNewJob`, so the checks are those of the library.
+ * one job per line of NDJSON (`--file PATH`, or `--file -` for stdin). The
+ * input is read once: every line is validated and spooled to a private
+ * temporary file, then the rows are written 1,000 per statement in one
+ * transaction that commits only when the count written equals the count
+ * validated, so a run enqueues every line or none. Rows are built by core's
+ * `buildNewJob` from the job kind (the app's, with `--app`), so the checks
+ * are those of the library.
  */
 export const enqueueCommand: Command = {
   name: "enqueue",
   summary: "Add a job (or one per line of an NDJSON file) to a queue",
   usage: [
-    "enqueue <queue> <json> [--run-at ISO] [--delay 30s] [--priority N] [--max-attempts N] [--timeout 30s] [--dedupe-key K]",
-    "enqueue <queue> --file jobs.ndjson [--run-at ISO] [--delay 30s] [--priority N] [--max-attempts N] [--timeout 30s]",
+    "enqueue <queue> <json> [--app MODULE | --force] [--run-at ISO] [--delay 30s] [--priority N] [--max-attempts N] [--timeout 30s] [--dedupe-key K]",
+    "enqueue <queue> --file PATH|- [--app MODULE | --force] [--run-at ISO] [--delay 30s] [--priority N] [--max-attempts N] [--timeout 30s]",
   ],
   args: { min: 1, max: 2 },
   json: true,
   options: {
     "run-at": { type: "string", value: "ISO", description: "run at this time, e.g. 2030-01-31T09:00:00Z (default: now)" },
     delay: { type: "string", value: "DURATION", description: "run this long from now (after --run-at when both are given)" },
-    priority: { type: "string", value: "N", description: "higher runs first, -32768 to 32767 (default 0)" },
-    "max-attempts": { type: "string", value: "N", description: "attempts before the job is dead (default 25)" },
-    timeout: { type: "string", value: "DURATION", description: "time limit of each attempt (default: none)" },
+    priority: { type: "string", value: "N", description: "higher runs first, -32768 to 32767 (default: the kind's, else 0)" },
+    "max-attempts": { type: "string", value: "N", description: "attempts before the job is dead (default: the kind's, else 25)" },
+    timeout: { type: "string", value: "DURATION", description: "time limit of each attempt (default: the kind's, else none)" },
     "dedupe-key": { type: "string", value: "KEY", description: "while an active job of the queue holds KEY, return it instead" },
-    file: { type: "string", value: "PATH", description: "enqueue one job per line of this NDJSON file (one JSON payload a line)" },
+    file: { type: "string", value: "PATH", description: "enqueue one job per line of this NDJSON file; - reads stdin" },
+    app: { type: "string", value: "MODULE", description: "take the job kind's defaults from this app module (default: $STINT_APP)" },
+    force: { type: "boolean", description: "enqueue to a queue that is not known (see the notes above)" },
   },
   notes: [
-    "The job kind's defaults in your code are not known here: give --max-attempts and --timeout when they matter.",
-    "A payload that is not valid JSON is a usage error (exit 2); the message names the line and position.",
+    "With --app (or $STINT_APP), the queue must have a worker in the app: its job kind gives the defaults",
+    "(max attempts, timeout, priority) and the payload size limit; options given here override them.",
+    "Without it, stint's defaults apply, and a queue with no jobs and no schedule in the database is refused",
+    "as probably misspelt. Either way, --force enqueues to an unknown queue with stint's defaults.",
+    "",
+    "A payload must come back from JSON as given: Maps, Sets, Dates, binary data, class instances, sparse",
+    "arrays and nesting deeper than 64 levels are refused. An NDJSON line may be at most the payload limit",
+    `(1 MiB unless the kind says otherwise) plus ${NDJSON_LINE_SLACK_BYTES / 1024} KiB. A bad line is a usage error (exit 2) naming the line;`,
+    "nothing is enqueued then, nor when the run is interrupted (exit 130).",
     "",
     "Examples:",
     `  stint enqueue send-invoice '{"invoiceId": 812}' --dedupe-key invoice:812`,
-    "  stint enqueue weekly-report '{}' --delay 1h30m --priority 5",
+    "  stint enqueue weekly-report '{}' --delay 1h30m --priority 5 --app ./dist/stint-app.js",
     "  stint enqueue send-invoice --file invoices.ndjson",
+    "  produce-jobs | stint enqueue send-invoice --file -",
   ],
   async run(context) {
     const [queue, payloadText] = context.positionals as [string, string | undefined];
@@ -74,12 +89,30 @@ export const enqueueCommand: Command = {
     if (file !== undefined && stringOption(context, "dedupe-key") !== undefined) {
       throw usageError("--dedupe-key cannot be used with --file: every line would share the key");
     }
-    const kind = defineJob<unknown>(queue);
     const options = readEnqueueOptions(context);
-    if (payloadText !== undefined) return enqueueOne(context, kind.name, buildRow(kind, parsePayload(payloadText, "payload"), options));
-    return enqueueFile(context, kind.name, file!, (payload) => buildRow(kind, payload, options));
+    const fallback = defineJob<unknown>(queue);
+    const force = flagOption(context, "force");
+    const app = stringOption(context, "app") ?? (context.io.env["STINT_APP"]?.trim() || undefined);
+    const kind = app === undefined ? fallback : ((await appJobKind(context, app, queue, force)) ?? fallback);
+    // With an app, the app's workers said whether the queue is known; without one, the database does.
+    const target: QueueTarget = { kind, options, checkInUse: app === undefined && !force };
+    if (payloadText !== undefined) return enqueueOne(context, target, parsePayload(payloadText, "payload"));
+    return enqueueFile(context, target, file!);
   },
 };
+
+/** Where and how `stint enqueue` writes: the job kind, the options given, and whether to refuse a queue never seen. */
+interface QueueTarget {
+  readonly kind: JobDefinition<unknown>;
+  readonly options: EnqueueOptions;
+  readonly checkInUse: boolean;
+}
+
+async function connectToQueue(context: CommandContext, target: QueueTarget): Promise<Connection> {
+  const connection = await context.connect();
+  if (target.checkInUse) await assertQueueInUse(connection, target.kind.name);
+  return connection;
+}
 
 function readEnqueueOptions(context: CommandContext): EnqueueOptions {
   const options: { -readonly [K in keyof EnqueueOptions]: EnqueueOptions[K] } = {};
@@ -112,16 +145,10 @@ function buildRow(kind: JobDefinition<unknown>, payload: unknown, options: Enque
   }
 }
 
-function parsePayload(text: string, where: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (thrown) {
-    throw new CliError(ExitCode.Usage, `${where}: invalid JSON: ${(thrown as Error).message}`, { cause: thrown });
-  }
-}
-
-async function enqueueOne(context: CommandContext, queue: string, row: NewJob): Promise<number> {
-  const { store } = await context.connect();
+async function enqueueOne(context: CommandContext, target: QueueTarget, payload: unknown): Promise<number> {
+  const row = buildRow(target.kind, payload, target.options);
+  const queue = target.kind.name;
+  const { store } = await connectToQueue(context, target);
   const result = await store.enqueue(row);
   if (context.json) {
     context.out.json({ queue, id: result.id, duplicate: result.duplicate });
@@ -133,84 +160,39 @@ async function enqueueOne(context: CommandContext, queue: string, row: NewJob): 
   return ExitCode.Ok;
 }
 
-async function enqueueFile(context: CommandContext, queue: string, file: string, build: (payload: unknown) => NewJob): Promise<number> {
-  const path = resolve(context.cwd, file);
-  // First pass: every line must be valid before anything is inserted.
-  let total = 0;
-  for await (const { line, text } of payloadLines(path, file)) {
-    const where = `${file} line ${line}`;
-    const payload = parsePayload(text, where);
-    try {
-      build(payload);
-    } catch (thrown) {
-      if (!hasErrorCode(thrown, ErrorCode.Payload)) throw thrown;
-      throw new CliError(ExitCode.Usage, `${where}: ${(thrown as Error).message}`, { cause: thrown });
-    }
-    total += 1;
-  }
-  const { store } = await context.connect();
+/** `--file`: read once into a spool, then written all or nothing (see the command's doc comment). */
+async function enqueueFile(context: CommandContext, target: QueueTarget, file: string): Promise<number> {
+  const queue = target.kind.name;
+  const template = buildRow(target.kind, {}, target.options);
+  const maxPayloadBytes = target.kind.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
+  const connection = await connectToQueue(context, target);
+  const input = await openInput(context, file);
+  const spool = await SpoolFile.create();
   const started = Date.now();
-  const progress = startProgress(context.io.stderr, { label: `enqueue ${queue}`, total, unit: "jobs" });
-  const counts = { enqueued: 0, duplicates: 0 };
-  let batch: NewJob[] = [];
+  let counts = { enqueued: 0, duplicates: 0 };
   let interrupted = false;
   try {
-    for await (const { text } of payloadLines(path, file)) {
-      batch.push(build(JSON.parse(text)));
-      if (batch.length < ENQUEUE_BATCH_SIZE) continue;
-      await writeBatch(store, batch, counts);
-      batch = [];
-      progress.update(counts.enqueued + counts.duplicates);
-      if (context.signal.aborted) {
-        interrupted = true;
-        break;
-      }
+    interrupted = !(await spoolPayloads(spool, input.bytes, input.shown, target.kind, context.signal));
+    if (!interrupted) {
+      const written = await writeSpooledJobs(context, connection, spool, template, maxPayloadBytes);
+      if (written === INTERRUPTED) interrupted = true;
+      else counts = written;
     }
-    if (!interrupted && batch.length > 0) await writeBatch(store, batch, counts);
-    progress.update(counts.enqueued + counts.duplicates);
   } finally {
-    progress.stop();
+    input.close();
+    await spool.remove();
   }
+  const total = spool.count;
   const durationMs = Date.now() - started;
   if (context.json) {
-    context.out.json({ queue, file, lines: total, ...counts, interrupted, durationMs });
+    context.out.json({ queue, file: input.shown, lines: total, ...counts, interrupted, durationMs });
+  } else if (interrupted) {
+    context.out.line(`Interrupted: nothing enqueued on ${queue} from ${input.shown} (${formatCount(total)} lines read).`);
   } else {
     const duplicates = counts.duplicates === 0 ? "" : ` ${formatCount(counts.duplicates)} matched active jobs by dedupe key.`;
-    const verb = interrupted ? `Interrupted after enqueueing ${formatCount(counts.enqueued)} of ${formatCount(total)}` : `Enqueued ${formatCount(counts.enqueued)}`;
-    context.out.line(`${verb} jobs on ${queue} from ${file} in ${humanDuration(durationMs)}.${duplicates}`);
+    const jobs = counts.enqueued === 1 ? "job" : "jobs";
+    context.out.line(`Enqueued ${formatCount(counts.enqueued)} ${jobs} on ${queue} from ${input.shown} in ${humanDuration(durationMs)}.${duplicates}`);
   }
   return interrupted ? ExitCode.Interrupted : ExitCode.Ok;
 }
 
-async function writeBatch(store: JobStore, batch: readonly NewJob[], counts: { enqueued: number; duplicates: number }): Promise<void> {
-  const results = await store.enqueueMany(batch);
-  for (const result of results) {
-    if (result.duplicate) counts.duplicates += 1;
-    else counts.enqueued += 1;
-  }
-}
-
-/** The non-blank lines of an NDJSON file with their line numbers. */
-async function* payloadLines(path: string, shown: string): AsyncGenerator<{ line: number; text: string }> {
-  const stream = createReadStream(path, { encoding: "utf8" });
-  const opened = new Promise<void>((resolveOpen, reject) => {
-    stream.once("ready", () => resolveOpen());
-    stream.once("error", reject);
-  });
-  try {
-    await opened;
-  } catch (thrown) {
-    throw new CliError(ExitCode.Usage, `cannot read ${shown}: ${(thrown as Error).message}`, { cause: thrown });
-  }
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
-  let line = 0;
-  try {
-    for await (const text of lines) {
-      line += 1;
-      if (text.trim() !== "") yield { line, text };
-    }
-  } finally {
-    lines.close();
-    stream.destroy();
-  }
-}

@@ -2,7 +2,7 @@ import { CliError } from "../cli-error";
 import type { Command } from "../command";
 import { ExitCode } from "@stint/core";
 import { formatTable } from "../output/table";
-import { formatTime } from "../output/time-text";
+import { formatTime, isoTime } from "../output/time-text";
 
 /** `stint schedules list`: the stored periodic schedules and when each fires next. */
 export const schedulesListCommand: Command = {
@@ -26,8 +26,8 @@ export const schedulesListCommand: Command = {
           queue: record.queue,
           cron: record.cron,
           timeZone: record.timeZone,
-          nextRunAt: record.nextRunAt.toISOString(),
-          lastFiredAt: record.lastFiredAt?.toISOString() ?? null,
+          nextRunAt: isoTime(record.nextRunAt),
+          lastFiredAt: isoTime(record.lastFiredAt),
           enabled: record.enabled,
           catchUp: record.catchUp,
           priority: record.priority,

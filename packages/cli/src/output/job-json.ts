@@ -1,6 +1,7 @@
 import type { JobRecord } from "@stint/core";
+import { isoTime as iso } from "./time-text";
 
-/** A job as `--json` prints it: every field, times in ISO 8601. */
+/** A job as `--json` prints it: every field, times in ISO 8601 (or `"infinity"`, see `isoTime`). */
 export function jobJson(job: JobRecord): Record<string, unknown> {
   return {
     id: job.id,
@@ -24,8 +25,4 @@ export function jobJson(job: JobRecord): Record<string, unknown> {
     durationMs: job.durationMs,
     updatedAt: iso(job.updatedAt),
   };
-}
-
-function iso(date: Date | null): string | null {
-  return date === null ? null : date.toISOString();
 }

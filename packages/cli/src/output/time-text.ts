@@ -1,3 +1,5 @@
+import { infiniteTimeName } from "@stint/core";
+
 const PARTS = [
   ["d", 86_400_000],
   ["h", 3_600_000],
@@ -15,6 +17,7 @@ const PARTS = [
  * ```
  */
 export function humanDuration(ms: number): string {
+  if (!Number.isFinite(ms)) return ms > 0 ? "infinity" : "0ms";
   const whole = Math.max(0, Math.round(ms));
   if (whole < 1_000) return `${whole}ms`;
   const parts: string[] = [];
@@ -29,8 +32,32 @@ export function humanDuration(ms: number): string {
   return parts.join(" ");
 }
 
-/** An instant as `2030-01-31 09:00:00Z` (UTC, to the second), or `-` for none. */
+/**
+ * An instant as `2030-01-31 09:00:00Z` (UTC, to the second), `-` for none,
+ * and `infinity`/`-infinity` for PostgreSQL's infinite times (and times past
+ * what a `Date` holds), which the driver reads as the `Date` bounds.
+ *
+ * @example
+ * ```ts
+ * formatTime(job.runAt); // "2030-01-31 09:00:00Z", or "infinity"
+ * ```
+ */
 export function formatTime(date: Date | null | undefined): string {
   if (date === null || date === undefined) return "-";
-  return `${date.toISOString().slice(0, 19).replace("T", " ")}Z`;
+  // Years past 9999 have a sign and more digits (`+200000-01-01T…`): cut the milliseconds, not a fixed width.
+  return infiniteTimeName(date) ?? date.toISOString().replace(/\.\d{3}Z$/, "Z").replace("T", " ");
+}
+
+/**
+ * An instant as `--json` prints it: ISO 8601, `null` for none, and
+ * `"infinity"`/`"-infinity"` as for {@link formatTime}.
+ *
+ * @example
+ * ```ts
+ * isoTime(job.finishedAt); // "2030-01-31T09:00:00.000Z", null or "infinity"
+ * ```
+ */
+export function isoTime(date: Date | null): string | null {
+  if (date === null) return null;
+  return infiniteTimeName(date) ?? date.toISOString();
 }

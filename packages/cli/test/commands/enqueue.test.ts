@@ -1,27 +1,17 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "chai";
-import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
 import { ExitCode } from "../../src/index";
+import { useSchemaAndDir } from "../helpers/schema-and-dir";
 import { stint } from "../helpers/run-stint";
 
 describe("stint enqueue", () => {
-  let test: TestSchema;
-  let dir: string;
+  const scene = useSchemaAndDir();
 
-  before(async () => {
-    test = await createTestSchema({ prefix: "stint_cli", maxConnections: 4 });
-    dir = mkdtempSync(join(tmpdir(), "stint-cli-"));
-  });
-  after(async () => {
-    rmSync(dir, { recursive: true, force: true });
-    await test.drop();
-  });
-
-  const enqueue = (...args: string[]) => stint(["enqueue", ...args, "--schema", test.schema]);
+  // New queues each time: --force says they are meant (enqueue-queue.test.ts tests the refusal).
+  const enqueue = (...args: string[]) => stint(["enqueue", ...args, "--schema", scene.test.schema, "--force"]);
   const writeLines = (name: string, lines: readonly string[]): string => {
-    const path = join(dir, name);
+    const path = join(scene.dir, name);
     writeFileSync(path, `${lines.join("\n")}\n`);
     return path;
   };
@@ -30,7 +20,7 @@ describe("stint enqueue", () => {
     const result = await enqueue("send-invoice", '{"invoiceId": 812}');
     expect(result.code).to.equal(ExitCode.Ok);
     const id = /^Enqueued job (\d+) on send-invoice\.\n$/.exec(result.stdout)?.[1];
-    const job = await test.store.getJob({ id: id! });
+    const job = await scene.test.store.getJob({ id: id! });
     expect(job).to.include({ queue: "send-invoice", state: "queued", maxAttempts: 25, priority: 0 });
     expect(job!.payload).to.deep.equal({ invoiceId: 812 });
   });
@@ -41,7 +31,7 @@ describe("stint enqueue", () => {
     expect(result.code).to.equal(ExitCode.Ok);
     const { id, duplicate, queue } = result.json();
     expect({ duplicate, queue }).to.deep.equal({ duplicate: false, queue: "report" });
-    const job = await test.store.getJob({ id });
+    const job = await scene.test.store.getJob({ id });
     expect(job).to.include({ priority: 7, maxAttempts: 3, timeoutMs: 45_000 });
     expect(job!.runAt.toISOString()).to.equal("2031-05-01T11:30:00.000Z");
   });
@@ -79,36 +69,36 @@ describe("stint enqueue", () => {
     const lines = Array.from({ length: 2_500 }, (_, n) => JSON.stringify({ n }));
     lines.splice(10, 0, "", "   ");
     const path = writeLines("bulk.ndjson", lines);
-    const result = await stint(["enqueue", "bulk", "--file", path, "--schema", test.schema, "--priority", "2", "--json"]);
+    const result = await enqueue("bulk", "--file", path, "--priority", "2", "--json");
     expect(result.code).to.equal(ExitCode.Ok);
     expect(result.json()).to.include({ queue: "bulk", lines: 2_500, enqueued: 2_500, duplicates: 0, interrupted: false });
-    const [counts] = await test.store.countByQueue({ queues: ["bulk"] });
+    const [counts] = await scene.test.store.countByQueue({ queues: ["bulk"] });
     expect(counts!.counts.queued).to.equal(2_500);
-    const [newest] = await test.store.listJobs({ queue: "bulk", limit: 1 });
+    const [newest] = await scene.test.store.listJobs({ queue: "bulk", limit: 1 });
     expect(newest).to.include({ priority: 2 });
     expect(newest!.payload).to.deep.equal({ n: 2_499 });
   });
 
   it("reports a file in words", async () => {
     const path = writeLines("three.ndjson", ['{"a":1}', '{"a":2}', '{"a":3}']);
-    const result = await stint(["enqueue", "words", "--file", path, "--schema", test.schema]);
+    const result = await enqueue("words", "--file", path);
     expect(result.stdout).to.match(/^Enqueued 3 jobs on words from .*three\.ndjson in \d+ms\.\n$/);
   });
 
   it("names the bad line and inserts nothing when a line is not JSON", async () => {
     const path = writeLines("broken.ndjson", ['{"a":1}', '{"a":2}', "{a:3}"]);
-    const result = await stint(["enqueue", "broken", "--file", path, "--schema", test.schema]);
+    const result = await enqueue("broken", "--file", path);
     expect(result.code).to.equal(ExitCode.Usage);
     expect(result.stderr).to.match(/^stint: .*broken\.ndjson line 3: invalid JSON: .*position 1/);
-    const [counts] = await test.store.countByQueue({ queues: ["broken"] });
+    const [counts] = await scene.test.store.countByQueue({ queues: ["broken"] });
     expect(counts!.counts.queued).to.equal(0);
   });
 
   it("reads the file relative to the working directory and says when it cannot", async () => {
     writeLines("relative.ndjson", ['{"r":1}']);
-    const ok = await stint(["enqueue", "relative", "--file", "relative.ndjson", "--schema", test.schema], { cwd: dir });
+    const ok = await stint(["enqueue", "relative", "--file", "relative.ndjson", "--schema", scene.test.schema, "--force"], { cwd: scene.dir });
     expect(ok.code).to.equal(ExitCode.Ok);
-    const missing = await stint(["enqueue", "relative", "--file", "nope.ndjson", "--schema", test.schema], { cwd: dir });
+    const missing = await stint(["enqueue", "relative", "--file", "nope.ndjson", "--schema", scene.test.schema, "--force"], { cwd: scene.dir });
     expect(missing.code).to.equal(ExitCode.Usage);
     expect(missing.stderr).to.include("cannot read nope.ndjson: ENOENT");
   });
@@ -119,18 +109,19 @@ describe("stint enqueue", () => {
     expect(result.stderr).to.include("--dedupe-key cannot be used with --file");
   });
 
-  it("stops after the current batch when interrupted (exit 130)", async () => {
+  it("enqueues nothing when interrupted (exit 130)", async () => {
     const path = writeLines("interrupted.ndjson", Array.from({ length: 2_100 }, (_, n) => JSON.stringify({ n })));
     const interrupt = new AbortController();
     interrupt.abort();
-    const result = await stint(["enqueue", "interrupted", "--file", path, "--schema", test.schema, "--json"], { signal: interrupt.signal });
+    const result = await stint(["enqueue", "interrupted", "--file", path, "--schema", scene.test.schema, "--force", "--json"], { signal: interrupt.signal });
     expect(result.code).to.equal(ExitCode.Interrupted);
-    expect(result.json()).to.include({ lines: 2_100, enqueued: 1_000, interrupted: true });
+    expect(result.json()).to.include({ enqueued: 0, interrupted: true });
+    expect(await scene.test.store.listJobs({ queue: "interrupted", limit: 1 })).to.deep.equal([]);
   });
 
   it("draws a progress bar on a terminal", async () => {
     const path = writeLines("tty.ndjson", Array.from({ length: 1_500 }, (_, n) => JSON.stringify({ n })));
-    const result = await stint(["enqueue", "tty", "--file", path, "--schema", test.schema], { tty: true });
+    const result = await stint(["enqueue", "tty", "--file", path, "--schema", scene.test.schema, "--force"], { tty: true });
     expect(result.code).to.equal(ExitCode.Ok);
     expect(result.stderr).to.include("enqueue tty [");
     expect(result.stderr).to.include("1,500/1,500 jobs");

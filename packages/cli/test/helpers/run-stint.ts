@@ -31,6 +31,8 @@ export interface StintOptions {
   readonly env?: Record<string, string | undefined>;
   readonly signal?: AbortSignal;
   readonly cwd?: string;
+  /** What `--file -` reads. */
+  readonly stdin?: AsyncIterable<Uint8Array | string>;
   /** Pretend stderr is a terminal (progress bars). */
   readonly tty?: boolean;
 }
@@ -53,6 +55,7 @@ export async function stint(args: readonly string[], options: StintOptions = {})
     env: options.env ?? { DATABASE_URL: process.env["DATABASE_URL"] },
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
   });
   return {
     code,

@@ -32,7 +32,21 @@ export class JobClient {
     this.#store = store;
   }
 
-  /** Inserts one job (or finds the active job holding its dedupe key). */
+  /**
+   * Inserts one job (or finds the active job holding its dedupe key). The
+   * payload must read back exactly as given: a value JSON would change
+   * (`Map`, `Set`, `Date`, typed arrays, class instances, `undefined` in an
+   * array, `NaN` …), text `jsonb` cannot store, nesting deeper than 64
+   * levels or more than the kind's `maxPayloadBytes` is refused with a
+   * `PayloadError` naming its path, and nothing is inserted (see
+   * `serializePayload`).
+   *
+   * @example
+   * ```ts
+   * await client.enqueue(SendInvoice, { invoiceId: 812 });
+   * await client.enqueue(Report, { tags: new Set(["a"]) }); // PayloadError: payload.tags: a Set cannot be stored as JSON; convert it to an array
+   * ```
+   */
   async enqueue<T>(definition: JobDefinition<T>, payload: T, options: EnqueueOptions = {}): Promise<EnqueueResult> {
     const job = buildNewJob(definition, payload, options);
     return this.#store.enqueue(job, options.transaction);
@@ -40,7 +54,8 @@ export class JobClient {
 
   /**
    * Inserts many jobs of one kind in one statement; results are in input order.
-   * Every payload is checked before anything is written.
+   * Every payload is checked (as for {@link enqueue}) before anything is
+   * written: one refused payload refuses the whole batch.
    */
   async enqueueMany<T>(
     definition: JobDefinition<T>,

@@ -21,8 +21,10 @@ export class ConfigError extends StintError {
 }
 
 /**
- * A payload cannot be stored: it is not JSON-serialisable, holds text
- * PostgreSQL cannot store, or is too large. Nothing was inserted.
+ * A payload cannot be stored: it is not JSON-serialisable, would not come
+ * back from JSON as given (a `Map`, a `Set`, a `Date`, a sparse array …),
+ * holds text PostgreSQL cannot store, is nested too deep or is too large.
+ * Nothing was inserted. `path` names the refused value when there is one.
  *
  * @example
  * ```ts
@@ -36,11 +38,14 @@ export class PayloadError extends StintError {
   readonly sizeBytes: number | undefined;
   /** The limit it exceeded, when the size was the problem. */
   readonly limitBytes: number | undefined;
+  /** Where in the payload the refused value is (`payload.items[3].tags`), when one value was the problem. */
+  readonly path: string | undefined;
 
-  constructor(message: string, options?: { cause?: unknown; sizeBytes?: number; limitBytes?: number }) {
+  constructor(message: string, options?: { cause?: unknown; sizeBytes?: number; limitBytes?: number; path?: string }) {
     super(ErrorCode.Payload, message, options);
     this.sizeBytes = options?.sizeBytes;
     this.limitBytes = options?.limitBytes;
+    this.path = options?.path;
   }
 }
 

@@ -1,32 +1,35 @@
 import { PayloadError } from "../errors/config-errors";
 import { unstorableText } from "../validation/names";
+import { assertJsonValue } from "./json-value-check";
 
 /** Largest payload stint stores unless told otherwise: 1 MiB of JSON text. */
 export const DEFAULT_MAX_PAYLOAD_BYTES = 1_048_576;
 
 /**
- * Serialises a payload to the JSON text that is stored, refusing what JSON
- * cannot carry (`undefined`, functions, symbols, `BigInt`, cycles, values
- * that would silently become `null` such as `NaN`), text that PostgreSQL's
- * `jsonb` cannot store unchanged (NUL characters, unpaired surrogates, in
- * values or keys) and payloads over `maxBytes` of UTF-8 JSON. Throws
- * `PayloadError`; nothing is inserted.
+ * Serialises a payload to the JSON text that is stored, refusing anything
+ * that would not come back exactly as given (see `assertJsonValue`):
+ * `undefined`, functions, symbols, `BigInt`, `NaN`/`Infinity`, cycles,
+ * `Map`, `Set`, `Date` (pass `toISOString()`), typed arrays and `Buffer`s,
+ * boxed primitives, class instances, objects with `toJSON`, sparse arrays;
+ * text PostgreSQL's `jsonb` cannot store unchanged (NUL characters,
+ * unpaired surrogates, in values or keys); nesting deeper than
+ * `MAX_PAYLOAD_DEPTH` (64); and payloads over `maxBytes` of UTF-8 JSON.
+ * An object property whose value is `undefined` is left out, and `-0` is
+ * stored as `0`, as JSON does. Throws `PayloadError` (with `path` naming the
+ * refused value); nothing is inserted.
  *
  * @example
  * ```ts
  * serializePayload({ invoiceId: 812 });       // '{"invoiceId":812}'
- * serializePayload({ amount: 10n });          // throws PayloadError
+ * serializePayload({ amount: 10n });          // throws PayloadError: … payload.amount is a bigint …
+ * serializePayload({ tags: new Set(["a"]) }); // throws PayloadError: payload.tags: a Set cannot be stored as JSON; convert it to an array
  * serializePayload({ note: "x".repeat(2e6) }); // throws PayloadError: … more than the limit of 1048576 bytes
  * ```
  */
 export function serializePayload(payload: unknown, maxBytes: number = DEFAULT_MAX_PAYLOAD_BYTES, queue?: string): string {
-  assertJsonValue(payload, "payload", new Set());
-  let text: string;
-  try {
-    text = JSON.stringify(payload);
-  } catch (error) {
-    throw new PayloadError(`payload is not JSON-serialisable: ${(error as Error).message}`, { cause: error });
-  }
+  assertJsonValue(payload);
+  // Every value was checked above: nothing left that could make this throw or change shape.
+  const text = JSON.stringify(payload);
   assertStorableJson(text, queue);
   assertPayloadSize(text, maxBytes, queue);
   return text;
@@ -52,7 +55,7 @@ const UNSTORABLE_ESCAPE = new RegExp(
  */
 export function assertStorableJson(payloadJson: string, queue?: string): void {
   const problem = UNSTORABLE_ESCAPE.test(payloadJson)
-    ? "contains a \\u0000 or unpaired surrogate escape, which PostgreSQL jsonb cannot store"
+    ? "contains a \\u0000 (NUL) or unpaired surrogate escape, which PostgreSQL jsonb cannot store"
     : unstorableText(payloadJson);
   if (problem !== undefined) {
     const of = queue === undefined ? "" : ` of queue ${JSON.stringify(queue)}`;
@@ -86,53 +89,28 @@ export function assertPayloadSize(payloadJson: string, maxBytes: number, queue?:
   return bytes;
 }
 
-function assertJsonValue(value: unknown, path: string, seen: Set<object>): void {
-  switch (typeof value) {
-    case "string":
-      assertStorableString(value, path);
-      return;
-    case "boolean":
-      return;
-    case "number":
-      if (!Number.isFinite(value)) throw new PayloadError(`payload is not JSON-serialisable: ${path} is ${value}`);
-      return;
-    case "object":
-      break;
-    case "undefined":
-      throw new PayloadError(`payload is not JSON-serialisable: ${path} is undefined`);
-    default:
-      throw new PayloadError(`payload is not JSON-serialisable: ${path} is a ${typeof value}`);
-  }
-  if (value === null) return;
-  if (seen.has(value)) throw new PayloadError(`payload is not JSON-serialisable: ${path} is a circular reference`);
-  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return;
-  seen.add(value);
-  if (Array.isArray(value)) {
-    value.forEach((item, index) => assertJsonValue(item, `${path}[${index}]`, seen));
-  } else {
-    for (const [key, item] of Object.entries(value)) {
-      if (item === undefined) continue;
-      assertStorableString(key, `a key of ${path}`);
-      assertJsonValue(item, `${path}.${key}`, seen);
-    }
-  }
-  seen.delete(value);
-}
-
-function assertStorableString(text: string, path: string): void {
-  const problem = unstorableText(text);
-  if (problem !== undefined) throw new PayloadError(`payload cannot be stored: ${path} ${problem}`);
-}
-
 /**
- * Serialises a handler's return value for the `result` column: `undefined`
- * becomes `null`; a value JSON cannot carry is replaced by a note saying so
- * rather than failing a job that did its work.
+ * Serialises a handler's return value for the `result` column with plain
+ * `JSON.stringify` rules (a `Date` becomes its ISO string, `toJSON` is
+ * honoured; results are read by people, not parsed back into values):
+ * `undefined` becomes `null`; a value JSON cannot carry, text jsonb cannot
+ * store or a result over 1 MiB is replaced by a note saying so rather than
+ * failing a job that did its work.
+ *
+ * @example
+ * ```ts
+ * serializeResult({ sentAt: new Date(0) }); // '{"sentAt":"1970-01-01T00:00:00.000Z"}'
+ * serializeResult({ big: 1n });             // '{"unserialisableResult":"…"}'
+ * ```
  */
 export function serializeResult(result: unknown): string | null {
   if (result === undefined) return null;
   try {
-    return serializePayload(result);
+    const text: unknown = JSON.stringify(result);
+    if (typeof text !== "string") throw new PayloadError(`result is a ${typeof result}, which JSON cannot carry`);
+    assertStorableJson(text);
+    assertPayloadSize(text, DEFAULT_MAX_PAYLOAD_BYTES);
+    return text;
   } catch (error) {
     return JSON.stringify({ unserialisableResult: (error as Error).message });
   }

@@ -27,8 +27,9 @@ describe("serializePayload", () => {
     }
   });
 
-  it("accepts values with toJSON, such as dates", () => {
-    expect(serializePayload({ at: new Date(0) })).to.equal('{"at":"1970-01-01T00:00:00.000Z"}');
+  it("refuses a Date, which would come back as a string, and says what to pass instead", () => {
+    expect(() => serializePayload({ at: new Date(0) })).to.throw(PayloadError, "payload.at: a Date would come back as a string; pass date.toISOString() instead");
+    expect(serializePayload({ at: new Date(0).toISOString() })).to.equal('{"at":"1970-01-01T00:00:00.000Z"}');
   });
 
   it("refuses a payload over the size limit", () => {
@@ -62,7 +63,7 @@ describe("serializePayload", () => {
     for (const [payload, message] of cases) {
       expect(() => serializePayload(payload), message).to.throw(PayloadError, message);
     }
-    expect(() => serializePayload({ at: { toJSON: () => "\u0000" } })).to.throw(PayloadError, "jsonb cannot store");
+    expect(() => serializePayload({ at: { toJSON: () => "\u0000" } })).to.throw(PayloadError, "payload.at has a toJSON method");
   });
 
   it("accepts surrogate pairs, escapes and hostile text as data", () => {
@@ -104,6 +105,10 @@ function attempt(run: () => void): boolean {
 }
 
 describe("serializeResult", () => {
+  it("stores a Date as its ISO string: results are read, not parsed back", () => {
+    expect(serializeResult({ sentAt: new Date(0) })).to.equal('{"sentAt":"1970-01-01T00:00:00.000Z"}');
+  });
+
   it("stores undefined as null and never throws", () => {
     expect(serializeResult(undefined)).to.equal(null);
     expect(serializeResult({ sent: true })).to.equal('{"sent":true}');

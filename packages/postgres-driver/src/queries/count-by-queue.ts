@@ -1,5 +1,5 @@
 import type { QueueCounts } from "@stint/core";
-import { sql, type Kysely } from "kysely";
+import { sql, type Kysely, type RawBuilder } from "kysely";
 import { jobsTable, millisecondsInterval } from "./job-row";
 
 interface CountRow {
@@ -18,7 +18,9 @@ interface CountRow {
 /**
  * Counts each queue's jobs by state, the jobs due now (`queued` or `failed`
  * with `run_at <= now()`) and the age of the oldest due one in milliseconds
- * (the queue lag), all on the database clock. With `queues`, exactly those
+ * (the queue lag), all on the database clock. A `run_at` of `-infinity`
+ * counts as the earliest time PostgreSQL holds (4714 BC), so its age is
+ * very large rather than an error. With `queues`, exactly those
  * queues are reported (zeros for a queue with no jobs); without, every queue
  * that has jobs. Sorted by queue name. Scans the table: for dashboards and
  * operators, not for the hot path.
@@ -27,7 +29,8 @@ interface CountRow {
  * ```sql
  * SELECT queue, count(*) FILTER (WHERE state = 'queued') AS queued, …,
  *        count(*) FILTER (WHERE state IN ('queued', 'failed') AND run_at <= now()) AS due,
- *        floor(extract(epoch FROM now() - min(run_at) FILTER (WHERE …due…)) * 1000) AS oldest_due_age_ms
+ *        floor(extract(epoch FROM now() - CASE WHEN m = '-infinity' THEN '4714-11-24 00:00:00+00 BC' ELSE m END) * 1000)
+ *          AS oldest_due_age_ms   -- m: min(run_at) FILTER (WHERE …due…)
  *   FROM "stint"."jobs" [WHERE queue = ANY($1::text[])]
  *  GROUP BY queue ORDER BY queue
  * ```
@@ -56,7 +59,7 @@ export async function countByQueue(
        count(*) FILTER (WHERE state = 'dead') AS dead,
        count(*) FILTER (WHERE state = 'cancelled') AS cancelled,
        count(*) FILTER (WHERE state IN ('queued', 'failed') AND run_at <= now()) AS due,
-       floor(extract(epoch FROM now() - min(run_at) FILTER (WHERE state IN ('queued', 'failed') AND run_at <= now())) * 1000)::bigint
+       floor(extract(epoch FROM now() - ${earliestFinite(sql`min(run_at) FILTER (WHERE state IN ('queued', 'failed') AND run_at <= now())`)}) * 1000)::bigint
          AS oldest_due_age_ms,
        ${completed} AS completed_since
   FROM ${jobsTable(schema)}
@@ -68,6 +71,11 @@ export async function countByQueue(
   const wanted = [...new Set(params.queues)].sort();
   const asked = params.completedSinceMs === undefined ? {} : { completedSince: 0 };
   return Object.freeze(wanted.map((queue) => found.get(queue) ?? emptyCounts(queue, asked)));
+}
+
+/** `time`, with `-infinity` replaced by the earliest finite time PostgreSQL holds (NULL stays NULL). */
+function earliestFinite(time: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`(CASE WHEN ${time} = '-infinity'::timestamptz THEN '4714-11-24 00:00:00+00 BC'::timestamptz ELSE ${time} END)`;
 }
 
 function toQueueCounts(row: CountRow): QueueCounts {

@@ -1,5 +1,6 @@
 import type { ClaimedJob, JobRecord, JobState } from "@stint/core";
 import { sql, type RawBuilder } from "kysely";
+import { nullableTimestamp, timestampValue } from "./timestamp-value";
 
 /** `"<schema>"."jobs"`, quoted. */
 export function jobsTable(schema: string): RawBuilder<unknown> {
@@ -13,7 +14,8 @@ export const JOB_COLUMNS: RawBuilder<unknown> = sql`id, queue, payload, state, p
 
 /**
  * A row of `jobs` as pg returns it: bigint as text, jsonb parsed,
- * timestamptz as `Date`.
+ * timestamptz as `Date` (or a number for `±infinity`; mapped by
+ * `timestampValue`).
  */
 export interface JobRow {
   readonly id: string;
@@ -23,19 +25,19 @@ export interface JobRow {
   readonly priority: number;
   readonly attempts: number;
   readonly max_attempts: number;
-  readonly run_at: Date;
+  readonly run_at: Date | number;
   readonly timeout_ms: number | null;
   readonly locked_by: string | null;
-  readonly locked_until: Date | null;
+  readonly locked_until: Date | number | null;
   readonly dedupe_key: string | null;
   readonly last_error: string | null;
   readonly error_code: string | null;
   readonly result: unknown;
-  readonly created_at: Date;
-  readonly started_at: Date | null;
-  readonly finished_at: Date | null;
+  readonly created_at: Date | number;
+  readonly started_at: Date | number | null;
+  readonly finished_at: Date | number | null;
   readonly duration_ms: number | null;
-  readonly updated_at: Date;
+  readonly updated_at: Date | number;
 }
 
 /** The columns a claim returns. */
@@ -54,8 +56,8 @@ export function toClaimedJob(row: ClaimedRow): ClaimedJob {
     maxAttempts: row.max_attempts,
     priority: row.priority,
     timeoutMs: row.timeout_ms,
-    createdAt: row.created_at,
-    runAt: row.run_at,
+    createdAt: timestampValue(row.created_at),
+    runAt: timestampValue(row.run_at),
   });
 }
 
@@ -69,19 +71,19 @@ export function toJobRecord(row: JobRow): JobRecord {
     priority: row.priority,
     attempts: row.attempts,
     maxAttempts: row.max_attempts,
-    runAt: row.run_at,
+    runAt: timestampValue(row.run_at),
     timeoutMs: row.timeout_ms,
     lockedBy: row.locked_by,
-    lockedUntil: row.locked_until,
+    lockedUntil: nullableTimestamp(row.locked_until),
     dedupeKey: row.dedupe_key,
     lastError: row.last_error,
     errorCode: row.error_code,
     result: row.result,
-    createdAt: row.created_at,
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
+    createdAt: timestampValue(row.created_at),
+    startedAt: nullableTimestamp(row.started_at),
+    finishedAt: nullableTimestamp(row.finished_at),
     durationMs: row.duration_ms,
-    updatedAt: row.updated_at,
+    updatedAt: timestampValue(row.updated_at),
   });
 }
 

@@ -1,5 +1,6 @@
 import type { ScheduleRecord } from "@stint/core";
 import { sql, type RawBuilder } from "kysely";
+import { nullableTimestamp, timestampValue } from "./timestamp-value";
 
 /** `"<schema>"."schedules"`, quoted. */
 export function schedulesTable(schema: string): RawBuilder<unknown> {
@@ -18,9 +19,9 @@ export interface ScheduleRow {
   readonly priority: number;
   readonly max_attempts: number;
   readonly timeout_ms: number | null;
-  readonly next_run_at: Date;
-  readonly last_fired_at: Date | null;
-  readonly updated_at: Date;
+  readonly next_run_at: Date | number;
+  readonly last_fired_at: Date | number | null;
+  readonly updated_at: Date | number;
 }
 
 /** The select list of a {@link ScheduleRow}. */
@@ -40,9 +41,9 @@ export function toScheduleRecord(row: ScheduleRow): ScheduleRecord {
     priority: row.priority,
     maxAttempts: row.max_attempts,
     timeoutMs: row.timeout_ms,
-    nextRunAt: row.next_run_at,
-    lastFiredAt: row.last_fired_at,
-    updatedAt: row.updated_at,
+    nextRunAt: timestampValue(row.next_run_at),
+    lastFiredAt: nullableTimestamp(row.last_fired_at),
+    updatedAt: timestampValue(row.updated_at),
   });
 }
 

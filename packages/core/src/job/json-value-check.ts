@@ -1,0 +1,142 @@
+import { PayloadError } from "../errors/config-errors";
+import { unstorableText } from "../validation/names";
+
+/**
+ * Deepest nesting of objects and arrays a payload may have: 64 levels below
+ * the top. The check counts levels before it descends, so a deeper (or
+ * cyclic) value is refused with a `PayloadError`, never a stack overflow.
+ */
+export const MAX_PAYLOAD_DEPTH = 64;
+
+/**
+ * Refuses, with a `PayloadError` naming the value's path
+ * (`payload.items[3].tags: a Set cannot be stored as JSON; convert it to an
+ * array`), every value that would not come back from JSON as it was given:
+ *
+ * - `undefined` (at the top or in an array, where JSON writes `null`),
+ *   functions, symbols, `BigInt`, `NaN` and `±Infinity`;
+ * - sparse arrays and arrays with extra properties;
+ * - `Map`, `Set`, typed arrays, `Buffer`s, `ArrayBuffer`s, boxed primitives,
+ *   `Date`s (they would come back as strings: pass `date.toISOString()`),
+ *   and any other object whose prototype is not `Object.prototype`, `null`
+ *   or `Array.prototype`;
+ * - objects with a `toJSON` method, symbol keys or non-enumerable properties;
+ * - strings and keys PostgreSQL `jsonb` cannot store (NUL, lone surrogates);
+ * - cycles, and nesting deeper than {@link MAX_PAYLOAD_DEPTH}.
+ *
+ * Two things JSON does are accepted as documented, not refused: an object
+ * property whose value is `undefined` is left out (it reads back as absent),
+ * and `-0` is stored as `0`.
+ *
+ * @example
+ * ```ts
+ * assertJsonValue({ tags: ["a"] });                  // fine
+ * assertJsonValue({ tags: new Set(["a"]) });          // throws PayloadError: payload.tags: a Set cannot be stored as JSON; convert it to an array
+ * ```
+ */
+export function assertJsonValue(value: unknown, path = "payload"): void {
+  check(value, path, 0, new Set());
+}
+
+function check(value: unknown, path: string, depth: number, ancestors: Set<object>): void {
+  if (typeof value === "string") {
+    const text = unstorableText(value);
+    if (text !== undefined) throw refusal(path, text, "cannot be stored");
+    return;
+  }
+  const problem = primitiveProblem(value);
+  if (problem !== undefined) throw refusal(path, problem);
+  if (typeof value !== "object" || value === null) return;
+  if (ancestors.has(value)) throw refusal(path, "is a circular reference, which JSON cannot carry");
+  if (depth >= MAX_PAYLOAD_DEPTH) {
+    throw refusal(path, `is nested more than ${MAX_PAYLOAD_DEPTH} levels deep, the limit for payloads (MAX_PAYLOAD_DEPTH)`);
+  }
+  const shape = objectProblem(value);
+  if (shape !== undefined) throw refusal(path, shape);
+  ancestors.add(value);
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index += 1) {
+      const item: unknown = value[index];
+      if (item === undefined) throw refusal(`${path}[${index}]`, "is undefined, which JSON would store as null in an array");
+      check(item, `${path}[${index}]`, depth + 1, ancestors);
+    }
+  } else {
+    for (const [key, item] of Object.entries(value)) {
+      if (item === undefined) continue;
+      const keyProblem = unstorableText(key);
+      if (keyProblem !== undefined) throw refusal(`a key of ${path}`, keyProblem, "cannot be stored");
+      check(item, childPath(path, key), depth + 1, ancestors);
+    }
+  }
+  ancestors.delete(value);
+}
+
+/** Why a non-object value cannot be stored, or `undefined` when it can (or is an object). */
+function primitiveProblem(value: unknown): string | undefined {
+  switch (typeof value) {
+    case "number":
+      return Number.isFinite(value) ? undefined : `is ${value}, which JSON would store as null`;
+    case "undefined":
+      return "is undefined, which JSON cannot carry";
+    case "bigint":
+      return "is a bigint, which JSON cannot carry; pass it as a string";
+    case "function":
+    case "symbol":
+      return `is a ${typeof value}, which JSON cannot carry`;
+    default:
+      return undefined;
+  }
+}
+
+const TYPE_ADVICE: ReadonlyArray<readonly [(value: object) => boolean, (value: object) => string]> = [
+  [(value) => value instanceof Map, () => "a Map cannot be stored as JSON; convert it to an object (Object.fromEntries) or an array of entries"],
+  [(value) => value instanceof Set, () => "a Set cannot be stored as JSON; convert it to an array"],
+  [(value) => value instanceof Date, () => "a Date would come back as a string; pass date.toISOString() instead"],
+  [
+    (value) => ArrayBuffer.isView(value) || value instanceof ArrayBuffer || value instanceof SharedArrayBuffer,
+    (value) => `a ${constructorName(value)} (binary data) cannot be stored as JSON; encode it, e.g. as base64 text`,
+  ],
+  [
+    (value) => value instanceof Number || value instanceof String || value instanceof Boolean,
+    (value) => `a boxed ${constructorName(value)} would come back as a primitive; pass the primitive value`,
+  ],
+];
+
+/** Why an object (or array) would not round-trip through JSON, or `undefined` when it would. */
+function objectProblem(value: object): string | undefined {
+  for (const [matches, advice] of TYPE_ADVICE) if (matches(value)) return advice(value);
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (Array.isArray(value)) {
+    if (prototype !== Array.prototype) return `an array of class ${constructorName(value)} would come back as a plain array`;
+    const keys = Reflect.ownKeys(value).length - 1; // `length` is an own key of every array
+    if (Object.keys(value).length < value.length) return "is a sparse array; JSON would fill its holes with null";
+    if (keys !== value.length) return "is an array with non-index properties, which JSON would drop";
+    return undefined;
+  }
+  if (prototype !== Object.prototype && prototype !== null) {
+    return `a ${constructorName(value)} instance cannot be stored as JSON faithfully; pass a plain object`;
+  }
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return "has a toJSON method; JSON would store what it returns, not the object";
+  if (Reflect.ownKeys(value).length !== Object.keys(value).length) {
+    return "has symbol keys or non-enumerable properties, which JSON would drop";
+  }
+  return undefined;
+}
+
+function constructorName(value: object): string {
+  const name: unknown = (value as { constructor?: { name?: unknown } }).constructor?.name;
+  return typeof name === "string" && name !== "" ? name : "class";
+}
+
+/** `payload.items`, or `payload["a key"]` for a key that is not an identifier. */
+function childPath(path: string, key: string): string {
+  if (/^[A-Za-z_$][\w$]*$/.test(key)) return `${path}.${key}`;
+  const shown = key.length > 40 ? `${key.slice(0, 40)}…` : key;
+  return `${path}[${JSON.stringify(shown)}]`;
+}
+
+function refusal(path: string, problem: string, what = "is not JSON-serialisable"): PayloadError {
+  // Advice that names the type reads "path: a Set cannot…"; the others read "payload …: path is …".
+  const message = /^(?:is |has |must )/.test(problem) ? `payload ${what}: ${path} ${problem}` : `${path}: ${problem}`;
+  return new PayloadError(message, { path });
+}

@@ -47,7 +47,7 @@ describe("stint enqueue input", () => {
   it("inserts nothing when the last line of a pipe is bad, naming the line", async () => {
     const result = await enqueueFile("bad-tail", "-", { stdin: pipe('{"a":1}\n\n{"a":2}\n{"a":\n') });
     expect(result.code).to.equal(ExitCode.Usage);
-    expect(result.stderr).to.match(/^stint: stdin line 4: invalid JSON/);
+    expect(errorLine(result.stderr)).to.match(/^stint: stdin line 4: invalid JSON/);
     expect(await payloadsOf("bad-tail")).to.deep.equal([]);
   });
 
@@ -56,8 +56,8 @@ describe("stint enqueue input", () => {
     for (const levels of [MAX_PAYLOAD_DEPTH + 1, 200_000]) {
       const result = await enqueueFile("deep", "-", { stdin: pipe(`{"ok":1}\n${deep(levels)}\n`, 65_536) });
       expect(result.code).to.equal(ExitCode.Usage);
-      expect(result.stderr).to.include(`stint: stdin line 2: payload is not JSON-serialisable: payload[0]`);
-      expect(result.stderr).to.include(`nested more than ${MAX_PAYLOAD_DEPTH} levels deep`);
+      expect(errorLine(result.stderr)).to.include(`stint: stdin line 2: payload is not JSON-serialisable: payload[0]`);
+      expect(errorLine(result.stderr)).to.include(`nested more than ${MAX_PAYLOAD_DEPTH} levels deep`);
     }
     const ok = await enqueueFile("deep", "-", { stdin: pipe(`${deep(MAX_PAYLOAD_DEPTH)}\n`) });
     expect(ok.code, ok.stderr).to.equal(ExitCode.Ok);
@@ -69,7 +69,7 @@ describe("stint enqueue input", () => {
     const before = process.memoryUsage().rss;
     const result = await enqueueFile("zero", "/dev/zero");
     expect(result.code).to.equal(ExitCode.Usage);
-    expect(result.stderr).to.equal(
+    expect(errorLine(result.stderr)).to.equal(
       `stint: /dev/zero: line 1 is longer than ${limit} bytes, the limit for one NDJSON line (the queue's payload limit plus ${NDJSON_LINE_SLACK_BYTES} bytes)\n`,
     );
     expect(process.memoryUsage().rss - before).to.be.below(64 * 1_048_576);
@@ -80,14 +80,14 @@ describe("stint enqueue input", () => {
     const invalid = Buffer.concat([Buffer.from('{"a":"ok"}\n{"a":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}\n')]);
     const result = await enqueueFile("latin1", "-", { stdin: Readable.from([invalid]) });
     expect(result.code).to.equal(ExitCode.Usage);
-    expect(result.stderr).to.equal("stint: stdin: line 2 is not valid UTF-8 text\n");
+    expect(errorLine(result.stderr)).to.equal("stint: stdin: line 2 is not valid UTF-8 text\n");
     expect(await payloadsOf("latin1")).to.deep.equal([]);
   });
 
   it("refuses a payload of a line that jsonb cannot store, naming its path", async () => {
     const result = await enqueueFile("nul", "-", { stdin: pipe('{"items":[{"tags":["\\u0000"]}]}\n') });
     expect(result.code).to.equal(ExitCode.Usage);
-    expect(result.stderr).to.include("stdin line 1: payload cannot be stored: payload.items[0].tags[0] must not contain NUL");
+    expect(errorLine(result.stderr)).to.include("stdin line 1: payload cannot be stored: payload.items[0].tags[0] must not contain NUL");
   });
 
   it("enqueues 100,000 lines read once from a pipe", async () => {
@@ -150,3 +150,9 @@ describe("stint enqueue input", () => {
     expect(await payloadsOf("path-once")).to.deep.equal([{ n: 1 }, { n: 2 }]);
   });
 });
+
+/** The error as its text form prints it, read from the JSON error (`{"error": {"code", "message"}}`) that `--json` writes. */
+function errorLine(stderr: string): string {
+  const last = stderr.trim().split("\n").at(-1) ?? "";
+  return `stint: ${(JSON.parse(last) as { error: { message: string } }).error.message}\n`;
+}

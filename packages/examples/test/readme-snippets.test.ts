@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** packages/examples, from dist/test. */
@@ -11,9 +11,10 @@ interface Snippet {
   readonly line: number;
 }
 
-function snippets(markdown: string): Snippet[] {
+/** The fenced blocks of `language` (`ts`, `json`, …), each with the file its `<!-- from: … -->` line names. */
+function snippets(markdown: string, language: string): Snippet[] {
   const found: Snippet[] = [];
-  const pattern = /(?:<!-- from: (\S+) -->\n)?```ts\n([\s\S]*?)```/g;
+  const pattern = new RegExp(`(?:<!-- from: (\\S+) -->\\n)?\`\`\`${language}\\n([\\s\\S]*?)\`\`\``, "g");
   for (let match = pattern.exec(markdown); match !== null; match = pattern.exec(markdown)) {
     found.push({ source: match[1], code: match[2] ?? "", line: markdown.slice(0, match.index).split("\n").length });
   }
@@ -35,22 +36,40 @@ function containsRun(haystack: readonly string[], needle: readonly string[]): bo
   return false;
 }
 
-/** The READMEs whose snippets are checked, each with the folder its `from:` paths start at. */
-const READMES = [
-  { name: "packages/examples/README.md", file: join(PACKAGE_DIR, "README.md"), base: PACKAGE_DIR },
-  { name: "README.md", file: join(PACKAGE_DIR, "..", "..", "README.md"), base: join(PACKAGE_DIR, "..", "..") },
+const REPOSITORY = join(PACKAGE_DIR, "..", "..");
+
+/**
+ * The documents whose snippets are checked, each with the folder its
+ * `from:` paths start at and the languages of the blocks that must come
+ * from a file (the guides in docs/ show configuration files too).
+ */
+const DOCUMENTS = [
+  { name: "packages/examples/README.md", file: join(PACKAGE_DIR, "README.md"), base: PACKAGE_DIR, languages: ["ts"], atLeast: 4 },
+  { name: "packages/core/README.md", file: join(REPOSITORY, "packages", "core", "README.md"), base: REPOSITORY, languages: ["ts"], atLeast: 2 },
+  {
+    name: "packages/postgres-driver/README.md",
+    file: join(REPOSITORY, "packages", "postgres-driver", "README.md"),
+    base: REPOSITORY,
+    languages: ["ts"],
+    atLeast: 1,
+  },
+  { name: "README.md", file: join(REPOSITORY, "README.md"), base: REPOSITORY, languages: ["ts"], atLeast: 4 },
+  ...readdirSync(join(REPOSITORY, "docs"))
+    .filter((file) => file.endsWith(".md"))
+    .map((file) => ({ name: `docs/${file}`, file: join(REPOSITORY, "docs", file), base: REPOSITORY, languages: ["ts", "json"], atLeast: 1 })),
 ];
 
-for (const { name, file, base } of READMES) {
+for (const { name, file, base, languages, atLeast } of DOCUMENTS) {
   describe(`the snippets of ${name}`, () => {
     const readme = readFileSync(file, "utf8");
+    const checked = (): Snippet[] => languages.flatMap((language) => snippets(readme, language));
 
     it("has TypeScript snippets to check", () => {
-      expect(snippets(readme)).to.have.length.greaterThan(3);
+      expect(snippets(readme, "ts")).to.have.length.of.at.least(atLeast);
     });
 
-    it("copies every TypeScript snippet from a file of the repository, unchanged", () => {
-      for (const snippet of snippets(readme)) {
+    it(`copies every ${languages.join(" and ")} snippet from a file of the repository, unchanged`, () => {
+      for (const snippet of checked()) {
         expect(snippet.source, `snippet at ${name}:${snippet.line} names no source file`).to.be.a("string");
         const source = readFileSync(join(base, snippet.source!), "utf8");
         expect(containsRun(normalised(source), normalised(snippet.code)), `snippet at ${name}:${snippet.line} differs from ${snippet.source}`).to.equal(

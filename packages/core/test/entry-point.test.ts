@@ -1,0 +1,33 @@
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { expect } from "chai";
+
+/** packages/core, from dist/test. */
+const PACKAGE_DIR = join(__dirname, "..", "..");
+
+/** Runs `script` in a fresh Node process with no polyfill preloaded (mocha's `--require` is not inherited). */
+function runFresh(script: string): { code: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, ["-e", script], { cwd: PACKAGE_DIR, encoding: "utf8", env: { PATH: process.env["PATH"] ?? "" } });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe("the @stint/core entry point", () => {
+  it("loads the reflect-metadata polyfill itself, so tsyringe may be imported after it", () => {
+    const run = runFresh(`require("@stint/core"); require("tsyringe"); process.stdout.write(typeof Reflect.getMetadata);`);
+    expect(run.stderr).to.equal("");
+    expect(run.stdout).to.equal("function");
+    expect(run.code).to.equal(0);
+  });
+
+  it("resolves injectable classes declared after it, without the application loading the polyfill", () => {
+    const run = runFresh(`
+      const { JobClient, JOB_STORE } = require("@stint/core");
+      const { container } = require("tsyringe");
+      const child = container.createChildContainer();
+      child.registerInstance(JOB_STORE, {});
+      process.stdout.write(String(child.resolve(JobClient) instanceof JobClient));
+    `);
+    expect(run.stderr).to.equal("");
+    expect(run.stdout).to.equal("true");
+  });
+});

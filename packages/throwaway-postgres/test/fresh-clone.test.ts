@@ -92,10 +92,16 @@ describe("a fresh clone in a directory only its owner may enter", function () {
     const run = (command: string, args: readonly string[], extra: NodeJS.ProcessEnv = {}) =>
       runProcess(command, args, { cwd: clone, env: { ...env, ...extra }, timeoutMs: 150_000 });
 
-    expectSuccess("npm ci", await run("npm", ["ci", "--no-audit", "--no-fund", "--prefer-offline"]));
+    const install = await run("npm", ["ci", "--no-audit", "--no-fund", "--prefer-offline"]);
+    expectSuccess("npm ci", install);
+    const installOutput = `${install.stdout}\n${install.stderr}`;
+    expect(installOutput, "npm ci warned about a package's engines").to.not.match(/EBADENGINE/);
+    expect(installOutput, "npm ci warned about install scripts").to.not.match(/install-scripts/);
 
     const start = await run("npm", ["start"]);
     expectSuccess("npm start", start);
+    const logLines = start.stdout.split("\n").filter((line) => line.startsWith("{") && line.includes('"level"'));
+    expect(logLines, "log lines on the demo's standard output").to.deep.equal([]);
     expect(start.stderr).to.match(/^with-postgres: started a throwaway PostgreSQL on 127\.0\.0\.1:\d+ in \d+ ms$/m);
     const relocation = /^with-postgres: the postgres user cannot reach (.+) \((.+) is 0700\); running PostgreSQL from a copy in (.+)$/m.exec(start.stderr);
     if (RUNNING_AS_ROOT) {

@@ -60,6 +60,24 @@ describe("createDatabase", () => {
     expect(again.rows[0]?.ok).to.equal(1);
   });
 
+  it("discards a connection whose query outlived the client-side timeout, so the next query gets a fresh one", async () => {
+    const { db, pool } = open({ connectionString, maxConnections: 1, statementTimeoutMs: 0, queryTimeoutMs: 150 });
+    const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db);
+    const stalled = await rejectionOf(sql`SELECT pg_sleep(5)`.execute(db));
+    expect(stalled.message).to.equal("Query read timeout");
+    const started = Date.now();
+    const again = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db);
+    expect(again.rows[0]!.pid).to.not.equal(rows[0]!.pid);
+    expect(Date.now() - started).to.be.below(1_000);
+    expect(pool.totalCount).to.equal(1);
+  });
+
+  it("keeps TCP keep-alive on and sets a client-side query timeout 5 s above the statement timeout", () => {
+    const { pool } = open({ connectionString, statementTimeoutMs: 2_000 });
+    const settings = (pool as unknown as { options: { keepAlive?: boolean; query_timeout?: number } }).options;
+    expect(settings).to.include({ keepAlive: true, query_timeout: 7_000 });
+  });
+
   it("uses a pool it is given and leaves it open on close", async () => {
     const pool = new pg.Pool({ connectionString, max: 1 });
     try {

@@ -123,7 +123,7 @@ export abstract class AbstractQueueWorker<T> {
       },
     });
     const summary = await run.run(runOptions);
-    const line = `Stopped worker for ${queue} (${summary.stoppedBecause}): ${summary.claimed} claimed, ${summary.succeeded} succeeded, ${summary.retried} retried, ${summary.dead} dead, ${summary.leaseLost} lease lost in ${summary.durationMs} ms`;
+    const line = `Stopped worker for ${queue} (${summary.stoppedBecause}): ${summary.claimed} claimed, ${summary.succeeded} succeeded, ${summary.retried} retried, ${summary.dead} dead, ${summary.leaseLost} lease lost, ${summary.writeFailed} not recorded in ${summary.durationMs} ms`;
     if (summary.stoppedBecause === "infrastructure") log.error(`${line}: ${summary.error ?? "unknown error"}`, { ...summary });
     else log.info(line, { ...summary });
     return summary;

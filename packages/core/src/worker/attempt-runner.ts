@@ -4,6 +4,7 @@ import { coerceError } from "../errors/coerce-error";
 import { hasErrorCode } from "../errors/stint-error";
 import type { Clock } from "../time/clock";
 import type { FailureDecision, JobContext } from "./job-context";
+import { raceAbort } from "./race-abort";
 
 /** The hooks a run calls for each job, bound to one worker. */
 export interface JobHooks<T> {
@@ -20,7 +21,9 @@ export type AttemptOutcome<T> =
   | { readonly kind: "unparseable"; readonly error: ParseError; readonly durationMs: number }
   | { readonly kind: "failed"; readonly item: T; readonly error: unknown; readonly durationMs: number }
   /** The lease was lost or the worker is shutting down: `reason` says which. */
-  | { readonly kind: "interrupted"; readonly reason: Error; readonly durationMs: number };
+  | { readonly kind: "interrupted"; readonly reason: Error; readonly durationMs: number }
+  /** The lease lapsed before the attempt could start: nothing ran. */
+  | { readonly kind: "not-started"; readonly durationMs: number };
 
 /**
  * Runs one attempt: parse, then process while racing the attempt's abort
@@ -61,22 +64,4 @@ export async function runAttempt<T>(
   } finally {
     if (timer !== undefined) clearTimeout(timer);
   }
-}
-
-function raceAbort<R>(work: Promise<R>, signal: AbortSignal): Promise<R> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<R>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }

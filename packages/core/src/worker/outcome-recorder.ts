@@ -77,7 +77,14 @@ export class OutcomeRecorder<T> {
           ctx.log.warn(`Released ${label} at shutdown; its attempt is not spent`, fields);
           return;
         }
-        return this.#lost(ctx, label);
+        return this.#recordLapse(ctx, label, outcome.reason);
+      case "not-started": {
+        // Nothing ran: hand the job back without spending the attempt, if no other worker has it yet.
+        await this.#fenced(ctx, { delayMs: 0, failure: null, spendAttempt: false });
+        this.#counters.leaseLost += 1;
+        ctx.log.warn(`The lease on ${label} ran out before it started; the job is given back`);
+        return;
+      }
       case "failed":
         return this.#recordFailure(job, outcome, ctx, label);
     }
@@ -130,6 +137,25 @@ export class OutcomeRecorder<T> {
 
   #failureOf(ctx: JobContext, error: unknown): JobFailure {
     return failureOf(error, secretValuesOf(ctx.job.payload, this.#hooks.secretFields ?? []));
+  }
+
+  /**
+   * The attempt was stopped because its lease ran out (or the store said
+   * another worker owns it). If no other worker has taken the job, the
+   * fenced write still matches: the attempt counts as failed and the job is
+   * due again at once, or dead when it has no attempt left, as lease rescue
+   * would do later. Otherwise the write changes nothing.
+   */
+  async #recordLapse(ctx: JobContext, label: string, reason: Error): Promise<void> {
+    const failure = this.#failureOf(ctx, reason);
+    const job = { id: ctx.job.id, attempt: ctx.job.attempt };
+    const exhausted = ctx.job.attempt >= ctx.job.maxAttempts;
+    const written = exhausted
+      ? await this.#writes.run(() => this.#store.markDead({ workerId: this.#workerId, job, failure }))
+      : await this.#fenced(ctx, { delayMs: 0, failure, spendAttempt: true });
+    this.#counters.leaseLost += 1;
+    const after = !written?.applied ? "another worker owns the job now" : exhausted ? "no attempt is left, so it is dead" : "the job is due again";
+    ctx.log.warn(`Stopped ${label}: ${reason.message}; ${after}`);
   }
 
   #lost(ctx: JobContext, label: string): void {

@@ -17,8 +17,13 @@ export interface WorkerOptions {
   readonly concurrency?: number;
   /**
    * How long a claim is owned before another worker may take the job, in ms.
-   * A heartbeat every `leaseMs / 3` extends it while the job runs. Default
-   * 60,000; at least 200.
+   * A heartbeat every `leaseMs / 3` extends it while the job runs; one that
+   * gets no answer within `leaseMs / 6` is given up and sent again sooner.
+   * The lease is also a deadline for the handler: when no renewal has been
+   * confirmed for `leaseMs` minus a safety margin (a tenth of the lease, at
+   * least 100 ms and at most a quarter of it), the handler's signal aborts
+   * with `LeaseLostError`, before another worker can take the job over.
+   * Default 60,000; at least 200.
    */
   readonly leaseMs?: number;
   /** Retry delays; see `BackoffOptions`. */
@@ -43,6 +48,10 @@ export interface ResolvedWorkerOptions {
   readonly concurrency: number;
   readonly leaseMs: number;
   readonly heartbeatIntervalMs: number;
+  /** How long a heartbeat may go unanswered before it is given up. */
+  readonly heartbeatTimeoutMs: number;
+  /** How long before the database lease runs out the worker stops the handler (see `leaseMs`). */
+  readonly leaseMarginMs: number;
   readonly backoff: BackoffOptions;
   readonly shutdownTimeoutMs: number;
   readonly workerId: string | undefined;
@@ -67,10 +76,21 @@ export function resolveWorkerOptions(input: WorkerOptions = {}): ResolvedWorkerO
     concurrency: integerOption("concurrency", input.concurrency ?? 5, 1, 1_000),
     leaseMs,
     heartbeatIntervalMs: Math.max(50, Math.floor(leaseMs / 3)),
+    heartbeatTimeoutMs: Math.max(25, Math.floor(leaseMs / 6)),
+    leaseMarginMs: leaseSafetyMargin(leaseMs),
     backoff: resolveBackoff(input.backoff),
     shutdownTimeoutMs: integerOption("shutdownTimeoutMs", input.shutdownTimeoutMs ?? 30_000, 0, 86_400_000),
     workerId: input.workerId,
     clock: input.clock ?? systemClock,
     random: input.random ?? Math.random,
   });
+}
+
+/**
+ * The part of a lease the worker does not count on: a tenth of it, at least
+ * 100 ms, at most a quarter. It covers the time between sending a claim or a
+ * renewal and the database applying it, and timer delays.
+ */
+export function leaseSafetyMargin(leaseMs: number): number {
+  return Math.min(Math.max(Math.round(leaseMs / 10), 100), Math.round(leaseMs / 4));
 }

@@ -1,20 +1,30 @@
 import { coerceError } from "../errors/coerce-error";
-import { ShutdownError } from "../errors/job-errors";
+import { LeaseLostError, ShutdownError } from "../errors/job-errors";
 import type { ClaimedJob } from "../job/job-record";
 import type { Logger } from "../logging/logger";
 import type { JobStore } from "../store/job-store";
-import { runAttempt, type JobHooks } from "./attempt-runner";
+import { runAttempt, type AttemptOutcome, type JobHooks } from "./attempt-runner";
 import { createAttemptContext } from "./attempt-context";
 import { LeaseKeeper } from "./lease-keeper";
 import { OutcomeRecorder } from "./outcome-recorder";
 import type { RunOptions } from "./run-options";
 import { newRunCounters, type RunCounters, type RunSummary, type StopReason } from "./run-summary";
-import { StopGate } from "./stop-gate";
 import type { ResolvedWorkerOptions } from "./worker-options";
+import { settleWithin } from "./settle-within";
+import { WakeUp } from "./wake-up";
 import { WriteRetrier } from "./write-retrier";
 
 /** First idle wait in loop mode; it doubles up to `pollIntervalMs`. */
 const FIRST_IDLE_WAIT_MS = 50;
+
+/** After shutdown, longest wait for the writes that give jobs back (bounded further by the lease). */
+const GIVE_BACK_MS = 5_000;
+
+interface InFlight {
+  readonly attempt: number;
+  readonly controller: AbortController;
+  readonly done: Promise<void>;
+}
 
 interface RunParts<T> {
   readonly store: JobStore;
@@ -34,8 +44,12 @@ interface RunParts<T> {
 export class WorkerRun<T> {
   readonly #parts: RunParts<T>;
   readonly #counters: RunCounters = newRunCounters();
-  /** Jobs claimed and not yet recorded, with the means to abort their handler. */
-  readonly #inFlight = new Map<string, { readonly controller: AbortController; readonly done: Promise<void> }>();
+  /**
+   * The latest attempt of each job claimed and not yet recorded, by job id,
+   * with the means to abort its handler. A newer attempt of a job whose older
+   * attempt is still here waits for it, so one process never runs a job twice at once.
+   */
+  readonly #inFlight = new Map<string, InFlight>();
   /** Handlers running now: what `concurrency` bounds. A job whose outcome is being written no longer holds a slot. */
   #busySlots = 0;
   /** How many claimed jobs have been fully recorded; a claim that raced a recording must not conclude "drained". */
@@ -45,7 +59,7 @@ export class WorkerRun<T> {
   /** Retries claims through an outage for up to a minute. */
   readonly #claims: WriteRetrier;
   /** Opened when a slot frees up, a job is recorded or a wake-up arrives. */
-  readonly #nudge = new StopGate();
+  readonly #nudge = new WakeUp();
 
   constructor(parts: RunParts<T>) {
     this.#parts = parts;
@@ -79,8 +93,9 @@ export class WorkerRun<T> {
     await this.#finishInFlight(stop.signal, runOptions.shutdownTimeoutMs ?? this.#parts.options.shutdownTimeoutMs);
     clearTimeout(timer);
     runOptions.signal?.removeEventListener("abort", onSignal);
-    await wakeups?.close().catch(() => undefined);
-    await this.#outcomes.drain();
+    // Writes and closes on a connection that stopped answering must not keep a stopping worker alive.
+    const giveBackMs = Math.min(GIVE_BACK_MS, this.#parts.options.leaseMs);
+    await settleWithin(Promise.all([this.#allInFlight(), wakeups?.close(), this.#outcomes.drain()]), giveBackMs, clock);
     await this.#leases.stop();
     return Object.freeze({
       queue: this.#parts.queue,
@@ -95,7 +110,7 @@ export class WorkerRun<T> {
   async #subscribe({ mode, wakeups }: RunOptions): Promise<{ close(): Promise<void> } | undefined> {
     if (mode !== "loop" || wakeups === undefined) return undefined;
     try {
-      return await wakeups.subscribe([this.#parts.queue], () => this.#nudge.open());
+      return await wakeups.subscribe([this.#parts.queue], () => this.#nudge.wake());
     } catch (thrown) {
       this.#parts.log.warn(`Could not subscribe to wake-ups, polling only: ${coerceError(thrown).message}`, { queue: this.#parts.queue });
       return undefined;
@@ -115,6 +130,8 @@ export class WorkerRun<T> {
         await this.#nudge.wait(stop);
         continue;
       }
+      // A process resumed after a pause stops its lapsed handlers before it takes more work.
+      this.#leases.expireLapsed();
       const claimedAt = options.clock.now();
       const recordedBefore = this.#recorded;
       const maxTimeoutMs = deadline === undefined ? undefined : deadline - claimedAt;
@@ -125,6 +142,7 @@ export class WorkerRun<T> {
         (message) => this.#parts.log.warn(`Claim failed, retrying: ${message}`, { queue, workerId }),
       );
       if (jobs === undefined) return stop.reason as StopReason;
+      this.#leases.expireLapsed();
       this.#counters.claimed += jobs.length;
       for (const job of jobs) this.#launch(job, claimedAt);
       if (jobs.length > 0) {
@@ -158,44 +176,52 @@ export class WorkerRun<T> {
     const controller = new AbortController();
     this.#leases.hold(job, controller, claimedAt);
     this.#busySlots += 1;
-    const done = this.#execute(job, controller).finally(() => {
-      this.#leases.release(job.id);
-      this.#inFlight.delete(job.id);
+    // The claim handed over a newer attempt of a job whose older attempt this
+    // process still runs (its lease lapsed while the process was paused): the
+    // older one is aborted already; the newer one starts once it has settled.
+    const previous = this.#inFlight.get(job.id)?.done ?? Promise.resolve();
+    const done = previous.then(() => this.#execute(job, controller)).finally(() => {
+      this.#leases.release(job);
+      if (this.#inFlight.get(job.id)?.attempt === job.attempt) this.#inFlight.delete(job.id);
       this.#recorded += 1;
-      this.#nudge.open();
+      this.#nudge.wake();
     });
-    this.#inFlight.set(job.id, { controller, done });
+    this.#inFlight.set(job.id, { attempt: job.attempt, controller, done });
   }
 
   async #execute(job: ClaimedJob, controller: AbortController): Promise<void> {
     const { store, workerId, log } = this.#parts;
     const { ctx, state } = createAttemptContext({ store, workerId, log, job, signal: controller.signal, secretFields: this.#parts.hooks.secretFields });
-    const outcome = await runAttempt(this.#parts.hooks, ctx, controller, this.#parts.options.clock);
+    const outcome = this.#leases.holds(job)
+      ? await runAttempt(this.#parts.hooks, ctx, controller, this.#parts.options.clock)
+      : notStarted<T>(controller);
     this.#busySlots -= 1;
-    this.#nudge.open();
+    this.#nudge.wake();
     try {
       await this.#outcomes.record(job, outcome, ctx, state);
     } catch (thrown) {
-      this.#counters.leaseLost += 1;
+      this.#counters.writeFailed += 1;
       ctx.log.error(`Could not record the outcome of job ${job.id}: ${coerceError(thrown).message}; it will run again when its lease expires`);
     }
   }
 
-  async #finishInFlight(signal: AbortSignal | undefined, shutdownTimeoutMs: number): Promise<void> {
-    const all = (): Promise<unknown> => Promise.all([...this.#inFlight.values()].map((entry) => entry.done));
+  /**
+   * Lets in-flight attempts finish; once `signal` has aborted, gives them
+   * `shutdownTimeoutMs`, then aborts the rest with `ShutdownError` (they are
+   * given back; the run waits a bounded time for those writes).
+   */
+  async #finishInFlight(signal: AbortSignal, shutdownTimeoutMs: number): Promise<void> {
     if (this.#inFlight.size === 0) return;
-    if (signal === undefined) {
-      await all();
-      return;
-    }
     const { clock } = this.#parts.options;
-    await Promise.race([all(), this.#whenAborted(signal)]);
+    await Promise.race([this.#allInFlight(), this.#whenAborted(signal)]);
     if (this.#inFlight.size === 0) return;
-    const grace = new AbortController();
-    await Promise.race([all(), clock.sleep(shutdownTimeoutMs, grace.signal)]);
-    grace.abort();
+    await settleWithin(this.#allInFlight(), shutdownTimeoutMs, clock);
     for (const { controller } of this.#inFlight.values()) controller.abort(new ShutdownError());
-    await all();
+  }
+
+  /** Settles when every attempt in flight now is recorded (older attempts are chained into newer ones). */
+  #allInFlight(): Promise<unknown> {
+    return Promise.all([...this.#inFlight.values()].map((entry) => entry.done));
   }
 
   /** Resolves when `signal` aborts (never otherwise). */
@@ -205,4 +231,14 @@ export class WorkerRun<T> {
       else signal.addEventListener("abort", () => resolve(), { once: true });
     });
   }
+}
+
+/**
+ * The outcome of an attempt whose lease lapsed before its handler could
+ * start (the claim's answer arrived after a pause): nothing ran, so the job
+ * is given back without spending the attempt.
+ */
+function notStarted<T>(controller: AbortController): AttemptOutcome<T> {
+  if (!controller.signal.aborted) controller.abort(new LeaseLostError("the lease ran out before the attempt started"));
+  return { kind: "not-started", durationMs: 0 };
 }

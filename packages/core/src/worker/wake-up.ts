@@ -1,12 +1,12 @@
 /**
- * A gate a loop waits at until something happens: `open()` releases every
- * current waiter; an aborted signal releases that waiter alone (without
- * rejecting) and forgets it, so abandoned waits do not pile up.
+ * A wake-up call for a loop that waits: `wake()` releases every current
+ * waiter; an aborted signal releases that waiter alone (without rejecting)
+ * and forgets it, so abandoned waits do not pile up.
  */
-export class StopGate {
+export class WakeUp {
   readonly #waiters = new Set<() => void>();
 
-  /** Resolves at the next `open()` or when `signal` aborts. */
+  /** Resolves at the next `wake()` or when `signal` aborts. */
   wait(signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.resolve();
     return new Promise<void>((resolve) => {
@@ -21,7 +21,7 @@ export class StopGate {
   }
 
   /** Releases everyone waiting now. */
-  open(): void {
+  wake(): void {
     for (const release of [...this.#waiters]) release();
   }
 }

@@ -11,8 +11,13 @@ export function attemptKey(job: JobAttempt): string {
   return `${job.id}:${job.attempt}`;
 }
 
+/** What the keeper stops when a lease lapses: an attempt's signal. */
+export interface Abortable {
+  abort(reason: Error): void;
+}
+
 interface HeldLease extends JobAttempt {
-  readonly controller: AbortController;
+  readonly controller: Abortable;
   /**
    * Local time from which the database lease may have run out: the local
    * time just before the claim or the last confirmed renewal was sent, plus
@@ -68,7 +73,7 @@ export class LeaseKeeper {
   }
 
   /** Starts keeping an attempt's lease; `sentAt` is the local time taken just before its claim was sent. */
-  hold(job: JobAttempt, controller: AbortController, sentAt: number): void {
+  hold(job: JobAttempt, controller: Abortable, sentAt: number): void {
     const deadline = sentAt + this.#options.leaseMs - this.#options.leaseMarginMs;
     this.#held.set(attemptKey(job), { id: job.id, attempt: job.attempt, controller, deadline });
     if (deadline < this.#watchTarget) {

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { settleWithin } from "../../src/worker/settle-within";
-import { WriteRetrier } from "../../src/worker/write-retrier";
+import { StoreRetryPolicy } from "../../src/worker/store-retry-policy";
 import { FakeClock } from "../support/fake-clock";
 
 describe("settleWithin", () => {
@@ -27,11 +27,11 @@ describe("settleWithin", () => {
   });
 });
 
-describe("WriteRetrier", () => {
+describe("StoreRetryPolicy", () => {
   it("abandons a call in flight when its signal aborts", async () => {
-    const retrier = new WriteRetrier(new FakeClock(), 60_000);
+    const policy = new StoreRetryPolicy(new FakeClock());
     const stop = new AbortController();
-    const answer = retrier.run(() => new Promise<string>(() => undefined), stop.signal);
+    const answer = policy.run(() => new Promise<string>(() => undefined), { giveUpAfterMs: 60_000, signal: stop.signal });
     stop.abort();
     expect(await answer).to.equal(undefined);
   });

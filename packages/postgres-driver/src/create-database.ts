@@ -1,6 +1,7 @@
 import { applicationName as stintApplicationName, ConfigError, integerOption, rejectUnknownOptions } from "@stint/core";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
+import { preparedStatementName } from "./prepared-statement-name";
 
 /** How to reach PostgreSQL: a connection string (stint creates and owns the pool) or your own pool. */
 export type DatabaseConnection = { readonly connectionString: string } | { readonly pool: pg.Pool };
@@ -16,6 +17,13 @@ export interface PoolSettings {
   readonly applicationName?: string;
   /** `statement_timeout` of every connection, in ms; `0` for none. Default 30 000. */
   readonly statementTimeoutMs?: number;
+  /**
+   * Send the hot-path statements (claim, heartbeat, outcome writes, enqueue)
+   * as named prepared statements, planned once per connection. Turn it off
+   * behind a connection pooler that cannot keep prepared statements
+   * (PgBouncer in transaction mode before 1.21). Default true.
+   */
+  readonly preparedStatements?: boolean;
   /**
    * How long the client waits for any statement's answer, in ms, before it
    * gives up and discards the connection; `0` for no limit. It catches what
@@ -52,7 +60,7 @@ export interface DatabaseHandle extends AsyncDisposable {
 }
 
 const POOL_SETTING_KEYS = ["applicationName", "statementTimeoutMs", "queryTimeoutMs", "connectionTimeoutMs", "maxConnections"];
-const OPTION_KEYS = ["connectionString", "pool", "onPoolError", ...POOL_SETTING_KEYS];
+const OPTION_KEYS = ["connectionString", "pool", "onPoolError", "preparedStatements", ...POOL_SETTING_KEYS];
 
 /**
  * Builds a `Kysely` over a `pg.Pool`. From a connection string it creates
@@ -85,7 +93,7 @@ export function createDatabase(options: DatabaseOptions): DatabaseHandle {
   // client is not reused, so the event itself needs no handling.
   pool.on("connect", (client: pg.PoolClient) => {
     client.on("error", ignoreClientError);
-    discardAfterReadTimeout(client);
+    wrapQueries(client, settings.preparedStatements);
   });
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
   let closing: Promise<void> | undefined;
@@ -124,8 +132,12 @@ function validateDatabaseOptions(options: DatabaseOptions): Required<PoolSetting
     throw new ConfigError("applicationName", "must be a string of at most 63 characters");
   }
   const statementTimeoutMs = integerOption("statementTimeoutMs", options.statementTimeoutMs ?? 30_000, 0, 2_147_483_647);
+  if (options.preparedStatements !== undefined && typeof options.preparedStatements !== "boolean") {
+    throw new ConfigError("preparedStatements", "must be true or false");
+  }
   return {
     applicationName,
+    preparedStatements: options.preparedStatements ?? true,
     statementTimeoutMs,
     queryTimeoutMs: integerOption("queryTimeoutMs", options.queryTimeoutMs ?? (statementTimeoutMs === 0 ? 0 : statementTimeoutMs + 5_000), 0, 2_147_483_647),
     connectionTimeoutMs: integerOption("connectionTimeoutMs", options.connectionTimeoutMs ?? 10_000, 0, 2_147_483_647),
@@ -159,18 +171,23 @@ const DISCARDED = new Error("connection discarded after a query read timeout");
 const READ_TIMEOUT_MESSAGE = "Query read timeout";
 
 /**
- * Makes a client that saw a client-side query timeout unusable, so the pool
- * discards it on release: pg keeps waiting for the lost answer on that
- * connection otherwise, and every later query on it would time out too.
+ * Wraps a client's `query`: a statement text marked as a hot-path one
+ * (`PREPARED_MARK`) is sent as a named prepared statement (when
+ * `prepare`), and a client that saw a client-side query timeout is made
+ * unusable so the pool discards it on release: pg keeps waiting for the
+ * lost answer on that connection otherwise, and every later query on it
+ * would time out too.
  */
-function discardAfterReadTimeout(client: pg.PoolClient): void {
+function wrapQueries(client: pg.PoolClient, prepare: boolean): void {
   const query = client.query;
   const destroy = (): void => {
     const stream = (client as unknown as { connection?: { stream?: { destroy(error?: Error): void } } }).connection?.stream;
     stream?.destroy(DISCARDED);
   };
   client.query = function (this: pg.PoolClient, ...args: unknown[]) {
-    const result = (query as (...a: unknown[]) => unknown).apply(this, args);
+    const [text, values] = args;
+    const name = prepare && typeof text === "string" && Array.isArray(values) && args.length === 2 ? preparedStatementName(text) : undefined;
+    const result = (query as (...a: unknown[]) => unknown).apply(this, name === undefined ? args : [{ name, text, values }]);
     if (result instanceof Promise) {
       result.catch((error: unknown) => {
         if (error instanceof Error && error.message === READ_TIMEOUT_MESSAGE) destroy();

@@ -76,8 +76,12 @@ export class AttemptExecutor<T> {
     return attempt;
   }
 
-  /** Runs the attempt and records its outcome; never rejects. */
-  async run(attempt: Attempt): Promise<AttemptResult> {
+  /**
+   * Runs the attempt and records its outcome; never rejects. `handled` is
+   * called once the hooks have answered, before the outcome is written: the
+   * handler's slot is free from then on, so writes never hold up handlers.
+   */
+  async run(attempt: Attempt, handled: () => void = () => undefined): Promise<AttemptResult> {
     const ctx = new AttemptContext({
       store: this.#store,
       workerId: this.#workerId,
@@ -89,6 +93,7 @@ export class AttemptExecutor<T> {
     const outcome = this.#leases.holds(attempt.job)
       ? await this.#outcomeOf(ctx, attempt.signal)
       : lapsedBeforeStart(attempt.signal);
+    handled();
     return this.#record(attempt, outcome, ctx);
   }
 

@@ -24,6 +24,8 @@ export class OutcomeRecorder {
   readonly #completions: CompletionBatcher;
   /** How long a write is retried through an outage: while the lease could still be ours. */
   readonly #giveUpAfterMs: number;
+  /** Per-job `debug` lines are written: checked once, so a dropped line costs nothing. */
+  readonly #debug: boolean;
 
   constructor(parts: {
     readonly store: JobStore;
@@ -38,6 +40,7 @@ export class OutcomeRecorder {
     this.#secretFields = parts.secretFields;
     this.#policy = parts.policy;
     this.#giveUpAfterMs = parts.leaseMs;
+    this.#debug = parts.log.isLevelEnabled?.("debug") ?? true;
     this.#completions = new CompletionBatcher({ store: parts.store, workerId: parts.workerId, policy: parts.policy, giveUpAfterMs: parts.leaseMs, log: parts.log });
   }
 
@@ -113,6 +116,7 @@ export class OutcomeRecorder {
   }
 
   #log(job: ClaimedJob, outcome: AttemptOutcome, written: WriteResult, log: () => Logger): void {
+    if (written === "applied" && (outcome.kind === "succeeded" || outcome.kind === "snoozed") && !this.#debug) return;
     const label = `job ${job.id} (${job.queue}, attempt ${job.attempt}/${job.maxAttempts})`;
     const fields = { durationMs: Math.round(outcome.durationMs) };
     if (written === "failed") {

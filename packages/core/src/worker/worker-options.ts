@@ -87,7 +87,7 @@ export function resolveWorkerOptions(input: WorkerOptions = {}): ResolvedWorkerO
   const concurrency = integerOption("concurrency", input.concurrency ?? 5, 1, 1_000);
   return Object.freeze({
     concurrency,
-    prefetch: integerOption("prefetch", input.prefetch ?? Math.min(Math.max(4 * concurrency, 10), 500), 0, 10_000),
+    prefetch: integerOption("prefetch", input.prefetch ?? Math.min(Math.max(10 * concurrency, 10), 500), 0, 10_000),
     leaseMs,
     heartbeatIntervalMs: Math.max(50, Math.floor(leaseMs / 3)),
     heartbeatTimeoutMs: Math.max(25, Math.floor(leaseMs / 6)),

@@ -61,7 +61,7 @@ export class WorkerRun<T> {
    * so one process never runs a job twice at once.
    */
   readonly #started = new Map<string, Started>();
-  /** Handlers running now: what `concurrency` bounds. */
+  /** Handlers running now: what `concurrency` bounds. An attempt whose outcome is being written no longer counts. */
   #running = 0;
   /** Attempts recorded so far; a claim that raced a recording must not conclude "drained". */
   #recorded = 0;
@@ -205,13 +205,16 @@ export class WorkerRun<T> {
     // process still runs (its lease lapsed while the process was paused): the
     // older one is aborted already; the newer one starts once it has settled.
     const previous = this.#started.get(job.id)?.done;
-    const run = previous === undefined ? this.#executor.run(attempt) : previous.then(() => this.#executor.run(attempt));
+    const freeSlot = (): void => {
+      this.#running -= 1;
+      this.#startBuffered();
+      this.#nudge.wake();
+    };
+    const run = previous === undefined ? this.#executor.run(attempt, freeSlot) : previous.then(() => this.#executor.run(attempt, freeSlot));
     const done = run.then((result) => {
       this.#count(result);
-      this.#running -= 1;
       if (this.#started.get(job.id)?.attempt === job.attempt) this.#started.delete(job.id);
       this.#recorded += 1;
-      this.#startBuffered();
       this.#nudge.wake();
     });
     this.#started.set(job.id, { attempt: job.attempt, done, signal: attempt.signal });

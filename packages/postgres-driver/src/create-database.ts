@@ -1,6 +1,7 @@
 import { applicationName as stintApplicationName, ConfigError, integerOption, rejectUnknownOptions } from "@stint/core";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
+import { preparedStatementName } from "./prepared-statement-name";
 
 /** How to reach PostgreSQL: a connection string (stint creates and owns the pool) or your own pool. */
 export type DatabaseConnection = { readonly connectionString: string } | { readonly pool: pg.Pool };
@@ -16,6 +17,21 @@ export interface PoolSettings {
   readonly applicationName?: string;
   /** `statement_timeout` of every connection, in ms; `0` for none. Default 30 000. */
   readonly statementTimeoutMs?: number;
+  /**
+   * Send the hot-path statements (claim, heartbeat, outcome writes, enqueue)
+   * as named prepared statements, planned once per connection. Turn it off
+   * behind a connection pooler that cannot keep prepared statements
+   * (PgBouncer in transaction mode before 1.21). Default true.
+   */
+  readonly preparedStatements?: boolean;
+  /**
+   * How long the client waits for any statement's answer, in ms, before it
+   * gives up and discards the connection; `0` for no limit. It catches what
+   * `statement_timeout` cannot: a connection the network silently stopped
+   * carrying (the server never sees the statement, or its answer is lost).
+   * Default `statementTimeoutMs` + 5 000, or none when that is 0.
+   */
+  readonly queryTimeoutMs?: number;
   /** How long to wait for a new connection, in ms. Default 10 000. */
   readonly connectionTimeoutMs?: number;
   /** Size of the pool. Default 10. */
@@ -43,16 +59,20 @@ export interface DatabaseHandle extends AsyncDisposable {
   close(): Promise<void>;
 }
 
-const POOL_SETTING_KEYS = ["applicationName", "statementTimeoutMs", "connectionTimeoutMs", "maxConnections"];
-const OPTION_KEYS = ["connectionString", "pool", "onPoolError", ...POOL_SETTING_KEYS];
+const POOL_SETTING_KEYS = ["applicationName", "statementTimeoutMs", "queryTimeoutMs", "connectionTimeoutMs", "maxConnections"];
+const OPTION_KEYS = ["connectionString", "pool", "onPoolError", "preparedStatements", ...POOL_SETTING_KEYS];
 
 /**
  * Builds a `Kysely` over a `pg.Pool`. From a connection string it creates
  * the pool with `application_name` (default `stint:worker:<process identity>`), a `statement_timeout`
- * (default 30 s), a connection timeout, and int8 columns kept as strings; a
+ * (default 30 s), a client-side query timeout a little longer, TCP
+ * keep-alive, a connection timeout, and int8 columns kept as strings; a
  * pool you pass in is used as is. Either way `error` listeners are attached
  * (to the pool if it has none, and to each new connection) so a connection
- * killed by the server, idle or in use, cannot crash the process.
+ * killed by the server, idle or in use, cannot crash the process, and a
+ * connection whose query timed out on the client is discarded instead of
+ * going back to the pool (its socket may be half-open: every later query on
+ * it would wait for an answer that never comes).
  *
  * @example
  * ```ts
@@ -66,12 +86,15 @@ export function createDatabase(options: DatabaseOptions): DatabaseHandle {
   const ownsPool = !("pool" in options && options.pool !== undefined);
   const pool = ownsPool ? createPool((options as { connectionString: string }).connectionString, settings) : (options as { pool: pg.Pool }).pool;
   const onPoolError = options.onPoolError ?? warnAboutPoolError;
-  if (ownsPool || pool.listenerCount("error") === 0) pool.on("error", (error) => onPoolError(error));
+  if (ownsPool || pool.listenerCount("error") === 0) pool.on("error", (error) => error === DISCARDED || onPoolError(error));
   // pg emits `error` on a client whose connection dies. The pool listens only
   // while the client is idle; a checked-out client without a listener would
   // crash the process. The failing query rejects with the same error and the
   // client is not reused, so the event itself needs no handling.
-  pool.on("connect", (client: pg.PoolClient) => client.on("error", ignoreClientError));
+  pool.on("connect", (client: pg.PoolClient) => {
+    client.on("error", ignoreClientError);
+    wrapQueries(client, settings.preparedStatements);
+  });
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -108,9 +131,15 @@ function validateDatabaseOptions(options: DatabaseOptions): Required<PoolSetting
   if (typeof applicationName !== "string" || applicationName.length > 63) {
     throw new ConfigError("applicationName", "must be a string of at most 63 characters");
   }
+  const statementTimeoutMs = integerOption("statementTimeoutMs", options.statementTimeoutMs ?? 30_000, 0, 2_147_483_647);
+  if (options.preparedStatements !== undefined && typeof options.preparedStatements !== "boolean") {
+    throw new ConfigError("preparedStatements", "must be true or false");
+  }
   return {
     applicationName,
-    statementTimeoutMs: integerOption("statementTimeoutMs", options.statementTimeoutMs ?? 30_000, 0, 2_147_483_647),
+    preparedStatements: options.preparedStatements ?? true,
+    statementTimeoutMs,
+    queryTimeoutMs: integerOption("queryTimeoutMs", options.queryTimeoutMs ?? (statementTimeoutMs === 0 ? 0 : statementTimeoutMs + 5_000), 0, 2_147_483_647),
     connectionTimeoutMs: integerOption("connectionTimeoutMs", options.connectionTimeoutMs ?? 10_000, 0, 2_147_483_647),
     maxConnections: integerOption("maxConnections", options.maxConnections ?? 10, 1, 10_000),
   };
@@ -121,6 +150,9 @@ function createPool(connectionString: string, settings: Required<PoolSettings>):
     connectionString,
     application_name: settings.applicationName,
     statement_timeout: settings.statementTimeoutMs === 0 ? false : settings.statementTimeoutMs,
+    ...(settings.queryTimeoutMs === 0 ? {} : { query_timeout: settings.queryTimeoutMs }),
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
     connectionTimeoutMillis: settings.connectionTimeoutMs,
     max: settings.maxConnections,
     types: { getTypeParser: keepInt8AsText as typeof pg.types.getTypeParser },
@@ -128,6 +160,42 @@ function createPool(connectionString: string, settings: Required<PoolSettings>):
 }
 
 const INT8_OID = 20;
+
+/** Idle time before TCP keep-alive probes start on a pooled connection. */
+const KEEPALIVE_IDLE_MS = 10_000;
+
+/** What a connection discarded after a read timeout fails with: expected, so never reported as a pool error. */
+const DISCARDED = new Error("connection discarded after a query read timeout");
+
+/** The message pg gives a query whose `query_timeout` passed. */
+const READ_TIMEOUT_MESSAGE = "Query read timeout";
+
+/**
+ * Wraps a client's `query`: a statement text marked as a hot-path one
+ * (`PREPARED_MARK`) is sent as a named prepared statement (when
+ * `prepare`), and a client that saw a client-side query timeout is made
+ * unusable so the pool discards it on release: pg keeps waiting for the
+ * lost answer on that connection otherwise, and every later query on it
+ * would time out too.
+ */
+function wrapQueries(client: pg.PoolClient, prepare: boolean): void {
+  const query = client.query;
+  const destroy = (): void => {
+    const stream = (client as unknown as { connection?: { stream?: { destroy(error?: Error): void } } }).connection?.stream;
+    stream?.destroy(DISCARDED);
+  };
+  client.query = function (this: pg.PoolClient, ...args: unknown[]) {
+    const [text, values] = args;
+    const name = prepare && typeof text === "string" && Array.isArray(values) && args.length === 2 ? preparedStatementName(text) : undefined;
+    const result = (query as (...a: unknown[]) => unknown).apply(this, name === undefined ? args : [{ name, text, values }]);
+    if (result instanceof Promise) {
+      result.catch((error: unknown) => {
+        if (error instanceof Error && error.message === READ_TIMEOUT_MESSAGE) destroy();
+      });
+    }
+    return result;
+  } as typeof client.query;
+}
 
 /** pg's parsers, except that int8 stays a string whatever a global `pg.types.setTypeParser` did. */
 function keepInt8AsText(oid: number, format?: "text" | "binary"): unknown {

@@ -76,6 +76,8 @@ const OPTION_KEYS = [
   "schema",
   "applicationName",
   "statementTimeoutMs",
+  "queryTimeoutMs",
+  "preparedStatements",
   "connectionTimeoutMs",
   "maxConnections",
   "controlConnections",

@@ -4,6 +4,7 @@ import { sql } from "kysely";
 import pg from "pg";
 import { createDatabase, type DatabaseHandle } from "../src";
 import { rejectionOf } from "./conformance/conformance-harness";
+import { prepared } from "../src/queries/prepared";
 
 const connectionString = process.env["DATABASE_URL"] ?? "";
 
@@ -58,6 +59,37 @@ describe("createDatabase", () => {
     expect(reported).to.have.length.greaterThan(0);
     const again = await sql<{ ok: number }>`SELECT 1 AS ok`.execute(db);
     expect(again.rows[0]?.ok).to.equal(1);
+  });
+
+  it("discards a connection whose query outlived the client-side timeout, so the next query gets a fresh one", async () => {
+    const { db, pool } = open({ connectionString, maxConnections: 1, statementTimeoutMs: 0, queryTimeoutMs: 150 });
+    const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db);
+    const stalled = await rejectionOf(sql`SELECT pg_sleep(5)`.execute(db));
+    expect(stalled.message).to.equal("Query read timeout");
+    const started = Date.now();
+    const again = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db);
+    expect(again.rows[0]!.pid).to.not.equal(rows[0]!.pid);
+    expect(Date.now() - started).to.be.below(1_000);
+    expect(pool.totalCount).to.equal(1);
+  });
+
+  it("keeps TCP keep-alive on and sets a client-side query timeout 5 s above the statement timeout", () => {
+    const { pool } = open({ connectionString, statementTimeoutMs: 2_000 });
+    const settings = (pool as unknown as { options: { keepAlive?: boolean; query_timeout?: number } }).options;
+    expect(settings).to.include({ keepAlive: true, query_timeout: 7_000 });
+  });
+
+  it("prepares the marked hot-path statements once per connection, and none when told not to", async () => {
+    const marked = (db: DatabaseHandle["db"]) => prepared(sql<{ n: number }>`SELECT ${7}::integer AS n`).execute(db);
+    const namesOn = async (db: DatabaseHandle["db"]) =>
+      (await sql<{ name: string }>`SELECT name FROM pg_prepared_statements`.execute(db)).rows.map((row) => row.name);
+    const on = open({ connectionString, maxConnections: 1 });
+    expect((await marked(on.db)).rows[0]?.n).to.equal(7);
+    await marked(on.db);
+    expect((await namesOn(on.db)).filter((name) => name.startsWith("stint_"))).to.have.length(1);
+    const off = open({ connectionString, maxConnections: 1, preparedStatements: false });
+    await marked(off.db);
+    expect(await namesOn(off.db)).to.deep.equal([]);
   });
 
   it("uses a pool it is given and leaves it open on close", async () => {

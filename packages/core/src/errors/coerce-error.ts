@@ -50,5 +50,17 @@ export function describeError(thrown: unknown, scrub: (text: string) => string =
     current = error.cause === current ? undefined : error.cause;
   }
   const text = scrub(parts.join("\n"));
-  return text.length <= MAX_ERROR_TEXT ? text : `${text.slice(0, MAX_ERROR_TEXT - 20)}\n… (truncated)`;
+  // Made storable after the cut, which may split a surrogate pair.
+  return storable(text.length <= MAX_ERROR_TEXT ? text : `${text.slice(0, MAX_ERROR_TEXT - 20)}\n… (truncated)`);
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Text PostgreSQL can store in a `text` column: a NUL becomes the visible
+ * escape `\\u0000`, an unpaired surrogate becomes U+FFFD. Error messages
+ * quote whatever a handler met, and an outcome write must not fail on them.
+ */
+function storable(text: string): string {
+  return text.replace(/\u0000/g, "\\u0000").replace(LONE_SURROGATE, "\uFFFD");
 }

@@ -22,6 +22,8 @@ export const ErrorCode = {
   LeaseLost: "STINT_LEASE_LOST",
   /** The worker is shutting down and gave the job back. */
   Shutdown: "STINT_SHUTDOWN",
+  /** A worker hook (`handleFailure`) threw or answered something unusable: the job is dead with that reason. */
+  HookFailed: "STINT_HOOK_FAILED",
   /** An option or registration is invalid (a programmer error). */
   Config: "STINT_CONFIG",
   /** A payload cannot be stored (not JSON-serialisable, too large). */

@@ -1,4 +1,5 @@
 import { ErrorCode } from "./error-codes";
+import { numberOption } from "../validation/option-checks";
 import { StintError } from "./stint-error";
 
 /**
@@ -28,9 +29,10 @@ export class PermanentError extends StintError {
 export class RetryableError extends StintError {
   readonly retryAfterMs: number | undefined;
 
+  /** Throws `ConfigError` for a `retryAfterMs` that is not a finite number of ms ≥ 0. */
   constructor(message: string, options?: { cause?: unknown; retryAfterMs?: number }) {
     super(ErrorCode.Retryable, message, options);
-    this.retryAfterMs = options?.retryAfterMs;
+    this.retryAfterMs = options?.retryAfterMs === undefined ? undefined : checkDelay("retryAfterMs", options.retryAfterMs);
   }
 }
 
@@ -46,9 +48,10 @@ export class RetryableError extends StintError {
 export class SnoozeError extends StintError {
   readonly delayMs: number;
 
+  /** Throws `ConfigError` for a `delayMs` that is not a finite number of ms ≥ 0. */
   constructor(delayMs: number) {
     super(ErrorCode.Snooze, `snoozed for ${delayMs} ms`);
-    this.delayMs = delayMs;
+    this.delayMs = checkDelay("delayMs", delayMs);
   }
 }
 
@@ -81,4 +84,20 @@ export class ShutdownError extends StintError {
   constructor(message = "the worker is shutting down") {
     super(ErrorCode.Shutdown, message);
   }
+}
+
+/**
+ * A worker's own hook failed while deciding a job's fate (`handleFailure`
+ * threw, or returned a delay that is not a finite number of ms ≥ 0). The
+ * job is dead with this error; `cause` is the failure being handled.
+ */
+export class HookError extends StintError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(ErrorCode.HookFailed, message, options);
+  }
+}
+
+/** A delay a handler asked for: a finite number of ms from 0 up, rounded to whole ms. */
+function checkDelay(option: string, delayMs: number): number {
+  return Math.round(numberOption(option, delayMs, 0, Number.MAX_SAFE_INTEGER));
 }

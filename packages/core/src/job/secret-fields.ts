@@ -120,6 +120,7 @@ function wrapLogger(log: Logger, scrub: (text: string) => string): Logger {
     info: (message, fields) => log.info(scrub(String(message)), fieldsOf(fields)),
     debug: (message, fields) => log.debug(scrub(String(message)), fieldsOf(fields)),
     child: (fields) => wrapLogger(log.child(fieldsOf(fields) ?? {}), scrub),
+    ...(log.isLevelEnabled === undefined ? {} : { isLevelEnabled: (level) => log.isLevelEnabled!(level) }),
   };
 }
 

@@ -17,4 +17,10 @@ export interface Logger {
   debug(message: string, fields?: LogFields): unknown;
   /** A logger that adds `fields` to every line. */
   child(fields: LogFields): Logger;
+  /**
+   * Whether lines of `level` are written at all (winston has it). When a
+   * logger has it, stint skips building per-job lines that would be
+   * dropped; without it, every line is built and handed over.
+   */
+  isLevelEnabled?(level: "error" | "warn" | "info" | "debug"): boolean;
 }

@@ -48,6 +48,7 @@ export function summarizeRun(input: {
       snoozed: sum("snoozed"),
       dead: sum("dead"),
       leaseLost: sum("leaseLost"),
+      writeFailed: sum("writeFailed"),
       released: sum("released"),
     }),
     workers: Object.freeze([...summaries]),

@@ -23,6 +23,22 @@ import { validateRunOptions } from "./run-options";
  * heartbeat, timeouts, fenced outcome writes, retries with backoff, dead
  * letters, logging and graceful shutdown.
  *
+ * The skeleton `start()` runs, in order (`worker-run.ts`, `attempt-executor.ts`):
+ * 1. **start** — log the start, subscribe to wake-ups (loop mode), start the
+ *    heartbeat and the lease deadline watcher;
+ * 2. **claim** — up to `concurrency + prefetch` due jobs in one statement,
+ *    each leased to this worker; those without a free slot wait in a local
+ *    buffer, still leased;
+ * 3. **parse** — `parse(payload)`; a throw sends the job to `dead` at once;
+ * 4. **processItem** — with `ctx.signal`, which aborts on the job's timeout,
+ *    when the lease's local deadline passes, or at shutdown;
+ * 5. **isRetryable / handleFailure** — on a failure, decide: retry after a
+ *    delay, or dead;
+ * 6. **finalize** — one fenced write of the outcome (successes batched with
+ *    others); a write that matches no row means another worker owns the job;
+ * 7. **summary** — at the end, buffered jobs go back unspent, running ones
+ *    get the shutdown timeout; the frozen `RunSummary` is logged and returned.
+ *
  * @example
  * ```ts
  * @injectable()
@@ -123,7 +139,7 @@ export abstract class AbstractQueueWorker<T> {
       },
     });
     const summary = await run.run(runOptions);
-    const line = `Stopped worker for ${queue} (${summary.stoppedBecause}): ${summary.claimed} claimed, ${summary.succeeded} succeeded, ${summary.retried} retried, ${summary.dead} dead, ${summary.leaseLost} lease lost in ${summary.durationMs} ms`;
+    const line = `Stopped worker for ${queue} (${summary.stoppedBecause}): ${summary.claimed} claimed, ${summary.succeeded} succeeded, ${summary.retried} retried, ${summary.dead} dead, ${summary.leaseLost} lease lost, ${summary.writeFailed} not recorded in ${summary.durationMs} ms`;
     if (summary.stoppedBecause === "infrastructure") log.error(`${line}: ${summary.error ?? "unknown error"}`, { ...summary });
     else log.info(line, { ...summary });
     return summary;

@@ -1,15 +1,15 @@
 import { coerceError } from "../errors/coerce-error";
 import type { Logger } from "../logging/logger";
 import type { CompletedJob, JobStore } from "../store/job-store";
-import type { Clock } from "../time/clock";
+import type { WriteResult } from "./attempt-outcome";
+import type { StoreRetryPolicy } from "./store-retry-policy";
 
 interface Pending {
   readonly job: CompletedJob;
-  readonly settle: (applied: boolean) => void;
+  readonly settle: (written: WriteResult) => void;
 }
 
 const MAX_BATCH = 1_000;
-const WRITE_TRIES = 4;
 
 /**
  * Group commit for successes: completions that arrive while a write is in
@@ -20,20 +20,22 @@ const WRITE_TRIES = 4;
 export class CompletionBatcher {
   readonly #store: JobStore;
   readonly #workerId: string;
-  readonly #clock: Clock;
+  readonly #policy: StoreRetryPolicy;
+  readonly #giveUpAfterMs: number;
   readonly #log: Logger;
   #pending: Pending[] = [];
   #flushing: Promise<void> | undefined;
 
-  constructor(store: JobStore, workerId: string, clock: Clock, log: Logger) {
-    this.#store = store;
-    this.#workerId = workerId;
-    this.#clock = clock;
-    this.#log = log;
+  constructor(parts: { readonly store: JobStore; readonly workerId: string; readonly policy: StoreRetryPolicy; readonly giveUpAfterMs: number; readonly log: Logger }) {
+    this.#store = parts.store;
+    this.#workerId = parts.workerId;
+    this.#policy = parts.policy;
+    this.#giveUpAfterMs = parts.giveUpAfterMs;
+    this.#log = parts.log;
   }
 
   /** Records a success; resolves to whether the fenced write applied. */
-  complete(job: CompletedJob): Promise<boolean> {
+  complete(job: CompletedJob): Promise<WriteResult> {
     return new Promise((settle) => {
       this.#pending.push({ job, settle });
       this.#flushing ??= this.#flushAll();
@@ -55,22 +57,13 @@ export class CompletionBatcher {
   }
 
   async #write(batch: readonly Pending[]): Promise<void> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        const applied = new Set(await this.#store.completeJobs({ workerId: this.#workerId, jobs: batch.map((p) => p.job) }));
-        for (const pending of batch) pending.settle(applied.has(pending.job.id));
-        return;
-      } catch (thrown) {
-        const error = coerceError(thrown);
-        if (attempt >= WRITE_TRIES) {
-          this.#log.error(`Could not record ${batch.length} completions: ${error.message}; their leases will expire and the jobs run again`, {
-            workerId: this.#workerId,
-          });
-          for (const pending of batch) pending.settle(false);
-          return;
-        }
-        await this.#clock.sleep(100 * 4 ** (attempt - 1));
-      }
+    try {
+      const jobs = batch.map((pending) => pending.job);
+      const applied = new Set(await this.#policy.run(() => this.#store.completeJobs({ workerId: this.#workerId, jobs }), { giveUpAfterMs: this.#giveUpAfterMs }));
+      for (const pending of batch) pending.settle(applied.has(pending.job.id) ? "applied" : "fence-missed");
+    } catch (thrown) {
+      this.#log.error(`Could not record ${batch.length} completions: ${coerceError(thrown).message}`, { workerId: this.#workerId });
+      for (const pending of batch) pending.settle("failed");
     }
   }
 }

@@ -2,19 +2,42 @@ import { coerceError } from "../errors/coerce-error";
 import { LeaseLostError } from "../errors/job-errors";
 import type { Logger } from "../logging/logger";
 import type { JobAttempt, JobStore } from "../store/job-store";
+import { settleWithin } from "./settle-within";
+import { WakeUp } from "./wake-up";
 import type { ResolvedWorkerOptions } from "./worker-options";
 
+/** The key of one attempt of one job: leases and in-flight work are per attempt, never per job. */
+export function attemptKey(job: JobAttempt): string {
+  return `${job.id}:${job.attempt}`;
+}
+
+/** What the keeper stops when a lease lapses: an attempt's signal. */
+export interface Abortable {
+  abort(reason: Error): void;
+}
+
 interface HeldLease extends JobAttempt {
-  readonly controller: AbortController;
-  /** Local time at or before which the database last set the lease. */
-  renewedAt: number;
+  readonly controller: Abortable;
+  /**
+   * Local time from which the database lease may have run out: the local
+   * time just before the claim or the last confirmed renewal was sent, plus
+   * `leaseMs`, minus the safety margin.
+   */
+  deadline: number;
 }
 
 /**
- * Keeps the leases of a worker's in-flight jobs alive: every
- * `heartbeatIntervalMs` it extends all of them in one fenced statement.
- * A job the store no longer lets it extend, or whose lease would run out
- * while heartbeats fail, is aborted with `LeaseLostError`.
+ * Keeps the leases of a worker's attempts and enforces them locally.
+ *
+ * - Every held attempt has a local deadline (see `HeldLease.deadline`). One
+ *   timer, set for the earliest deadline, aborts each attempt whose deadline
+ *   passes with `LeaseLostError`, whether or not a heartbeat is in flight:
+ *   the lease decides whether a handler may still run.
+ * - Every `heartbeatIntervalMs` one fenced statement extends all held
+ *   leases; a confirmed renewal moves their deadlines. A heartbeat that does
+ *   not answer within `heartbeatTimeoutMs` is given up (the next one is sent
+ *   sooner), so a hung connection cannot stall renewals or shutdown.
+ * - A lease the store no longer lets this worker extend is aborted at once.
  */
 export class LeaseKeeper {
   readonly #store: JobStore;
@@ -23,7 +46,12 @@ export class LeaseKeeper {
   readonly #log: Logger;
   readonly #held = new Map<string, HeldLease>();
   readonly #stop = new AbortController();
-  #loop: Promise<void> | undefined;
+  /** Opened when an attempt is held while the deadline watcher has nothing to watch. */
+  readonly #firstHeld = new WakeUp();
+  /** Cuts the watcher's current sleep short when a deadline earlier than its target appears. */
+  #rewatch: AbortController | undefined;
+  #watchTarget = Infinity;
+  #loops: Promise<unknown> | undefined;
 
   constructor(store: JobStore, options: ResolvedWorkerOptions, workerId: string, log: Logger) {
     this.#store = store;
@@ -32,69 +60,110 @@ export class LeaseKeeper {
     this.#log = log;
   }
 
-  /** Starts the heartbeat loop. */
+  /** Starts the heartbeat and the deadline watcher. */
   start(): void {
-    this.#loop ??= this.#run();
+    this.#loops ??= Promise.all([this.#heartbeats(), this.#watchDeadlines()]);
   }
 
-  /** Stops the loop and waits for a heartbeat in progress. */
+  /** Stops both loops; a heartbeat in flight is not waited for beyond its timeout. */
   async stop(): Promise<void> {
     this.#stop.abort();
-    await this.#loop;
+    this.#rewatch?.abort();
+    await this.#loops;
   }
 
-  /** Starts keeping `job`'s lease; `claimedAt` is local time taken before the claim was sent. */
-  hold(job: JobAttempt, controller: AbortController, claimedAt: number): void {
-    this.#held.set(job.id, { id: job.id, attempt: job.attempt, controller, renewedAt: claimedAt });
-  }
-
-  /** Stops keeping `jobId`'s lease (the attempt finished). */
-  release(jobId: string): void {
-    this.#held.delete(jobId);
-  }
-
-  async #run(): Promise<void> {
-    const { clock, heartbeatIntervalMs } = this.#options;
-    while (!this.#stop.signal.aborted) {
-      await clock.sleep(heartbeatIntervalMs, this.#stop.signal);
-      if (this.#stop.signal.aborted) return;
-      if (this.#held.size > 0) await this.#beat();
+  /** Starts keeping an attempt's lease; `sentAt` is the local time taken just before its claim was sent. */
+  hold(job: JobAttempt, controller: Abortable, sentAt: number): void {
+    const deadline = sentAt + this.#options.leaseMs - this.#options.leaseMarginMs;
+    this.#held.set(attemptKey(job), { id: job.id, attempt: job.attempt, controller, deadline });
+    if (deadline < this.#watchTarget) {
+      this.#firstHeld.wake();
+      this.#rewatch?.abort();
     }
   }
 
-  async #beat(): Promise<void> {
-    const { clock, leaseMs } = this.#options;
+  /** Stops keeping an attempt's lease (the attempt is over). */
+  release(job: JobAttempt): void {
+    this.#held.delete(attemptKey(job));
+  }
+
+  /** Whether the lease of `job` is held and its local deadline has not passed. */
+  holds(job: JobAttempt): boolean {
+    const lease = this.#held.get(attemptKey(job));
+    return lease !== undefined && lease.deadline > this.#options.clock.now();
+  }
+
+  /**
+   * Aborts every attempt whose local deadline has passed. The run calls it
+   * before each claim and when a claim returns, so that a process resumed
+   * after a pause stops its lapsed handlers before it takes more work.
+   */
+  expireLapsed(now: number = this.#options.clock.now()): void {
+    for (const lease of this.#held.values()) {
+      if (lease.deadline <= now) {
+        this.#lose(lease, `its lease ran out locally ${Math.round(now - lease.deadline + this.#options.leaseMarginMs)} ms ago (no renewal confirmed in time)`);
+      }
+    }
+  }
+
+  async #watchDeadlines(): Promise<void> {
+    const { clock } = this.#options;
+    const stop = this.#stop.signal;
+    while (!stop.aborted) {
+      this.expireLapsed();
+      this.#watchTarget = this.#earliestDeadline();
+      if (this.#watchTarget === Infinity) {
+        await this.#firstHeld.wait(stop);
+        continue;
+      }
+      this.#rewatch = new AbortController();
+      await clock.sleep(Math.max(0, this.#watchTarget - clock.now()), AbortSignal.any([stop, this.#rewatch.signal]));
+    }
+  }
+
+  #earliestDeadline(): number {
+    let earliest = Infinity;
+    for (const lease of this.#held.values()) if (lease.deadline < earliest) earliest = lease.deadline;
+    return earliest;
+  }
+
+  async #heartbeats(): Promise<void> {
+    const { clock, heartbeatIntervalMs, heartbeatTimeoutMs } = this.#options;
+    const stop = this.#stop.signal;
+    let waitMs = heartbeatIntervalMs;
+    while (!stop.aborted) {
+      await clock.sleep(waitMs, stop);
+      if (stop.aborted) return;
+      const renewed = this.#held.size === 0 || (await this.#beat());
+      // After a failed heartbeat, try again soon: the deadline watcher stops handlers if none gets through in time.
+      waitMs = renewed ? heartbeatIntervalMs : Math.min(heartbeatIntervalMs, heartbeatTimeoutMs);
+    }
+  }
+
+  /** Sends one heartbeat for every held lease; false when it failed or did not answer in time. */
+  async #beat(): Promise<boolean> {
+    const { clock, leaseMs, leaseMarginMs, heartbeatTimeoutMs } = this.#options;
     const batch = [...this.#held.values()];
     const sentAt = clock.now();
-    try {
-      const extended = new Set(
-        await this.#store.extendLeases({
-          workerId: this.#workerId,
-          leaseMs,
-          jobs: batch.map(({ id, attempt }) => ({ id, attempt })),
-        }),
-      );
-      for (const lease of batch) {
-        if (extended.has(lease.id)) {
-          lease.renewedAt = sentAt;
-        } else if (this.#held.get(lease.id) === lease) {
-          this.#lose(lease, "the store no longer lists this worker as the job's owner");
-        }
-      }
-    } catch (thrown) {
-      const error = coerceError(thrown);
-      this.#log.warn(`Heartbeat failed for ${batch.length} jobs: ${error.message}`, { workerId: this.#workerId });
-      const deadline = clock.now() - leaseMs * 0.9;
-      for (const lease of batch) {
-        if (lease.renewedAt < deadline && this.#held.get(lease.id) === lease) {
-          this.#lose(lease, "heartbeats failed until the lease was about to run out");
-        }
-      }
+    const call = this.#store.extendLeases({ workerId: this.#workerId, leaseMs, jobs: batch.map(({ id, attempt }) => ({ id, attempt })) });
+    const answer = await settleWithin(call, heartbeatTimeoutMs, clock, this.#stop.signal);
+    if (answer.status !== "fulfilled") {
+      const why = answer.status === "rejected" ? coerceError(answer.reason).message : `no answer within ${heartbeatTimeoutMs} ms`;
+      if (!this.#stop.signal.aborted) this.#log.warn(`Heartbeat failed for ${batch.length} jobs: ${why}`, { workerId: this.#workerId });
+      return false;
     }
+    const extended = new Set(answer.value);
+    const deadline = sentAt + leaseMs - leaseMarginMs;
+    for (const lease of batch) {
+      if (this.#held.get(attemptKey(lease)) !== lease) continue;
+      if (extended.has(lease.id)) lease.deadline = Math.max(lease.deadline, deadline);
+      else this.#lose(lease, "the store no longer lists this worker as the job's owner");
+    }
+    return true;
   }
 
   #lose(lease: HeldLease, why: string): void {
-    this.#held.delete(lease.id);
-    lease.controller.abort(new LeaseLostError(`lost the lease on job ${lease.id}: ${why}`));
+    this.#held.delete(attemptKey(lease));
+    lease.controller.abort(new LeaseLostError(`lost the lease on job ${lease.id} (attempt ${lease.attempt}): ${why}`));
   }
 }

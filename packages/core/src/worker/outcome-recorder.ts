@@ -1,42 +1,47 @@
 import { coerceError, describeError } from "../errors/coerce-error";
 import { ErrorCode } from "../errors/error-codes";
-import type { SnoozeError } from "../errors/job-errors";
 import { errorCodeOf, hasErrorCode } from "../errors/stint-error";
 import type { ClaimedJob } from "../job/job-record";
-import { compileRedaction, redactText, secretValuesOf } from "../job/secret-fields";
-import { serializeResult } from "../job/serialize-payload";
-import type { LogFields, Logger } from "../logging/logger";
+import { compileRedaction, secretValuesOf } from "../job/secret-fields";
+import type { Logger } from "../logging/logger";
 import type { FenceResult, JobFailure, JobStore } from "../store/job-store";
-import type { AttemptOutcome, JobHooks } from "./attempt-runner";
+import type { AttemptOutcome, WriteResult } from "./attempt-outcome";
 import { CompletionBatcher } from "./completion-batcher";
-import type { AttemptState } from "./attempt-context";
-import type { JobContext } from "./job-context";
-import type { RunCounters } from "./run-summary";
-import type { ResolvedWorkerOptions } from "./worker-options";
-import { WriteRetrier } from "./write-retrier";
+import type { StoreRetryPolicy } from "./store-retry-policy";
 
 /**
- * Writes the outcome of each attempt with a fenced store call — success
- * (group-committed), retry, snooze, release at shutdown, dead — counts it
- * and logs one line. A write that matches no row means the lease was lost:
- * the outcome is discarded and counted as `leaseLost`.
+ * Writes each attempt's outcome with one fenced store call (successes
+ * group-committed with others) and logs it: per-job lines at `debug` for
+ * the expected outcomes, `warn` and `error` for failures. A write the store
+ * refuses (not an outage: the statement itself) is not left to lapse: the
+ * attempt is recorded as failed with the store's reason instead.
  */
-export class OutcomeRecorder<T> {
+export class OutcomeRecorder {
   readonly #store: JobStore;
   readonly #workerId: string;
-  readonly #hooks: JobHooks<T>;
-  readonly #counters: RunCounters;
+  readonly #secretFields: readonly string[];
+  readonly #policy: StoreRetryPolicy;
   readonly #completions: CompletionBatcher;
-  /** Retries outcome writes while the lease could still be ours. */
-  readonly #writes: WriteRetrier;
+  /** How long a write is retried through an outage: while the lease could still be ours. */
+  readonly #giveUpAfterMs: number;
+  /** Per-job `debug` lines are written: checked once, so a dropped line costs nothing. */
+  readonly #debug: boolean;
 
-  constructor(store: JobStore, workerId: string, options: ResolvedWorkerOptions, hooks: JobHooks<T>, counters: RunCounters, log: Logger) {
-    this.#store = store;
-    this.#workerId = workerId;
-    this.#hooks = hooks;
-    this.#counters = counters;
-    this.#completions = new CompletionBatcher(store, workerId, options.clock, log);
-    this.#writes = new WriteRetrier(options.clock, options.leaseMs);
+  constructor(parts: {
+    readonly store: JobStore;
+    readonly workerId: string;
+    readonly secretFields: readonly string[];
+    readonly policy: StoreRetryPolicy;
+    readonly leaseMs: number;
+    readonly log: Logger;
+  }) {
+    this.#store = parts.store;
+    this.#workerId = parts.workerId;
+    this.#secretFields = parts.secretFields;
+    this.#policy = parts.policy;
+    this.#giveUpAfterMs = parts.leaseMs;
+    this.#debug = parts.log.isLevelEnabled?.("debug") ?? true;
+    this.#completions = new CompletionBatcher({ store: parts.store, workerId: parts.workerId, policy: parts.policy, giveUpAfterMs: parts.leaseMs, log: parts.log });
   }
 
   /** Waits until every success handed in so far is written. */
@@ -44,104 +49,115 @@ export class OutcomeRecorder<T> {
     return this.#completions.drain();
   }
 
-  /** Writes, counts and logs how one attempt ended. */
-  async record(job: ClaimedJob, outcome: AttemptOutcome<T>, ctx: JobContext, state: AttemptState): Promise<void> {
-    const fields = { durationMs: outcome.durationMs };
+  /** Writes `outcome` for `job` and logs it; `log` gives the job's logger (made only when a line is written). */
+  async record(job: ClaimedJob, outcome: AttemptOutcome, log: () => Logger): Promise<WriteResult> {
+    const written = await this.#write(job, outcome);
+    this.#log(job, outcome, written, log);
+    return written;
+  }
+
+  async #write(job: ClaimedJob, outcome: AttemptOutcome): Promise<WriteResult> {
+    switch (outcome.kind) {
+      case "succeeded":
+        if (outcome.inTransaction) return "applied";
+        return this.#completions.complete({ id: job.id, attempt: job.attempt, resultJson: outcome.resultJson, durationMs: Math.round(outcome.durationMs) });
+      case "retry":
+        return this.#fenced(job, () => this.#retry(job, outcome.delayMs, this.#failureOf(job, outcome.error), true));
+      case "snoozed":
+        return this.#fenced(job, () => this.#retry(job, outcome.delayMs, null, false));
+      case "released":
+        return this.#fenced(job, () => this.#retry(job, 0, null, false));
+      case "dead":
+        return this.#fenced(job, () => this.#dead(job, this.#failureOf(job, outcome.error)));
+      case "lease-lost":
+        // Nothing ran: back without spending the attempt. It ran: failed and due now (dead with no attempt left), as
+        // a lease rescue would do later — if no other worker has the job yet; otherwise the fence matches nothing.
+        if (!outcome.started) return this.#fenced(job, () => this.#retry(job, 0, null, false));
+        return this.#fenced(job, () =>
+          job.attempt >= job.maxAttempts ? this.#dead(job, this.#failureOf(job, outcome.error)) : this.#retry(job, 0, this.#failureOf(job, outcome.error), true),
+        );
+    }
+  }
+
+  /**
+   * Runs a fenced write with the retry policy. When the store refuses the
+   * statement itself (not an outage), the attempt is recorded as failed with
+   * the store's reason, so the job does not sit `running` until its lease
+   * lapses and hide the real error.
+   */
+  async #fenced(job: ClaimedJob, write: () => Promise<FenceResult>): Promise<WriteResult> {
+    try {
+      const result = await this.#policy.run(write, { giveUpAfterMs: this.#giveUpAfterMs });
+      return result?.applied ? "applied" : "fence-missed";
+    } catch (thrown) {
+      if (hasErrorCode(thrown, ErrorCode.Infrastructure)) return "failed";
+      const failure: JobFailure = { message: `the outcome could not be recorded: ${describeError(thrown)}`, code: errorCodeOf(thrown) ?? ErrorCode.Database };
+      try {
+        const fallback = job.attempt >= job.maxAttempts ? await this.#dead(job, failure) : await this.#retry(job, 0, failure, true);
+        return fallback.applied ? "applied" : "fence-missed";
+      } catch {
+        return "failed";
+      }
+    }
+  }
+
+  #retry(job: ClaimedJob, delayMs: number, failure: JobFailure | null, spendAttempt: boolean): Promise<FenceResult> {
+    return this.#store.scheduleRetry({ workerId: this.#workerId, job: { id: job.id, attempt: job.attempt }, delayMs, failure, spendAttempt });
+  }
+
+  #dead(job: ClaimedJob, failure: JobFailure): Promise<FenceResult> {
+    return this.#store.markDead({ workerId: this.#workerId, job: { id: job.id, attempt: job.attempt }, failure });
+  }
+
+  /** The error text and code stored with a failed attempt, with the job's secret payload values redacted. */
+  #failureOf(job: ClaimedJob, error: unknown): JobFailure {
+    const scrub = compileRedaction(secretValuesOf(job.payload, this.#secretFields));
+    return { message: describeError(error, scrub), code: errorCodeOf(error) ?? ErrorCode.Unknown };
+  }
+
+  #log(job: ClaimedJob, outcome: AttemptOutcome, written: WriteResult, log: () => Logger): void {
+    if (written === "applied" && (outcome.kind === "succeeded" || outcome.kind === "snoozed") && !this.#debug) return;
     const label = `job ${job.id} (${job.queue}, attempt ${job.attempt}/${job.maxAttempts})`;
-    if (state.completedInTransaction) {
-      // ctx.transaction already committed the success; whatever happened after it cannot change that.
-      this.#counters.succeeded += 1;
-      ctx.log.info(`Completed job ${job.id} in its own transaction (${job.queue}, ${Math.round(outcome.durationMs)} ms, attempt ${job.attempt}/${job.maxAttempts})`, fields);
+    const fields = { durationMs: Math.round(outcome.durationMs) };
+    if (written === "failed") {
+      log().error(`Could not record the outcome of ${label} (${outcome.kind}); it runs again once its lease lapses`, fields);
+      return;
+    }
+    if (written === "fence-missed") {
+      log().warn(`Another worker owns ${label} now; its ${outcome.kind} outcome is discarded`, fields);
       return;
     }
     switch (outcome.kind) {
-      case "succeeded": {
-        const applied = await this.#completions.complete({
-          id: job.id,
-          attempt: job.attempt,
-          resultJson: serializeResult(outcome.result),
-          durationMs: Math.round(outcome.durationMs),
-        });
-        if (!applied) return this.#lost(ctx, label);
-        this.#counters.succeeded += 1;
-        ctx.log.info(`Completed job ${job.id} (${job.queue}, ${Math.round(outcome.durationMs)} ms, attempt ${job.attempt}/${job.maxAttempts})`, fields);
+      case "succeeded":
+        log().debug(`Completed ${label} in ${fields.durationMs} ms`, fields);
+        return;
+      case "snoozed":
+        log().debug(`Snoozed ${label} for ${outcome.delayMs} ms`, fields);
+        return;
+      case "released":
+        log().info(`Gave back ${label}: the worker is stopping; its attempt is not spent`, fields);
+        return;
+      case "retry":
+        log().warn(`${capitalise(label)} failed: ${coerceError(outcome.error).message}; retrying in ${outcome.delayMs} ms`, { ...fields, errorCode: errorCodeOf(outcome.error) ?? ErrorCode.Unknown });
+        return;
+      case "dead": {
+        const code = errorCodeOf(outcome.error) ?? ErrorCode.Unknown;
+        const why = code === ErrorCode.Parse ? "has an invalid payload and is dead" : "is dead";
+        log().error(`${capitalise(label)} ${why}: ${coerceError(outcome.error).message}`, { ...fields, errorCode: code });
         return;
       }
-      case "unparseable": {
-        const reason = redactText(outcome.error.message, secretValuesOf(job.payload, this.#hooks.secretFields ?? []));
-        const message = `Job ${job.id} has an invalid payload and is dead (${job.queue}, attempt ${job.attempt}/${job.maxAttempts}): ${reason}`;
-        return this.#markDead(ctx, outcome.error, message, { ...fields, errorCode: outcome.error.code });
-      }
-      case "interrupted":
-        if (hasErrorCode(outcome.reason, ErrorCode.Shutdown)) {
-          const released = await this.#fenced(ctx, { delayMs: 0, failure: null, spendAttempt: false });
-          if (!released.applied) return this.#lost(ctx, label);
-          this.#counters.released += 1;
-          ctx.log.warn(`Released ${label} at shutdown; its attempt is not spent`, fields);
-          return;
-        }
-        return this.#lost(ctx, label);
-      case "failed":
-        return this.#recordFailure(job, outcome, ctx, label);
+      case "lease-lost":
+        log().warn(`Stopped ${label}: ${outcome.error.message}; ${lapseConsequence(job, outcome.started)}`, fields);
+        return;
     }
-  }
-
-  async #recordFailure(job: ClaimedJob, outcome: AttemptOutcome<T> & { kind: "failed" }, ctx: JobContext, label: string): Promise<void> {
-    const fields = { durationMs: outcome.durationMs, errorCode: errorCodeOf(outcome.error) ?? ErrorCode.Unknown };
-    if (hasErrorCode(outcome.error, ErrorCode.LeaseLost)) return this.#lost(ctx, label);
-    if (hasErrorCode(outcome.error, ErrorCode.Snooze)) {
-      const delayMs = (outcome.error as SnoozeError).delayMs;
-      const snoozed = await this.#fenced(ctx, { delayMs, failure: null, spendAttempt: false });
-      if (!snoozed.applied) return this.#lost(ctx, label);
-      this.#counters.snoozed += 1;
-      ctx.log.info(`Snoozed ${label} for ${delayMs} ms`, fields);
-      return;
-    }
-    const decision = await this.#decide(outcome.item, outcome.error, ctx);
-    const message = coerceError(outcome.error).message;
-    if (decision.action === "dead") {
-      return this.#markDead(ctx, outcome.error, `Job ${job.id} failed and is dead (${job.queue}, attempt ${job.attempt}/${job.maxAttempts}): ${message}`, fields);
-    }
-    const retried = await this.#fenced(ctx, { delayMs: decision.delayMs, failure: this.#failureOf(ctx, outcome.error), spendAttempt: true });
-    if (!retried.applied) return this.#lost(ctx, label);
-    this.#counters.retried += 1;
-    ctx.log.warn(`Job ${job.id} failed (${job.queue}, attempt ${job.attempt}/${job.maxAttempts}): ${message}; retrying in ${decision.delayMs} ms`, fields);
-  }
-
-  async #decide(item: T, error: unknown, ctx: JobContext) {
-    try {
-      return await this.#hooks.decide(item, error, ctx);
-    } catch (thrown) {
-      ctx.log.error(`handleFailure threw (${coerceError(thrown).message}); the job is dead`);
-      return { action: "dead" } as const;
-    }
-  }
-
-  async #markDead(ctx: JobContext, error: unknown, message: string, fields: LogFields): Promise<void> {
-    const job = { id: ctx.job.id, attempt: ctx.job.attempt };
-    const failure = this.#failureOf(ctx, error);
-    const result = await this.#writes.run(() => this.#store.markDead({ workerId: this.#workerId, job, failure }));
-    if (!result?.applied) return this.#lost(ctx, `job ${ctx.job.id}`);
-    this.#counters.dead += 1;
-    ctx.log.error(message, fields);
-  }
-
-  async #fenced(ctx: JobContext, retry: { delayMs: number; failure: JobFailure | null; spendAttempt: boolean }): Promise<FenceResult> {
-    const job = { id: ctx.job.id, attempt: ctx.job.attempt };
-    return (await this.#writes.run(() => this.#store.scheduleRetry({ workerId: this.#workerId, job, ...retry }))) ?? { applied: false };
-  }
-
-  #failureOf(ctx: JobContext, error: unknown): JobFailure {
-    return failureOf(error, secretValuesOf(ctx.job.payload, this.#hooks.secretFields ?? []));
-  }
-
-  #lost(ctx: JobContext, label: string): void {
-    this.#counters.leaseLost += 1;
-    ctx.log.warn(`Lost the lease on ${label}; its outcome is discarded`);
   }
 }
 
-/** The error text and code stored with a failed attempt, with the job's secret payload values redacted. */
-function failureOf(error: unknown, secrets: readonly string[]): JobFailure {
-  return { message: describeError(error, compileRedaction(secrets)), code: errorCodeOf(error) ?? ErrorCode.Unknown };
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function lapseConsequence(job: ClaimedJob, started: boolean): string {
+  if (!started) return "it never started and keeps its attempt";
+  return job.attempt >= job.maxAttempts ? "no attempt is left, so it is dead" : "the job is due again";
 }

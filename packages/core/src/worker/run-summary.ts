@@ -2,8 +2,9 @@
 export type StopReason = "drained" | "max-jobs" | "max-runtime" | "signal" | "infrastructure";
 
 /**
- * What one `start()` did, frozen. `leaseLost` counts attempts whose outcome
- * was discarded because the worker no longer owned the job.
+ * What one `start()` did, frozen. `leaseLost` counts attempts stopped or
+ * discarded because the worker no longer owned the job; `writeFailed`
+ * counts attempts whose outcome the store could not be made to record.
  *
  * @example
  * ```ts
@@ -21,7 +22,10 @@ export interface RunSummary {
   /** Attempts that asked to run later without spending an attempt. */
   readonly snoozed: number;
   readonly dead: number;
+  /** Attempts whose lease ran out or was taken over before their outcome was recorded. */
   readonly leaseLost: number;
+  /** Attempts whose outcome could not be written (the store kept failing); the job runs again once its lease lapses. */
+  readonly writeFailed: number;
   /** Jobs given back to the queue at shutdown. */
   readonly released: number;
   readonly durationMs: number;
@@ -38,10 +42,11 @@ export interface RunCounters {
   snoozed: number;
   dead: number;
   leaseLost: number;
+  writeFailed: number;
   released: number;
 }
 
 /** Fresh zeroed counters. */
 export function newRunCounters(): RunCounters {
-  return { claimed: 0, succeeded: 0, retried: 0, snoozed: 0, dead: 0, leaseLost: 0, released: 0 };
+  return { claimed: 0, succeeded: 0, retried: 0, snoozed: 0, dead: 0, leaseLost: 0, writeFailed: 0, released: 0 };
 }

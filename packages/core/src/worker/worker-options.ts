@@ -13,12 +13,28 @@ import { integerOption, rejectUnknownOptions } from "../validation/option-checks
  * ```
  */
 export interface WorkerOptions {
-  /** Jobs worked on at once by this worker. Default 5; 1 to 1,000. */
+  /** Handlers running at once in this worker. Default 5; 1 to 1,000. */
   readonly concurrency?: number;
   /**
+   * Jobs claimed ahead of free handler slots and kept, under lease, in a
+   * local buffer, so a slot that frees up starts the next job without a
+   * round trip to the database. A claim takes up to `concurrency + prefetch`
+   * jobs; the buffer is refilled when it is down to half of `prefetch`.
+   * Buffered jobs are `running` in the database (owned by this worker, with
+   * `started_at` set at the claim) and go back to the queue without spending
+   * their attempt at shutdown. `0` claims only for free slots. Default
+   * `4 × concurrency`, at least 10 and at most 500; 0 to 10,000.
+   */
+  readonly prefetch?: number;
+  /**
    * How long a claim is owned before another worker may take the job, in ms.
-   * A heartbeat every `leaseMs / 3` extends it while the job runs. Default
-   * 60,000; at least 200.
+   * A heartbeat every `leaseMs / 3` extends it while the job runs; one that
+   * gets no answer within `leaseMs / 6` is given up and sent again sooner.
+   * The lease is also a deadline for the handler: when no renewal has been
+   * confirmed for `leaseMs` minus a safety margin (a tenth of the lease, at
+   * least 100 ms and at most a quarter of it), the handler's signal aborts
+   * with `LeaseLostError`, before another worker can take the job over.
+   * Default 60,000; at least 200.
    */
   readonly leaseMs?: number;
   /** Retry delays; see `BackoffOptions`. */
@@ -41,8 +57,13 @@ export interface WorkerOptions {
 /** Worker options after defaults and validation. */
 export interface ResolvedWorkerOptions {
   readonly concurrency: number;
+  readonly prefetch: number;
   readonly leaseMs: number;
   readonly heartbeatIntervalMs: number;
+  /** How long a heartbeat may go unanswered before it is given up. */
+  readonly heartbeatTimeoutMs: number;
+  /** How long before the database lease runs out the worker stops the handler (see `leaseMs`). */
+  readonly leaseMarginMs: number;
   readonly backoff: BackoffOptions;
   readonly shutdownTimeoutMs: number;
   readonly workerId: string | undefined;
@@ -50,7 +71,7 @@ export interface ResolvedWorkerOptions {
   readonly random: () => number;
 }
 
-const KNOWN = ["concurrency", "leaseMs", "backoff", "shutdownTimeoutMs", "workerId", "clock", "random"];
+const KNOWN = ["concurrency", "prefetch", "leaseMs", "backoff", "shutdownTimeoutMs", "workerId", "clock", "random"];
 
 /** Fills in defaults, validates (messages name the option) and freezes worker options. */
 export function resolveWorkerOptions(input: WorkerOptions = {}): ResolvedWorkerOptions {
@@ -63,14 +84,27 @@ export function resolveWorkerOptions(input: WorkerOptions = {}): ResolvedWorkerO
   if (input.random !== undefined && typeof input.random !== "function") {
     throw new ConfigError("random", "must be a function returning a number in [0, 1)");
   }
+  const concurrency = integerOption("concurrency", input.concurrency ?? 5, 1, 1_000);
   return Object.freeze({
-    concurrency: integerOption("concurrency", input.concurrency ?? 5, 1, 1_000),
+    concurrency,
+    prefetch: integerOption("prefetch", input.prefetch ?? Math.min(Math.max(10 * concurrency, 10), 500), 0, 10_000),
     leaseMs,
     heartbeatIntervalMs: Math.max(50, Math.floor(leaseMs / 3)),
+    heartbeatTimeoutMs: Math.max(25, Math.floor(leaseMs / 6)),
+    leaseMarginMs: leaseSafetyMargin(leaseMs),
     backoff: resolveBackoff(input.backoff),
     shutdownTimeoutMs: integerOption("shutdownTimeoutMs", input.shutdownTimeoutMs ?? 30_000, 0, 86_400_000),
     workerId: input.workerId,
     clock: input.clock ?? systemClock,
     random: input.random ?? Math.random,
   });
+}
+
+/**
+ * The part of a lease the worker does not count on: a tenth of it, at least
+ * 100 ms, at most a quarter. It covers the time between sending a claim or a
+ * renewal and the database applying it, and timer delays.
+ */
+export function leaseSafetyMargin(leaseMs: number): number {
+  return Math.min(Math.max(Math.round(leaseMs / 10), 100), Math.round(leaseMs / 4));
 }

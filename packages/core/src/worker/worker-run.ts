@@ -1,20 +1,25 @@
 import { coerceError } from "../errors/coerce-error";
 import { ShutdownError } from "../errors/job-errors";
-import type { ClaimedJob } from "../job/job-record";
 import type { Logger } from "../logging/logger";
 import type { JobStore } from "../store/job-store";
-import { runAttempt, type JobHooks } from "./attempt-runner";
-import { createAttemptContext } from "./attempt-context";
+import { AttemptExecutor, type Attempt, type AttemptResult, type JobHooks } from "./attempt-executor";
 import { LeaseKeeper } from "./lease-keeper";
 import { OutcomeRecorder } from "./outcome-recorder";
 import type { RunOptions } from "./run-options";
 import { newRunCounters, type RunCounters, type RunSummary, type StopReason } from "./run-summary";
-import { StopGate } from "./stop-gate";
+import { settleWithin } from "./settle-within";
+import { StoreRetryPolicy } from "./store-retry-policy";
+import { WakeUp } from "./wake-up";
 import type { ResolvedWorkerOptions } from "./worker-options";
-import { WriteRetrier } from "./write-retrier";
 
 /** First idle wait in loop mode; it doubles up to `pollIntervalMs`. */
 const FIRST_IDLE_WAIT_MS = 50;
+
+/** After shutdown, longest wait for the writes that give jobs back (bounded further by the lease). */
+const GIVE_BACK_MS = 5_000;
+
+/** How long claims are retried through an outage before the run gives up. */
+const CLAIM_GIVE_UP_MS = 60_000;
 
 interface RunParts<T> {
   readonly store: JobStore;
@@ -25,39 +30,57 @@ interface RunParts<T> {
   readonly hooks: JobHooks<T>;
 }
 
+interface Started {
+  readonly attempt: number;
+  readonly done: Promise<void>;
+  readonly signal: Attempt["signal"];
+}
+
 /**
- * One run of a worker over its queue: claims as many due jobs as it has
- * free slots, runs them, records each outcome with a fenced write, and stops
- * when no due job is left (drain mode; loop mode waits for a wake-up or the
- * next poll instead), a budget is spent or its signal aborts.
+ * One run of a worker over its queue. It claims up to `concurrency +
+ * prefetch` jobs in one statement, keeps those it cannot start yet in a
+ * local buffer under lease (heartbeats extend them too), starts a buffered
+ * job the moment a handler slot frees up, and claims again while the buffer
+ * still holds `concurrency` jobs, so slots do not wait for a round trip. It
+ * stops when no due job is left (drain mode; loop mode waits for a wake-up
+ * or the next poll instead), a budget is spent or its signal aborts; buffered
+ * jobs then go back to the queue at once without spending their attempt.
  */
 export class WorkerRun<T> {
   readonly #parts: RunParts<T>;
   readonly #counters: RunCounters = newRunCounters();
-  /** Jobs claimed and not yet recorded, with the means to abort their handler. */
-  readonly #inFlight = new Map<string, { readonly controller: AbortController; readonly done: Promise<void> }>();
-  /** Handlers running now: what `concurrency` bounds. A job whose outcome is being written no longer holds a slot. */
-  #busySlots = 0;
-  /** How many claimed jobs have been fully recorded; a claim that raced a recording must not conclude "drained". */
-  #recorded = 0;
   readonly #leases: LeaseKeeper;
-  readonly #outcomes: OutcomeRecorder<T>;
-  /** Retries claims through an outage for up to a minute. */
-  readonly #claims: WriteRetrier;
-  /** Opened when a slot frees up, a job is recorded or a wake-up arrives. */
-  readonly #nudge = new StopGate();
+  readonly #recorder: OutcomeRecorder;
+  readonly #executor: AttemptExecutor<T>;
+  readonly #policy: StoreRetryPolicy;
+  /** Claimed and not started, oldest first. */
+  readonly #buffer: Attempt[] = [];
+  /**
+   * The latest started attempt of each job not yet recorded, by job id. A
+   * newer attempt of a job whose older attempt is still here waits for it,
+   * so one process never runs a job twice at once.
+   */
+  readonly #started = new Map<string, Started>();
+  /** Handlers running now: what `concurrency` bounds. An attempt whose outcome is being written no longer counts. */
+  #running = 0;
+  /** Attempts recorded so far; a claim that raced a recording must not conclude "drained". */
+  #recorded = 0;
+  #stopping = false;
+  /** Woken when a slot frees up, a job is recorded or a wake-up arrives. */
+  readonly #nudge = new WakeUp();
 
   constructor(parts: RunParts<T>) {
     this.#parts = parts;
-    const { store, options, workerId, log } = parts;
+    const { store, options, workerId, log, hooks } = parts;
+    this.#policy = new StoreRetryPolicy(options.clock);
     this.#leases = new LeaseKeeper(store, options, workerId, log);
-    this.#outcomes = new OutcomeRecorder(store, workerId, options, parts.hooks, this.#counters, log);
-    this.#claims = new WriteRetrier(options.clock, 60_000);
+    this.#recorder = new OutcomeRecorder({ store, workerId, secretFields: hooks.secretFields, policy: this.#policy, leaseMs: options.leaseMs, log });
+    this.#executor = new AttemptExecutor({ store, workerId, log, options, hooks, leases: this.#leases, recorder: this.#recorder });
   }
 
   /** Runs until drained, a budget is spent or the signal aborts; never rejects. */
   async run(runOptions: RunOptions): Promise<RunSummary> {
-    const { clock } = this.#parts.options;
+    const { clock, leaseMs } = this.#parts.options;
     const started = clock.now();
     const stop = new AbortController();
     const onSignal = (): void => stop.abort("signal" satisfies StopReason);
@@ -76,11 +99,14 @@ export class WorkerRun<T> {
       stoppedBecause = "infrastructure";
       error = coerceError(thrown).message;
     }
-    await this.#finishInFlight(stop.signal, runOptions.shutdownTimeoutMs ?? this.#parts.options.shutdownTimeoutMs);
+    this.#stopping = true;
+    const givingBack = this.#giveBackBuffered();
+    await this.#finishStarted(stop.signal, runOptions.shutdownTimeoutMs ?? this.#parts.options.shutdownTimeoutMs);
     clearTimeout(timer);
     runOptions.signal?.removeEventListener("abort", onSignal);
-    await wakeups?.close().catch(() => undefined);
-    await this.#outcomes.drain();
+    // Writes and closes on a connection that stopped answering must not keep a stopping worker alive.
+    const giveBackMs = Math.min(GIVE_BACK_MS, leaseMs);
+    await settleWithin(Promise.all([givingBack, this.#allStarted(), wakeups?.close(), this.#recorder.drain()]), giveBackMs, clock);
     await this.#leases.stop();
     return Object.freeze({
       queue: this.#parts.queue,
@@ -95,7 +121,7 @@ export class WorkerRun<T> {
   async #subscribe({ mode, wakeups }: RunOptions): Promise<{ close(): Promise<void> } | undefined> {
     if (mode !== "loop" || wakeups === undefined) return undefined;
     try {
-      return await wakeups.subscribe([this.#parts.queue], () => this.#nudge.open());
+      return await wakeups.subscribe([this.#parts.queue], () => this.#nudge.wake());
     } catch (thrown) {
       this.#parts.log.warn(`Could not subscribe to wake-ups, polling only: ${coerceError(thrown).message}`, { queue: this.#parts.queue });
       return undefined;
@@ -103,39 +129,50 @@ export class WorkerRun<T> {
   }
 
   async #claimLoop(runOptions: RunOptions, stop: AbortSignal, deadline: number | undefined): Promise<StopReason> {
-    const { store, options, workerId, queue } = this.#parts;
+    const { store, options, workerId, queue, log } = this.#parts;
     const { maxJobs, mode = "drain", pollIntervalMs = 2_000 } = runOptions;
+    const capacity = options.concurrency + options.prefetch;
+    const lowWater = Math.floor(options.prefetch / 2);
     let idleWaitMs = FIRST_IDLE_WAIT_MS;
     for (;;) {
       if (stop.aborted) return stop.reason as StopReason;
       const budget = maxJobs === undefined ? Infinity : maxJobs - this.#counters.claimed;
-      if (budget <= 0) return "max-jobs";
-      const free = Math.min(options.concurrency - this.#busySlots, budget);
-      if (free <= 0) {
+      if (budget <= 0 && this.#buffer.length === 0) return "max-jobs";
+      // Claim again once the buffer is down to half the prefetch: the slots never wait for a round trip, and a
+      // claim takes at least half the prefetch at a time.
+      const room = Math.min(capacity - this.#running - this.#buffer.length, budget);
+      if (room <= 0 || this.#buffer.length > lowWater) {
         await this.#nudge.wait(stop);
         continue;
       }
-      const claimedAt = options.clock.now();
+      // A process resumed after a pause stops its lapsed handlers before it takes more work.
+      this.#leases.expireLapsed();
+      const sentAt = options.clock.now();
       const recordedBefore = this.#recorded;
-      const maxTimeoutMs = deadline === undefined ? undefined : deadline - claimedAt;
+      const maxTimeoutMs = deadline === undefined ? undefined : deadline - sentAt;
       if (maxTimeoutMs !== undefined && maxTimeoutMs <= 0) return "max-runtime";
-      const jobs = await this.#claims.run(
-        () => store.claimBatch({ queue, workerId, limit: free, leaseMs: options.leaseMs, ...(maxTimeoutMs === undefined ? {} : { maxTimeoutMs }) }),
-        stop,
-        (message) => this.#parts.log.warn(`Claim failed, retrying: ${message}`, { queue, workerId }),
+      const jobs = await this.#policy.run(
+        () => store.claimBatch({ queue, workerId, limit: room, leaseMs: options.leaseMs, ...(maxTimeoutMs === undefined ? {} : { maxTimeoutMs }) }),
+        { giveUpAfterMs: CLAIM_GIVE_UP_MS, signal: stop, onRetry: (message) => log.warn(`Claim failed, retrying: ${message}`, { queue, workerId }) },
       );
       if (jobs === undefined) return stop.reason as StopReason;
       this.#counters.claimed += jobs.length;
-      for (const job of jobs) this.#launch(job, claimedAt);
-      if (jobs.length > 0) {
+      for (const job of jobs) this.#buffer.push(this.#executor.claimed(job, sentAt));
+      this.#leases.expireLapsed();
+      this.#startBuffered();
+      if (jobs.length === room) {
         idleWaitMs = FIRST_IDLE_WAIT_MS;
-        // Let finishing jobs free their slots so the next claim takes several at once.
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        continue;
+      }
+      if (jobs.length > 0) {
+        // The queue had fewer due jobs than there was room for: wait for a slot or a wake-up before asking again.
+        idleWaitMs = FIRST_IDLE_WAIT_MS;
+        await this.#nudge.wait(stop);
         continue;
       }
       // A retry written while this claim ran may already be due: look again before concluding.
       if (this.#recorded !== recordedBefore) continue;
-      if (this.#inFlight.size > 0) {
+      if (this.#running > 0 || this.#buffer.length > 0) {
         await this.#nudge.wait(stop);
       } else if (mode === "drain") {
         return "drained";
@@ -154,48 +191,70 @@ export class WorkerRun<T> {
     done.abort();
   }
 
-  #launch(job: ClaimedJob, claimedAt: number): void {
-    const controller = new AbortController();
-    this.#leases.hold(job, controller, claimedAt);
-    this.#busySlots += 1;
-    const done = this.#execute(job, controller).finally(() => {
-      this.#leases.release(job.id);
-      this.#inFlight.delete(job.id);
+  /** Starts buffered attempts while handler slots are free. */
+  #startBuffered(): void {
+    while (!this.#stopping && this.#running < this.#parts.options.concurrency && this.#buffer.length > 0) {
+      this.#start(this.#buffer.shift()!);
+    }
+  }
+
+  #start(attempt: Attempt): void {
+    const { job } = attempt;
+    this.#running += 1;
+    // The claim handed over a newer attempt of a job whose older attempt this
+    // process still runs (its lease lapsed while the process was paused): the
+    // older one is aborted already; the newer one starts once it has settled.
+    const previous = this.#started.get(job.id)?.done;
+    const freeSlot = (): void => {
+      this.#running -= 1;
+      this.#startBuffered();
+      this.#nudge.wake();
+    };
+    const run = previous === undefined ? this.#executor.run(attempt, freeSlot) : previous.then(() => this.#executor.run(attempt, freeSlot));
+    const done = run.then((result) => {
+      this.#count(result);
+      if (this.#started.get(job.id)?.attempt === job.attempt) this.#started.delete(job.id);
       this.#recorded += 1;
-      this.#nudge.open();
+      this.#nudge.wake();
     });
-    this.#inFlight.set(job.id, { controller, done });
+    this.#started.set(job.id, { attempt: job.attempt, done, signal: attempt.signal });
   }
 
-  async #execute(job: ClaimedJob, controller: AbortController): Promise<void> {
-    const { store, workerId, log } = this.#parts;
-    const { ctx, state } = createAttemptContext({ store, workerId, log, job, signal: controller.signal, secretFields: this.#parts.hooks.secretFields });
-    const outcome = await runAttempt(this.#parts.hooks, ctx, controller, this.#parts.options.clock);
-    this.#busySlots -= 1;
-    this.#nudge.open();
-    try {
-      await this.#outcomes.record(job, outcome, ctx, state);
-    } catch (thrown) {
-      this.#counters.leaseLost += 1;
-      ctx.log.error(`Could not record the outcome of job ${job.id}: ${coerceError(thrown).message}; it will run again when its lease expires`);
-    }
+  /** The one place the run's counters change. */
+  #count({ outcome, written }: AttemptResult): void {
+    const counters = this.#counters;
+    if (written === "failed") counters.writeFailed += 1;
+    else if (written === "fence-missed") counters.leaseLost += 1;
+    else if (outcome.kind === "succeeded") counters.succeeded += 1;
+    else if (outcome.kind === "retry") counters.retried += 1;
+    else if (outcome.kind === "snoozed") counters.snoozed += 1;
+    else if (outcome.kind === "dead") counters.dead += 1;
+    else if (outcome.kind === "lease-lost") counters.leaseLost += 1;
+    else counters.released += 1;
   }
 
-  async #finishInFlight(signal: AbortSignal | undefined, shutdownTimeoutMs: number): Promise<void> {
-    const all = (): Promise<unknown> => Promise.all([...this.#inFlight.values()].map((entry) => entry.done));
-    if (this.#inFlight.size === 0) return;
-    if (signal === undefined) {
-      await all();
-      return;
-    }
-    const { clock } = this.#parts.options;
-    await Promise.race([all(), this.#whenAborted(signal)]);
-    if (this.#inFlight.size === 0) return;
-    const grace = new AbortController();
-    await Promise.race([all(), clock.sleep(shutdownTimeoutMs, grace.signal)]);
-    grace.abort();
-    for (const { controller } of this.#inFlight.values()) controller.abort(new ShutdownError());
-    await all();
+  /** Hands every buffered attempt back at once: none of them started. */
+  #giveBackBuffered(): Promise<unknown> {
+    const buffered = this.#buffer.splice(0);
+    return Promise.all(buffered.map((attempt) => this.#executor.giveBack(attempt).then((result) => this.#count(result))));
+  }
+
+  /**
+   * Lets started attempts finish; once `signal` has aborted, gives them
+   * `shutdownTimeoutMs`, then aborts the rest with `ShutdownError` (they are
+   * given back; the run waits a bounded time for those writes).
+   */
+  async #finishStarted(signal: AbortSignal, shutdownTimeoutMs: number): Promise<void> {
+    if (this.#started.size === 0) return;
+    await Promise.race([this.#allStarted(), this.#whenAborted(signal)]);
+    if (this.#started.size === 0) return;
+    await settleWithin(this.#allStarted(), shutdownTimeoutMs, this.#parts.options.clock);
+    for (const { signal: attempt } of this.#started.values()) attempt.abort(new ShutdownError());
+  }
+
+  /** Settles when every attempt started by now is recorded (older attempts are chained into newer ones). */
+  #allStarted(): Promise<unknown> {
+    return Promise.all([...this.#started.values()].map((entry) => entry.done));
   }
 
   /** Resolves when `signal` aborts (never otherwise). */

@@ -4,7 +4,7 @@ import { ExitCode } from "../../src/runtime/exit-codes";
 import type { RunSummary, StopReason } from "../../src/worker/run-summary";
 
 function summary(queue: string, stoppedBecause: StopReason, claimed = 1): RunSummary {
-  return { queue, workerId: `${queue}@w`, claimed, succeeded: claimed, retried: 0, snoozed: 0, dead: 0, leaseLost: 0, released: 0, durationMs: 5, stoppedBecause };
+  return { queue, workerId: `${queue}@w`, claimed, succeeded: claimed, retried: 0, snoozed: 0, dead: 0, leaseLost: 0, writeFailed: 0, released: 0, durationMs: 5, stoppedBecause };
 }
 
 describe("summarizeRun", () => {

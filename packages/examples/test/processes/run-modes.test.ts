@@ -61,7 +61,8 @@ describe("run modes in real processes", function () {
   it("on SIGTERM exits within the shutdown deadline and leaves no job running under its name", async () => {
     await enqueue(8);
     const probe = start({ PROBE_SLEEP_MS: "30000", SHUTDOWN_TIMEOUT_MS: "300" });
-    await eventually(() => count(jobs(sql`state = 'running'`)).then((n) => n === 4), 10_000, "four jobs to be running");
+    // Four handlers run; the other four jobs wait in the worker's prefetch buffer, claimed and leased (also `running`).
+    await eventually(() => count(jobs(sql`state = 'running'`)).then((n) => n === 8), 10_000, "eight jobs to be claimed");
     const signalled = Date.now();
     probe.child.kill("SIGTERM");
     const { code, report } = await probe.exited;
@@ -69,9 +70,9 @@ describe("run modes in real processes", function () {
 
     expect(code).to.equal(130);
     expect(exitedAfterMs, "exit well before the jobs' own 30 s").to.be.below(10_000);
-    expect(report?.report.totals).to.include({ claimed: 4, released: 4 });
+    expect(report?.report.totals).to.include({ claimed: 8, released: 8 });
     expect(await count(jobs(sql`state = 'running' and locked_by like ${`probe@%:${probe.child.pid}:%`}`))).to.equal(0);
-    expect(await count(jobs(sql`state = 'queued' and attempts = 1 and max_attempts = 6`))).to.equal(4);
+    expect(await count(jobs(sql`state = 'queued' and attempts = 1 and max_attempts = 6`))).to.equal(8);
   });
 
   it("two once processes started together run every job's handler once", async () => {

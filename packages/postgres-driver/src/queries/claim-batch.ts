@@ -1,6 +1,7 @@
 import type { ClaimedJob } from "@stint/core";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { jobsTable, millisecondsInterval, toClaimedJob, type ClaimedRow } from "./job-row";
+import { prepared } from "./prepared";
 
 /** What {@link claimBatch} takes. */
 export interface ClaimBatchParams {
@@ -24,7 +25,12 @@ export interface ClaimBatchParams {
  * Candidates are chosen in materialized CTEs with `LIMIT … FOR UPDATE SKIP
  * LOCKED`, in the order of `jobs_claim_idx`, so the plan is an index range
  * scan that locks no more rows than it returns, even on a fresh table
- * without statistics.
+ * without statistics. The update finds the picked rows with
+ * `id = ANY(ARRAY(…))`, which stays a primary-key index scan however many
+ * ids a claim takes and however large the table (a join of the picked ids
+ * turns into a hash join over the whole table at a few hundred ids). The
+ * statement text is the same on every call, so it is prepared once per
+ * connection.
  *
  * ### SQL
  * ```sql
@@ -44,8 +50,7 @@ export interface ClaimBatchParams {
  *   UPDATE "stint"."jobs" AS jobs
  *      SET state = 'running', locked_by = $3, locked_until = now() + $4 * interval '1 millisecond',
  *          attempts = attempts + 1, started_at = now(), updated_at = now()
- *     FROM (SELECT id FROM due UNION ALL SELECT id FROM expired) AS picked
- *    WHERE jobs.id = picked.id
+ *    WHERE jobs.id = ANY(ARRAY(SELECT id FROM due UNION ALL SELECT id FROM expired))
  *   RETURNING jobs.id, jobs.queue, jobs.payload, jobs.attempts, …)
  * SELECT * FROM claimed ORDER BY priority DESC, run_at, id
  * ```
@@ -65,7 +70,7 @@ export function claimBatchStatement(schema: string, params: ClaimBatchParams): R
   const jobs = jobsTable(schema);
   const fitsDeadline =
     params.maxTimeoutMs === undefined ? sql`` : sql`AND (timeout_ms IS NULL OR timeout_ms <= ${params.maxTimeoutMs}::integer)`;
-  return sql<ClaimedRow>`WITH due AS MATERIALIZED (
+  return prepared(sql<ClaimedRow>`WITH due AS MATERIALIZED (
   SELECT id FROM ${jobs}
    WHERE queue = ${params.queue} AND state IN ('queued', 'failed') AND run_at <= now() ${fitsDeadline}
    ORDER BY priority DESC, run_at, id
@@ -87,10 +92,9 @@ claimed AS (
          attempts = jobs.attempts + 1,
          started_at = now(),
          updated_at = now()
-    FROM (SELECT id FROM due UNION ALL SELECT id FROM expired) AS picked
-   WHERE jobs.id = picked.id
+   WHERE jobs.id = ANY(ARRAY(SELECT id FROM due UNION ALL SELECT id FROM expired))
   RETURNING jobs.id, jobs.queue, jobs.payload, jobs.attempts, jobs.max_attempts, jobs.priority,
             jobs.timeout_ms, jobs.created_at, jobs.run_at
 )
-SELECT * FROM claimed ORDER BY priority DESC, run_at, id`;
+SELECT * FROM claimed ORDER BY priority DESC, run_at, id`);
 }

@@ -1,6 +1,7 @@
 import type { CompletedJob } from "@stint/core";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { jobsTable } from "./job-row";
+import { prepared } from "./prepared";
 
 /** What {@link completeJobs} takes. */
 export interface CompleteJobsParams {
@@ -62,7 +63,7 @@ export async function completeJobs(executor: Kysely<any>, schema: string, params
  * job finished; in a statement of its own the two are the same.
  */
 export function completeJobsStatement(schema: string, workerId: string, jobs: readonly CompletionRow[]): RawBuilder<{ id: string }> {
-  return sql<{ id: string }>`UPDATE ${jobsTable(schema)} AS jobs
+  return prepared(sql<{ id: string }>`UPDATE ${jobsTable(schema)} AS jobs
    SET state = 'succeeded', result = done.result::jsonb,
        duration_ms = coalesce(done.duration_ms,
          least(greatest(round(extract(epoch FROM statement_timestamp() - jobs.started_at) * 1000), 0), ${MAX_DURATION_MS})::integer),
@@ -73,7 +74,7 @@ export function completeJobsStatement(schema: string, workerId: string, jobs: re
               ${jobs.map((job) => (job.durationMs === null ? null : clampDuration(job.durationMs)))}::integer[]) AS done(id, attempt, result, duration_ms)
  WHERE jobs.id = done.id AND jobs.attempts = done.attempt
    AND jobs.locked_by = ${workerId} AND jobs.state = 'running'
-RETURNING jobs.id`;
+RETURNING jobs.id`);
 }
 
 function clampDuration(durationMs: number): number {

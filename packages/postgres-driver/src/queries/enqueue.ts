@@ -2,6 +2,7 @@ import { InfrastructureError, type EnqueueResult, type NewJob } from "@stint/cor
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { DEDUPE_CONFLICT_TARGET, isActive, MAX_DEDUPE_TRIES } from "./active-states";
 import { jobsTable, millisecondsInterval } from "./job-row";
+import { prepared } from "./prepared";
 
 /**
  * Inserts one job, or finds the active job of the queue that holds its
@@ -45,7 +46,7 @@ export async function enqueue(executor: Kysely<any>, schema: string, job: NewJob
 
 function enqueueStatement(schema: string, job: NewJob): RawBuilder<{ id: string; duplicate: boolean }> {
   const jobs = jobsTable(schema);
-  return sql<{ id: string; duplicate: boolean }>`WITH inserted AS (
+  return prepared(sql<{ id: string; duplicate: boolean }>`WITH inserted AS (
   INSERT INTO ${jobs} (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key)
   VALUES (${job.queue}, ${job.payloadJson}::jsonb, ${job.priority}::smallint, ${job.maxAttempts}::integer,
           ${job.timeoutMs}::integer, COALESCE(${job.runAt}::timestamptz, now()) + ${millisecondsInterval(job.delayMs)},
@@ -58,5 +59,5 @@ UNION ALL
 SELECT id, true AS duplicate FROM ${jobs}
  WHERE queue = ${job.queue} AND dedupe_key = ${job.dedupeKey}::text AND ${isActive()}
    AND NOT EXISTS (SELECT 1 FROM inserted)
-LIMIT 1`;
+LIMIT 1`);
 }

@@ -1,6 +1,7 @@
 import type { JobAttempt } from "@stint/core";
 import { sql, type Kysely } from "kysely";
 import { jobsTable, millisecondsInterval } from "./job-row";
+import { prepared } from "./prepared";
 
 /** What {@link extendLeases} takes. */
 export interface ExtendLeasesParams {
@@ -31,11 +32,11 @@ export interface ExtendLeasesParams {
  */
 export async function extendLeases(executor: Kysely<any>, schema: string, params: ExtendLeasesParams): Promise<readonly string[]> {
   if (params.jobs.length === 0) return Object.freeze([]);
-  const { rows } = await sql<{ id: string }>`UPDATE ${jobsTable(schema)} AS jobs
+  const { rows } = await prepared(sql<{ id: string }>`UPDATE ${jobsTable(schema)} AS jobs
    SET locked_until = now() + ${millisecondsInterval(params.leaseMs)}, updated_at = now()
   FROM unnest(${params.jobs.map((job) => job.id)}::bigint[], ${params.jobs.map((job) => job.attempt)}::integer[]) AS held(id, attempt)
  WHERE jobs.id = held.id AND jobs.attempts = held.attempt
    AND jobs.locked_by = ${params.workerId} AND jobs.state = 'running'
-RETURNING jobs.id`.execute(executor);
+RETURNING jobs.id`).execute(executor);
   return Object.freeze(rows.map((row) => String(row.id)));
 }

@@ -1,6 +1,7 @@
 import type { FenceResult, JobAttempt, JobFailure } from "@stint/core";
 import { sql, type Kysely } from "kysely";
 import { jobsTable } from "./job-row";
+import { prepared } from "./prepared";
 
 /** What {@link markDead} takes. */
 export interface MarkDeadParams {
@@ -28,11 +29,11 @@ export interface MarkDeadParams {
  * ```
  */
 export async function markDead(executor: Kysely<any>, schema: string, params: MarkDeadParams): Promise<FenceResult> {
-  const { rows } = await sql<{ id: string }>`UPDATE ${jobsTable(schema)}
+  const { rows } = await prepared(sql<{ id: string }>`UPDATE ${jobsTable(schema)}
    SET state = 'dead', last_error = ${params.failure.message}::text, error_code = ${params.failure.code}::text,
        finished_at = now(), locked_until = NULL, updated_at = now()
  WHERE id = ${params.job.id}::bigint AND locked_by = ${params.workerId}
    AND attempts = ${params.job.attempt}::integer AND state = 'running'
-RETURNING id`.execute(executor);
+RETURNING id`).execute(executor);
   return Object.freeze({ applied: rows.length > 0 });
 }

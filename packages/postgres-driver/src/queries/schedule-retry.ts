@@ -1,6 +1,7 @@
 import type { FenceResult, JobAttempt, JobFailure } from "@stint/core";
 import { sql, type Kysely } from "kysely";
 import { jobsTable, millisecondsInterval } from "./job-row";
+import { prepared } from "./prepared";
 
 /** What {@link scheduleRetry} takes. */
 export interface ScheduleRetryParams {
@@ -43,7 +44,7 @@ export interface ScheduleRetryParams {
 export async function scheduleRetry(executor: Kysely<any>, schema: string, params: ScheduleRetryParams): Promise<FenceResult> {
   const { failure } = params;
   const hasFailure = failure !== null;
-  const { rows } = await sql<{ id: string }>`UPDATE ${jobsTable(schema)}
+  const { rows } = await prepared(sql<{ id: string }>`UPDATE ${jobsTable(schema)}
    SET state = CASE WHEN ${hasFailure}::boolean THEN 'failed' ELSE 'queued' END,
        run_at = now() + ${millisecondsInterval(params.delayMs)},
        locked_until = NULL,
@@ -53,6 +54,6 @@ export async function scheduleRetry(executor: Kysely<any>, schema: string, param
        updated_at = now()
  WHERE id = ${params.job.id}::bigint AND locked_by = ${params.workerId}
    AND attempts = ${params.job.attempt}::integer AND state = 'running'
-RETURNING id`.execute(executor);
+RETURNING id`).execute(executor);
   return Object.freeze({ applied: rows.length > 0 });
 }

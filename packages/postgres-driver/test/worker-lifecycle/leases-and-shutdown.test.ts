@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { sql } from "kysely";
-import { buildNewJob, ErrorCode, errorCodeOf, type JobRecord } from "@stint/core";
+import { buildNewJob, ErrorCode, errorCodeOf, resolveWorkerOptions, type JobRecord } from "@stint/core";
 import { createTestSchema, type TestSchema } from "../../src/testing";
 import { ScriptedWorker, TaskJob, deferred, eventually } from "./scripted-worker";
 
@@ -78,6 +78,45 @@ describe("leases, heartbeats and shutdown", () => {
     expect(errorCodeOf(abortReason)).to.equal(ErrorCode.LeaseLost);
     expect(summary).to.include({ leaseLost: 1, retried: 0, dead: 0, succeeded: 0 });
     expect(await row(id)).to.include({ state: "running", lockedBy: "thief" });
+  });
+
+  it("stops a handler at its local deadline when heartbeats hang, and runs the next attempt only after it stopped", async () => {
+    const id = await enqueue(1);
+    const leaseMs = 600;
+    const margin = resolveWorkerOptions({ leaseMs }).leaseMarginMs;
+    // Heartbeats that never answer, as on a connection the network silently stopped carrying.
+    const hangingHeartbeats = new Proxy(t.store, {
+      get: (store, name) => {
+        if (name === "extendLeases") return () => new Promise(() => undefined);
+        const value = Reflect.get(store, name) as unknown;
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(store) : value;
+      },
+    });
+    const runs: { attempt: number; started: number; stopped: number }[] = [];
+    let firstClaimSent = 0;
+    const worker = new ScriptedWorker(
+      hangingHeartbeats,
+      {
+        process: async (_item, ctx) => {
+          const started = Date.now();
+          if (ctx.job.attempt === 1) {
+            await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve(), { once: true }));
+            runs.push({ attempt: 1, started, stopped: Date.now() });
+            throw ctx.signal.reason;
+          }
+          runs.push({ attempt: ctx.job.attempt, started, stopped: Date.now() });
+        },
+      },
+      { leaseMs },
+    );
+    firstClaimSent = Date.now();
+    const summary = await worker.start();
+
+    expect(summary).to.include({ claimed: 2, succeeded: 1, leaseLost: 1, writeFailed: 0 });
+    expect(runs.map((run) => run.attempt)).to.deep.equal([1, 2]);
+    expect(runs[0]!.stopped).to.be.at.most(firstClaimSent + leaseMs - margin + 100);
+    expect(runs[1]!.started).to.be.at.least(runs[0]!.stopped);
+    expect(await row(id)).to.include({ state: "succeeded", attempts: 2 });
   });
 
   it("keeps a job past leaseMs with heartbeats so no one else can claim it", async () => {

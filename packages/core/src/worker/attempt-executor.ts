@@ -1,0 +1,197 @@
+import { coerceError } from "../errors/coerce-error";
+import { ErrorCode } from "../errors/error-codes";
+import { HookError, JobTimeoutError, LeaseLostError, ParseError, type SnoozeError } from "../errors/job-errors";
+import { errorCodeOf, hasErrorCode } from "../errors/stint-error";
+import type { ClaimedJob } from "../job/job-record";
+import { serializeResult } from "../job/serialize-payload";
+import type { Logger } from "../logging/logger";
+import type { JobStore } from "../store/job-store";
+import { AttemptContext } from "./attempt-context";
+import type { AttemptOutcome, WriteResult } from "./attempt-outcome";
+import { AttemptSignal } from "./attempt-signal";
+import type { FailureDecision, JobContext } from "./job-context";
+import type { LeaseKeeper } from "./lease-keeper";
+import type { OutcomeRecorder } from "./outcome-recorder";
+import type { ResolvedWorkerOptions } from "./worker-options";
+
+/** The hooks an executor calls, bound to one worker. */
+export interface JobHooks<T> {
+  parse(payload: unknown): T | Promise<T>;
+  process(item: T, ctx: JobContext): Promise<unknown>;
+  decide(item: T, error: unknown, ctx: JobContext): FailureDecision | Promise<FailureDecision>;
+  /** The job kind's `secretFields`: payload fields kept out of the job's log lines and `last_error`. */
+  readonly secretFields: readonly string[];
+}
+
+/** One claimed attempt, from its claim to its recorded outcome. */
+export interface Attempt {
+  readonly job: ClaimedJob;
+  readonly signal: AttemptSignal;
+}
+
+/** How an attempt ended and whether its outcome was written. */
+export interface AttemptResult {
+  readonly outcome: AttemptOutcome;
+  readonly written: WriteResult;
+}
+
+/**
+ * Owns every attempt of one worker from claim to recorded outcome:
+ * `claimed` takes the lease, `run` calls `parse`, `processItem` (racing its
+ * timeout and the lease) and, on failure, `handleFailure`, turns their answer
+ * into one tagged {@link AttemptOutcome}, hands it to the recorder and
+ * releases the lease; `giveBack` returns an attempt that never started.
+ */
+export class AttemptExecutor<T> {
+  readonly #store: JobStore;
+  readonly #workerId: string;
+  readonly #log: Logger;
+  readonly #options: ResolvedWorkerOptions;
+  readonly #hooks: JobHooks<T>;
+  readonly #leases: LeaseKeeper;
+  readonly #recorder: OutcomeRecorder;
+
+  constructor(parts: {
+    readonly store: JobStore;
+    readonly workerId: string;
+    readonly log: Logger;
+    readonly options: ResolvedWorkerOptions;
+    readonly hooks: JobHooks<T>;
+    readonly leases: LeaseKeeper;
+    readonly recorder: OutcomeRecorder;
+  }) {
+    this.#store = parts.store;
+    this.#workerId = parts.workerId;
+    this.#log = parts.log;
+    this.#options = parts.options;
+    this.#hooks = parts.hooks;
+    this.#leases = parts.leases;
+    this.#recorder = parts.recorder;
+  }
+
+  /** Takes the lease of a job just claimed; `sentAt` is the local time taken just before the claim was sent. */
+  claimed(job: ClaimedJob, sentAt: number): Attempt {
+    const attempt: Attempt = { job, signal: new AttemptSignal() };
+    this.#leases.hold(job, attempt.signal, sentAt);
+    return attempt;
+  }
+
+  /**
+   * Runs the attempt and records its outcome; never rejects. `handled` is
+   * called once the hooks have answered, before the outcome is written: the
+   * handler's slot is free from then on, so writes never hold up handlers.
+   */
+  async run(attempt: Attempt, handled: () => void = () => undefined): Promise<AttemptResult> {
+    const ctx = new AttemptContext({
+      store: this.#store,
+      workerId: this.#workerId,
+      log: this.#log,
+      job: attempt.job,
+      abort: attempt.signal,
+      secretFields: this.#hooks.secretFields,
+    });
+    const outcome = this.#leases.holds(attempt.job)
+      ? await this.#outcomeOf(ctx, attempt.signal)
+      : lapsedBeforeStart(attempt.signal);
+    handled();
+    return this.#record(attempt, outcome, ctx);
+  }
+
+  /** Gives back an attempt that never started (the worker is stopping); never rejects. */
+  giveBack(attempt: Attempt): Promise<AttemptResult> {
+    return this.#record(attempt, { kind: "released", durationMs: 0 }, undefined);
+  }
+
+  async #record(attempt: Attempt, outcome: AttemptOutcome, ctx: AttemptContext | undefined): Promise<AttemptResult> {
+    const log = (): Logger => ctx?.log ?? this.#log.child({ jobId: attempt.job.id, attempt: attempt.job.attempt });
+    try {
+      return { outcome, written: await this.#recorder.record(attempt.job, outcome, log) };
+    } finally {
+      this.#leases.release(attempt.job);
+    }
+  }
+
+  /** Calls the hooks and turns their answer into an outcome. */
+  async #outcomeOf(ctx: AttemptContext, signal: AttemptSignal): Promise<AttemptOutcome> {
+    const { clock } = this.#options;
+    const started = clock.now();
+    const elapsed = (): number => clock.now() - started;
+    let item: T;
+    try {
+      item = await this.#hooks.parse(ctx.job.payload);
+    } catch (thrown) {
+      const cause = coerceError(thrown);
+      const error = hasErrorCode(cause, ErrorCode.Parse) ? cause : new ParseError(`invalid payload: ${cause.message}`, { cause });
+      return { kind: "dead", error, durationMs: elapsed() };
+    }
+    const timeout = this.#startTimeout(ctx.job.timeoutMs, signal);
+    let failure: unknown;
+    try {
+      const result = await Promise.race([this.#hooks.process(item, ctx), signal.aborted.then(throwIt)]);
+      return { kind: "succeeded", resultJson: serializeResult(result), inTransaction: ctx.completedInTransaction, durationMs: elapsed() };
+    } catch (thrown) {
+      failure = signal.reason ?? thrown;
+    } finally {
+      timeout?.abort();
+    }
+    const durationMs = elapsed();
+    // ctx.transaction already committed the success: whatever happened after it cannot change that.
+    if (ctx.completedInTransaction) return { kind: "succeeded", resultJson: null, inTransaction: true, durationMs };
+    const code = errorCodeOf(failure);
+    if (code === ErrorCode.LeaseLost) return { kind: "lease-lost", error: coerceError(failure), started: true, durationMs };
+    if (code === ErrorCode.Shutdown) return { kind: "released", durationMs };
+    if (code === ErrorCode.Snooze) return { kind: "snoozed", delayMs: (failure as SnoozeError).delayMs, durationMs };
+    const decision = await this.#decide(item, failure, ctx);
+    return decision.action === "retry"
+      ? { kind: "retry", delayMs: decision.delayMs, error: failure, durationMs }
+      : { kind: "dead", error: decision.error ?? failure, durationMs };
+  }
+
+  /** Aborts the attempt with `JobTimeoutError` after `timeoutMs` (no timer at all for a job without a timeout). */
+  #startTimeout(timeoutMs: number | null, signal: AttemptSignal): AbortController | undefined {
+    if (timeoutMs === null) return undefined;
+    const cancel = new AbortController();
+    void this.#options.clock.sleep(timeoutMs, cancel.signal).then(() => {
+      if (!cancel.signal.aborted) signal.abort(new JobTimeoutError(timeoutMs));
+    });
+    return cancel;
+  }
+
+  /** `handleFailure`'s answer, checked: a throw or an unusable delay makes the job dead with that reason. */
+  async #decide(item: T, failure: unknown, ctx: AttemptContext): Promise<FailureDecision & { readonly error?: Error }> {
+    let decision: FailureDecision;
+    try {
+      decision = await this.#hooks.decide(item, failure, ctx);
+    } catch (thrown) {
+      const error = coerceError(thrown);
+      ctx.log.error(`handleFailure threw (${error.message}); the job is dead`);
+      return { action: "dead", error: new HookError(`handleFailure threw while handling "${coerceError(failure).message}": ${error.message}`, { cause: failure }) };
+    }
+    if (decision?.action === "dead") return decision;
+    if (decision?.action === "retry" && Number.isFinite(decision.delayMs) && decision.delayMs >= 0) {
+      return { action: "retry", delayMs: Math.round(decision.delayMs) };
+    }
+    const error = new HookError(`handleFailure must return { action: "dead" } or { action: "retry", delayMs } with a finite delayMs ≥ 0, got ${safeJson(decision)}`, { cause: failure });
+    ctx.log.error(`${error.message}; the job is dead`);
+    return { action: "dead", error };
+  }
+}
+
+/** Nothing ran: the lease lapsed while the attempt waited in the buffer or the claim's answer arrived late. */
+function lapsedBeforeStart(signal: AttemptSignal): AttemptOutcome {
+  const error = signal.reason ?? new LeaseLostError("the lease ran out before the attempt started");
+  signal.abort(error);
+  return { kind: "lease-lost", error, started: false, durationMs: 0 };
+}
+
+function throwIt(reason: Error): never {
+  throw reason;
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

@@ -1,0 +1,132 @@
+import { expect } from "chai";
+import { ErrorCode } from "../../src/errors/error-codes";
+import { errorCodeOf } from "../../src/errors/stint-error";
+import type { Logger } from "../../src/logging/logger";
+import type { JobAttempt, JobStore } from "../../src/store/job-store";
+import { LeaseKeeper } from "../../src/worker/lease-keeper";
+import { resolveWorkerOptions } from "../../src/worker/worker-options";
+import { FakeClock, settle } from "../support/fake-clock";
+
+const QUIET: Logger = { error() {}, warn() {}, info() {}, debug() {}, child: () => QUIET };
+const LEASE_MS = 3_000;
+const MARGIN_MS = 300; // a tenth of the lease
+const HEARTBEAT_MS = 1_000;
+
+/** A store whose `extendLeases` answers as each test decides; nothing else is called. */
+class HeartbeatStore {
+  readonly calls: JobAttempt[][] = [];
+  /** How the next heartbeats answer: the ids to confirm, "hang" (never answer) or an error. */
+  answer: ((jobs: readonly JobAttempt[]) => readonly string[]) | "hang" | Error = (jobs) => jobs.map((job) => job.id);
+
+  extendLeases(params: { readonly jobs: readonly JobAttempt[] }): Promise<readonly string[]> {
+    this.calls.push([...params.jobs]);
+    const answer = this.answer;
+    if (answer === "hang") return new Promise(() => undefined);
+    if (answer instanceof Error) return Promise.reject(answer);
+    return Promise.resolve(answer(params.jobs));
+  }
+}
+
+function setUp() {
+  const clock = new FakeClock();
+  const store = new HeartbeatStore();
+  const options = resolveWorkerOptions({ leaseMs: LEASE_MS, clock });
+  const keeper = new LeaseKeeper(store as unknown as JobStore, options, "w1", QUIET);
+  keeper.start();
+  return { clock, store, keeper };
+}
+
+describe("LeaseKeeper", () => {
+  it("derives the heartbeat, its timeout and the safety margin from the lease", () => {
+    expect(resolveWorkerOptions({ leaseMs: LEASE_MS })).to.include({ heartbeatIntervalMs: HEARTBEAT_MS, heartbeatTimeoutMs: 500, leaseMarginMs: MARGIN_MS });
+    expect(resolveWorkerOptions({ leaseMs: 60_000 })).to.include({ leaseMarginMs: 6_000 });
+    expect(resolveWorkerOptions({ leaseMs: 200 })).to.include({ leaseMarginMs: 50 });
+  });
+
+  it("aborts a handler at its local deadline while every heartbeat hangs", async () => {
+    const { clock, store, keeper } = setUp();
+    store.answer = "hang";
+    const controller = new AbortController();
+    keeper.hold({ id: "1", attempt: 1 }, controller, clock.now());
+
+    await clock.advance(LEASE_MS - MARGIN_MS - 1);
+    expect(controller.signal.aborted).to.equal(false);
+    expect(store.calls.length).to.be.greaterThan(1); // hung heartbeats were given up and sent again
+    await clock.advance(1);
+    expect(controller.signal.aborted).to.equal(true);
+    expect(errorCodeOf(controller.signal.reason)).to.equal(ErrorCode.LeaseLost);
+    await keeper.stop();
+  });
+
+  it("moves the deadline with each confirmed renewal, from the time the renewal was sent", async () => {
+    const { clock, store, keeper } = setUp();
+    const controller = new AbortController();
+    keeper.hold({ id: "1", attempt: 1 }, controller, clock.now());
+
+    await clock.advance(5 * LEASE_MS);
+    expect(controller.signal.aborted).to.equal(false);
+    store.answer = new Error("connection reset");
+    // Five leases are fifteen heartbeat intervals: the last confirmed renewal was sent just now.
+    await clock.advance(LEASE_MS - MARGIN_MS - 1);
+    expect(controller.signal.aborted).to.equal(false);
+    await clock.advance(1);
+    expect(controller.signal.aborted).to.equal(true);
+    await keeper.stop();
+  });
+
+  it("aborts at once a lease the store no longer lists as this worker's", async () => {
+    const { clock, store, keeper } = setUp();
+    store.answer = (jobs) => jobs.filter((job) => job.id !== "2").map((job) => job.id);
+    const kept = new AbortController();
+    const taken = new AbortController();
+    keeper.hold({ id: "1", attempt: 1 }, kept, clock.now());
+    keeper.hold({ id: "2", attempt: 1 }, taken, clock.now());
+
+    await clock.advance(HEARTBEAT_MS);
+    expect(taken.signal.aborted).to.equal(true);
+    expect(String((taken.signal.reason as Error).message)).to.contain("no longer lists this worker");
+    expect(kept.signal.aborted).to.equal(false);
+    await keeper.stop();
+  });
+
+  it("keeps leases per attempt: releasing one attempt of a job leaves another attempt held", async () => {
+    const { clock, store, keeper } = setUp();
+    const older = new AbortController();
+    const newer = new AbortController();
+    keeper.hold({ id: "7", attempt: 1 }, older, clock.now());
+    keeper.hold({ id: "7", attempt: 2 }, newer, clock.now());
+    keeper.release({ id: "7", attempt: 1 });
+
+    expect(keeper.holds({ id: "7", attempt: 1 })).to.equal(false);
+    expect(keeper.holds({ id: "7", attempt: 2 })).to.equal(true);
+    await clock.advance(HEARTBEAT_MS);
+    expect(store.calls.at(-1)).to.deep.equal([{ id: "7", attempt: 2 }]);
+    await keeper.stop();
+  });
+
+  it("stops lapsed handlers on resume before timers catch up (a process paused past its lease)", async () => {
+    const { clock, keeper } = setUp();
+    const controller = new AbortController();
+    keeper.hold({ id: "1", attempt: 1 }, controller, clock.now());
+
+    clock.jump(2 * LEASE_MS);
+    expect(keeper.holds({ id: "1", attempt: 1 })).to.equal(false);
+    keeper.expireLapsed();
+    expect(controller.signal.aborted).to.equal(true);
+    await keeper.stop();
+  });
+
+  it("stops while a heartbeat hangs", async () => {
+    const { clock, store, keeper } = setUp();
+    store.answer = "hang";
+    keeper.hold({ id: "1", attempt: 1 }, new AbortController(), clock.now());
+    await clock.advance(HEARTBEAT_MS);
+    expect(store.calls).to.have.length(1);
+
+    let stopped = false;
+    const stopping = keeper.stop().then(() => (stopped = true));
+    await settle();
+    expect(stopped).to.equal(true);
+    await stopping;
+  });
+});

@@ -172,7 +172,8 @@ export class WorkerRun<T> {
       }
       // A retry written while this claim ran may already be due: look again before concluding.
       if (this.#recorded !== recordedBefore) continue;
-      if (this.#running > 0 || this.#buffer.length > 0) {
+      // An attempt whose outcome is still being written may schedule a retry that is due at once.
+      if (this.#started.size > 0 || this.#buffer.length > 0) {
         await this.#nudge.wait(stop);
       } else if (mode === "drain") {
         return "drained";

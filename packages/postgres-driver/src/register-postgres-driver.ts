@@ -76,6 +76,7 @@ const OPTION_KEYS = [
   "schema",
   "applicationName",
   "statementTimeoutMs",
+  "queryTimeoutMs",
   "connectionTimeoutMs",
   "maxConnections",
   "controlConnections",

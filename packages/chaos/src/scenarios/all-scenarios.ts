@@ -3,6 +3,7 @@ import { concurrentDedupe } from "./concurrent-dedupe";
 import { connectionKills } from "./connection-kills";
 import { eventLoopBlock } from "./event-loop-block";
 import { gracefulShutdown } from "./graceful-shutdown";
+import { lonePause } from "./lone-worker-pause";
 import { longHandler } from "./long-handler";
 import { malformedPayloads } from "./malformed-payloads";
 import { poisonJob } from "./poison-job";
@@ -26,4 +27,5 @@ export const ALL_SCENARIOS: readonly Scenario[] = Object.freeze([
   transactionalEnqueue,
   transactionalCompletion,
   retryTiming,
+  lonePause,
 ]);

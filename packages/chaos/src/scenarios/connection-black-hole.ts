@@ -21,7 +21,13 @@ const GIVE_BACK_MS = 5_000;
  */
 const EXIT_SLACK_MS = 3_000;
 
-/** How late after the database lease ran out a cut-off handler may observe its abort (timer delays on a loaded machine). */
+/**
+ * How long after its local deadline a cut-off handler may still run. The
+ * worker's local deadline (send time of the last confirmed claim or
+ * renewal + leaseMs − margin) is at or before the lease that statement set
+ * in the database minus the margin, so a handler that stops within this of
+ * its local deadline stops within this of that bound.
+ */
 const STOP_TOLERANCE_MS = 100;
 
 /**
@@ -44,6 +50,7 @@ export const connectionBlackHole: Scenario = {
   async run({ connectionString, profile, log }) {
     const p = profile.blackHole;
     const total = p.jobs + p.healedJobs + p.stopJobs;
+    const margin = resolveWorkerOptions({ leaseMs: p.leaseMs }).leaseMarginMs;
     return withChaosDatabase(connectionString, async (database) => {
       const { db, schema } = database;
       const jobs = sql.id(schema, "jobs");
@@ -76,12 +83,14 @@ export const connectionBlackHole: Scenario = {
         await sleep(cutAt + 3 * p.leaseMs - Date.now());
         proxy.forward();
         const cutMs = Date.now() - cutAt;
+        // When each handler of A stopped, against its lease: the last `locked_until` A set for that attempt.
         const cut = await figures(db, sql<{ runs: number; lease_lost: number; latest_stop_ms: number; earliest_stop_ms: number; late: number; taken_by_b: number }>`
           SELECT count(*) AS runs,
                  count(*) FILTER (WHERE e.ended_how = 'aborted:STINT_LEASE_LOST') AS lease_lost,
                  max(extract(epoch FROM e.ended_at - l.until) * 1000) AS latest_stop_ms,
                  min(extract(epoch FROM e.ended_at - l.until) * 1000) AS earliest_stop_ms,
-                 count(*) FILTER (WHERE e.ended_at IS NULL OR e.ended_at > l.until + ${STOP_TOLERANCE_MS} * interval '1 millisecond') AS late,
+                 count(*) FILTER (WHERE e.ended_at IS NULL
+                                     OR e.ended_at > l.until + ${STOP_TOLERANCE_MS - margin} * interval '1 millisecond') AS late,
                  (SELECT count(*) FROM ${jobs} WHERE (payload->>'seq')::int < ${p.jobs} AND state = 'succeeded' AND attempts = 2 AND locked_by = ${bId}) AS taken_by_b
             FROM ${sql.id(schema, "chaos_executions")} e
             JOIN (SELECT job_id, attempt, max(locked_until) AS until FROM ${sql.id(schema, "chaos_leases")} WHERE locked_by = ${aId} GROUP BY job_id, attempt) l
@@ -119,13 +128,16 @@ export const connectionBlackHole: Scenario = {
         const invariants = await checkInvariants(database, total);
         const overlaps = await runOverlaps(database);
         const exitBound = p.shutdownTimeoutMs + Math.min(GIVE_BACK_MS, p.leaseMs) + EXIT_SLACK_MS;
-        const margin = resolveWorkerOptions({ leaseMs: p.leaseMs }).leaseMarginMs;
-        log(`  cut ${cutMs} ms; A's handlers stopped ${cut.earliest_stop_ms.toFixed(0)}…${cut.latest_stop_ms.toFixed(0)} ms after their lease; exit ${exitMs} ms`);
+        log(`  cut ${cutMs} ms; A's handlers stopped ${-cut.latest_stop_ms.toFixed(0)}–${-cut.earliest_stop_ms.toFixed(0)} ms before their database lease ran out; exit ${exitMs} ms`);
 
         const verdict = new Verdict();
         verdict.invariants(invariants, idle);
         verdict.check(cut.runs === p.jobs && cut.lease_lost === p.jobs, `${cut.lease_lost} of ${p.jobs} handlers of A (${cut.runs} runs) saw their signal abort with STINT_LEASE_LOST`);
-        verdict.check(cut.late === 0, `${cut.late} handlers of A still ran ${STOP_TOLERANCE_MS} ms after their last database lease ran out (latest ${cut.latest_stop_ms.toFixed(0)} ms)`);
+        verdict.check(
+          cut.late === 0,
+          `${cut.late} handlers of A still ran ${STOP_TOLERANCE_MS} ms after their local deadline (their last database lease − ${margin} ms); ` +
+            `the latest stopped ${(cut.latest_stop_ms + margin).toFixed(0)} ms after it`,
+        );
         verdict.check(overlaps.overlaps === 0, `${overlaps.overlaps} times a job's handler started while an earlier run of it was still running`);
         verdict.check(overlaps.unended === 0, `${overlaps.unended} of ${overlaps.runs} handler runs recorded no end`);
         verdict.check(cut.taken_by_b === p.jobs, `${cut.taken_by_b} of ${p.jobs} cut-off jobs finished by B on attempt 2`);
@@ -134,7 +146,8 @@ export const connectionBlackHole: Scenario = {
         verdict.check(exitMs <= exitBound && exit?.code === 0, `SIGTERM under the cut: exit ${exitCode} after ${exitMs} ms, bound ${exitBound} ms`);
         verdict.note(
           `cut ${(cutMs / 1_000).toFixed(1)} s, lease ${p.leaseMs / 1_000} s (margin ${margin} ms): ${cut.lease_lost}/${p.jobs} handlers stopped ` +
-            `${-cut.latest_stop_ms.toFixed(0)}–${-cut.earliest_stop_ms.toFixed(0)} ms before their database lease ran out; ${overlaps.overlaps} overlapping runs; B finished ${cut.taken_by_b}/${p.jobs}`,
+            `${-cut.latest_stop_ms.toFixed(0)}–${-cut.earliest_stop_ms.toFixed(0)} ms before their database lease ran out ` +
+            `(at most ${(cut.latest_stop_ms + margin).toFixed(0)} ms after lease − margin); ${overlaps.overlaps} overlapping runs; B finished ${cut.taken_by_b}/${p.jobs}`,
         );
         verdict.note(`healed: ${healed.by_a}/${p.healedJobs} new jobs on attempt 1 under A within ${(healedMs / 1_000).toFixed(1)} s`);
         verdict.note(`SIGTERM cut off with ${p.stopJobs} jobs in flight: exit after ${(exitMs / 1_000).toFixed(1)} s (bound ${(exitBound / 1_000).toFixed(1)} s)`);

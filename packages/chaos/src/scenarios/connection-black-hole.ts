@@ -15,11 +15,10 @@ const GIVE_BACK_MS = 5_000;
 
 /**
  * Beyond its shutdown timeout and give-back bound, what the process's exit
- * may take: the driver's bounded close (1 s over a dead network), the
- * worker process's forced exit a second after its run (sockets the cut left
- * half-closed), and a second of scheduling on a loaded machine.
+ * may take: the driver's bounded close (1 s over a dead network) and a
+ * second of scheduling on a loaded machine.
  */
-const EXIT_SLACK_MS = 3_000;
+const EXIT_SLACK_MS = 2_000;
 
 /**
  * How long after its local deadline a cut-off handler may still run. The

@@ -46,6 +46,20 @@ export interface ChaosProfile {
   };
   /** 12. Retry timing and dead at exactly maxAttempts. */
   readonly retryTiming: { readonly jobs: number; readonly maxAttempts: number; readonly baseMs: number; readonly maxMs: number };
+  /**
+   * 13. A worker's connections black-holed for 3 × leaseMs while it runs
+   * `jobs` long handlers; after the cut heals it runs `healedJobs` alone;
+   * then, cut again with `stopJobs` in flight, one SIGTERM.
+   */
+  readonly blackHole: {
+    readonly jobs: number;
+    readonly healedJobs: number;
+    readonly stopJobs: number;
+    readonly leaseMs: number;
+    readonly shutdownTimeoutMs: number;
+  };
+  /** 14. A lone worker SIGSTOPped for 2 × leaseMs with a job in flight, `trials` times. */
+  readonly lonePause: { readonly trials: number; readonly leaseMs: number };
 }
 
 /** The full suite: the figures the issue asks for (10,000 jobs and 30 kills in scenario 1, 16 producers × 1,000 keys, …). */
@@ -63,6 +77,8 @@ export const FULL_PROFILE: ChaosProfile = Object.freeze({
   transactionalEnqueue: { transactions: 1_000, producers: 8, holdMs: 60 },
   transactionalCompletion: { jobs: 2_000, processes: 3, concurrency: 8, kills: 10, killEveryMs: 400, handlerMs: 30 },
   retryTiming: { jobs: 200, maxAttempts: 4, baseMs: 100, maxMs: 400 },
+  blackHole: { jobs: 8, healedJobs: 8, stopJobs: 4, leaseMs: 1_500, shutdownTimeoutMs: 1_000 },
+  lonePause: { trials: 20, leaseMs: 1_000 },
 });
 
 /** The CI suite: the same scenarios and checks with fewer jobs, kills and processes. */
@@ -80,6 +96,8 @@ export const SHORT_PROFILE: ChaosProfile = Object.freeze({
   transactionalEnqueue: { transactions: 200, producers: 4, holdMs: 40 },
   transactionalCompletion: { jobs: 500, processes: 2, concurrency: 6, kills: 4, killEveryMs: 400, handlerMs: 30 },
   retryTiming: { jobs: 40, maxAttempts: 3, baseMs: 100, maxMs: 400 },
+  blackHole: { jobs: 4, healedJobs: 4, stopJobs: 2, leaseMs: 1_000, shutdownTimeoutMs: 1_000 },
+  lonePause: { trials: 6, leaseMs: 1_000 },
 });
 
 /** The profile named by `CHAOS_PROFILE` (`full` unless it says `short`). */

@@ -2,6 +2,7 @@ import { applicationName as stintApplicationName, ConfigError, integerOption, re
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { preparedStatementName } from "./prepared-statement-name";
+import { closeWithin, dropConnection } from "./close-within";
 
 /** How to reach PostgreSQL: a connection string (stint creates and owns the pool) or your own pool. */
 export type DatabaseConnection = { readonly connectionString: string } | { readonly pool: pg.Pool };
@@ -72,7 +73,9 @@ const OPTION_KEYS = ["connectionString", "pool", "onPoolError", "preparedStateme
  * killed by the server, idle or in use, cannot crash the process, and a
  * connection whose query timed out on the client is discarded instead of
  * going back to the pool (its socket may be half-open: every later query on
- * it would wait for an answer that never comes).
+ * it would wait for an answer that never comes). `close` ends a pool it
+ * created and drops the sockets that have not closed a second later (a
+ * network that stopped carrying them), so nothing of it keeps the process alive.
  *
  * @example
  * ```ts
@@ -91,14 +94,21 @@ export function createDatabase(options: DatabaseOptions): DatabaseHandle {
   // while the client is idle; a checked-out client without a listener would
   // crash the process. The failing query rejects with the same error and the
   // client is not reused, so the event itself needs no handling.
+  /** Connections of this pool whose socket has not closed yet, with a promise of that close. */
+  const open = new Map<pg.PoolClient, Promise<void>>();
   pool.on("connect", (client: pg.PoolClient) => {
     client.on("error", ignoreClientError);
     wrapQueries(client, settings.preparedStatements);
+    open.set(client, new Promise<void>((resolve) => client.once("end", resolve)).then(() => void open.delete(client)));
   });
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
-    closing ??= ownsPool ? db.destroy() : Promise.resolve();
+    // The pool's end does not wait for its sockets to close; over a network that stopped carrying them they never
+    // would, and would keep the process alive: they are dropped after a moment.
+    closing ??= ownsPool
+      ? db.destroy().then(() => closeWithin(Promise.all(open.values()), () => open.forEach((_, client) => dropConnection(client, DISCARDED))))
+      : Promise.resolve();
     return closing;
   };
   return Object.freeze({ db, pool, ownsPool, close, [Symbol.asyncDispose]: close });
@@ -180,10 +190,7 @@ const READ_TIMEOUT_MESSAGE = "Query read timeout";
  */
 function wrapQueries(client: pg.PoolClient, prepare: boolean): void {
   const query = client.query;
-  const destroy = (): void => {
-    const stream = (client as unknown as { connection?: { stream?: { destroy(error?: Error): void } } }).connection?.stream;
-    stream?.destroy(DISCARDED);
-  };
+  const destroy = (): void => dropConnection(client, DISCARDED);
   client.query = function (this: pg.PoolClient, ...args: unknown[]) {
     const [text, values] = args;
     const name = prepare && typeof text === "string" && Array.isArray(values) && args.length === 2 ? preparedStatementName(text) : undefined;

@@ -9,6 +9,7 @@ import {
 } from "@stint/core";
 import pg from "pg";
 import { advisoryLockKey } from "./advisory-lock-key";
+import { closeWithin, dropConnection } from "./close-within";
 import { interpretError } from "./interpret-error";
 import { DEFAULT_SCHEMA } from "./schema/default-schema";
 import { checkSessionClientOptions, millisecondsOption, warnAbout, type SessionClientOptions } from "./session-client-options";
@@ -137,9 +138,15 @@ export class PostgresLeaderLock implements LeaderLock {
       this.#held = false;
       return;
     }
-    if (this.#held) await client.query("SELECT pg_advisory_unlock($1::bigint)", [this.#key]).catch(() => undefined);
+    const held = this.#held;
     this.#held = false;
-    await client.end().catch(() => undefined);
+    // Ending the session releases the lock anyway; over a connection the network stopped carrying, neither step
+    // would ever be acknowledged, so the socket is dropped after a moment.
+    const unlockAndEnd = (async () => {
+      if (held) await client.query("SELECT pg_advisory_unlock($1::bigint)", [this.#key]).catch(() => undefined);
+      await client.end();
+    })();
+    await closeWithin(unlockAndEnd, () => dropConnection(client));
   }
 
   async #connect(): Promise<pg.Client> {

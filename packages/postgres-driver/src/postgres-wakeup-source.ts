@@ -9,6 +9,7 @@ import {
   type WakeupSource,
 } from "@stint/core";
 import pg from "pg";
+import { closeWithin, dropConnection } from "./close-within";
 import { interpretError } from "./interpret-error";
 import { DEFAULT_SCHEMA } from "./schema/default-schema";
 import { checkSessionClientOptions, millisecondsOption, warnAbout, type SessionClientOptions } from "./session-client-options";
@@ -129,7 +130,11 @@ export class PostgresWakeupSource implements WakeupSource {
     });
   }
 
-  /** Stops listening and ends the connection; every subscription ends with it. Idempotent. */
+  /**
+   * Stops listening and ends the connection; every subscription ends with
+   * it. Bounded: a connection that does not end within a second is dropped.
+   * Idempotent.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     this.#subscribers.clear();
@@ -137,8 +142,12 @@ export class PostgresWakeupSource implements WakeupSource {
     clearInterval(this.#healthTimer);
     const client = this.#client;
     this.#client = undefined;
-    await this.#connecting;
-    await client?.end().catch(() => undefined);
+    const connecting = this.#connecting;
+    // A connection the network stopped carrying never acknowledges its end: it is dropped after a moment.
+    await closeWithin(
+      Promise.resolve(connecting).then(() => client?.end()),
+      () => client !== undefined && dropConnection(client),
+    );
   }
 
   /** Connects unless connected; resolves with the error of a failed attempt. */

@@ -5,6 +5,7 @@ import pg from "pg";
 import { createDatabase, type DatabaseHandle } from "../src";
 import { rejectionOf } from "./conformance/conformance-harness";
 import { prepared } from "../src/queries/prepared";
+import { startFreezableProxy } from "./support/freezable-proxy";
 
 const connectionString = process.env["DATABASE_URL"] ?? "";
 
@@ -71,6 +72,24 @@ describe("createDatabase", () => {
     expect(again.rows[0]!.pid).to.not.equal(rows[0]!.pid);
     expect(Date.now() - started).to.be.below(1_000);
     expect(pool.totalCount).to.equal(1);
+  });
+
+  it("drops on close the sockets that a silent network keeps from closing", async () => {
+    const proxy = await startFreezableProxy(connectionString);
+    try {
+      const handle = createDatabase({ connectionString: proxy.connectionString, maxConnections: 2 });
+      const sockets: { destroyed: boolean }[] = [];
+      handle.pool.on("connect", (client) => sockets.push((client as unknown as { connection: { stream: { destroyed: boolean } } }).connection.stream));
+      await Promise.all([sql`SELECT pg_sleep(0.05)`.execute(handle.db), sql`SELECT pg_sleep(0.05)`.execute(handle.db)]);
+      expect(sockets).to.have.length(2);
+      proxy.freeze();
+      const started = Date.now();
+      await handle.close();
+      expect(Date.now() - started, "the sockets' close is waited for a second").to.be.within(900, 2_500);
+      expect(sockets.map((socket) => socket.destroyed)).to.deep.equal([true, true]);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it("keeps TCP keep-alive on and sets a client-side query timeout 5 s above the statement timeout", () => {

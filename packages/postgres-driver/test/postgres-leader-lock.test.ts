@@ -108,6 +108,21 @@ describe("PostgresLeaderLock", () => {
     }
   });
 
+  it("closes within a bound while it holds the lock over a connection that hangs silently", async () => {
+    const proxy = await startFreezableProxy(test.connectionString);
+    try {
+      const a = new PostgresLeaderLock({ connectionString: proxy.connectionString, schema: test.schema, onError: () => undefined });
+      expect(await a.tryAcquire()).to.equal(true);
+      proxy.freeze();
+      const started = Date.now();
+      await a.close();
+      expect(Date.now() - started, "the unlock and the end are given up after a second, not after the liveness timeout").to.be.within(900, 1_800);
+      expect(a.held).to.equal(false);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it("keeps locks of different names and schemas apart", async () => {
     expect(await lock("a").tryAcquire()).to.equal(true);
     expect(await lock("b", "reports").tryAcquire()).to.equal(true);

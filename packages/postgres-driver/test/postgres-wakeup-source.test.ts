@@ -154,6 +154,21 @@ describe("PostgresWakeupSource", () => {
     }
   });
 
+  it("closes within a bound while its connection hangs silently", async () => {
+    const proxy = await startFreezableProxy(test.connectionString);
+    try {
+      const silent = new PostgresWakeupSource({ connectionString: proxy.connectionString, schema: test.schema, onError: (error) => errors.push(error) });
+      await silent.subscribe(["mail"], (queue) => woken.push(queue));
+      proxy.freeze();
+      const started = Date.now();
+      await silent.close();
+      expect(Date.now() - started, "the end is given up after a second").to.be.within(900, 2_500);
+      expect(silent.listening).to.equal(false);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it("refuses bad subscriptions and options", async () => {
     expect(await rejectionOf(wakeups.subscribe([], () => undefined))).to.be.instanceOf(ConfigError);
     expect(await rejectionOf(wakeups.subscribe(["mail"], undefined as never))).to.be.instanceOf(ConfigError);

@@ -155,12 +155,27 @@ describe("registerPostgresDriver", () => {
     }
   });
 
+  it("passes queryTimeoutMs to its pools: a statement whose answer does not come in time fails on the client", async () => {
+    const container = rootContainer.createChildContainer();
+    const driver = registerPostgresDriver(container, { connectionString: test.connectionString, schema: test.schema, statementTimeoutMs: 0, queryTimeoutMs: 150 });
+    try {
+      const started = Date.now();
+      const failure = await sql`SELECT pg_sleep(2)`.execute(driver.db).then(() => undefined, (error: unknown) => error as Error);
+      expect(failure?.message).to.equal("Query read timeout");
+      expect(Date.now() - started).to.be.below(1_500);
+      expect((await sql<{ ok: number }>`SELECT 1 AS ok`.execute(driver.db)).rows[0]?.ok, "the pool still answers").to.equal(1);
+    } finally {
+      await driver.close();
+    }
+  });
+
   it("validates its options before creating anything", () => {
     const container = rootContainer.createChildContainer();
     const connection = { connectionString: test.connectionString };
     expect(() => registerPostgresDriver(container, { ...connection, schema: "Bad Name" })).to.throw(InvalidNameError);
     expect(() => registerPostgresDriver(container, { ...connection, schema: 'x"; drop schema public; --' })).to.throw(InvalidNameError);
     expect(() => registerPostgresDriver(container, { ...connection, statementTimeoutMs: -5 })).to.throw(ConfigError, /`statementTimeoutMs`/);
+    expect(() => registerPostgresDriver(container, { ...connection, queryTimeoutMs: -1 })).to.throw(ConfigError, /`queryTimeoutMs`/);
     expect(() => registerPostgresDriver(container, { ...connection, controlConnections: 1.5 })).to.throw(ConfigError, /`controlConnections`/);
     expect(() => registerPostgresDriver(container, { ...connection, sheme: "x" } as never)).to.throw(ConfigError, /`postgresDriver.sheme`/);
     expect(() => registerPostgresDriver(container, { connectionString: "" })).to.throw(ConfigError, /`connectionString`/);

@@ -8,13 +8,16 @@ export type ChaosDatabase = TestSchema;
  * Creates a fresh stint schema for one scenario and adds, next to `jobs`:
  *
  * - `chaos_executions` — one row per handler run, written by the handler on
- *   the oracle's own autocommit connection before it does anything else;
+ *   the oracle's own autocommit connection before it does anything else
+ *   (a `sleep-timed` run also records when and how it ended);
  * - `chaos_effect_runs` — one row per run of a `ctx.once` effect body (what
  *   an e-mail provider would have seen), on the same connection;
  * - `chaos_effects`, `chaos_ledger` — rows written inside `ctx.once` and
  *   `ctx.transaction`, which must exist exactly once per job;
  * - `chaos_outbox` — markers written in the same transaction as a
  *   transactional enqueue;
+ * - `chaos_leases` — every lease a worker set on a running job (claim or
+ *   heartbeat): who, which attempt, and until when, by a trigger;
  * - `chaos_transitions` — an append-only audit of every accepted change of
  *   a job's state, attempts or owner (and of deletions), written by a trigger
  *   inside the changing transaction, so it holds exactly the committed ones.
@@ -33,11 +36,12 @@ export async function createChaosDatabase(connectionString: string): Promise<Cha
 function oracleStatements(schema: string): RawBuilder<unknown>[] {
   const table = (name: string) => sql.id(schema, name);
   const audit = sql.id(schema, "chaos_audit");
+  const leases = sql.id(schema, "chaos_lease_audit");
   return [
     sql`CREATE TABLE ${table("chaos_executions")} (
           token uuid PRIMARY KEY, job_id bigint NOT NULL, seq integer NOT NULL, attempt integer NOT NULL,
           worker_id text NOT NULL, pid integer NOT NULL, action text NOT NULL, marker_visible boolean NOT NULL,
-          started_at timestamptz NOT NULL DEFAULT clock_timestamp())`,
+          started_at timestamptz NOT NULL DEFAULT clock_timestamp(), ended_at timestamptz, ended_how text)`,
     sql`CREATE INDEX ON ${table("chaos_executions")} (job_id)`,
     sql`CREATE TABLE ${table("chaos_effect_runs")} (
           token uuid PRIMARY KEY, job_id bigint NOT NULL, seq integer NOT NULL, attempt integer NOT NULL,
@@ -71,6 +75,19 @@ function oracleStatements(schema: string): RawBuilder<unknown>[] {
         WHEN (OLD.state IS DISTINCT FROM NEW.state OR OLD.attempts IS DISTINCT FROM NEW.attempts
               OR OLD.locked_by IS DISTINCT FROM NEW.locked_by)
         EXECUTE FUNCTION ${audit}()`,
+    sql`CREATE TABLE ${table("chaos_leases")} (
+          job_id bigint NOT NULL, attempt integer NOT NULL, locked_by text NOT NULL, locked_until timestamptz NOT NULL,
+          at timestamptz NOT NULL DEFAULT clock_timestamp())`,
+    sql`CREATE INDEX ON ${table("chaos_leases")} (job_id, attempt)`,
+    sql`CREATE FUNCTION ${leases}() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          INSERT INTO ${table("chaos_leases")} (job_id, attempt, locked_by, locked_until)
+          VALUES (NEW.id, NEW.attempts, NEW.locked_by, NEW.locked_until);
+          RETURN NEW;
+        END $$`,
+    sql`CREATE TRIGGER chaos_leases_update AFTER UPDATE ON ${table("jobs")} FOR EACH ROW
+        WHEN (NEW.state = 'running' AND NEW.locked_until IS DISTINCT FROM OLD.locked_until)
+        EXECUTE FUNCTION ${leases}()`,
     sql`CREATE TRIGGER chaos_audit_delete AFTER DELETE ON ${table("jobs")} FOR EACH ROW EXECUTE FUNCTION ${audit}()`,
   ];
 }

@@ -4,7 +4,10 @@ import { ChildNode, type ChildExit } from "./child-process";
 
 /** Options of a {@link Supervisor}. */
 export interface SupervisorOptions {
+  /** Where its workers connect (every stint connection of theirs). */
   readonly connectionString: string;
+  /** Where their oracle writes go; default `connectionString`. */
+  readonly oracleConnectionString?: string;
   readonly schema: string;
   /** Worker processes kept running at once. */
   readonly processes: number;
@@ -118,6 +121,7 @@ export class Supervisor {
   #launch(slot: number): WorkerProcess {
     const node = new ChildNode(WORKER_SCRIPT, {
       DATABASE_URL: this.#options.connectionString,
+      ...(this.#options.oracleConnectionString === undefined ? {} : { CHAOS_ORACLE_URL: this.#options.oracleConnectionString }),
       STINT_SCHEMA: this.#options.schema,
       CHAOS_WORKER: JSON.stringify(this.#options.settings),
     });

@@ -1,8 +1,10 @@
 import type { Scenario } from "../harness/scenario";
 import { concurrentDedupe } from "./concurrent-dedupe";
+import { connectionBlackHole } from "./connection-black-hole";
 import { connectionKills } from "./connection-kills";
 import { eventLoopBlock } from "./event-loop-block";
 import { gracefulShutdown } from "./graceful-shutdown";
+import { lonePause } from "./lone-worker-pause";
 import { longHandler } from "./long-handler";
 import { malformedPayloads } from "./malformed-payloads";
 import { poisonJob } from "./poison-job";
@@ -12,7 +14,7 @@ import { transactionalCompletion } from "./transactional-completion";
 import { transactionalEnqueue } from "./transactional-enqueue";
 import { workerKills } from "./worker-kills";
 
-/** The twelve scenarios, in the order. */
+/** The scenarios, in order. */
 export const ALL_SCENARIOS: readonly Scenario[] = Object.freeze([
   workerKills,
   connectionKills,
@@ -26,4 +28,6 @@ export const ALL_SCENARIOS: readonly Scenario[] = Object.freeze([
   transactionalEnqueue,
   transactionalCompletion,
   retryTiming,
+  connectionBlackHole,
+  lonePause,
 ]);

@@ -4,6 +4,8 @@ import { defineJob, ParseError } from "@stint/core";
 export const CHAOS_ACTIONS = [
   /** Waits `ms`, honouring its abort signal. */
   "sleep",
+  /** Like `sleep`, and records in the oracle when the wait ended: done, or the abort observed. */
+  "sleep-timed",
   /** Blocks the event loop with a synchronous busy loop for `ms`. */
   "block",
   /** Waits `ms` on a timer that ignores its abort signal. */

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { AbstractQueueWorker, JOB_STORE, LOGGER, type BackoffOptions, type JobContext, type JobStore, type Logger } from "@stint/core";
+import { AbstractQueueWorker, errorCodeOf, JOB_STORE, LOGGER, type BackoffOptions, type JobContext, type JobStore, type Logger } from "@stint/core";
 import { sql, type Transaction } from "kysely";
 import { inject, injectable, type InjectionToken } from "tsyringe";
 import { ChaosJob, parseChaosTask, type ChaosTask } from "./chaos-job";
@@ -66,12 +66,15 @@ export class ChaosWorker extends AbstractQueueWorker<ChaosTask> {
   protected async processItem(task: ChaosTask, ctx: JobContext): Promise<ChaosResult> {
     const { oracle, schema } = this.#deps;
     const run = { jobId: ctx.job.id, seq: task.seq, attempt: ctx.job.attempt, workerId: ctx.workerId, action: task.action };
-    await oracle.recordStart(run);
+    const token = await oracle.recordStart(run);
     const ms = ctx.job.attempt === 1 && task.firstMs !== undefined ? task.firstMs : task.ms;
     const result: ChaosResult = { by: ctx.workerId, attempt: ctx.job.attempt };
     switch (task.action) {
       case "sleep":
         await sleep(ms, ctx.signal);
+        return result;
+      case "sleep-timed":
+        await timed(sleep(ms, ctx.signal), ctx.signal, (at, how) => oracle.recordEnd(token, at, how));
         return result;
       case "block":
         busyWait(ms);
@@ -105,6 +108,29 @@ export class ChaosWorker extends AbstractQueueWorker<ChaosTask> {
           return result;
         });
     }
+  }
+}
+
+/**
+ * Settles like `work`, and reports the local time `work` ended and how:
+ * `done`, or the code of the abort `signal` saw (the moment it aborted, not
+ * the moment the rejection got here). The report is written before `work`'s
+ * outcome passes on.
+ */
+async function timed(work: Promise<void>, signal: AbortSignal, report: (at: number, how: string) => Promise<void>): Promise<void> {
+  let abortedAt: number | undefined;
+  const onAbort = (): void => {
+    abortedAt = Date.now();
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    await work;
+    await report(Date.now(), "done");
+  } catch (thrown) {
+    await report(abortedAt ?? Date.now(), signal.aborted ? `aborted:${errorCodeOf(signal.reason) ?? "unknown"}` : "failed");
+    throw thrown;
+  } finally {
+    signal.removeEventListener("abort", onAbort);
   }
 }
 

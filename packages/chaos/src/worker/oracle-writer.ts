@@ -28,16 +28,32 @@ export class OracleWriter {
   /**
    * Records that a handler started an attempt, and whether the job's
    * outbox marker (written in the enqueuing transaction, if any) was visible then.
+   * Resolves with the run's token, for {@link recordEnd}.
    */
-  async recordStart(run: { readonly jobId: string; readonly seq: number; readonly attempt: number; readonly workerId: string; readonly action: string }): Promise<void> {
+  async recordStart(run: { readonly jobId: string; readonly seq: number; readonly attempt: number; readonly workerId: string; readonly action: string }): Promise<string> {
     const table = `"${this.#schema}".chaos_executions`;
     const outbox = `"${this.#schema}".chaos_outbox`;
+    const token = randomUUID();
     await this.#write(
       `INSERT INTO ${table} (token, job_id, seq, attempt, worker_id, pid, action, marker_visible)
        VALUES ($1, $2, $3, $4, $5, $6, $7, EXISTS (SELECT 1 FROM ${outbox} WHERE seq = $3))
        ON CONFLICT (token) DO NOTHING`,
-      [randomUUID(), run.jobId, run.seq, run.attempt, run.workerId, process.pid, run.action],
+      [token, run.jobId, run.seq, run.attempt, run.workerId, process.pid, run.action],
     );
+    return token;
+  }
+
+  /**
+   * Records when the run `token` ended and how (`done`, or the code of the
+   * abort it observed): `at` is the local time it happened (`Date.now()`),
+   * the same clock as the server's on this machine.
+   */
+  async recordEnd(token: string, at: number, how: string): Promise<void> {
+    await this.#write(`UPDATE "${this.#schema}".chaos_executions SET ended_at = to_timestamp($2::float8 / 1000), ended_how = $3 WHERE token = $1`, [
+      token,
+      at,
+      how,
+    ]);
   }
 
   /** Records one run of an effect's body: what an external side effect would have seen. */

@@ -1,7 +1,7 @@
 import "reflect-metadata";
 import { handleStopSignals, LOGGER, processIdentity, runFromContainer, type LogLevel } from "@stint/core";
 import { ChaosJob } from "./chaos-job";
-import { createChaosApp } from "./chaos-app";
+import { createChaosApp, type ChaosDriverSettings } from "./chaos-app";
 import type { ChaosWorkerSettings } from "./chaos-worker";
 
 /** What the harness passes a worker process in `CHAOS_WORKER` (JSON). */
@@ -12,11 +12,14 @@ export interface ChaosProcessSettings extends ChaosWorkerSettings {
   readonly maxRuntimeMs?: number;
   /** Fixes the level; default `STINT_LOG_LEVEL`, else `warn`. */
   readonly logLevel?: LogLevel;
+  /** The driver's timeouts, when the scenario sets them. */
+  readonly driver?: ChaosDriverSettings;
 }
 
 /**
  * A chaos worker process: runs the chaos queue of `STINT_SCHEMA` at
- * `DATABASE_URL` through `runFromContainer`, the way `stint run` does.
+ * `DATABASE_URL` through `runFromContainer`, the way `stint run` does
+ * (its oracle writes go to `CHAOS_ORACLE_URL` when set).
  * Prints `{"event":"ready",…}` with its process identity before the first
  * claim and `{"event":"report",…}` when the run ends, then exits with the
  * report's code. SIGTERM stops it gracefully; a second SIGTERM at once.
@@ -25,8 +28,10 @@ async function main(): Promise<number> {
   const settings = JSON.parse(requireEnv("CHAOS_WORKER")) as ChaosProcessSettings;
   const app = createChaosApp({
     connectionString: requireEnv("DATABASE_URL"),
+    ...(process.env["CHAOS_ORACLE_URL"] ? { oracleConnectionString: process.env["CHAOS_ORACLE_URL"] } : {}),
     schema: requireEnv("STINT_SCHEMA"),
     settings,
+    ...(settings.driver === undefined ? {} : { driver: settings.driver }),
     ...(settings.logLevel === undefined ? {} : { logLevel: settings.logLevel }),
   });
   const stop = handleStopSignals(app.container.resolve(LOGGER));

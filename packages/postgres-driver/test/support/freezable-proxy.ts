@@ -4,7 +4,7 @@ import { createServer, connect, type Server, type Socket } from "node:net";
 export interface FreezableProxy {
   /** `connectionString` with host and port replaced by the proxy's. */
   readonly connectionString: string;
-  /** Stops forwarding on every open connection without closing it; new connections still work. */
+  /** Stops forwarding on every open connection (data, FIN) without closing it; new connections still work. */
   freeze(): void;
   /** Destroys the frozen connections (the server then sees its clients go away). */
   cut(): void;
@@ -24,12 +24,15 @@ export interface FreezableProxy {
 export async function startFreezableProxy(connectionString: string): Promise<FreezableProxy> {
   const target = new URL(connectionString);
   const pairs = new Set<{ client: Socket; upstream: Socket; frozen: boolean }>();
-  const server: Server = createServer((client) => {
-    const upstream = connect(Number(target.port || 5432), target.hostname);
+  // Half-open allowed: a frozen connection must not answer a FIN either, as a dead network path would not.
+  const server: Server = createServer({ allowHalfOpen: true }, (client) => {
+    const upstream = connect({ port: Number(target.port || 5432), host: target.hostname, allowHalfOpen: true });
     const pair = { client, upstream, frozen: false };
     pairs.add(pair);
     client.on("data", (chunk) => pair.frozen || upstream.write(chunk));
     upstream.on("data", (chunk) => pair.frozen || client.write(chunk));
+    client.on("end", () => pair.frozen || upstream.end());
+    upstream.on("end", () => pair.frozen || client.end());
     const end = () => {
       pairs.delete(pair);
       client.destroy();

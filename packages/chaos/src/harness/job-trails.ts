@@ -12,6 +12,8 @@ export interface TrailStep {
   readonly errorCode: string | null;
   /** `run_at` was at or before the change: the job was due at once. */
   readonly due: boolean;
+  /** `locked_until` was set after the change (a lease). */
+  readonly leased: boolean;
   /** Ms from `since` to the change, both on the database's clock. */
   readonly afterMs: number;
 }
@@ -31,10 +33,11 @@ export async function jobTrails(database: ChaosDatabase, since: Date, owners: Re
     max_attempts: number;
     error_code: string | null;
     due: boolean;
+    leased: boolean;
     after_ms: string;
   }>`
     SELECT job_id::text, new_state, locked_by, new_attempts, max_attempts, error_code,
-           run_at <= at AS due, extract(epoch FROM at - ${since.toISOString()}::timestamptz) * 1000 AS after_ms
+           run_at <= at AS due, locked_until IS NOT NULL AS leased, extract(epoch FROM at - ${since.toISOString()}::timestamptz) * 1000 AS after_ms
       FROM ${sql.id(database.schema, "chaos_transitions")}
      WHERE op = 'update'
      ORDER BY job_id, id`.execute(database.db);
@@ -48,6 +51,7 @@ export async function jobTrails(database: ChaosDatabase, since: Date, owners: Re
       maxAttempts: row.max_attempts,
       errorCode: row.error_code,
       due: row.due,
+      leased: row.leased,
       afterMs: Number(row.after_ms),
     });
     trails.set(row.job_id, steps);
@@ -55,7 +59,21 @@ export async function jobTrails(database: ChaosDatabase, since: Date, owners: Re
   return trails;
 }
 
-/** A trail as one line, e.g. `running A 1/3 → queued A 1/4 → running B 2/4 → succeeded B 2/4`. */
-export function describeTrail(steps: readonly TrailStep[]): string {
-  return steps.map((step) => `${step.state} ${step.owner} ${step.attempts}/${step.maxAttempts}${step.errorCode === null ? "" : ` (${step.errorCode})`}`).join(" → ");
+/**
+ * A trail as one line, e.g. `running A 1/3 → queued A 1/4 → running B 2/4
+ * → succeeded B 2/4`: state, owner, attempts/max_attempts, then what is
+ * out of the ordinary — an error code, a job not yet due, a lease on a job
+ * that is not running or none on one that is.
+ */
+export function describeTrail(steps: readonly Omit<TrailStep, "afterMs">[]): string {
+  return steps.map(describeStep).join(" → ");
+}
+
+function describeStep(step: Omit<TrailStep, "afterMs">): string {
+  const notes = [
+    ...(step.errorCode === null ? [] : [step.errorCode]),
+    ...(step.due ? [] : ["not due"]),
+    ...(step.leased === (step.state === "running") ? [] : [step.leased ? "still leased" : "no lease"]),
+  ];
+  return `${step.state} ${step.owner} ${step.attempts}/${step.maxAttempts}${notes.length === 0 ? "" : ` (${notes.join(", ")})`}`;
 }

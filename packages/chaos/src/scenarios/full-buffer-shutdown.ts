@@ -27,7 +27,7 @@ const EXPECTED_TRAIL = describeTrail(
     { state: "queued", owner: "A", attempts: 1, maxAttempts: MAX_ATTEMPTS + 1 },
     { state: "running", owner: "B", attempts: 2, maxAttempts: MAX_ATTEMPTS + 1 },
     { state: "succeeded", owner: "B", attempts: 2, maxAttempts: MAX_ATTEMPTS + 1 },
-  ].map((step) => ({ ...step, errorCode: null, due: true, afterMs: 0 })),
+  ].map((step) => ({ ...step, errorCode: null, due: true, leased: step.state === "running" })),
 );
 
 /**
@@ -185,9 +185,12 @@ async function handlerRuns(
   return rows.map((row) => ({ jobId: row.job_id, workerId: row.worker_id, startedAfterMs: Number(row.started_ms) - since, endedHow: row.ended_how }));
 }
 
-/** Whether a job's trail reads as {@link EXPECTED_TRAIL}, each step due at once and with no failure recorded. */
+/**
+ * Whether a job's trail reads as {@link EXPECTED_TRAIL}: those steps, each
+ * due at once, with no failure recorded and a lease exactly while running.
+ */
 function onTrail(steps: readonly TrailStep[]): boolean {
-  return describeTrail(steps) === EXPECTED_TRAIL && steps.every((step) => step.due && step.errorCode === null);
+  return describeTrail(steps) === EXPECTED_TRAIL;
 }
 
 /** `min–max` of some ms figures, rounded. */

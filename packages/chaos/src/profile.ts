@@ -60,6 +60,8 @@ export interface ChaosProfile {
   };
   /** 14. A lone worker SIGSTOPped for 2 × leaseMs with a job in flight, `trials` times. */
   readonly lonePause: { readonly trials: number; readonly leaseMs: number };
+  /** 15. SIGTERM to a worker whose `concurrency` slots run long jobs and whose `prefetch` buffer is full. */
+  readonly fullBufferShutdown: { readonly concurrency: number; readonly prefetch: number; readonly leaseMs: number; readonly shutdownTimeoutMs: number };
 }
 
 /** The full suite: the figures the issue asks for (10,000 jobs and 30 kills in scenario 1, 16 producers × 1,000 keys, …). */
@@ -79,6 +81,7 @@ export const FULL_PROFILE: ChaosProfile = Object.freeze({
   retryTiming: { jobs: 200, maxAttempts: 4, baseMs: 100, maxMs: 400 },
   blackHole: { jobs: 8, healedJobs: 8, stopJobs: 4, leaseMs: 1_500, shutdownTimeoutMs: 1_000 },
   lonePause: { trials: 20, leaseMs: 1_000 },
+  fullBufferShutdown: { concurrency: 4, prefetch: 16, leaseMs: 4_000, shutdownTimeoutMs: 1_000 },
 });
 
 /** The CI suite: the same scenarios and checks with fewer jobs, kills and processes. */
@@ -98,6 +101,7 @@ export const SHORT_PROFILE: ChaosProfile = Object.freeze({
   retryTiming: { jobs: 40, maxAttempts: 3, baseMs: 100, maxMs: 400 },
   blackHole: { jobs: 4, healedJobs: 4, stopJobs: 2, leaseMs: 1_000, shutdownTimeoutMs: 1_000 },
   lonePause: { trials: 6, leaseMs: 1_000 },
+  fullBufferShutdown: { concurrency: 2, prefetch: 8, leaseMs: 4_000, shutdownTimeoutMs: 1_000 },
 });
 
 /** The profile named by `CHAOS_PROFILE` (`full` unless it says `short`). */

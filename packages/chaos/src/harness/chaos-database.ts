@@ -54,7 +54,7 @@ function oracleStatements(schema: string): RawBuilder<unknown>[] {
     sql`CREATE TABLE ${table("chaos_transitions")} (
           id bigserial PRIMARY KEY, job_id bigint NOT NULL, op text NOT NULL,
           old_state text, new_state text, old_attempts integer, new_attempts integer, max_attempts integer,
-          locked_by text, run_at timestamptz, updated_at timestamptz, started_at timestamptz, error_code text,
+          locked_by text, locked_until timestamptz, run_at timestamptz, updated_at timestamptz, started_at timestamptz, error_code text,
           at timestamptz NOT NULL DEFAULT clock_timestamp())`,
     sql`CREATE INDEX ON ${table("chaos_transitions")} (job_id, id)`,
     sql`CREATE FUNCTION ${audit}() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -66,9 +66,9 @@ function oracleStatements(schema: string): RawBuilder<unknown>[] {
           END IF;
           INSERT INTO ${table("chaos_transitions")}
                  (job_id, op, old_state, new_state, old_attempts, new_attempts, max_attempts,
-                  locked_by, run_at, updated_at, started_at, error_code)
+                  locked_by, locked_until, run_at, updated_at, started_at, error_code)
           VALUES (NEW.id, 'update', OLD.state, NEW.state, OLD.attempts, NEW.attempts, NEW.max_attempts,
-                  NEW.locked_by, NEW.run_at, NEW.updated_at, NEW.started_at, NEW.error_code);
+                  NEW.locked_by, NEW.locked_until, NEW.run_at, NEW.updated_at, NEW.started_at, NEW.error_code);
           RETURN NEW;
         END $$`,
     sql`CREATE TRIGGER chaos_audit_update AFTER UPDATE ON ${table("jobs")} FOR EACH ROW

@@ -44,6 +44,12 @@ export async function runningOwnedBy(database: ChaosDatabase, workerId: string):
   return n;
 }
 
+/** The database's clock now (`clock_timestamp()`), so that a time taken here and one the audit records read one clock. */
+export async function databaseNow(db: Kysely<any>): Promise<Date> {
+  const { rows } = await sql<{ now: Date }>`SELECT clock_timestamp() AS now`.execute(db);
+  return rows[0]!.now;
+}
+
 /** Waits `ms`. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

@@ -3,6 +3,7 @@ import { concurrentDedupe } from "./concurrent-dedupe";
 import { connectionBlackHole } from "./connection-black-hole";
 import { connectionKills } from "./connection-kills";
 import { eventLoopBlock } from "./event-loop-block";
+import { fullBufferShutdown } from "./full-buffer-shutdown";
 import { gracefulShutdown } from "./graceful-shutdown";
 import { lonePause } from "./lone-worker-pause";
 import { longHandler } from "./long-handler";
@@ -30,4 +31,5 @@ export const ALL_SCENARIOS: readonly Scenario[] = Object.freeze([
   retryTiming,
   connectionBlackHole,
   lonePause,
+  fullBufferShutdown,
 ]);

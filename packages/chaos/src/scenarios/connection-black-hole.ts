@@ -4,14 +4,12 @@ import type { ChaosDatabase } from "../harness/chaos-database";
 import { checkInvariants, idleInTransaction } from "../harness/invariants";
 import { enqueueTasks, figures, range, sleep, waitFor } from "../harness/jobs";
 import { runOverlaps } from "../harness/run-overlaps";
+import { shutdownExitBound } from "../harness/shutdown-bound";
 import { Verdict, type Scenario } from "../harness/scenario";
 import { withChaosDatabase } from "../harness/scenario-run";
 import { Supervisor } from "../harness/supervisor";
 import { TcpProxy } from "../harness/tcp-proxy";
 import { FAIL_FAST_DRIVER } from "../worker/chaos-app";
-
-/** The longest a worker may wait for its give-back writes after the shutdown timeout (`GIVE_BACK_MS` in the worker run). */
-const GIVE_BACK_MS = 5_000;
 
 /**
  * Beyond its shutdown timeout and give-back bound, what the process's exit
@@ -126,7 +124,7 @@ export const connectionBlackHole: Scenario = {
 
         const invariants = await checkInvariants(database, total);
         const overlaps = await runOverlaps(database);
-        const exitBound = p.shutdownTimeoutMs + Math.min(GIVE_BACK_MS, p.leaseMs) + EXIT_SLACK_MS;
+        const exitBound = shutdownExitBound(p, EXIT_SLACK_MS);
         log(`  cut ${cutMs} ms; A's handlers stopped ${-cut.latest_stop_ms.toFixed(0)}–${-cut.earliest_stop_ms.toFixed(0)} ms before their database lease ran out; exit ${exitMs} ms`);
 
         const verdict = new Verdict();

@@ -32,7 +32,8 @@ export const gracefulShutdown: Scenario = {
         range(total).map((seq) => ({ seq, action: seq % 2 === 0 ? "sleep" : "ignore-signal", ms: 20, firstMs: 60_000 })),
         { maxAttempts: 3 },
       );
-      const settings = { mode: "loop", concurrency: p.concurrency, leaseMs: 10_000, pollIntervalMs: 100, shutdownTimeoutMs: p.shutdownTimeoutMs } as const;
+      // No prefetch: each process claims only for its slots, so every slot of every process runs a job (scenario 15 covers the buffer).
+      const settings = { mode: "loop", concurrency: p.concurrency, prefetch: 0, leaseMs: 10_000, pollIntervalMs: 100, shutdownTimeoutMs: p.shutdownTimeoutMs } as const;
       const workers = new Supervisor({ connectionString, schema, processes: p.processes, restart: false, settings });
       const drainer = new Supervisor({ connectionString, schema, processes: 1, restart: false, settings: { mode: "once", concurrency: total, leaseMs: 10_000 } });
       try {

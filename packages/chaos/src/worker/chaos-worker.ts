@@ -8,6 +8,8 @@ import type { OracleWriter } from "./oracle-writer";
 /** How a chaos worker runs, as the harness sets it for a scenario. */
 export interface ChaosWorkerSettings {
   readonly concurrency: number;
+  /** Jobs claimed ahead of free handler slots; the worker's default when unset. */
+  readonly prefetch?: number;
   readonly leaseMs: number;
   readonly backoff?: Partial<BackoffOptions>;
   readonly shutdownTimeoutMs?: number;
@@ -49,10 +51,11 @@ export class ChaosWorker extends AbstractQueueWorker<ChaosTask> {
   readonly #deps: ChaosWorkerDeps;
 
   constructor(@inject(JOB_STORE) store: JobStore, @inject(LOGGER) log: Logger, @inject(CHAOS_WORKER_DEPS) deps: ChaosWorkerDeps) {
-    const { concurrency, leaseMs, backoff, shutdownTimeoutMs } = deps.settings;
+    const { concurrency, prefetch, leaseMs, backoff, shutdownTimeoutMs } = deps.settings;
     super(store, log, {
       concurrency,
       leaseMs,
+      ...(prefetch === undefined ? {} : { prefetch }),
       ...(backoff === undefined ? {} : { backoff }),
       ...(shutdownTimeoutMs === undefined ? {} : { shutdownTimeoutMs }),
     });

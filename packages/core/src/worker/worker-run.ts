@@ -1,5 +1,6 @@
 import { coerceError } from "../errors/coerce-error";
 import { ShutdownError } from "../errors/job-errors";
+import type { ClaimedJob } from "../job/job-record";
 import type { Logger } from "../logging/logger";
 import type { JobStore } from "../store/job-store";
 import { AttemptExecutor, type Attempt, type AttemptResult, type JobHooks } from "./attempt-executor";
@@ -66,6 +67,12 @@ export class WorkerRun<T> {
   /** Attempts recorded so far; a claim that raced a recording must not conclude "drained". */
   #recorded = 0;
   #stopping = false;
+  /**
+   * A claim the stop abandoned while its statement was in flight, and when
+   * it was sent: the server may still commit it, so whatever it claimed is
+   * given back with the buffer once it answers.
+   */
+  #abandonedClaim: { readonly jobs: Promise<readonly ClaimedJob[]>; readonly sentAt: number } | undefined;
   /** Woken when a slot frees up, a job is recorded or a wake-up arrives. */
   readonly #nudge = new WakeUp();
 
@@ -151,11 +158,15 @@ export class WorkerRun<T> {
       const recordedBefore = this.#recorded;
       const maxTimeoutMs = deadline === undefined ? undefined : deadline - sentAt;
       if (maxTimeoutMs !== undefined && maxTimeoutMs <= 0) return "max-runtime";
+      let sent: Promise<readonly ClaimedJob[]> | undefined;
       const jobs = await this.#policy.run(
-        () => store.claimBatch({ queue, workerId, limit: room, leaseMs: options.leaseMs, ...(maxTimeoutMs === undefined ? {} : { maxTimeoutMs }) }),
+        () => (sent = store.claimBatch({ queue, workerId, limit: room, leaseMs: options.leaseMs, ...(maxTimeoutMs === undefined ? {} : { maxTimeoutMs }) })),
         { giveUpAfterMs: CLAIM_GIVE_UP_MS, signal: stop, onRetry: (message) => log.warn(`Claim failed, retrying: ${message}`, { queue, workerId }) },
       );
-      if (jobs === undefined) return stop.reason as StopReason;
+      if (jobs === undefined) {
+        if (sent !== undefined) this.#abandonedClaim = { jobs: sent, sentAt };
+        return stop.reason as StopReason;
+      }
       this.#counters.claimed += jobs.length;
       for (const job of jobs) this.#buffer.push(this.#executor.claimed(job, sentAt));
       this.#leases.expireLapsed();
@@ -234,10 +245,21 @@ export class WorkerRun<T> {
     else counters.released += 1;
   }
 
-  /** Hands every buffered attempt back at once: none of them started. */
-  #giveBackBuffered(): Promise<unknown> {
-    const buffered = this.#buffer.splice(0);
-    return Promise.all(buffered.map((attempt) => this.#executor.giveBack(attempt).then((result) => this.#count(result))));
+  /**
+   * Hands every buffered attempt back at once: none of them started. So are
+   * the jobs of a claim the stop abandoned in flight, once it answers.
+   */
+  async #giveBackBuffered(): Promise<void> {
+    const giveBack = (attempts: readonly Attempt[]): Promise<unknown> =>
+      Promise.all(attempts.map((attempt) => this.#executor.giveBack(attempt).then((result) => this.#count(result))));
+    const buffered = giveBack(this.#buffer.splice(0));
+    const abandoned = this.#abandonedClaim;
+    if (abandoned !== undefined) {
+      const late = await abandoned.jobs.catch(() => [] as readonly ClaimedJob[]);
+      this.#counters.claimed += late.length;
+      await giveBack(late.map((job) => this.#executor.claimed(job, abandoned.sentAt)));
+    }
+    await buffered;
   }
 
   /**

@@ -201,6 +201,41 @@ describe("leases, heartbeats and shutdown", () => {
     expect(rows[0]?.n).to.equal(0);
   });
 
+  it("gives back, unspent, the jobs of a claim that was still in flight when the stop came", async () => {
+    const ids = [await enqueue(1), await enqueue(2)];
+    const claimedOnServer = deferred();
+    const answer = deferred();
+    // The claim statement commits on the server; its answer reaches the worker only after the stop.
+    const store = new Proxy(t.store, {
+      get(target, property) {
+        if (property === "claimBatch") {
+          return async (params: Parameters<typeof target.claimBatch>[0]) => {
+            const jobs = await target.claimBatch(params);
+            claimedOnServer.resolve();
+            await answer.promise;
+            return jobs;
+          };
+        }
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    let handlerRuns = 0;
+    const controller = new AbortController();
+    const worker = new ScriptedWorker(store, { process: async () => (handlerRuns += 1) }, { concurrency: 1, prefetch: 1 });
+    const run = worker.start({ signal: controller.signal });
+    await claimedOnServer.promise;
+    controller.abort();
+    answer.resolve();
+    const summary = await run;
+
+    for (const id of ids) {
+      expect(await row(id)).to.include({ state: "queued", attempts: 1, maxAttempts: 4, lockedUntil: null });
+    }
+    expect(handlerRuns).to.equal(0);
+    expect(summary).to.include({ claimed: 2, released: 2, stoppedBecause: "signal" });
+  });
+
   it("survives its database connections being terminated mid-run", async () => {
     const total = 150;
     for (let n = 0; n < total; n += 1) await enqueue(n);

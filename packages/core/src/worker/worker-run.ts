@@ -22,6 +22,9 @@ const GIVE_BACK_MS = 5_000;
 /** How long claims are retried through an outage before the run gives up. */
 const CLAIM_GIVE_UP_MS = 60_000;
 
+/** How often a busy run writes an `info` summary of what it did since the last one. */
+export const PROGRESS_EVERY_MS = 30_000;
+
 interface RunParts<T> {
   readonly store: JobStore;
   readonly log: Logger;
@@ -98,6 +101,8 @@ export class WorkerRun<T> {
       runOptions.maxRuntimeMs === undefined ? undefined : setTimeout(() => stop.abort("max-runtime" satisfies StopReason), runOptions.maxRuntimeMs);
     const wakeups = await this.#subscribe(runOptions);
     this.#leases.start();
+    const runOver = new AbortController();
+    const progress = this.#reportProgress(runOver.signal);
     let stoppedBecause: StopReason;
     let error: string | undefined;
     try {
@@ -115,6 +120,8 @@ export class WorkerRun<T> {
     const giveBackMs = Math.min(GIVE_BACK_MS, leaseMs);
     await settleWithin(Promise.all([givingBack, this.#allStarted(), wakeups?.close(), this.#recorder.drain()]), giveBackMs, clock);
     await this.#leases.stop();
+    runOver.abort();
+    await progress;
     return Object.freeze({
       queue: this.#parts.queue,
       workerId: this.#parts.workerId,
@@ -123,6 +130,33 @@ export class WorkerRun<T> {
       stoppedBecause,
       ...(error === undefined ? {} : { error }),
     });
+  }
+
+  /**
+   * Every {@link PROGRESS_EVERY_MS} while the run is on, one `info` line
+   * with what happened since the last one (nothing when nothing did): the
+   * per-job lines are `debug`, so this is what a normal log shows of a busy
+   * worker.
+   */
+  async #reportProgress(stop: AbortSignal): Promise<void> {
+    const { clock } = this.#parts.options;
+    let last: RunCounters = { ...this.#counters };
+    while (!stop.aborted) {
+      await clock.sleep(PROGRESS_EVERY_MS, stop);
+      if (stop.aborted) return;
+      const now = { ...this.#counters };
+      const done = now.succeeded - last.succeeded + now.retried - last.retried + now.dead - last.dead;
+      if (now.claimed !== last.claimed || done > 0) {
+        const delta = (key: keyof RunCounters): number => now[key] - last[key];
+        this.#parts.log.info(
+          `Worked on ${this.#parts.queue}: ${delta("succeeded")} succeeded, ${delta("retried")} retried, ${delta("dead")} dead, ` +
+            `${delta("leaseLost")} lease lost in the last ${PROGRESS_EVERY_MS / 1_000} s (${Math.round((delta("succeeded") * 1_000) / PROGRESS_EVERY_MS)}/s); ` +
+            `${this.#running} running, ${this.#buffer.length} waiting in the buffer`,
+          { succeeded: delta("succeeded"), retried: delta("retried"), dead: delta("dead"), leaseLost: delta("leaseLost"), running: this.#running, buffered: this.#buffer.length },
+        );
+      }
+      last = now;
+    }
   }
 
   async #subscribe({ mode, wakeups }: RunOptions): Promise<{ close(): Promise<void> } | undefined> {

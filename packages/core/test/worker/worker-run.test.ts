@@ -1,0 +1,85 @@
+import { expect } from "chai";
+import { defineJob } from "../../src/job/job-definition";
+import type { ClaimedJob } from "../../src/job/job-record";
+import type { LogFields, Logger } from "../../src/logging/logger";
+import type { CompletedJob, JobAttempt, JobStore } from "../../src/store/job-store";
+import { AbstractQueueWorker } from "../../src/worker/abstract-queue-worker";
+import { PROGRESS_EVERY_MS } from "../../src/worker/worker-run";
+import { FakeClock, settle } from "../support/fake-clock";
+
+const Task = defineJob<{ n: number }>("task");
+
+/** Hands out `backlog` jobs to the first claims, then none; records completions. */
+class BacklogStore {
+  readonly claims: number[] = [];
+  readonly completed: string[] = [];
+  #next = 1;
+
+  constructor(private backlog: number) {}
+
+  claimBatch(params: { readonly limit: number }): Promise<readonly ClaimedJob[]> {
+    this.claims.push(params.limit);
+    const count = Math.min(params.limit, this.backlog);
+    this.backlog -= count;
+    return Promise.resolve(
+      Array.from({ length: count }, () => {
+        const id = String(this.#next++);
+        return { id, queue: Task.name, payload: { n: Number(id) }, attempt: 1, maxAttempts: 3, priority: 0, timeoutMs: null, createdAt: new Date(0), runAt: new Date(0) };
+      }),
+    );
+  }
+  completeJobs(params: { readonly jobs: readonly CompletedJob[] }): Promise<readonly string[]> {
+    this.completed.push(...params.jobs.map((job) => job.id));
+    return Promise.resolve(params.jobs.map((job) => job.id));
+  }
+  extendLeases(params: { readonly jobs: readonly JobAttempt[] }): Promise<readonly string[]> {
+    return Promise.resolve(params.jobs.map((job) => job.id));
+  }
+}
+
+class RecordingLog implements Logger {
+  readonly lines: { level: string; message: string; fields?: LogFields }[] = [];
+  error(message: string, fields?: LogFields) { this.lines.push({ level: "error", message, ...(fields ? { fields } : {}) }); }
+  warn(message: string, fields?: LogFields) { this.lines.push({ level: "warn", message, ...(fields ? { fields } : {}) }); }
+  info(message: string, fields?: LogFields) { this.lines.push({ level: "info", message, ...(fields ? { fields } : {}) }); }
+  debug(message: string, fields?: LogFields) { this.lines.push({ level: "debug", message, ...(fields ? { fields } : {}) }); }
+  child(): Logger { return this; }
+  isLevelEnabled(level: string): boolean { return level !== "debug"; }
+}
+
+class TaskWorker extends AbstractQueueWorker<{ n: number }> {
+  readonly job = Task;
+  protected parse(payload: unknown): { n: number } { return payload as { n: number }; }
+  protected async processItem(): Promise<void> {}
+}
+
+describe("WorkerRun", () => {
+  it("claims concurrency + prefetch at once and refills only when the buffer is down to half the prefetch", async () => {
+    const store = new BacklogStore(100);
+    const worker = new TaskWorker(store as unknown as JobStore, new RecordingLog(), { concurrency: 2, prefetch: 8, clock: new FakeClock() });
+    const summary = await worker.start();
+    expect(summary).to.include({ claimed: 100, succeeded: 100, stoppedBecause: "drained" });
+    expect(store.claims[0]).to.equal(10);
+    expect(Math.min(...store.claims.slice(0, -1)), "every claim but the last that found the queue empty takes at least half the prefetch").to.be.at.least(4);
+    expect(store.completed).to.have.length(100);
+  });
+
+  it("writes an info summary of a busy run every 30 s, and nothing when nothing happened", async () => {
+    const clock = new FakeClock();
+    const log = new RecordingLog();
+    const store = new BacklogStore(3);
+    const stop = new AbortController();
+    const run = new TaskWorker(store as unknown as JobStore, log, { concurrency: 2, clock }).start({ mode: "loop", signal: stop.signal, pollIntervalMs: 1_000 });
+    await settle();
+    await clock.advance(PROGRESS_EVERY_MS);
+    const summaries = (): string[] => log.lines.filter((line) => line.level === "info" && line.message.startsWith("Worked on")).map((line) => line.message);
+    expect(summaries()).to.have.length(1);
+    expect(summaries()[0]).to.contain("Worked on task: 3 succeeded, 0 retried, 0 dead, 0 lease lost in the last 30 s");
+    await clock.advance(PROGRESS_EVERY_MS);
+    expect(summaries(), "an idle half minute writes no summary").to.have.length(1);
+    expect(log.lines.filter((line) => line.level === "debug"), "per-job lines are skipped when debug is off").to.deep.equal([]);
+    stop.abort();
+    await clock.advance(1);
+    expect(await run).to.include({ claimed: 3, succeeded: 3, stoppedBecause: "signal" });
+  });
+});

@@ -23,7 +23,7 @@ export interface WorkerOptions {
    * Buffered jobs are `running` in the database (owned by this worker, with
    * `started_at` set at the claim) and go back to the queue without spending
    * their attempt at shutdown. `0` claims only for free slots. Default
-   * `4 × concurrency`, at least 10 and at most 500; 0 to 10,000.
+   * `10 × concurrency`, at least 10 and at most 500; 0 to 10,000.
    */
   readonly prefetch?: number;
   /**

@@ -4,10 +4,10 @@ import { errorCodeOf, hasErrorCode } from "../errors/stint-error";
 import type { ClaimedJob } from "../job/job-record";
 import { compileRedaction, secretValuesOf } from "../job/secret-fields";
 import type { Logger } from "../logging/logger";
-import type { FenceResult, JobFailure, JobStore } from "../store/job-store";
+import type { CompletedJob, FenceResult, JobFailure, JobStore } from "../store/job-store";
 import type { AttemptOutcome, WriteResult } from "./attempt-outcome";
-import { CompletionBatcher } from "./completion-batcher";
 import type { StoreRetryPolicy } from "./store-retry-policy";
+import { WriteBatcher } from "./write-batcher";
 
 /**
  * Writes each attempt's outcome with one fenced store call (successes
@@ -21,7 +21,7 @@ export class OutcomeRecorder {
   readonly #workerId: string;
   readonly #secretFields: readonly string[];
   readonly #policy: StoreRetryPolicy;
-  readonly #completions: CompletionBatcher;
+  readonly #completions: WriteBatcher<CompletedJob>;
   /** How long a write is retried through an outage: while the lease could still be ours. */
   readonly #giveUpAfterMs: number;
   /** Per-job `debug` lines are written: checked once, so a dropped line costs nothing. */
@@ -41,7 +41,11 @@ export class OutcomeRecorder {
     this.#policy = parts.policy;
     this.#giveUpAfterMs = parts.leaseMs;
     this.#debug = parts.log.isLevelEnabled?.("debug") ?? true;
-    this.#completions = new CompletionBatcher({ store: parts.store, workerId: parts.workerId, policy: parts.policy, giveUpAfterMs: parts.leaseMs, log: parts.log });
+    const { store, workerId } = parts;
+    this.#completions = new WriteBatcher({
+      policy: parts.policy, giveUpAfterMs: parts.leaseMs, log: parts.log, logFields: { workerId }, noun: "completions",
+      write: (jobs: readonly CompletedJob[]) => store.completeJobs({ workerId, jobs }),
+    });
   }
 
   /** Waits until every success handed in so far is written. */
@@ -60,7 +64,7 @@ export class OutcomeRecorder {
     switch (outcome.kind) {
       case "succeeded":
         if (outcome.inTransaction) return "applied";
-        return this.#completions.complete({ id: job.id, attempt: job.attempt, resultJson: outcome.resultJson, durationMs: Math.round(outcome.durationMs) });
+        return this.#completions.write({ id: job.id, attempt: job.attempt, resultJson: outcome.resultJson, durationMs: Math.round(outcome.durationMs) }).catch(() => "failed" as const);
       case "retry":
         return this.#fenced(job, () => this.#retry(job, outcome.delayMs, this.#failureOf(job, outcome.error), true));
       case "snoozed":

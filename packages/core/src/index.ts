@@ -42,8 +42,9 @@ export type {
   EnqueueResult,
   JobAttempt,
   CompletedJob,
+  RetryingJob,
+  DeadJob,
   JobFailure,
-  FenceResult,
   QueueCounts,
   StoreTransaction,
 } from "./store/job-store";

@@ -11,15 +11,15 @@ import {
   rejectUnknownOptions,
   type ClaimedJob,
   type CompletedJob,
+  type DeadJob,
   type EnqueueResult,
-  type FenceResult,
   type JobAttempt,
-  type JobFailure,
   type JobRecord,
   type JobState,
   type JobStore,
   type NewJob,
   type QueueCounts,
+  type RetryingJob,
   type ScheduleFire,
   type SchedulePlan,
   type ScheduleRecord,
@@ -47,13 +47,13 @@ import { getJob } from "./queries/get-job";
 import { isJobId } from "./queries/job-row";
 import { listJobs } from "./queries/list-jobs";
 import { listSchedules } from "./queries/list-schedules";
-import { markDead } from "./queries/mark-dead";
+import { markJobsDead } from "./queries/mark-jobs-dead";
 import { ping } from "./queries/ping";
 import { rescueExpiredLeases } from "./queries/rescue-expired-leases";
 import { retryDeadJobs } from "./queries/retry-dead-jobs";
 import { retryJob } from "./queries/retry-job";
 import { runEffectOnce } from "./queries/run-effect-once";
-import { scheduleRetry } from "./queries/schedule-retry";
+import { scheduleRetries } from "./queries/schedule-retries";
 import { syncSchedules } from "./queries/sync-schedules";
 import { DEFAULT_SCHEMA } from "./schema/default-schema";
 
@@ -174,21 +174,15 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
     return this.#run("completeJobs", () => completeJobs(this.#control, this.#schema, params));
   }
 
-  scheduleRetry(params: {
-    readonly workerId: string;
-    readonly job: JobAttempt;
-    readonly delayMs: number;
-    readonly failure: JobFailure | null;
-    readonly spendAttempt: boolean;
-  }): Promise<FenceResult> {
-    return this.#run("scheduleRetry", () => {
-      integerOption("delayMs", Math.round(params.delayMs), 0, Number.MAX_SAFE_INTEGER);
-      return scheduleRetry(this.#control, this.#schema, params);
+  scheduleRetries(params: { readonly workerId: string; readonly jobs: readonly RetryingJob[] }): Promise<readonly string[]> {
+    return this.#run("scheduleRetries", () => {
+      for (const job of params.jobs) integerOption("delayMs", Math.round(job.delayMs), 0, Number.MAX_SAFE_INTEGER);
+      return scheduleRetries(this.#control, this.#schema, params);
     });
   }
 
-  markDead(params: { readonly workerId: string; readonly job: JobAttempt; readonly failure: JobFailure }): Promise<FenceResult> {
-    return this.#run("markDead", () => markDead(this.#control, this.#schema, params));
+  markJobsDead(params: { readonly workerId: string; readonly jobs: readonly DeadJob[] }): Promise<readonly string[]> {
+    return this.#run("markJobsDead", () => markJobsDead(this.#control, this.#schema, params));
   }
 
   rescueExpiredLeases(params: {

@@ -109,7 +109,7 @@ describe("PostgresWakeupSource", () => {
 
     await test.store.enqueue(newJob("sms", {}));
     const [job] = await test.store.claimBatch({ queue: "sms", workerId: "w", limit: 1, leaseMs: 60_000 });
-    await test.store.markDead({ workerId: "w", job: job!, failure: { message: "no", code: null } });
+    await test.store.markJobsDead({ workerId: "w", jobs: [{ ...job!, failure: { message: "no", code: null } }] });
     await flush();
     await wakeups.subscribe(["sms"], (queue) => woken.push(queue));
     expect(await test.store.retryDeadJobs({ queue: "sms", limit: 10 })).to.equal(1);

@@ -25,15 +25,14 @@ async function claimAll(store: JobStore, queue: string, count: number) {
 export async function makeDeadJobs(store: JobStore, queue: string, count: number): Promise<string[]> {
   await enqueueJobs(store, queue, count);
   const claimed = await claimAll(store, queue, count);
-  await Promise.all(
-    claimed.map((job) =>
-      store.markDead({
-        workerId: WORKER,
-        job: { id: job.id, attempt: job.attempt },
-        failure: { message: `Error: card declined for ${job.id}\n    at charge (billing.ts:12:5)`, code: "STINT_PERMANENT" },
-      }),
-    ),
-  );
+  await store.markJobsDead({
+    workerId: WORKER,
+    jobs: claimed.map((job) => ({
+      id: job.id,
+      attempt: job.attempt,
+      failure: { message: `Error: card declined for ${job.id}\n    at charge (billing.ts:12:5)`, code: "STINT_PERMANENT" },
+    })),
+  });
   return claimed.map((job) => job.id);
 }
 

@@ -49,9 +49,19 @@ export interface JobFailure {
   readonly code: string | null;
 }
 
-/** Whether a fenced write matched the row: `false` means the worker had lost the job. */
-export interface FenceResult {
-  readonly applied: boolean;
+/** An attempt that failed (or was snoozed or given back) and runs again later. */
+export interface RetryingJob extends JobAttempt {
+  /** Added to the database's `now()` to get the next `run_at`. */
+  readonly delayMs: number;
+  /** Stored as the job's error; `null` when nothing failed (the previous error is kept). */
+  readonly failure: JobFailure | null;
+  /** `false` gives the attempt back: `max_attempts` goes up by one. */
+  readonly spendAttempt: boolean;
+}
+
+/** An attempt after which the job gives up. */
+export interface DeadJob extends JobAttempt {
+  readonly failure: JobFailure;
 }
 
 /**
@@ -124,26 +134,23 @@ export interface JobStore<Tx = unknown> {
   }): Promise<readonly string[]>;
 
   /**
-   * Schedules another attempt at `now() + delayMs`: state `failed` with the
-   * failure recorded, or `queued` when `failure` is `null` (a snooze, a
-   * shutdown release: nothing failed). With `spendAttempt: false` the job
-   * gets its attempt back by raising `max_attempts` by one, so `attempts`
-   * never decreases.
+   * Schedules another attempt of many jobs in one statement, each at
+   * `now() + delayMs`: state `failed` with the failure recorded, or `queued`
+   * when `failure` is `null` (a snooze, a shutdown release: nothing failed;
+   * the previous error is kept). With `spendAttempt: false` the job gets its
+   * attempt back by raising `max_attempts` by one, so `attempts` never
+   * decreases. Returns the ids that applied.
    */
-  scheduleRetry(params: {
+  scheduleRetries(params: {
     readonly workerId: string;
-    readonly job: JobAttempt;
-    readonly delayMs: number;
-    readonly failure: JobFailure | null;
-    readonly spendAttempt: boolean;
-  }): Promise<FenceResult>;
+    readonly jobs: readonly RetryingJob[];
+  }): Promise<readonly string[]>;
 
-  /** Gives up on the job: state `dead` with the failure. */
-  markDead(params: {
+  /** Gives up on many jobs in one statement: state `dead` with each one's failure. Returns the ids that applied. */
+  markJobsDead(params: {
     readonly workerId: string;
-    readonly job: JobAttempt;
-    readonly failure: JobFailure;
-  }): Promise<FenceResult>;
+    readonly jobs: readonly DeadJob[];
+  }): Promise<readonly string[]>;
 
   /**
    * Handles running jobs whose lease expired without waiting for a claim:

@@ -4,26 +4,24 @@ import { errorCodeOf, hasErrorCode } from "../errors/stint-error";
 import type { ClaimedJob } from "../job/job-record";
 import { compileRedaction, secretValuesOf } from "../job/secret-fields";
 import type { Logger } from "../logging/logger";
-import type { FenceResult, JobFailure, JobStore } from "../store/job-store";
+import type { CompletedJob, DeadJob, JobFailure, JobStore, RetryingJob } from "../store/job-store";
 import type { AttemptOutcome, WriteResult } from "./attempt-outcome";
-import { CompletionBatcher } from "./completion-batcher";
 import type { StoreRetryPolicy } from "./store-retry-policy";
+import { WriteBatcher, type RowResult } from "./write-batcher";
 
 /**
- * Writes each attempt's outcome with one fenced store call (successes
- * group-committed with others) and logs it: per-job lines at `debug` for
+ * Writes each attempt's outcome with a fenced store write, group-committed
+ * with the other outcomes of its kind (successes, retries, deaths; see
+ * {@link WriteBatcher}), and logs it: per-job lines at `debug` for
  * the expected outcomes, `warn` and `error` for failures. A write the store
  * refuses (not an outage: the statement itself) is not left to lapse: the
  * attempt is recorded as failed with the store's reason instead.
  */
 export class OutcomeRecorder {
-  readonly #store: JobStore;
-  readonly #workerId: string;
   readonly #secretFields: readonly string[];
-  readonly #policy: StoreRetryPolicy;
-  readonly #completions: CompletionBatcher;
-  /** How long a write is retried through an outage: while the lease could still be ours. */
-  readonly #giveUpAfterMs: number;
+  readonly #completions: WriteBatcher<CompletedJob>;
+  readonly #retries: WriteBatcher<RetryingJob>;
+  readonly #deaths: WriteBatcher<DeadJob>;
   /** Per-job `debug` lines are written: checked once, so a dropped line costs nothing. */
   readonly #debug: boolean;
 
@@ -35,18 +33,21 @@ export class OutcomeRecorder {
     readonly leaseMs: number;
     readonly log: Logger;
   }) {
-    this.#store = parts.store;
-    this.#workerId = parts.workerId;
+    const { store, workerId } = parts;
     this.#secretFields = parts.secretFields;
-    this.#policy = parts.policy;
-    this.#giveUpAfterMs = parts.leaseMs;
     this.#debug = parts.log.isLevelEnabled?.("debug") ?? true;
-    this.#completions = new CompletionBatcher({ store: parts.store, workerId: parts.workerId, policy: parts.policy, giveUpAfterMs: parts.leaseMs, log: parts.log });
+    // A write is retried through an outage while the lease could still be ours.
+    const shared = { policy: parts.policy, giveUpAfterMs: parts.leaseMs, log: parts.log, logFields: { workerId } };
+    this.#completions = new WriteBatcher({ ...shared, noun: "completions", write: (jobs: readonly CompletedJob[]) => store.completeJobs({ workerId, jobs }) });
+    this.#retries = new WriteBatcher({ ...shared, noun: "retries", write: (jobs: readonly RetryingJob[]) => store.scheduleRetries({ workerId, jobs }) });
+    this.#deaths = new WriteBatcher({ ...shared, noun: "dead jobs", write: (jobs: readonly DeadJob[]) => store.markJobsDead({ workerId, jobs }) });
   }
 
-  /** Waits until every success handed in so far is written. */
-  drain(): Promise<void> {
-    return this.#completions.drain();
+  /** Waits until every outcome handed in so far is written, fallbacks included. */
+  async drain(): Promise<void> {
+    const batchers = [this.#completions, this.#retries, this.#deaths];
+    do await Promise.all(batchers.map((batcher) => batcher.drain()));
+    while (batchers.some((batcher) => batcher.busy));
   }
 
   /** Writes `outcome` for `job` and logs it; `log` gives the job's logger (made only when a line is written). */
@@ -60,7 +61,7 @@ export class OutcomeRecorder {
     switch (outcome.kind) {
       case "succeeded":
         if (outcome.inTransaction) return "applied";
-        return this.#completions.complete({ id: job.id, attempt: job.attempt, resultJson: outcome.resultJson, durationMs: Math.round(outcome.durationMs) });
+        return this.#completions.write({ id: job.id, attempt: job.attempt, resultJson: outcome.resultJson, durationMs: Math.round(outcome.durationMs) }).catch(() => "failed" as const);
       case "retry":
         return this.#fenced(job, () => this.#retry(job, outcome.delayMs, this.#failureOf(job, outcome.error), true));
       case "snoozed":
@@ -80,33 +81,31 @@ export class OutcomeRecorder {
   }
 
   /**
-   * Runs a fenced write with the retry policy. When the store refuses the
-   * statement itself (not an outage), the attempt is recorded as failed with
-   * the store's reason, so the job does not sit `running` until its lease
-   * lapses and hide the real error.
+   * Runs a fenced write (the batcher applies the retry policy). When the
+   * store refuses the job's own statement (not an outage), the attempt is
+   * recorded as failed with the store's reason, so the job does not sit
+   * `running` until its lease lapses and hide the real error.
    */
-  async #fenced(job: ClaimedJob, write: () => Promise<FenceResult>): Promise<WriteResult> {
+  async #fenced(job: ClaimedJob, write: () => Promise<RowResult>): Promise<WriteResult> {
     try {
-      const result = await this.#policy.run(write, { giveUpAfterMs: this.#giveUpAfterMs });
-      return result?.applied ? "applied" : "fence-missed";
+      return await write();
     } catch (thrown) {
       if (hasErrorCode(thrown, ErrorCode.Infrastructure)) return "failed";
       const failure: JobFailure = { message: `the outcome could not be recorded: ${describeError(thrown)}`, code: errorCodeOf(thrown) ?? ErrorCode.Database };
       try {
-        const fallback = job.attempt >= job.maxAttempts ? await this.#dead(job, failure) : await this.#retry(job, 0, failure, true);
-        return fallback.applied ? "applied" : "fence-missed";
+        return job.attempt >= job.maxAttempts ? await this.#dead(job, failure) : await this.#retry(job, 0, failure, true);
       } catch {
         return "failed";
       }
     }
   }
 
-  #retry(job: ClaimedJob, delayMs: number, failure: JobFailure | null, spendAttempt: boolean): Promise<FenceResult> {
-    return this.#store.scheduleRetry({ workerId: this.#workerId, job: { id: job.id, attempt: job.attempt }, delayMs, failure, spendAttempt });
+  #retry(job: ClaimedJob, delayMs: number, failure: JobFailure | null, spendAttempt: boolean): Promise<RowResult> {
+    return this.#retries.write({ id: job.id, attempt: job.attempt, delayMs, failure, spendAttempt });
   }
 
-  #dead(job: ClaimedJob, failure: JobFailure): Promise<FenceResult> {
-    return this.#store.markDead({ workerId: this.#workerId, job: { id: job.id, attempt: job.attempt }, failure });
+  #dead(job: ClaimedJob, failure: JobFailure): Promise<RowResult> {
+    return this.#deaths.write({ id: job.id, attempt: job.attempt, failure });
   }
 
   /** The error text and code stored with a failed attempt, with the job's secret payload values redacted. */

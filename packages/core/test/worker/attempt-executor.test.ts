@@ -6,7 +6,7 @@ import { retryAfter, snooze } from "../../src/errors/control-flow";
 import { PermanentError } from "../../src/errors/job-errors";
 import type { ClaimedJob } from "../../src/job/job-record";
 import type { Logger } from "../../src/logging/logger";
-import type { CompletedJob, FenceResult, JobAttempt, JobFailure, JobStore } from "../../src/store/job-store";
+import type { CompletedJob, DeadJob, JobAttempt, JobFailure, JobStore, RetryingJob } from "../../src/store/job-store";
 import { AttemptExecutor, type JobHooks } from "../../src/worker/attempt-executor";
 import type { AttemptResult } from "../../src/worker/attempt-executor";
 import type { FailureDecision } from "../../src/worker/job-context";
@@ -36,20 +36,20 @@ class OutcomeStore {
     for (const job of params.jobs) this.writes.push({ op: "complete", job });
     return Promise.resolve(params.jobs.map((job) => job.id));
   }
-  scheduleRetry(params: { readonly job: JobAttempt; readonly delayMs: number; readonly failure: JobFailure | null; readonly spendAttempt: boolean }): Promise<FenceResult> {
-    return this.#write({ op: "retry", job: params.job, delayMs: params.delayMs, failure: params.failure, spendAttempt: params.spendAttempt });
+  scheduleRetries(params: { readonly jobs: readonly RetryingJob[] }): Promise<readonly string[]> {
+    return this.#write(params.jobs.map(({ delayMs, failure, spendAttempt, ...job }) => ({ op: "retry", job, delayMs, failure, spendAttempt })));
   }
-  markDead(params: { readonly job: JobAttempt; readonly failure: JobFailure }): Promise<FenceResult> {
-    return this.#write({ op: "dead", job: params.job, failure: params.failure });
+  markJobsDead(params: { readonly jobs: readonly DeadJob[] }): Promise<readonly string[]> {
+    return this.#write(params.jobs.map(({ failure, ...job }) => ({ op: "dead", job, failure })));
   }
   completeInTransaction(_params: unknown, work: (trx: unknown) => Promise<unknown>): Promise<{ applied: boolean; value: unknown }> {
     return work("trx").then((value) => ({ applied: true, value }));
   }
-  #write(write: Write): Promise<FenceResult> {
+  #write(writes: readonly Write[]): Promise<readonly string[]> {
     const refusal = this.refuse.shift();
     if (refusal !== undefined) return Promise.reject(refusal);
-    this.writes.push(write);
-    return Promise.resolve({ applied: true });
+    this.writes.push(...writes);
+    return Promise.resolve(writes.map((write) => write.job.id));
   }
 }
 
@@ -193,6 +193,18 @@ describe("AttemptExecutor: the hooks' answer becomes one outcome, written once",
     expect(result.written).to.equal("applied");
     expect(store.writes[0]).to.deep.include({ op: "retry", spendAttempt: true });
     expect((store.writes[0] as { failure: JobFailure }).failure.message).to.contain("the outcome could not be recorded").and.contain("invalid byte sequence");
+  });
+
+  it("writes the retries of attempts that end together in one statement, and a refused one alone records the store's reason", async () => {
+    const { store, run } = setUp({ process: async (item) => { throw new Error(`boom ${item.invoiceId}`); } });
+    const refusal = Object.assign(new Error("invalid byte sequence for encoding UTF8"), { code: "STINT_DATABASE" });
+    store.refuse = [refusal, refusal]; // the batch, then the first row on its own
+    const results = await Promise.all([run(job({ id: "812" })), run(job({ id: "813", payload: { invoiceId: 813 } }))]);
+    expect(results.map((result) => result.written)).to.deep.equal(["applied", "applied"]);
+    const retries = store.writes as { readonly job: JobAttempt; readonly failure: JobFailure }[];
+    expect(retries.map((write) => write.job.id)).to.deep.equal(["813", "812"]);
+    expect(retries[0]!.failure.message).to.contain("boom 813").and.not.contain("could not be recorded");
+    expect(retries[1]!.failure.message).to.contain("the outcome could not be recorded").and.contain("invalid byte sequence");
   });
 
   it("reports a write that fails through the whole lease as failed, not as a lost lease", async () => {

@@ -80,7 +80,7 @@ export function describeEnqueueConformance<Tx>(ctx: ConformanceContext<Tx>): voi
         if (ending === "succeeded") {
           await ctx.store().completeJobs({ workerId: "w1", jobs: [{ ...claimed, resultJson: null, durationMs: 1 }] });
         } else if (ending === "dead") {
-          await ctx.store().markDead({ workerId: "w1", job: claimed, failure: { message: "gave up", code: null } });
+          await ctx.store().markJobsDead({ workerId: "w1", jobs: [{ ...claimed, failure: { message: "gave up", code: null } }] });
         } else {
           await ctx.store().cancelJob({ id: claimed.id });
         }

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { claimAndAbandon, claimOne, newJob, type ConformanceContext } from "./conformance-harness";
 
-/** Writes after a claim: extendLeases, completeJobs, scheduleRetry, markDead, and their fence. */
+/** Writes after a claim: extendLeases, completeJobs, scheduleRetries, markJobsDead, and their fence. */
 export function describeFenceConformance<Tx>(ctx: ConformanceContext<Tx>): void {
   describe("writes after a claim", () => {
     it("extends the leases the worker holds and returns their ids", async () => {
@@ -61,9 +61,9 @@ export function describeFenceConformance<Tx>(ctx: ConformanceContext<Tx>): void 
         await ctx.store().completeJobs({ workerId: "stale", jobs: [{ ...stale, resultJson: null, durationMs: 1 }] }),
       ).to.deep.equal([]);
       expect(
-        await ctx.store().scheduleRetry({ workerId: "stale", job: stale, delayMs: 0, failure, spendAttempt: true }),
-      ).to.deep.equal({ applied: false });
-      expect(await ctx.store().markDead({ workerId: "stale", job: stale, failure })).to.deep.equal({ applied: false });
+        await ctx.store().scheduleRetries({ workerId: "stale", jobs: [{ ...stale, delayMs: 0, failure, spendAttempt: true }] }),
+      ).to.deep.equal([]);
+      expect(await ctx.store().markJobsDead({ workerId: "stale", jobs: [{ ...stale, failure }] })).to.deep.equal([]);
       expect(await ctx.store().getJob({ id })).to.include({ state: "running", lockedBy: "fresh", attempts: 2, lastError: null });
 
       expect(
@@ -79,10 +79,10 @@ export function describeFenceConformance<Tx>(ctx: ConformanceContext<Tx>): void 
       expect(newer.attempt).to.equal(older.attempt + 1);
       const failure = { message: "old attempt", code: null };
       expect(await ctx.store().extendLeases({ workerId: "same", leaseMs: 60_000, jobs: [older] })).to.deep.equal([]);
-      expect(await ctx.store().markDead({ workerId: "same", job: older, failure })).to.deep.equal({ applied: false });
+      expect(await ctx.store().markJobsDead({ workerId: "same", jobs: [{ ...older, failure }] })).to.deep.equal([]);
       expect(
-        await ctx.store().scheduleRetry({ workerId: "same", job: older, delayMs: 0, failure, spendAttempt: true }),
-      ).to.deep.equal({ applied: false });
+        await ctx.store().scheduleRetries({ workerId: "same", jobs: [{ ...older, delayMs: 0, failure, spendAttempt: true }] }),
+      ).to.deep.equal([]);
       expect(
         await ctx.store().completeJobs({ workerId: "same", jobs: [{ ...older, resultJson: null, durationMs: 1 }] }),
       ).to.deep.equal([]);
@@ -93,14 +93,11 @@ export function describeFenceConformance<Tx>(ctx: ConformanceContext<Tx>): void 
       const queue = ctx.freshQueue();
       const { id } = await ctx.store().enqueue(newJob(queue, {}, { maxAttempts: 3 }));
       const job = await claimOne(ctx.store(), queue, "w");
-      const result = await ctx.store().scheduleRetry({
+      const applied = await ctx.store().scheduleRetries({
         workerId: "w",
-        job,
-        delayMs: 3_600_000,
-        failure: { message: "Error: upstream 503", code: "STINT_RETRYABLE" },
-        spendAttempt: true,
+        jobs: [{ ...job, delayMs: 3_600_000, failure: { message: "Error: upstream 503", code: "STINT_RETRYABLE" }, spendAttempt: true }],
       });
-      expect(result).to.deep.equal({ applied: true });
+      expect(applied).to.deep.equal([id]);
       const record = await ctx.store().getJob({ id });
       expect(record).to.include({
         state: "failed",
@@ -118,11 +115,11 @@ export function describeFenceConformance<Tx>(ctx: ConformanceContext<Tx>): void 
       const queue = ctx.freshQueue();
       const { id } = await ctx.store().enqueue(newJob(queue, {}, { maxAttempts: 2 }));
       const first = await claimOne(ctx.store(), queue, "w");
-      await ctx.store().scheduleRetry({ workerId: "w", job: first, delayMs: 0, failure: { message: "boom", code: "X" }, spendAttempt: true });
+      await ctx.store().scheduleRetries({ workerId: "w", jobs: [{ ...first, delayMs: 0, failure: { message: "boom", code: "X" }, spendAttempt: true }] });
       const second = await claimOne(ctx.store(), queue, "w");
       expect(second.attempt).to.equal(2);
-      const snoozed = await ctx.store().scheduleRetry({ workerId: "w", job: second, delayMs: 0, failure: null, spendAttempt: false });
-      expect(snoozed.applied).to.equal(true);
+      const snoozed = await ctx.store().scheduleRetries({ workerId: "w", jobs: [{ ...second, delayMs: 0, failure: null, spendAttempt: false }] });
+      expect(snoozed).to.deep.equal([id]);
       expect(await ctx.store().getJob({ id })).to.include({
         state: "queued",
         attempts: 2,
@@ -138,12 +135,78 @@ export function describeFenceConformance<Tx>(ctx: ConformanceContext<Tx>): void 
       const queue = ctx.freshQueue();
       const { id } = await ctx.store().enqueue(newJob(queue, {}, { maxAttempts: 10 }));
       const job = await claimOne(ctx.store(), queue, "w");
-      const result = await ctx.store().markDead({ workerId: "w", job, failure: { message: "bad payload", code: "STINT_PARSE" } });
-      expect(result).to.deep.equal({ applied: true });
+      const applied = await ctx.store().markJobsDead({ workerId: "w", jobs: [{ ...job, failure: { message: "bad payload", code: "STINT_PARSE" } }] });
+      expect(applied).to.deep.equal([id]);
       const record = await ctx.store().getJob({ id });
       expect(record).to.include({ state: "dead", lastError: "bad payload", errorCode: "STINT_PARSE", lockedUntil: null });
       expect(record?.finishedAt).to.be.instanceOf(Date);
       expect(await ctx.store().claimBatch({ queue, workerId: "w", limit: 1, leaseMs: 60_000 })).to.deep.equal([]);
+    });
+
+    it("schedules a batch of retries, snoozes and give-backs in one call, each row as its own", async () => {
+      const queue = ctx.freshQueue();
+      await ctx.store().enqueueMany([1, 2, 3, 4].map((n) => newJob(queue, { n }, { maxAttempts: 3 })));
+      const [failed, snoozed, stale, given] = await ctx.store().claimBatch({ queue, workerId: "w", limit: 4, leaseMs: 60_000 });
+      await ctx.store().scheduleRetries({ workerId: "w", jobs: [{ ...snoozed!, delayMs: 0, failure: { message: "earlier", code: "E" }, spendAttempt: true }] });
+      const [again] = await ctx.store().claimBatch({ queue, workerId: "w", limit: 1, leaseMs: 60_000 });
+      expect(again).to.include({ id: snoozed!.id, attempt: 2 });
+      const applied = await ctx.store().scheduleRetries({
+        workerId: "w",
+        jobs: [
+          { ...failed!, delayMs: 3_600_000, failure: { message: "upstream 503", code: "STINT_RETRYABLE" }, spendAttempt: true },
+          { ...again!, delayMs: 7_200_000, failure: null, spendAttempt: false },
+          { ...stale!, attempt: stale!.attempt + 1, delayMs: 0, failure: { message: "not mine", code: null }, spendAttempt: true },
+          { ...given!, delayMs: 0, failure: null, spendAttempt: false },
+        ],
+      });
+      expect([...applied].sort()).to.deep.equal([failed!.id, snoozed!.id, given!.id].sort());
+      const [f, s, st, g] = await Promise.all([failed, snoozed, stale, given].map((job) => ctx.store().getJob({ id: job!.id })));
+      expect(f).to.include({ state: "failed", attempts: 1, maxAttempts: 3, lastError: "upstream 503", errorCode: "STINT_RETRYABLE", lockedUntil: null });
+      expect(f!.runAt.getTime() - f!.updatedAt.getTime()).to.equal(3_600_000);
+      expect(s).to.include({ state: "queued", attempts: 2, maxAttempts: 4, lastError: "earlier", errorCode: "E", lockedUntil: null });
+      expect(s!.runAt.getTime() - s!.updatedAt.getTime()).to.equal(7_200_000);
+      expect(st).to.include({ state: "running", attempts: 1, maxAttempts: 3, lastError: null, lockedBy: "w" });
+      expect(g).to.include({ state: "queued", attempts: 1, maxAttempts: 4, lastError: null, lockedUntil: null });
+    });
+
+    it("writes no retry for another owner or a job that is no longer running", async () => {
+      const queue = ctx.freshQueue();
+      await ctx.store().enqueueMany([newJob(queue, { n: 1 }), newJob(queue, { n: 2 })]);
+      const [mine, cancelled] = await ctx.store().claimBatch({ queue, workerId: "w", limit: 2, leaseMs: 60_000 });
+      expect(await ctx.store().cancelJob({ id: cancelled!.id })).to.equal(true);
+      const failure = { message: "late", code: null };
+      expect(
+        await ctx.store().scheduleRetries({ workerId: "other", jobs: [{ ...mine!, delayMs: 0, failure, spendAttempt: true }] }),
+      ).to.deep.equal([]);
+      expect(
+        await ctx.store().scheduleRetries({ workerId: "w", jobs: [{ ...cancelled!, delayMs: 0, failure, spendAttempt: true }] }),
+      ).to.deep.equal([]);
+      expect(await ctx.store().markJobsDead({ workerId: "w", jobs: [{ ...cancelled!, failure }] })).to.deep.equal([]);
+      expect(await ctx.store().getJob({ id: mine!.id })).to.include({ state: "running", lockedBy: "w", lastError: null });
+      expect(await ctx.store().getJob({ id: cancelled!.id })).to.include({ state: "cancelled", lastError: null });
+    });
+
+    it("marks a batch dead, each with its own failure, and only the attempts the worker holds", async () => {
+      const queue = ctx.freshQueue();
+      await ctx.store().enqueueMany([1, 2, 3].map((n) => newJob(queue, { n })));
+      const [a, b, c] = await ctx.store().claimBatch({ queue, workerId: "w", limit: 3, leaseMs: 60_000 });
+      const applied = await ctx.store().markJobsDead({
+        workerId: "w",
+        jobs: [
+          { ...a!, failure: { message: "bad payload", code: "STINT_PARSE" } },
+          { ...b!, attempt: b!.attempt + 1, failure: { message: "not mine", code: null } },
+          { ...c!, failure: { message: "declined", code: null } },
+        ],
+      });
+      expect([...applied].sort()).to.deep.equal([a!.id, c!.id].sort());
+      expect(await ctx.store().getJob({ id: a!.id })).to.include({ state: "dead", lastError: "bad payload", errorCode: "STINT_PARSE" });
+      expect(await ctx.store().getJob({ id: b!.id })).to.include({ state: "running", lastError: null });
+      expect(await ctx.store().getJob({ id: c!.id })).to.include({ state: "dead", lastError: "declined", errorCode: null });
+    });
+
+    it("writes nothing for an empty batch of retries or dead jobs", async () => {
+      expect(await ctx.store().scheduleRetries({ workerId: "w", jobs: [] })).to.deep.equal([]);
+      expect(await ctx.store().markJobsDead({ workerId: "w", jobs: [] })).to.deep.equal([]);
     });
   });
 }

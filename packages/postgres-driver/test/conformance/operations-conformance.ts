@@ -79,7 +79,7 @@ export function describeOperationsConformance<Tx>(ctx: ConformanceContext<Tx>): 
       const queue = ctx.freshQueue();
       const { id } = await ctx.store().enqueue(newJob(queue, {}, { maxAttempts: 3, runAt: new Date(Date.now() - 60_000) }));
       const job = await claimOne(ctx.store(), queue, "w");
-      await ctx.store().markDead({ workerId: "w", job, failure: { message: "nope", code: "STINT_PERMANENT" } });
+      await ctx.store().markJobsDead({ workerId: "w", jobs: [{ ...job, failure: { message: "nope", code: "STINT_PERMANENT" } }] });
       expect(await ctx.store().retryJob({ id })).to.equal(true);
       const record = await ctx.store().getJob({ id });
       expect(record).to.include({ state: "queued", attempts: 1, maxAttempts: 4, lockedUntil: null, finishedAt: null });
@@ -112,7 +112,7 @@ export function describeOperationsConformance<Tx>(ctx: ConformanceContext<Tx>): 
       const queue = ctx.freshQueue();
       const { id } = await ctx.store().enqueue(newJob(queue, {}, { dedupeKey: "k" }));
       const job = await claimOne(ctx.store(), queue, "w");
-      await ctx.store().markDead({ workerId: "w", job, failure: { message: "dead", code: null } });
+      await ctx.store().markJobsDead({ workerId: "w", jobs: [{ ...job, failure: { message: "dead", code: null } }] });
       const holder = await ctx.store().enqueue(newJob(queue, {}, { dedupeKey: "k" }));
       expect(holder.duplicate).to.equal(false);
       const error = await rejectionOf(ctx.store().retryJob({ id }));
@@ -146,8 +146,8 @@ export function describeOperationsConformance<Tx>(ctx: ConformanceContext<Tx>): 
       const [succeeds, dies, retries, runs] = await ctx.store().claimBatch({ queue, workerId: "w", limit: 4, leaseMs: 60_000 });
       expect((runs!.payload as { n: string }).n).to.equal("runs");
       await ctx.store().completeJobs({ workerId: "w", jobs: [{ ...succeeds!, resultJson: null, durationMs: 1 }] });
-      await ctx.store().markDead({ workerId: "w", job: dies!, failure: { message: "x", code: null } });
-      await ctx.store().scheduleRetry({ workerId: "w", job: retries!, delayMs: 0, failure: { message: "again", code: null }, spendAttempt: true });
+      await ctx.store().markJobsDead({ workerId: "w", jobs: [{ ...dies!, failure: { message: "x", code: null } }] });
+      await ctx.store().scheduleRetries({ workerId: "w", jobs: [{ ...retries!, delayMs: 0, failure: { message: "again", code: null }, spendAttempt: true }] });
       expect(await ctx.store().cancelJob({ id: enqueued[7]!.id })).to.equal(true);
       const counts = await ctx.store().countByQueue({ queues: [queue] });
       expect(counts).to.have.length(1);

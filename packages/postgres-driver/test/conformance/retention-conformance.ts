@@ -6,7 +6,7 @@ import { claimOne, newJob, type ConformanceContext } from "./conformance-harness
 async function finishNext<Tx>(store: JobStore<Tx>, queue: string, how: "succeed" | "die"): Promise<ClaimedJob> {
   const job = await claimOne(store, queue, "w");
   if (how === "succeed") await store.completeJobs({ workerId: "w", jobs: [{ ...job, resultJson: null, durationMs: 1 }] });
-  else await store.markDead({ workerId: "w", job, failure: { message: "gave up", code: null } });
+  else await store.markJobsDead({ workerId: "w", jobs: [{ ...job, failure: { message: "gave up", code: null } }] });
   return job;
 }
 
@@ -28,7 +28,7 @@ export function describeRetentionConformance<Tx>(ctx: ConformanceContext<Tx>): v
       const dead = await finishNext(ctx.store(), queue, "die");
       const retrying = await claimOne(ctx.store(), queue, "w");
       const failure = { message: "later", code: null };
-      await ctx.store().scheduleRetry({ workerId: "w", job: retrying, delayMs: 3_600_000, failure, spendAttempt: true });
+      await ctx.store().scheduleRetries({ workerId: "w", jobs: [{ ...retrying, delayMs: 3_600_000, failure, spendAttempt: true }] });
       const running = await claimOne(ctx.store(), queue, "w");
       const [cancelled, queued] = [jobs[6]!, jobs[7]!];
       await ctx.store().cancelJob({ id: cancelled.id });

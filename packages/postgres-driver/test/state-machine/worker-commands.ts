@@ -128,17 +128,17 @@ export class Finalize extends Step {
       case "retry":
       case "retry-later": {
         const later = ending === "retry-later";
-        ({ applied } = await real.store.scheduleRetry({ workerId, job: attempt, delayMs: later ? LATER_MS : 0, failure, spendAttempt: true }));
+        applied = (await real.store.scheduleRetries({ workerId, jobs: [{ ...attempt, delayMs: later ? LATER_MS : 0, failure, spendAttempt: true }] })).includes(belief.id);
         if (holds) Object.assign(job, { state: "failed", due: !later, runAt: model.clock });
         break;
       }
       case "snooze": {
-        ({ applied } = await real.store.scheduleRetry({ workerId, job: attempt, delayMs: 0, failure: null, spendAttempt: false }));
+        applied = (await real.store.scheduleRetries({ workerId, jobs: [{ ...attempt, delayMs: 0, failure: null, spendAttempt: false }] })).includes(belief.id);
         if (holds) Object.assign(job, { state: "queued", due: true, runAt: model.clock, maxAttempts: job.maxAttempts + 1 });
         break;
       }
       case "dead": {
-        ({ applied } = await real.store.markDead({ workerId, job: attempt, failure }));
+        applied = (await real.store.markJobsDead({ workerId, jobs: [{ ...attempt, failure }] })).includes(belief.id);
         if (holds) job.state = "dead";
         break;
       }

@@ -1,0 +1,112 @@
+import { coerceError } from "../errors/coerce-error";
+import { ErrorCode } from "../errors/error-codes";
+import { hasErrorCode } from "../errors/stint-error";
+import type { LogFields, Logger } from "../logging/logger";
+import type { JobAttempt } from "../store/job-store";
+import type { StoreRetryPolicy } from "./store-retry-policy";
+
+/** A fenced many-row store write: takes the rows, returns the ids that applied. */
+export type BatchWrite<Row extends JobAttempt> = (rows: readonly Row[]) => Promise<readonly string[]>;
+
+/** Whether one row's fenced write matched: `"fence-missed"` means another worker owns the job now. */
+export type RowResult = "applied" | "fence-missed";
+
+interface Pending<Row> {
+  readonly row: Row;
+  readonly settle: (result: RowResult) => void;
+  readonly fail: (error: Error) => void;
+}
+
+const MAX_BATCH = 1_000;
+
+/**
+ * Group commit for one kind of fenced write (successes, retries, deaths):
+ * rows that arrive while a write is in flight go out together in the next
+ * statement, so a busy worker records hundreds of outcomes per round trip
+ * and an idle one records a single outcome at once.
+ *
+ * Each statement runs under the store retry policy. When the store refuses
+ * a statement of several rows (not an outage: the statement itself), the
+ * rows are written again one at a time, so one bad row cannot take the
+ * others down with it; only a row whose own statement is refused (or a
+ * batch the outage outlasted) rejects, with the store's error.
+ *
+ * @example
+ * ```ts
+ * const retries = new WriteBatcher<RetryingJob>({
+ *   write: (jobs) => store.scheduleRetries({ workerId, jobs }),
+ *   policy, giveUpAfterMs: leaseMs, log, noun: "retries",
+ * });
+ * const result = await retries.write({ id: "812", attempt: 2, delayMs: 1_000, failure, spendAttempt: true });
+ * // "applied" or "fence-missed"
+ * ```
+ */
+export class WriteBatcher<Row extends JobAttempt> {
+  readonly #write: BatchWrite<Row>;
+  readonly #policy: StoreRetryPolicy;
+  readonly #giveUpAfterMs: number;
+  readonly #log: Logger;
+  /** What the rows are, for the log line of a write that failed: "completions". */
+  readonly #noun: string;
+  readonly #logFields: LogFields;
+  #pending: Pending<Row>[] = [];
+  #flushing: Promise<void> | undefined;
+
+  constructor(parts: {
+    readonly write: BatchWrite<Row>;
+    readonly policy: StoreRetryPolicy;
+    readonly giveUpAfterMs: number;
+    readonly log: Logger;
+    readonly noun: string;
+    readonly logFields?: LogFields;
+  }) {
+    this.#write = parts.write;
+    this.#policy = parts.policy;
+    this.#giveUpAfterMs = parts.giveUpAfterMs;
+    this.#log = parts.log;
+    this.#noun = parts.noun;
+    this.#logFields = parts.logFields ?? {};
+  }
+
+  /** Writes `row` with the next statement; rejects with the store's error when it could not be written. */
+  write(row: Row): Promise<RowResult> {
+    return new Promise((settle, fail) => {
+      this.#pending.push({ row, settle, fail });
+      this.#flushing ??= this.#flushAll();
+    });
+  }
+
+  /** True while rows wait or a statement is in flight. */
+  get busy(): boolean {
+    return this.#flushing !== undefined;
+  }
+
+  /** Waits until every row handed in so far is written. */
+  async drain(): Promise<void> {
+    while (this.#flushing) await this.#flushing;
+  }
+
+  async #flushAll(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    while (this.#pending.length > 0) {
+      await this.#writeBatch(this.#pending.splice(0, MAX_BATCH));
+    }
+    this.#flushing = undefined;
+  }
+
+  async #writeBatch(batch: readonly Pending<Row>[]): Promise<void> {
+    try {
+      const rows = batch.map((pending) => pending.row);
+      const applied = new Set(await this.#policy.run(() => this.#write(rows), { giveUpAfterMs: this.#giveUpAfterMs }));
+      for (const pending of batch) pending.settle(applied.has(pending.row.id) ? "applied" : "fence-missed");
+    } catch (thrown) {
+      const error = coerceError(thrown);
+      if (batch.length > 1 && !hasErrorCode(error, ErrorCode.Infrastructure)) {
+        for (const pending of batch) await this.#writeBatch([pending]);
+        return;
+      }
+      this.#log.error(`Could not record ${batch.length} ${this.#noun}: ${error.message}`, this.#logFields);
+      for (const pending of batch) pending.fail(error);
+    }
+  }
+}

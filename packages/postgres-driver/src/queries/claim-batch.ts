@@ -51,8 +51,9 @@ export interface ClaimBatchParams {
  *      SET state = 'running', locked_by = $3, locked_until = now() + $4 * interval '1 millisecond',
  *          attempts = attempts + 1, started_at = now(), updated_at = now()
  *    WHERE jobs.id = ANY(ARRAY(SELECT id FROM due UNION ALL SELECT id FROM expired))
- *   RETURNING jobs.id, jobs.queue, jobs.payload, jobs.attempts, …)
- * SELECT * FROM claimed ORDER BY priority DESC, run_at, id
+ *   RETURNING jobs.id, jobs.queue, jobs.payload, jobs.attempts, …,
+ *             extract(epoch FROM jobs.created_at) * 1000 AS created_at_ms, … AS run_at_ms)
+ * SELECT * FROM claimed ORDER BY priority DESC, run_at_ms, id
  * ```
  *
  * @example
@@ -93,8 +94,9 @@ claimed AS (
          started_at = now(),
          updated_at = now()
    WHERE jobs.id = ANY(ARRAY(SELECT id FROM due UNION ALL SELECT id FROM expired))
-  RETURNING jobs.id, jobs.queue, jobs.payload, jobs.attempts, jobs.max_attempts, jobs.priority,
-            jobs.timeout_ms, jobs.created_at, jobs.run_at
+  RETURNING jobs.id, jobs.queue, jobs.payload, jobs.attempts, jobs.max_attempts, jobs.priority, jobs.timeout_ms,
+            (extract(epoch FROM jobs.created_at) * 1000)::float8 AS created_at_ms,
+            (extract(epoch FROM jobs.run_at) * 1000)::float8 AS run_at_ms
 )
-SELECT * FROM claimed ORDER BY priority DESC, run_at, id`);
+SELECT * FROM claimed ORDER BY priority DESC, run_at_ms, id`);
 }

@@ -63,7 +63,7 @@ export async function completeInTransaction(
       const value = await runCallback(() => work(trx));
       const completion = { id: job.id, attempt: job.attempt, resultJson: params.resultJson(value), durationMs: null };
       const { rows } = await completeJobsStatement(schema, params.workerId, [completion]).execute(trx);
-      if (rows.length === 0) throw new AttemptNotOwned();
+      if ((rows[0]?.ids.length ?? 0) === 0) throw new AttemptNotOwned();
       return Object.freeze({ applied: true, value });
     });
   } catch (thrown) {

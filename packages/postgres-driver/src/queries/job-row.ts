@@ -1,6 +1,6 @@
 import type { ClaimedJob, JobRecord, JobState } from "@stint/core";
 import { sql, type RawBuilder } from "kysely";
-import { nullableTimestamp, timestampValue } from "./timestamp-value";
+import { nullableTimestamp, timestampFromEpochMs, timestampValue } from "./timestamp-value";
 
 /** `"<schema>"."jobs"`, quoted. */
 export function jobsTable(schema: string): RawBuilder<unknown> {
@@ -40,11 +40,11 @@ export interface JobRow {
   readonly updated_at: Date | number;
 }
 
-/** The columns a claim returns. */
-export type ClaimedRow = Pick<
-  JobRow,
-  "id" | "queue" | "payload" | "attempts" | "max_attempts" | "priority" | "timeout_ms" | "created_at" | "run_at"
->;
+/** The columns a claim returns; its two times as milliseconds since the epoch. */
+export type ClaimedRow = Pick<JobRow, "id" | "queue" | "payload" | "attempts" | "max_attempts" | "priority" | "timeout_ms"> & {
+  readonly created_at_ms: number;
+  readonly run_at_ms: number;
+};
 
 /** Maps a claimed row to the `ClaimedJob` a worker holds (`attempt` is the new `attempts`). */
 export function toClaimedJob(row: ClaimedRow): ClaimedJob {
@@ -56,8 +56,8 @@ export function toClaimedJob(row: ClaimedRow): ClaimedJob {
     maxAttempts: row.max_attempts,
     priority: row.priority,
     timeoutMs: row.timeout_ms,
-    createdAt: timestampValue(row.created_at),
-    runAt: timestampValue(row.run_at),
+    createdAt: timestampFromEpochMs(row.created_at_ms),
+    runAt: timestampFromEpochMs(row.run_at_ms),
   });
 }
 

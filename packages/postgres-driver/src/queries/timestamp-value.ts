@@ -21,3 +21,19 @@ export function timestampValue(value: Date | number): Date {
 export function nullableTimestamp(value: Date | number | null): Date | null {
   return value === null ? null : timestampValue(value);
 }
+
+/**
+ * A `timestamptz` read as milliseconds since the epoch (a `float8` the
+ * query computed, cheaper to read than a timestamp's text), as a valid
+ * `Date`, with ±infinity and times past a `Date`'s range at the bounds as
+ * in {@link timestampValue}.
+ *
+ * @example
+ * ```ts
+ * timestampFromEpochMs(1_700_000_000_123).toISOString(); // "2023-11-14T22:13:20.123Z"
+ * ```
+ */
+export function timestampFromEpochMs(ms: number): Date {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? new Date(ms < 0 ? -LATEST_DATE_MS : LATEST_DATE_MS) : date;
+}

@@ -1,4 +1,4 @@
-import { assertSqlIdentifier, ConfigError, JOB_STORE, JobClient, resolveWorkers, type Logger, type LoggerOptions } from "@stint/core";
+import { assertSqlIdentifier, ConfigError, JOB_STORE, JobClient, resolveWorkers, type JobStore, type Logger, type LoggerOptions } from "@stint/core";
 import { dropSchema, migrate, POSTGRES_DB } from "@stint/postgres-driver";
 import { sql, type Kysely } from "kysely";
 import { APP_DB } from "../app-tokens";
@@ -161,7 +161,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     );
 
     const problems = await checkOutcome(appDb, db, schema, weeks.length, say);
-    if (!drain.drained) problems.unshift(`${drain.active} jobs were left unfinished`);
+    if (!drain.drained) problems.unshift(`${drain.active} jobs were left unfinished: ${await describeUnfinished(store)}`);
     say(problems.length === 0 ? "All checks passed." : `Problems:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
     return Object.freeze({
       exitCode: problems.length === 0 ? 0 : 1,
@@ -223,4 +223,20 @@ async function checkOutcome(appDb: AppDb, db: Kysely<any>, schema: string, weeks
 /** The first line of a stored error, without the error class name. */
 function firstLine(text: string | null): string {
   return (text ?? "").split("\n")[0]?.replace(/^\w*Error: /, "") ?? "";
+}
+
+/** The jobs a drain left behind, for the message that says so: what state each is in and who holds it. */
+async function describeUnfinished(store: JobStore): Promise<string> {
+  const jobs = await store.listJobs({ states: ["queued", "running", "failed"], limit: 5 });
+  return jobs
+    .map((job) =>
+      [
+        `job ${job.id} (${job.queue}) ${job.state}`,
+        `attempt ${job.attempts}/${job.maxAttempts}`,
+        `run_at ${job.runAt.toISOString()}`,
+        job.lockedBy === null ? "no owner" : `owner ${job.lockedBy} until ${job.lockedUntil?.toISOString() ?? "?"}`,
+        job.errorCode === null ? "no error" : `${job.errorCode}: ${(job.lastError ?? "").split("\n")[0]}`,
+      ].join(", "),
+    )
+    .join("; ");
 }

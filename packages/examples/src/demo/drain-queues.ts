@@ -87,6 +87,8 @@ export async function drainQueues(
           totals.lastError = coerceError(thrown).message; // the database is away: keep polling until the deadline
           return undefined;
         });
+        // Another queue's loop may have seen the end while this count was on its way: it is stale now.
+        if (state.done) return totals;
         if (found !== undefined) {
           state.active = found.active;
           if (found.active === 0) {
@@ -101,7 +103,8 @@ export async function drainQueues(
   };
 
   const results = await Promise.all(workers.map(drainOne));
-  if (!state.done) state.active = (await activeJobs().catch(() => undefined))?.active ?? Number.NaN;
+  // Counted once more after every loop has ended, so no count taken while another loop was finishing decides.
+  state.active = (await activeJobs().catch(() => undefined))?.active ?? Number.NaN;
   return Object.freeze({
     drained: state.active === 0,
     active: state.active,

@@ -22,10 +22,16 @@ export interface WorkerOptions {
    * jobs; the buffer is refilled when it is down to half of `prefetch`.
    * Buffered jobs are `running` in the database (owned by this worker, with
    * `started_at` set at the claim) and go back to the queue without spending
-   * their attempt at shutdown. `0` claims only for free slots. Default
-   * `10 × concurrency`, at least 10 and at most 500; 0 to 10,000.
+   * their attempt at shutdown.
+   *
+   * `"auto"` (the default) holds about 50 ms of work at the pace the
+   * handlers have been finishing jobs, at most 500 (or `concurrency`, when
+   * that is more): fast jobs get large claims, which cost the database far
+   * less per job, and slow jobs are not hoarded while another worker idles.
+   * A number holds exactly that many ahead; `0` claims only for free slots.
+   * 0 to 10,000.
    */
-  readonly prefetch?: number;
+  readonly prefetch?: number | "auto";
   /**
    * How long a claim is owned before another worker may take the job, in ms.
    * A heartbeat every `leaseMs / 3` extends it while the job runs; one that
@@ -57,7 +63,10 @@ export interface WorkerOptions {
 /** Worker options after defaults and validation. */
 export interface ResolvedWorkerOptions {
   readonly concurrency: number;
+  /** The most jobs held ahead of the slots. */
   readonly prefetch: number;
+  /** Whether the buffer follows the handlers' pace (up to `prefetch`) or always holds `prefetch`. */
+  readonly adaptivePrefetch: boolean;
   readonly leaseMs: number;
   readonly heartbeatIntervalMs: number;
   /** How long a heartbeat may go unanswered before it is given up. */
@@ -87,7 +96,7 @@ export function resolveWorkerOptions(input: WorkerOptions = {}): ResolvedWorkerO
   const concurrency = integerOption("concurrency", input.concurrency ?? 5, 1, 1_000);
   return Object.freeze({
     concurrency,
-    prefetch: integerOption("prefetch", input.prefetch ?? Math.min(Math.max(10 * concurrency, 10), 500), 0, 10_000),
+    ...resolvePrefetch(input.prefetch, concurrency),
     leaseMs,
     heartbeatIntervalMs: Math.max(50, Math.floor(leaseMs / 3)),
     heartbeatTimeoutMs: Math.max(25, Math.floor(leaseMs / 6)),
@@ -98,6 +107,14 @@ export function resolveWorkerOptions(input: WorkerOptions = {}): ResolvedWorkerO
     clock: input.clock ?? systemClock,
     random: input.random ?? Math.random,
   });
+}
+
+/** Most jobs an adaptive buffer holds ahead (unless `concurrency` is larger). */
+const AUTO_PREFETCH_MAX = 500;
+
+function resolvePrefetch(prefetch: number | "auto" | undefined, concurrency: number): { prefetch: number; adaptivePrefetch: boolean } {
+  if (prefetch === undefined || prefetch === "auto") return { prefetch: Math.max(AUTO_PREFETCH_MAX, concurrency), adaptivePrefetch: true };
+  return { prefetch: integerOption("prefetch", prefetch, 0, 10_000), adaptivePrefetch: false };
 }
 
 /**

@@ -6,6 +6,7 @@ import type { JobStore } from "../store/job-store";
 import { AttemptExecutor, type Attempt, type AttemptResult, type JobHooks } from "./attempt-executor";
 import { LeaseKeeper } from "./lease-keeper";
 import { OutcomeRecorder } from "./outcome-recorder";
+import { PrefetchSizer } from "./prefetch-sizer";
 import type { RunOptions } from "./run-options";
 import { newRunCounters, type RunCounters, type RunSummary, type StopReason } from "./run-summary";
 import { settleWithin } from "./settle-within";
@@ -42,10 +43,11 @@ interface Started {
 
 /**
  * One run of a worker over its queue. It claims up to `concurrency +
- * prefetch` jobs in one statement, keeps those it cannot start yet in a
- * local buffer under lease (heartbeats extend them too), starts a buffered
- * job the moment a handler slot frees up, and claims again while the buffer
- * still holds `concurrency` jobs, so slots do not wait for a round trip. It
+ * prefetch` jobs in one statement (the prefetch follows the handlers' pace;
+ * see {@link PrefetchSizer}), keeps those it cannot start yet in a local
+ * buffer under lease (heartbeats extend them too), starts a buffered job the
+ * moment a handler slot frees up, and claims again while the buffer still
+ * holds half the prefetch, so slots do not wait for a round trip. It
  * stops when no due job is left (drain mode; loop mode waits for a wake-up
  * or the next poll instead), a budget is spent or its signal aborts; buffered
  * jobs then go back to the queue at once without spending their attempt.
@@ -78,11 +80,14 @@ export class WorkerRun<T> {
   #abandonedClaim: { readonly jobs: Promise<readonly ClaimedJob[]>; readonly sentAt: number } | undefined;
   /** Woken when a slot frees up, a job is recorded or a wake-up arrives. */
   readonly #nudge = new WakeUp();
+  /** How many claimed jobs to hold ahead of the slots. */
+  readonly #prefetch: PrefetchSizer;
 
   constructor(parts: RunParts<T>) {
     this.#parts = parts;
     const { store, options, workerId, log, hooks } = parts;
     this.#policy = new StoreRetryPolicy(options.clock);
+    this.#prefetch = options.adaptivePrefetch ? PrefetchSizer.adaptive(options.prefetch, options.clock) : PrefetchSizer.fixed(options.prefetch);
     this.#leases = new LeaseKeeper(store, options, workerId, log);
     this.#recorder = new OutcomeRecorder({ store, workerId, secretFields: hooks.secretFields, policy: this.#policy, leaseMs: options.leaseMs, log });
     this.#executor = new AttemptExecutor({ store, workerId, log, options, hooks, leases: this.#leases, recorder: this.#recorder });
@@ -172,8 +177,6 @@ export class WorkerRun<T> {
   async #claimLoop(runOptions: RunOptions, stop: AbortSignal, deadline: number | undefined): Promise<StopReason> {
     const { store, options, workerId, queue, log } = this.#parts;
     const { maxJobs, mode = "drain", pollIntervalMs = 2_000 } = runOptions;
-    const capacity = options.concurrency + options.prefetch;
-    const lowWater = Math.floor(options.prefetch / 2);
     let idleWaitMs = FIRST_IDLE_WAIT_MS;
     for (;;) {
       if (stop.aborted) return stop.reason as StopReason;
@@ -181,8 +184,9 @@ export class WorkerRun<T> {
       if (budget <= 0 && this.#buffer.length === 0) return "max-jobs";
       // Claim again once the buffer is down to half the prefetch: the slots never wait for a round trip, and a
       // claim takes at least half the prefetch at a time.
-      const room = Math.min(capacity - this.#running - this.#buffer.length, budget);
-      if (room <= 0 || this.#buffer.length > lowWater) {
+      const ahead = this.#prefetch.target();
+      const room = Math.min(options.concurrency + ahead - this.#running - this.#buffer.length, budget);
+      if (room <= 0 || this.#buffer.length > Math.floor(ahead / 2)) {
         await this.#nudge.wait(stop);
         continue;
       }
@@ -253,6 +257,7 @@ export class WorkerRun<T> {
     const previous = this.#started.get(job.id)?.done;
     const freeSlot = (): void => {
       this.#running -= 1;
+      this.#prefetch.finished();
       this.#startBuffered();
       this.#nudge.wake();
     };

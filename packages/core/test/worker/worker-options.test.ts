@@ -9,6 +9,13 @@ describe("resolveWorkerOptions", () => {
     expect(Object.isFrozen(options)).to.equal(true);
   });
 
+  it("sizes the prefetch buffer by pace up to 500 unless a fixed size is given", () => {
+    expect(resolveWorkerOptions({})).to.include({ prefetch: 500, adaptivePrefetch: true });
+    expect(resolveWorkerOptions({ prefetch: "auto", concurrency: 800 })).to.include({ prefetch: 800, adaptivePrefetch: true });
+    expect(resolveWorkerOptions({ prefetch: 0 })).to.include({ prefetch: 0, adaptivePrefetch: false });
+    expect(resolveWorkerOptions({ prefetch: 40 })).to.include({ prefetch: 40, adaptivePrefetch: false });
+  });
+
   it("names each invalid option in its message", () => {
     const cases: Array<[object, string]> = [
       [{ concurrency: 0 }, "`concurrency`"],
@@ -17,6 +24,8 @@ describe("resolveWorkerOptions", () => {
       [{ shutdownTimeoutMs: -1 }, "`shutdownTimeoutMs`"],
       [{ backoff: { baseMs: "1s" } }, "`backoff.baseMs`"],
       [{ workerId: "" }, "`workerId`"],
+      [{ prefetch: -1 }, "`prefetch`"],
+      [{ prefetch: "lots" }, "`prefetch`"],
       [{ random: 0.5 }, "`random`"],
       [{ concurency: 4 }, "`options.concurency`"],
     ];

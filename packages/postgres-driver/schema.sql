@@ -15,7 +15,7 @@ TABLE stint.effects
     CREATE UNIQUE INDEX effects_pkey ON stint.effects USING btree (key)
 
 TABLE stint.jobs
-  WITH (autovacuum_analyze_scale_factor=0.02, autovacuum_vacuum_cost_limit=2000, autovacuum_vacuum_insert_scale_factor=0.05, autovacuum_vacuum_scale_factor=0.02, fillfactor=75)
+  WITH (autovacuum_analyze_scale_factor=0.02, autovacuum_vacuum_cost_limit=2000, autovacuum_vacuum_insert_scale_factor=0.05, autovacuum_vacuum_scale_factor=0.02, fillfactor=50)
   COLUMNS
     id bigint NOT NULL DEFAULT nextval('stint.jobs_id_seq'::regclass)
     queue text NOT NULL
@@ -109,3 +109,4 @@ MIGRATIONS
   1 create-jobs
   2 schedules-and-wakeups
   3 effects
+  4 jobs-page-room

@@ -129,7 +129,8 @@ export class Supervisor {
       node,
       slot,
       identity: undefined,
-      workerId: () => (worker.identity === undefined ? undefined : `chaos@${worker.identity}`),
+      // A chaos process runs one worker: its id is the process identity's token (`host:pid:token`).
+      workerId: () => (worker.identity === undefined ? undefined : worker.identity.slice(worker.identity.lastIndexOf(":") + 1)),
       signalledBy: undefined,
     };
     this.#slots[slot] = worker;

@@ -9,7 +9,7 @@ import { isRetryableByDefault } from "../policy/classify-error";
 import type { JobStore } from "../store/job-store";
 import type { FailureDecision, JobContext } from "./job-context";
 import type { RunSummary } from "./run-summary";
-import { newWorkerId } from "./worker-id";
+import { newWorkerId, processIdentity } from "./worker-id";
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from "./worker-options";
 import { WorkerRun } from "./worker-run";
 import type { RunOptions } from "./run-options";
@@ -84,7 +84,7 @@ export abstract class AbstractQueueWorker<T> {
 
   /** This worker incarnation's identity, the owner recorded on the jobs it claims. */
   get workerId(): string {
-    this.#workerId ??= this.#options.workerId ?? newWorkerId(this.queue);
+    this.#workerId ??= this.#options.workerId ?? newWorkerId();
     return this.#workerId;
   }
 
@@ -124,7 +124,7 @@ export abstract class AbstractQueueWorker<T> {
     const queue = this.queue;
     const workerId = this.workerId;
     const log = this.#log.child({ queue, workerId });
-    log.info(`Started worker for ${queue} (concurrency ${this.#options.concurrency}, lease ${this.#options.leaseMs} ms)`);
+    log.info(`Started worker ${workerId} for ${queue} in ${processIdentity()} (concurrency ${this.#options.concurrency}, lease ${this.#options.leaseMs} ms)`);
     const run = new WorkerRun<T>({
       store: this.#store,
       log,

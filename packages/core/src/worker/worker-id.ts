@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 
-const processToken = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
-const instancesPerQueue = new Map<string, number>();
+const randomToken = randomBytes(4).toString("hex");
+const processToken = `${hostname()}:${process.pid}:${randomToken}`;
+let instances = 0;
 
 /**
  * This process incarnation's identity: host, pid and a random token drawn
@@ -20,18 +21,22 @@ export function processIdentity(): string {
 }
 
 /**
- * A new identity for one worker instance: its queue and the process
- * identity, plus `#n` for a second instance of the same queue in one process.
+ * A new identity for one worker instance, recorded as the owner
+ * (`locked_by`) of every job it claims: the process's random token, plus
+ * `.n` for the second and later instances in one process. It is short on
+ * purpose: it is written into the job row at every claim and completion,
+ * and the full process identity (host, pid, token) appears in the worker's
+ * start line and in its connections' `application_name`, which contains
+ * the token.
  *
  * @example
  * ```ts
- * newWorkerId("send-invoice"); // "send-invoice@web-7f9c:4121:9b1e03aa"
+ * newWorkerId(); // "9b1e03aa", then "9b1e03aa.2", …
  * ```
  */
-export function newWorkerId(queue: string): string {
-  const count = (instancesPerQueue.get(queue) ?? 0) + 1;
-  instancesPerQueue.set(queue, count);
-  return `${queue}@${processToken}${count === 1 ? "" : `#${count}`}`;
+export function newWorkerId(): string {
+  instances += 1;
+  return instances === 1 ? randomToken : `${randomToken}.${instances}`;
 }
 
 /**

@@ -49,8 +49,9 @@ export interface WorkerOptions {
   readonly shutdownTimeoutMs?: number;
   /**
    * Identity of this worker incarnation, recorded as the owner of the jobs it
-   * claims. Default: the queue and the process identity (host, pid, a random
-   * token drawn at start-up), e.g. `send-invoice@web-7f9c:4121:9b1e03aa`.
+   * claims. Default: the process's random token drawn at start-up (with
+   * `.n` for a second worker in the process), e.g. `9b1e03aa`; the start
+   * line logs it with the host and pid.
    * Must be unique among live workers.
    */
   readonly workerId?: string;

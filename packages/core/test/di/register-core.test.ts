@@ -79,7 +79,7 @@ describe("worker registration", () => {
     registerWorkers(container, [PingWorker]);
     const [first] = resolveWorkers(container);
     const [second] = resolveWorkers(container);
-    expect(first?.workerId).to.match(/^ping@.+:\d+:[0-9a-f]{8}(#\d+)?$/);
+    expect(first?.workerId).to.match(/^[0-9a-f]{8}(\.\d+)?$/);
     expect(first?.workerId).to.not.equal(second?.workerId);
   });
 

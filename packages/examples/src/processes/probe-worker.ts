@@ -6,6 +6,8 @@ import { ProbeJob, parseProbe, type Probe } from "./probe-job";
 /** How the probe worker behaves. */
 export interface ProbeSettings {
   readonly concurrency: number;
+  /** Jobs claimed ahead of free slots; default the worker's adaptive buffer. */
+  readonly prefetch?: number;
   readonly leaseMs: number;
   /** Each job waits this long (or until its signal aborts). 0: a no-op job. */
   readonly sleepMs: number;
@@ -28,7 +30,12 @@ export class ProbeWorker extends AbstractQueueWorker<Probe> {
   readonly #settings: ProbeSettings;
 
   constructor(@inject(JOB_STORE) store: JobStore, @inject(LOGGER) log: Logger, @inject(PROBE_SETTINGS) settings: ProbeSettings) {
-    super(store, log, { concurrency: settings.concurrency, leaseMs: settings.leaseMs, backoff: { baseMs: 100, maxMs: 1_000 } });
+    super(store, log, {
+      concurrency: settings.concurrency,
+      ...(settings.prefetch === undefined ? {} : { prefetch: settings.prefetch }),
+      leaseMs: settings.leaseMs,
+      backoff: { baseMs: 100, maxMs: 1_000 },
+    });
     this.#settings = settings;
   }
 

@@ -1,6 +1,7 @@
 import { createJobsMigration } from "./0001-create-jobs";
 import { schedulesAndWakeupsMigration } from "./0002-schedules-and-wakeups";
 import { effectsMigration } from "./0003-effects";
+import { jobsPageRoomMigration } from "./0004-jobs-page-room";
 import type { Migration } from "./migration";
 
 /**
@@ -8,11 +9,12 @@ import type { Migration } from "./migration";
  *
  * @example
  * ```ts
- * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 3
+ * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 4
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
   createJobsMigration,
   schedulesAndWakeupsMigration,
   effectsMigration,
+  jobsPageRoomMigration,
 ]);

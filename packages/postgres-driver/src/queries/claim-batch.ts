@@ -42,9 +42,9 @@ export interface ClaimBatchParams {
  * deadline. That breaks the one promise the lease makes (no second run while
  * the first may still be going), so claims wait for the flush. With claims
  * of hundreds of rows (see the worker's adaptive prefetch) the wait is
- * shared by all of them; measured on a 50,000-job drain, turning it off for
- * every statement (claims and outcomes) gained no more than the run-to-run
- * noise.
+ * shared by all of them: on a 50,000-job drain, turning it off for every
+ * statement (claims and outcomes) drained 0–25 % faster over three
+ * interleaved runs on a busy two-core machine, not worth a broken lease.
  *
  * ### SQL
  * ```sql

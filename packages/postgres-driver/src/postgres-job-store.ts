@@ -146,8 +146,12 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
     readonly limit: number;
     readonly leaseMs: number;
     readonly maxTimeoutMs?: number;
+    readonly takeOverExpired?: boolean;
   }): Promise<readonly ClaimedJob[]> {
     return this.#run("claimBatch", () => {
+      if (params.takeOverExpired !== undefined && typeof params.takeOverExpired !== "boolean") {
+        throw new ConfigError("takeOverExpired", "must be true or false");
+      }
       assertQueueName(params.queue);
       assertStorableKey("workerId", params.workerId, 200);
       integerOption("limit", params.limit, 1, 100_000);

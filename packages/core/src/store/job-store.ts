@@ -103,8 +103,9 @@ export interface JobStore<Tx = unknown> {
   enqueueMany(jobs: readonly NewJob[], transaction?: Tx): Promise<readonly EnqueueResult[]>;
 
   /**
-   * Claims up to `limit` due jobs of `queue` (and running jobs of `queue`
-   * whose lease expired), highest priority first, then oldest `run_at`.
+   * Claims up to `limit` due jobs of `queue` (and, unless `takeOverExpired`
+   * is false, running jobs of `queue` whose lease expired), highest priority
+   * first, then oldest `run_at`; returns them in that order.
    * Sets them `running`, owned by `workerId` until `now() + leaseMs`, and
    * counts the attempt. Never returns more than `limit` rows.
    */
@@ -118,6 +119,12 @@ export interface JobStore<Tx = unknown> {
      * run with a deadline does not take a job it could not finish in time.
      */
     readonly maxTimeoutMs?: number;
+    /**
+     * Also take over running jobs whose lease expired (default true). A
+     * worker asks for them every so often rather than on every claim, since
+     * looking costs the store a scan of the leases.
+     */
+    readonly takeOverExpired?: boolean;
   }): Promise<readonly ClaimedJob[]>;
 
   /** Extends the leases the worker still holds; returns the ids it extended. */

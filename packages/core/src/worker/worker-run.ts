@@ -22,6 +22,8 @@ const GIVE_BACK_MS = 5_000;
 
 /** How long claims are retried through an outage before the run gives up. */
 const CLAIM_GIVE_UP_MS = 60_000;
+/** Longest time between two claims that look for jobs whose lease expired (shorter for leases under 4 s). */
+const TAKE_OVER_EVERY_MS = 1_000;
 
 /** How often a busy run writes an `info` summary of what it did since the last one. */
 export const PROGRESS_EVERY_MS = 30_000;
@@ -82,11 +84,16 @@ export class WorkerRun<T> {
   readonly #nudge = new WakeUp();
   /** How many claimed jobs to hold ahead of the slots. */
   readonly #prefetch: PrefetchSizer;
+  /** How often a claim also takes over jobs whose lease expired: a quarter of the lease, at most a second. */
+  readonly #takeOverEveryMs: number;
+  /** When a claim last took over expired leases. */
+  #tookOverAt = -Infinity;
 
   constructor(parts: RunParts<T>) {
     this.#parts = parts;
     const { store, options, workerId, log, hooks } = parts;
     this.#policy = new StoreRetryPolicy(options.clock);
+    this.#takeOverEveryMs = Math.min(TAKE_OVER_EVERY_MS, Math.floor(options.leaseMs / 4));
     this.#prefetch = options.adaptivePrefetch ? PrefetchSizer.adaptive(options.prefetch, options.clock) : PrefetchSizer.fixed(options.prefetch);
     this.#leases = new LeaseKeeper(store, options, workerId, log);
     this.#recorder = new OutcomeRecorder({ store, workerId, secretFields: hooks.secretFields, policy: this.#policy, leaseMs: options.leaseMs, log });
@@ -196,9 +203,20 @@ export class WorkerRun<T> {
       const recordedBefore = this.#recorded;
       const maxTimeoutMs = deadline === undefined ? undefined : deadline - sentAt;
       if (maxTimeoutMs !== undefined && maxTimeoutMs <= 0) return "max-runtime";
+      // Expired leases are looked for every so often, not on every claim: the look costs the store a scan.
+      const takeOverExpired = sentAt - this.#tookOverAt >= this.#takeOverEveryMs;
+      if (takeOverExpired) this.#tookOverAt = sentAt;
       let sent: Promise<readonly ClaimedJob[]> | undefined;
       const jobs = await this.#policy.run(
-        () => (sent = store.claimBatch({ queue, workerId, limit: room, leaseMs: options.leaseMs, ...(maxTimeoutMs === undefined ? {} : { maxTimeoutMs }) })),
+        () =>
+          (sent = store.claimBatch({
+            queue,
+            workerId,
+            limit: room,
+            leaseMs: options.leaseMs,
+            takeOverExpired,
+            ...(maxTimeoutMs === undefined ? {} : { maxTimeoutMs }),
+          })),
         { giveUpAfterMs: CLAIM_GIVE_UP_MS, signal: stop, onRetry: (message) => log.warn(`Claim failed, retrying: ${message}`, { queue, workerId }) },
       );
       if (jobs === undefined) {

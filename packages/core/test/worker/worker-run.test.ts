@@ -12,13 +12,16 @@ const Task = defineJob<{ n: number }>("task");
 /** Hands out `backlog` jobs to the first claims, then none; records completions. */
 class BacklogStore {
   readonly claims: number[] = [];
+  /** Whether each claim also asked for expired leases. */
+  readonly takeOvers: boolean[] = [];
   readonly completed: string[] = [];
   #next = 1;
 
   constructor(private backlog: number) {}
 
-  claimBatch(params: { readonly limit: number }): Promise<readonly ClaimedJob[]> {
+  claimBatch(params: { readonly limit: number; readonly takeOverExpired?: boolean }): Promise<readonly ClaimedJob[]> {
     this.claims.push(params.limit);
+    this.takeOvers.push(params.takeOverExpired ?? true);
     const count = Math.min(params.limit, this.backlog);
     this.backlog -= count;
     return Promise.resolve(
@@ -81,5 +84,21 @@ describe("WorkerRun", () => {
     stop.abort();
     await clock.advance(1);
     expect(await run).to.include({ claimed: 3, succeeded: 3, stoppedBecause: "signal" });
+  });
+
+  it("looks for expired leases on the first claim, then at most once a second", async () => {
+    const clock = new FakeClock();
+    const store = new BacklogStore(0);
+    const stop = new AbortController();
+    const run = new TaskWorker(store as unknown as JobStore, new RecordingLog(), { concurrency: 2, clock }).start({ mode: "loop", signal: stop.signal, pollIntervalMs: 200 });
+    await settle();
+    expect(store.takeOvers, "the first claim looks").to.deep.equal([true]);
+    for (let elapsed = 0; elapsed < 3_000; elapsed += 50) await clock.advance(50);
+    stop.abort();
+    await clock.advance(1);
+    await run;
+    const looks = store.takeOvers.filter(Boolean).length;
+    expect(store.takeOvers.length, "the idle worker polled many times").to.be.at.least(15);
+    expect(looks, "about once a second over 3 s of polls every 200 ms").to.be.within(3, 4);
   });
 });

@@ -12,6 +12,8 @@ export interface ClaimBatchParams {
   readonly leaseMs: number;
   /** Only jobs whose `timeout_ms` is at most this, or that have none (whole milliseconds). */
   readonly maxTimeoutMs?: number;
+  /** Also take over running jobs whose lease expired. Default true. */
+  readonly takeOverExpired?: boolean;
 }
 
 /**
@@ -22,10 +24,14 @@ export interface ClaimBatchParams {
  * `now() + leaseMs`, with one more attempt counted. Rows locked by another
  * claimer are skipped, never waited for.
  *
- * Candidates are chosen in materialized CTEs with `LIMIT … FOR UPDATE SKIP
- * LOCKED`, in the order of `jobs_claim_idx`, so the plan is an index range
- * scan that locks no more rows than it returns, even on a fresh table
- * without statistics. The update finds the picked rows with
+ * Candidates are chosen with `LIMIT … FOR UPDATE SKIP LOCKED`, in the
+ * order of `jobs_claim_idx`, so the plan is an index range scan that locks
+ * no more rows than it returns, even on a fresh table without statistics.
+ * With `takeOverExpired: false` the statement leaves out the expired-lease
+ * part: looking costs a scan of `jobs_lease_idx` (about a tenth of a
+ * millisecond when a claim finds fewer due jobs than its limit, as every
+ * claim of a mostly idle queue does), so a worker asks for it every so often
+ * rather than on every claim. Rows come back in the claim index's order. The update finds the picked rows with
  * `id = ANY(ARRAY(…))`, which stays a primary-key index scan however many
  * ids a claim takes and however large the table (a join of the picked ids
  * turns into a hash join over the whole table at a few hundred ids). The
@@ -48,26 +54,28 @@ export interface ClaimBatchParams {
  *
  * ### SQL
  * ```sql
- * WITH due AS MATERIALIZED (
- *   SELECT id FROM "stint"."jobs"
- *    WHERE queue = $1 AND state IN ('queued', 'failed') AND run_at <= now()
- *      [AND (timeout_ms IS NULL OR timeout_ms <= $5)]
- *    ORDER BY priority DESC, run_at, id
- *    LIMIT $2 FOR UPDATE SKIP LOCKED),
+ * -- takeOverExpired: false
+ * UPDATE "stint"."jobs" AS jobs
+ *    SET state = 'running', locked_by = $3, locked_until = now() + $4 * interval '1 millisecond',
+ *        attempts = attempts + 1, started_at = now(), updated_at = now()
+ *  WHERE jobs.id = ANY(ARRAY(
+ *          SELECT id FROM "stint"."jobs"
+ *           WHERE queue = $1 AND state IN ('queued', 'failed') AND run_at <= now()
+ *             [AND (timeout_ms IS NULL OR timeout_ms <= $5)]
+ *           ORDER BY priority DESC, run_at, id
+ *           LIMIT $2 FOR UPDATE SKIP LOCKED))
+ * RETURNING jobs.id, jobs.queue, jobs.payload, jobs.attempts, …,
+ *           extract(epoch FROM jobs.created_at) * 1000 AS created_at_ms, … AS run_at_ms
+ *
+ * -- otherwise: the same update of the due jobs and, to fill the batch, expired ones
+ * WITH due AS MATERIALIZED (<the select above>),
  * expired AS MATERIALIZED (
  *   SELECT id FROM "stint"."jobs"
  *    WHERE queue = $1 AND state = 'running' AND locked_until < now() AND attempts < max_attempts
  *      [AND (timeout_ms IS NULL OR timeout_ms <= $5)]
  *    ORDER BY locked_until
- *    LIMIT greatest($2 - (SELECT count(*) FROM due), 0) FOR UPDATE SKIP LOCKED),
- * claimed AS (
- *   UPDATE "stint"."jobs" AS jobs
- *      SET state = 'running', locked_by = $3, locked_until = now() + $4 * interval '1 millisecond',
- *          attempts = attempts + 1, started_at = now(), updated_at = now()
- *    WHERE jobs.id = ANY(ARRAY(SELECT id FROM due UNION ALL SELECT id FROM expired))
- *   RETURNING jobs.id, jobs.queue, jobs.payload, jobs.attempts, …,
- *             extract(epoch FROM jobs.created_at) * 1000 AS created_at_ms, … AS run_at_ms)
- * SELECT * FROM claimed ORDER BY priority DESC, run_at_ms, id
+ *    LIMIT greatest($2 - (SELECT count(*) FROM due), 0) FOR UPDATE SKIP LOCKED)
+ * UPDATE … WHERE jobs.id = ANY(ARRAY(SELECT id FROM due UNION ALL SELECT id FROM expired)) RETURNING …
  * ```
  *
  * @example
@@ -77,7 +85,16 @@ export interface ClaimBatchParams {
  */
 export async function claimBatch(executor: Kysely<any>, schema: string, params: ClaimBatchParams): Promise<readonly ClaimedJob[]> {
   const { rows } = await claimBatchStatement(schema, params).execute(executor);
-  return Object.freeze(rows.map(toClaimedJob));
+  return Object.freeze(rows.sort(inClaimOrder).map(toClaimedJob));
+}
+
+/** Highest priority first, then oldest `run_at`, then lowest id: the claim index's order. */
+function inClaimOrder(a: ClaimedRow, b: ClaimedRow): number {
+  if (a.priority !== b.priority) return b.priority - a.priority;
+  if (a.run_at_ms !== b.run_at_ms) return a.run_at_ms - b.run_at_ms;
+  const idA = String(a.id);
+  const idB = String(b.id);
+  return idA.length - idB.length || (idA < idB ? -1 : idA > idB ? 1 : 0);
 }
 
 /** The claim statement itself (exported for plan tests and `EXPLAIN`). */
@@ -85,12 +102,28 @@ export function claimBatchStatement(schema: string, params: ClaimBatchParams): R
   const jobs = jobsTable(schema);
   const fitsDeadline =
     params.maxTimeoutMs === undefined ? sql`` : sql`AND (timeout_ms IS NULL OR timeout_ms <= ${params.maxTimeoutMs}::integer)`;
-  return prepared(sql<ClaimedRow>`WITH due AS MATERIALIZED (
-  SELECT id FROM ${jobs}
+  const due = sql`SELECT id FROM ${jobs}
    WHERE queue = ${params.queue} AND state IN ('queued', 'failed') AND run_at <= now() ${fitsDeadline}
    ORDER BY priority DESC, run_at, id
    LIMIT ${params.limit}::integer
-   FOR UPDATE SKIP LOCKED
+   FOR UPDATE SKIP LOCKED`;
+  const claim = sql`UPDATE ${jobs} AS jobs
+     SET state = 'running',
+         locked_by = ${params.workerId},
+         locked_until = now() + ${millisecondsInterval(params.leaseMs)},
+         attempts = jobs.attempts + 1,
+         started_at = now(),
+         updated_at = now()`;
+  const returning = sql`RETURNING jobs.id, jobs.queue, jobs.payload, jobs.attempts, jobs.max_attempts, jobs.priority, jobs.timeout_ms,
+            (extract(epoch FROM jobs.created_at) * 1000)::float8 AS created_at_ms,
+            (extract(epoch FROM jobs.run_at) * 1000)::float8 AS run_at_ms`;
+  if (params.takeOverExpired === false) {
+    return prepared(sql<ClaimedRow>`${claim}
+   WHERE jobs.id = ANY(ARRAY(${due}))
+  ${returning}`);
+  }
+  return prepared(sql<ClaimedRow>`WITH due AS MATERIALIZED (
+  ${due}
 ),
 expired AS MATERIALIZED (
   SELECT id FROM ${jobs}
@@ -98,19 +131,8 @@ expired AS MATERIALIZED (
    ORDER BY locked_until
    LIMIT greatest(${params.limit}::integer - (SELECT count(*) FROM due), 0)
    FOR UPDATE SKIP LOCKED
-),
-claimed AS (
-  UPDATE ${jobs} AS jobs
-     SET state = 'running',
-         locked_by = ${params.workerId},
-         locked_until = now() + ${millisecondsInterval(params.leaseMs)},
-         attempts = jobs.attempts + 1,
-         started_at = now(),
-         updated_at = now()
-   WHERE jobs.id = ANY(ARRAY(SELECT id FROM due UNION ALL SELECT id FROM expired))
-  RETURNING jobs.id, jobs.queue, jobs.payload, jobs.attempts, jobs.max_attempts, jobs.priority, jobs.timeout_ms,
-            (extract(epoch FROM jobs.created_at) * 1000)::float8 AS created_at_ms,
-            (extract(epoch FROM jobs.run_at) * 1000)::float8 AS run_at_ms
 )
-SELECT * FROM claimed ORDER BY priority DESC, run_at_ms, id`);
+${claim}
+   WHERE jobs.id = ANY(ARRAY(SELECT id FROM due UNION ALL SELECT id FROM expired))
+  ${returning}`);
 }

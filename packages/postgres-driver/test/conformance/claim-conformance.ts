@@ -84,6 +84,18 @@ export function describeClaimConformance<Tx>(ctx: ConformanceContext<Tx>): void 
       expect(await ctx.store().getJob({ id })).to.include({ state: "running", lockedBy: "rescuer", attempts: 2 });
     });
 
+    it("with takeOverExpired: false, claims due jobs and leaves expired ones for a later claim", async () => {
+      const queue = ctx.freshQueue();
+      const { id: stalled } = await ctx.store().enqueue(newJob(queue, { n: 1 }, { maxAttempts: 3 }));
+      await claimAndAbandon(ctx.harness(), queue, "stalled");
+      const { id: due } = await ctx.store().enqueue(newJob(queue, { n: 2 }));
+      const first = await ctx.store().claimBatch({ queue, workerId: "w", limit: 5, leaseMs: 60_000, takeOverExpired: false });
+      expect(first.map((job) => job.id)).to.deep.equal([due]);
+      expect(await ctx.store().getJob({ id: stalled })).to.include({ state: "running", lockedBy: "stalled", attempts: 1 });
+      const second = await ctx.store().claimBatch({ queue, workerId: "w", limit: 5, leaseMs: 60_000, takeOverExpired: true });
+      expect(second.map((job) => [job.id, job.attempt])).to.deep.equal([[stalled, 2]]);
+    });
+
     it("does not claim an expired job with no attempts left; the rescue marks it dead", async () => {
       const queue = ctx.freshQueue();
       const { id } = await ctx.store().enqueue(newJob(queue, {}, { maxAttempts: 1 }));

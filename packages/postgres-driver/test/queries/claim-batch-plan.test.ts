@@ -14,8 +14,8 @@ describe("the claim statement's plan", () => {
     await test.drop();
   });
 
-  async function claimPlan(maxTimeoutMs?: number): Promise<string> {
-    const claim = claimBatchStatement(test.schema, { queue: "queue-2", workerId: "w", limit: 10, leaseMs: 60_000, maxTimeoutMs });
+  async function claimPlan(maxTimeoutMs?: number, takeOverExpired = true, limit = 10): Promise<string> {
+    const claim = claimBatchStatement(test.schema, { queue: "queue-2", workerId: "w", limit, leaseMs: 60_000, maxTimeoutMs, takeOverExpired });
     const { rows } = await sql<{ "QUERY PLAN": string }>`EXPLAIN ${claim}`.execute(test.db);
     return rows.map((row) => row["QUERY PLAN"]).join("\n");
   }
@@ -51,6 +51,20 @@ describe("the claim statement's plan", () => {
       const plan = await claimPlan(30_000);
       expect(plan, plan).to.contain("jobs_claim_idx");
       expect(plan, plan).to.not.match(/Seq Scan on jobs/);
+    }
+  });
+
+  it("scans the claim index and finds the picked rows by primary key without expired leases, at 10 and at 500 ids", async () => {
+    await fill();
+    for (const analysed of [false, true]) {
+      if (analysed) await sql`ANALYZE ${sql.id(test.schema, "jobs")}`.execute(test.db);
+      for (const limit of [10, 500]) {
+        const plan = await claimPlan(undefined, false, limit);
+        expect(plan, plan).to.contain("jobs_claim_idx");
+        expect(plan, plan).to.contain("jobs_pkey");
+        expect(plan, plan).to.not.match(/Seq Scan on jobs|Hash Join/);
+        expect(plan, plan).to.not.contain("jobs_lease_idx");
+      }
     }
   });
 });

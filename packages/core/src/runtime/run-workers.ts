@@ -11,6 +11,7 @@ import type { JobStore } from "../store/job-store";
 import type { ScheduleStore } from "../store/schedule-store";
 import { systemClock } from "../time/clock";
 import type { RunSummary } from "../worker/run-summary";
+import type { WorkerEvents } from "../events/worker-events";
 import type { LeaderLock, WakeupSource } from "./coordination";
 import { startHealthServer } from "./health-server";
 import { summarizeRun, type RunReport } from "./run-report";
@@ -42,6 +43,8 @@ export interface RunWorkersOptions {
   readonly healthPort?: number;
   /** Loop mode: longest idle poll interval in ms. Default 2,000. */
   readonly pollIntervalMs?: number;
+  /** Hears the events of every worker of the run (besides each worker's own `worker.events`). */
+  readonly events?: WorkerEvents;
 }
 
 /**
@@ -56,7 +59,9 @@ export interface RunWorkersOptions {
  * @example
  * ```ts
  * const stop = handleStopSignals(log);
- * const report = await runWorkers({ workers, mode: "once", store, log, maxRuntimeMs: 240_000, signal: stop.signal });
+ * const events = new WorkerEvents();
+ * events.on("job.dead", (event) => alert(`${event.queue} job ${event.jobId} is dead: ${event.error.message}`));
+ * const report = await runWorkers({ workers, mode: "once", store, log, maxRuntimeMs: 240_000, signal: stop.signal, events });
  * console.log(JSON.stringify(report));
  * process.exitCode = report.exitCode;
  * ```
@@ -96,7 +101,7 @@ function runOnce(options: RunWorkersOptions): Promise<RunSummary[]> {
     options.workers.map((worker) =>
       worker.start({
         mode: "drain",
-        ...pick(options, ["signal", "maxJobs", "maxRuntimeMs", "shutdownTimeoutMs"]),
+        ...pick(options, ["signal", "maxJobs", "maxRuntimeMs", "shutdownTimeoutMs", "events"]),
       }),
     ),
   );
@@ -111,7 +116,7 @@ async function runLoop(options: RunWorkersOptions, queues: readonly string[], ti
   try {
     return await Promise.all(
       options.workers.map((worker) =>
-        worker.start({ mode: "loop", ...pick(options, ["signal", "wakeups", "pollIntervalMs", "shutdownTimeoutMs"]) }),
+        worker.start({ mode: "loop", ...pick(options, ["signal", "wakeups", "pollIntervalMs", "shutdownTimeoutMs", "events"]) }),
       ),
     );
   } finally {

@@ -2,6 +2,7 @@ import { coerceError } from "../errors/coerce-error";
 import { ShutdownError } from "../errors/job-errors";
 import type { ClaimedJob } from "../job/job-record";
 import type { Logger } from "../logging/logger";
+import type { RunEvents } from "../events/run-events";
 import type { JobStore } from "../store/job-store";
 import { AttemptExecutor, type Attempt, type AttemptResult, type JobHooks } from "./attempt-executor";
 import { LeaseKeeper } from "./lease-keeper";
@@ -32,6 +33,7 @@ interface RunParts<T> {
   readonly workerId: string;
   readonly queue: string;
   readonly hooks: JobHooks<T>;
+  readonly events: RunEvents;
 }
 
 interface Started {
@@ -81,11 +83,11 @@ export class WorkerRun<T> {
 
   constructor(parts: RunParts<T>) {
     this.#parts = parts;
-    const { store, options, workerId, log, hooks } = parts;
+    const { store, options, workerId, log, hooks, events } = parts;
     this.#policy = new StoreRetryPolicy(options.clock);
     this.#leases = new LeaseKeeper(store, options, workerId, log);
-    this.#recorder = new OutcomeRecorder({ store, workerId, secretFields: hooks.secretFields, policy: this.#policy, leaseMs: options.leaseMs, log });
-    this.#executor = new AttemptExecutor({ store, workerId, log, options, hooks, leases: this.#leases, recorder: this.#recorder });
+    this.#recorder = new OutcomeRecorder({ store, workerId, secretFields: hooks.secretFields, policy: this.#policy, leaseMs: options.leaseMs, log, events });
+    this.#executor = new AttemptExecutor({ store, workerId, log, options, hooks, leases: this.#leases, recorder: this.#recorder, events });
   }
 
   /** Runs until drained, a budget is spent or the signal aborts; never rejects. */
@@ -175,6 +177,7 @@ export class WorkerRun<T> {
     const capacity = options.concurrency + options.prefetch;
     const lowWater = Math.floor(options.prefetch / 2);
     let idleWaitMs = FIRST_IDLE_WAIT_MS;
+    let drainedAt: number | undefined;
     for (;;) {
       if (stop.aborted) return stop.reason as StopReason;
       const budget = maxJobs === undefined ? Infinity : maxJobs - this.#counters.claimed;
@@ -221,8 +224,12 @@ export class WorkerRun<T> {
       if (this.#started.size > 0 || this.#buffer.length > 0) {
         await this.#nudge.wait(stop);
       } else if (mode === "drain") {
+        this.#parts.events.queueDrained();
         return "drained";
       } else {
+        // Once per idle spell: the first empty claim after something was recorded (or after the start).
+        if (drainedAt !== this.#recorded) this.#parts.events.queueDrained();
+        drainedAt = this.#recorded;
         await this.#idle(idleWaitMs, stop);
         idleWaitMs = Math.min(idleWaitMs * 2, pollIntervalMs);
       }

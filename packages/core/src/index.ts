@@ -46,6 +46,7 @@ export type {
   DeadJob,
   JobFailure,
   QueueCounts,
+  QueueGauges,
   StoreTransaction,
 } from "./store/job-store";
 

@@ -15,6 +15,7 @@ import { retryCommand } from "./commands/retry";
 import { runCommand } from "./commands/run";
 import { schedulesListCommand } from "./commands/schedules-list";
 import { statusCommand } from "./commands/status";
+import { metricsCommand } from "./commands/metrics";
 import { checkSchema, openConnection, type Connection } from "./connection/open-connection";
 import { resolveDatabaseTarget, type DatabaseTarget } from "./connection/database-url";
 import { explainFailure } from "./explain-failure";
@@ -28,6 +29,7 @@ export const COMMANDS: readonly Command[] = Object.freeze([
   migrateCommand,
   enqueueCommand,
   statusCommand,
+  metricsCommand,
   jobsListCommand,
   jobsShowCommand,
   retryCommand,

@@ -46,6 +46,7 @@ export type {
   DeadJob,
   JobFailure,
   QueueCounts,
+  QueueGauges,
   StoreTransaction,
 } from "./store/job-store";
 
@@ -65,6 +66,29 @@ export { backoffDelay, resolveBackoff, DEFAULT_BACKOFF } from "./policy/backoff"
 export { isRetryableByDefault } from "./policy/classify-error";
 
 export { JobClient } from "./client/job-client";
+export { EventHub } from "./events/event-hub";
+export type { EventListener } from "./events/event-hub";
+export { WorkerEvents, WORKER_EVENT_NAMES } from "./events/worker-events";
+export type {
+  WorkerEventMap,
+  WorkerEventName,
+  JobEventBase,
+  JobStartedEvent,
+  JobSucceededEvent,
+  JobFailedEvent,
+  JobDeadEvent,
+  JobSnoozedEvent,
+  JobReleasedEvent,
+  JobLeaseLostEvent,
+  JobWriteFailedEvent,
+  JobProgressEvent,
+  WorkerEventBase,
+  WorkerStartedEvent,
+  QueueDrainedEvent,
+  WorkerStoppedEvent,
+} from "./events/worker-events";
+export { ClientEvents } from "./events/client-events";
+export type { ClientEventMap, JobEnqueuedEvent } from "./events/client-events";
 export type { BatchItem } from "./client/job-client";
 export { JOB_STORE, LOGGER, CLOCK, WORKERS, SCHEDULE_STORE, WAKEUP_SOURCE, LEADER_LOCK, SCHEDULES } from "./di/tokens";
 export type { ScheduleStore, ScheduleSpec, ScheduleRecord, SchedulePlan, ScheduleFire } from "./store/schedule-store";
@@ -101,4 +125,9 @@ export type { RunFromContainerOptions } from "./runtime/run-from-container";
 export { runFromContainer } from "./runtime/run-from-container";
 export { handleStopSignals } from "./runtime/stop-signals";
 export { startHealthServer } from "./runtime/health-server";
+export { startRunMetrics, renderMetrics } from "./metrics/run-metrics";
+export type { MetricsOptions, MetricsPage } from "./metrics/run-metrics";
+export { JobMetrics } from "./metrics/job-metrics";
+export type { JobOutcomeLabel } from "./metrics/job-metrics";
+export { registerQueueGauges } from "./metrics/queue-gauges-metrics";
 export type { HealthChecks } from "./runtime/health-server";

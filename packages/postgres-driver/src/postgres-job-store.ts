@@ -19,6 +19,7 @@ import {
   type JobStore,
   type NewJob,
   type QueueCounts,
+  type QueueGauges,
   type RetryingJob,
   type ScheduleFire,
   type SchedulePlan,
@@ -37,6 +38,7 @@ import { claimBatch } from "./queries/claim-batch";
 import { completeInTransaction } from "./queries/complete-in-transaction";
 import { completeJobs } from "./queries/complete-jobs";
 import { countByQueue } from "./queries/count-by-queue";
+import { readQueueGauges } from "./queries/read-queue-gauges";
 import { deleteEffectsBefore } from "./queries/delete-effects-before";
 import { deleteFinishedBefore, type FinishedState } from "./queries/delete-finished-before";
 import { enqueue } from "./queries/enqueue";
@@ -213,6 +215,10 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
 
   countByQueue(params?: { readonly queues?: readonly string[]; readonly completedSinceMs?: number }): Promise<readonly QueueCounts[]> {
     return this.#run("countByQueue", () => countByQueue(this.#db, this.#schema, params));
+  }
+
+  readQueueGauges(params?: { readonly queues?: readonly string[] }): Promise<readonly QueueGauges[]> {
+    return this.#run("readQueueGauges", () => readQueueGauges(this.#db, this.#schema, params));
   }
 
   listJobs(params: {

@@ -27,6 +27,21 @@ describe("JobClient against PostgreSQL", () => {
     expect(await t.store.getJob({ id })).to.include({ queue: "charge", state: "queued", maxAttempts: 25, priority: 0 });
   });
 
+  it("emits job.enqueued for every job it inserts, duplicates marked, and nothing for a refused payload", async () => {
+    const seen: string[] = [];
+    client.events.on("job.enqueued", (event) => seen.push(`${event.queue} ${event.jobId} duplicate=${event.duplicate} attempt=${event.attempt} ${event.at instanceof Date}`));
+    const first = await client.enqueue(Charge, { customerId: 7, amount: 1 }, { dedupeKey: "charge-7" });
+    await client.enqueue(Charge, { customerId: 7, amount: 1 }, { dedupeKey: "charge-7" });
+    const [a, b] = await client.enqueueMany(Charge, [{ payload: { customerId: 8, amount: 1 } }, { payload: { customerId: 9, amount: 1 } }]);
+    await client.enqueue(Charge, { customerId: 7, amount: 10n }).catch(() => undefined);
+    expect(seen).to.deep.equal([
+      `charge ${first.id} duplicate=false attempt=0 true`,
+      `charge ${first.id} duplicate=true attempt=0 true`,
+      `charge ${a?.id} duplicate=false attempt=0 true`,
+      `charge ${b?.id} duplicate=false attempt=0 true`,
+    ]);
+  });
+
   it("refuses a payload that is not JSON-serialisable with a clear error and inserts nothing", async () => {
     const error = await client.enqueue(Charge, { customerId: 7, amount: 10n }).catch((thrown: unknown) => thrown);
     expect(error).to.be.instanceOf(PayloadError);

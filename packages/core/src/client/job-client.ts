@@ -3,6 +3,7 @@ import { buildNewJob, type EnqueueOptions } from "../job/enqueue-options";
 import type { JobDefinition } from "../job/job-definition";
 import type { EnqueueResult, JobStore } from "../store/job-store";
 import { JOB_STORE } from "../di/tokens";
+import { ClientEvents } from "../events/client-events";
 
 /** One job of a `enqueueMany` batch. */
 export interface BatchItem<T> {
@@ -28,6 +29,18 @@ export interface BatchItem<T> {
 export class JobClient {
   readonly #store: JobStore;
 
+  /**
+   * `job.enqueued` after each job this client inserts. Subscribe on the
+   * instance you enqueue with (a container resolves a new `JobClient` each
+   * time unless you register it as a singleton).
+   *
+   * @example
+   * ```ts
+   * client.events.on("job.enqueued", (event) => metrics.increment(event.queue));
+   * ```
+   */
+  readonly events = new ClientEvents();
+
   constructor(@inject(JOB_STORE) store: JobStore) {
     this.#store = store;
   }
@@ -49,7 +62,9 @@ export class JobClient {
    */
   async enqueue<T>(definition: JobDefinition<T>, payload: T, options: EnqueueOptions = {}): Promise<EnqueueResult> {
     const job = buildNewJob(definition, payload, options);
-    return this.#store.enqueue(job, options.transaction);
+    const result = await this.#store.enqueue(job, options.transaction);
+    if (this.events.listenerCount("job.enqueued") > 0) this.#enqueued(job.queue, result, options.transaction !== undefined);
+    return result;
   }
 
   /**
@@ -63,6 +78,14 @@ export class JobClient {
     options: { readonly transaction?: unknown } = {},
   ): Promise<readonly EnqueueResult[]> {
     const jobs = items.map((item) => buildNewJob(definition, item.payload, item.options));
-    return this.#store.enqueueMany(jobs, options.transaction);
+    const results = await this.#store.enqueueMany(jobs, options.transaction);
+    if (this.events.listenerCount("job.enqueued") > 0) {
+      for (const result of results) this.#enqueued(definition.name, result, options.transaction !== undefined);
+    }
+    return results;
+  }
+
+  #enqueued(queue: string, result: EnqueueResult, inTransaction: boolean): void {
+    this.events.emit("job.enqueued", { jobId: result.id, queue, attempt: 0, duplicate: result.duplicate, inTransaction, at: new Date() });
   }
 }

@@ -4,12 +4,15 @@ import { createServer, type Server } from "node:http";
 export interface HealthChecks {
   /** Readiness: resolves when the database answers (rejects or times out otherwise). */
   readonly ready: () => Promise<void>;
+  /** `GET /metrics`: the Prometheus exposition; without it, `/metrics` answers 404. */
+  readonly metrics?: () => Promise<{ readonly contentType: string; readonly body: string }>;
 }
 
 /**
  * A tiny HTTP server for Kubernetes probes: `GET /healthz` answers 200 while
  * the process (and its event loop) is alive; `GET /readyz` answers 200 when
- * the database answers within `timeoutMs`, 503 otherwise.
+ * the database answers within `timeoutMs`, 503 otherwise; `GET /metrics`
+ * serves `checks.metrics` when given (500 with the reason when it fails).
  *
  * @example
  * ```ts
@@ -28,6 +31,13 @@ export async function startHealthServer(
       response.writeHead(status, { "content-type": "text/plain; charset=utf-8" }).end(`${body}\n`);
     };
     if (request.url === "/healthz") return reply(200, "ok");
+    if (request.url === "/metrics" && checks.metrics !== undefined) {
+      checks.metrics().then(
+        (page) => response.writeHead(200, { "content-type": page.contentType }).end(page.body),
+        (error: unknown) => reply(500, `metrics failed: ${error instanceof Error ? error.message : String(error)}`),
+      );
+      return;
+    }
     if (request.url !== "/readyz") return reply(404, "not found");
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {

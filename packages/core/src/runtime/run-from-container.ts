@@ -6,6 +6,8 @@ import type { RetentionOptions } from "../maintenance/retention-pruner";
 import type { ScheduleStore } from "../store/schedule-store";
 import type { LeaderLock, WakeupSource } from "./coordination";
 import type { RunReport } from "./run-report";
+import type { WorkerEvents } from "../events/worker-events";
+import type { MetricsOptions } from "../metrics/run-metrics";
 import { runWorkers } from "./run-workers";
 
 /** Options of {@link runFromContainer}. */
@@ -20,6 +22,10 @@ export interface RunFromContainerOptions {
   readonly healthPort?: number;
   readonly retention?: RetentionOptions | false;
   readonly pollIntervalMs?: number;
+  /** Hears the events of every worker of the run (see `RunWorkersOptions.events`). */
+  readonly events?: WorkerEvents;
+  /** Prometheus metrics, or `false` for none (see `RunWorkersOptions.metrics`). */
+  readonly metrics?: MetricsOptions | false;
 }
 
 /**

@@ -11,6 +11,8 @@ import type { JobStore } from "../store/job-store";
 import type { ScheduleStore } from "../store/schedule-store";
 import { systemClock } from "../time/clock";
 import type { RunSummary } from "../worker/run-summary";
+import { WorkerEvents } from "../events/worker-events";
+import { startRunMetrics, type MetricsOptions } from "../metrics/run-metrics";
 import type { LeaderLock, WakeupSource } from "./coordination";
 import { startHealthServer } from "./health-server";
 import { summarizeRun, type RunReport } from "./run-report";
@@ -42,6 +44,14 @@ export interface RunWorkersOptions {
   readonly healthPort?: number;
   /** Loop mode: longest idle poll interval in ms. Default 2,000. */
   readonly pollIntervalMs?: number;
+  /** Hears the events of every worker of the run (besides each worker's own `worker.events`). */
+  readonly events?: WorkerEvents;
+  /**
+   * Prometheus metrics (see `docs/metrics.md`). Default: on when the run
+   * serves health probes (`healthPort`), at `/metrics`; `false`: off (no
+   * subscriber, no route); an object: on, in `registry` when given.
+   */
+  readonly metrics?: MetricsOptions | false;
 }
 
 /**
@@ -56,7 +66,9 @@ export interface RunWorkersOptions {
  * @example
  * ```ts
  * const stop = handleStopSignals(log);
- * const report = await runWorkers({ workers, mode: "once", store, log, maxRuntimeMs: 240_000, signal: stop.signal });
+ * const events = new WorkerEvents();
+ * events.on("job.dead", (event) => alert(`${event.queue} job ${event.jobId} is dead: ${event.error.message}`));
+ * const report = await runWorkers({ workers, mode: "once", store, log, maxRuntimeMs: 240_000, signal: stop.signal, events });
  * console.log(JSON.stringify(report));
  * process.exitCode = report.exitCode;
  * ```
@@ -65,9 +77,15 @@ export async function runWorkers(options: RunWorkersOptions): Promise<RunReport>
   const started = Date.now();
   const queues = options.workers.map((worker) => worker.queue);
   const ticker = options.schedules === undefined ? undefined : new ScheduleTicker(options.schedules.store, { log: options.log });
+  const metrics = metricsOf(options);
+  if (metrics !== undefined) options = { ...options, events: metrics.events };
   const preparation = await prepare(options, queues, ticker);
-  const summaries =
-    options.mode === "once" ? await runOnce(options) : await runLoop(options, queues, ticker);
+  let summaries: RunSummary[];
+  try {
+    summaries = options.mode === "once" ? await runOnce(options) : await runLoop(options, queues, ticker, metrics);
+  } finally {
+    metrics?.stop();
+  }
   return summarizeRun({ mode: options.mode, summaries, durationMs: Date.now() - started, ...preparation });
 }
 
@@ -96,22 +114,36 @@ function runOnce(options: RunWorkersOptions): Promise<RunSummary[]> {
     options.workers.map((worker) =>
       worker.start({
         mode: "drain",
-        ...pick(options, ["signal", "maxJobs", "maxRuntimeMs", "shutdownTimeoutMs"]),
+        ...pick(options, ["signal", "maxJobs", "maxRuntimeMs", "shutdownTimeoutMs", "events"]),
       }),
     ),
   );
 }
 
-async function runLoop(options: RunWorkersOptions, queues: readonly string[], ticker: ScheduleTicker | undefined): Promise<RunSummary[]> {
+/** The run's metrics, when on: they listen on the run's events hub (the caller's, or one of their own). */
+function metricsOf(options: RunWorkersOptions): (ReturnType<typeof startRunMetrics> & { readonly events: WorkerEvents }) | undefined {
+  const served = options.mode === "loop" && options.healthPort !== undefined;
+  if (options.metrics === false || (options.metrics === undefined && !served)) return undefined;
+  const events = options.events ?? new WorkerEvents({ log: options.log });
+  return { ...startRunMetrics(options.metrics ?? {}, { store: options.store, log: options.log, events }), events };
+}
+
+async function runLoop(
+  options: RunWorkersOptions,
+  queues: readonly string[],
+  ticker: ScheduleTicker | undefined,
+  metrics: ReturnType<typeof metricsOf>,
+): Promise<RunSummary[]> {
   const stop = new AbortController();
   const relay = (): void => stop.abort();
   options.signal?.addEventListener("abort", relay, { once: true });
-  const health = options.healthPort === undefined ? undefined : await startHealthServer(options.healthPort, { ready: () => options.store.ping() });
+  const checks = { ready: () => options.store.ping(), ...(metrics === undefined ? {} : { metrics: () => metrics.render() }) };
+  const health = options.healthPort === undefined ? undefined : await startHealthServer(options.healthPort, checks);
   const maintenance = options.leader === undefined ? undefined : maintenanceLoop(options, queues, ticker).run(stop.signal);
   try {
     return await Promise.all(
       options.workers.map((worker) =>
-        worker.start({ mode: "loop", ...pick(options, ["signal", "wakeups", "pollIntervalMs", "shutdownTimeoutMs"]) }),
+        worker.start({ mode: "loop", ...pick(options, ["signal", "wakeups", "pollIntervalMs", "shutdownTimeoutMs", "events"]) }),
       ),
     );
   } finally {

@@ -85,6 +85,29 @@ export interface QueueCounts {
 }
 
 /**
+ * What a metrics scrape reads of one queue: its waiting, running and dead
+ * jobs (never the succeeded history), the jobs due now and the queue lag.
+ *
+ * @example
+ * ```ts
+ * const [invoices] = await store.readQueueGauges({ queues: ["send-invoice"] });
+ * if ((invoices?.oldestDueAgeMs ?? 0) > 60_000) console.warn("send-invoice lags by over a minute");
+ * ```
+ */
+export interface QueueGauges {
+  readonly queue: string;
+  readonly queued: number;
+  /** Failed attempts with a retry scheduled. */
+  readonly failed: number;
+  readonly running: number;
+  readonly dead: number;
+  /** Jobs `queued` or `failed` whose `run_at` has passed. */
+  readonly due: number;
+  /** Age in milliseconds of the oldest due job, or `null` when none is due. */
+  readonly oldestDueAgeMs: number | null;
+}
+
+/**
  * The storage contract every backend implements. Core talks only to this
  * interface; `@stint/postgres-driver` implements it with Kysely and pg.
  *
@@ -186,6 +209,14 @@ export interface JobStore<Tx = unknown> {
    * `completedSinceMs`, also the jobs that succeeded within that window.
    */
   countByQueue(params?: { readonly queues?: readonly string[]; readonly completedSinceMs?: number }): Promise<readonly QueueCounts[]>;
+
+  /**
+   * The figures of {@link QueueGauges} for each queue, in one cheap read
+   * that never counts the succeeded or cancelled history (metrics scrapes
+   * call it). With `queues`, exactly those (zeros for a queue without
+   * such jobs); without, every queue that has waiting, running or dead jobs.
+   */
+  readQueueGauges(params?: { readonly queues?: readonly string[] }): Promise<readonly QueueGauges[]>;
 
   /**
    * Jobs newest first (by id), optionally of one queue and some states;

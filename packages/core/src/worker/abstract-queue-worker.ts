@@ -4,12 +4,15 @@ import { ErrorCode } from "../errors/error-codes";
 import { hasErrorCode } from "../errors/stint-error";
 import type { JobDefinition } from "../job/job-definition";
 import type { Logger } from "../logging/logger";
+import { logLines } from "../events/log-lines";
+import { RunEvents } from "../events/run-events";
+import { WorkerEvents } from "../events/worker-events";
 import { backoffDelay } from "../policy/backoff";
 import { isRetryableByDefault } from "../policy/classify-error";
 import type { JobStore } from "../store/job-store";
 import type { FailureDecision, JobContext } from "./job-context";
 import type { RunSummary } from "./run-summary";
-import { newWorkerId, processIdentity } from "./worker-id";
+import { newWorkerId } from "./worker-id";
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from "./worker-options";
 import { WorkerRun } from "./worker-run";
 import type { RunOptions } from "./run-options";
@@ -62,6 +65,18 @@ export abstract class AbstractQueueWorker<T> {
   /** The job kind this worker runs; its name is the queue it claims from. */
   abstract readonly job: JobDefinition<T>;
 
+  /**
+   * This worker's typed events (`job.started`, `job.succeeded`,
+   * `job.failed`, `job.dead`, … see {@link WorkerEventMap}); listeners are
+   * never awaited and cannot change an outcome.
+   *
+   * @example
+   * ```ts
+   * worker.events.on("job.failed", (event) => console.log(event.jobId, event.willRetry, event.retryAt));
+   * ```
+   */
+  readonly events: WorkerEvents;
+
   readonly #store: JobStore;
   readonly #log: Logger;
   readonly #options: ResolvedWorkerOptions;
@@ -75,6 +90,7 @@ export abstract class AbstractQueueWorker<T> {
     this.#store = store;
     this.#log = log;
     this.#options = resolveWorkerOptions(options);
+    this.events = new WorkerEvents({ log });
   }
 
   /** The queue this worker claims from (the job kind's name). */
@@ -124,7 +140,11 @@ export abstract class AbstractQueueWorker<T> {
     const queue = this.queue;
     const workerId = this.workerId;
     const log = this.#log.child({ queue, workerId });
-    log.info(`Started worker ${workerId} for ${queue} in ${processIdentity()} (concurrency ${this.#options.concurrency}, lease ${this.#options.leaseMs} ms)`);
+    const secretFields = this.job.secretFields ?? [];
+    runOptions.events?.reportListenerErrorsTo(log);
+    const hubs = [logLines(log, secretFields), this.events, ...(runOptions.events === undefined ? [] : [runOptions.events])];
+    const events = new RunEvents(hubs, { queue, workerId, clock: this.#options.clock });
+    events.workerStarted(this.#options.concurrency, this.#options.leaseMs);
     const run = new WorkerRun<T>({
       store: this.#store,
       log,
@@ -135,13 +155,12 @@ export abstract class AbstractQueueWorker<T> {
         parse: (payload) => this.parse(payload),
         process: async (item, ctx) => this.processItem(item, ctx),
         decide: (item, error, ctx) => this.handleFailure(item, error, ctx),
-        secretFields: this.job.secretFields ?? [],
+        secretFields,
       },
+      events,
     });
     const summary = await run.run(runOptions);
-    const line = `Stopped worker for ${queue} (${summary.stoppedBecause}): ${summary.claimed} claimed, ${summary.succeeded} succeeded, ${summary.retried} retried, ${summary.dead} dead, ${summary.leaseLost} lease lost, ${summary.writeFailed} not recorded in ${summary.durationMs} ms`;
-    if (summary.stoppedBecause === "infrastructure") log.error(`${line}: ${summary.error ?? "unknown error"}`, { ...summary });
-    else log.info(line, { ...summary });
+    events.workerStopped(summary);
     return summary;
   }
 

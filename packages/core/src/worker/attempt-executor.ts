@@ -5,6 +5,7 @@ import { errorCodeOf, hasErrorCode } from "../errors/stint-error";
 import type { ClaimedJob } from "../job/job-record";
 import { serializeResult } from "../job/serialize-payload";
 import type { Logger } from "../logging/logger";
+import type { RunEvents } from "../events/run-events";
 import type { JobStore } from "../store/job-store";
 import { AttemptContext } from "./attempt-context";
 import type { AttemptOutcome, WriteResult } from "./attempt-outcome";
@@ -50,6 +51,7 @@ export class AttemptExecutor<T> {
   readonly #hooks: JobHooks<T>;
   readonly #leases: LeaseKeeper;
   readonly #recorder: OutcomeRecorder;
+  readonly #events: RunEvents;
 
   constructor(parts: {
     readonly store: JobStore;
@@ -59,6 +61,7 @@ export class AttemptExecutor<T> {
     readonly hooks: JobHooks<T>;
     readonly leases: LeaseKeeper;
     readonly recorder: OutcomeRecorder;
+    readonly events: RunEvents;
   }) {
     this.#store = parts.store;
     this.#workerId = parts.workerId;
@@ -67,6 +70,7 @@ export class AttemptExecutor<T> {
     this.#hooks = parts.hooks;
     this.#leases = parts.leases;
     this.#recorder = parts.recorder;
+    this.#events = parts.events;
   }
 
   /** Takes the lease of a job just claimed; `sentAt` is the local time taken just before the claim was sent. */
@@ -90,22 +94,25 @@ export class AttemptExecutor<T> {
       abort: attempt.signal,
       secretFields: this.#hooks.secretFields,
     });
-    const outcome = this.#leases.holds(attempt.job)
-      ? await this.#outcomeOf(ctx, attempt.signal)
-      : lapsedBeforeStart(attempt.signal);
+    let outcome: AttemptOutcome;
+    if (this.#leases.holds(attempt.job)) {
+      this.#events.jobStarted(attempt.job);
+      outcome = await this.#outcomeOf(ctx, attempt.signal);
+    } else {
+      outcome = lapsedBeforeStart(attempt.signal);
+    }
     handled();
-    return this.#record(attempt, outcome, ctx);
+    return this.#record(attempt, outcome);
   }
 
   /** Gives back an attempt that never started (the worker is stopping); never rejects. */
   giveBack(attempt: Attempt): Promise<AttemptResult> {
-    return this.#record(attempt, { kind: "released", durationMs: 0 }, undefined);
+    return this.#record(attempt, { kind: "released", durationMs: 0 });
   }
 
-  async #record(attempt: Attempt, outcome: AttemptOutcome, ctx: AttemptContext | undefined): Promise<AttemptResult> {
-    const log = (): Logger => ctx?.log ?? this.#log.child({ jobId: attempt.job.id, attempt: attempt.job.attempt });
+  async #record(attempt: Attempt, outcome: AttemptOutcome): Promise<AttemptResult> {
     try {
-      return { outcome, written: await this.#recorder.record(attempt.job, outcome, log) };
+      return { outcome, written: await this.#recorder.record(attempt.job, outcome) };
     } finally {
       this.#leases.release(attempt.job);
     }
@@ -128,7 +135,7 @@ export class AttemptExecutor<T> {
     let failure: unknown;
     try {
       const result = await Promise.race([this.#hooks.process(item, ctx), signal.aborted.then(throwIt)]);
-      return { kind: "succeeded", resultJson: serializeResult(result), inTransaction: ctx.completedInTransaction, durationMs: elapsed() };
+      return { kind: "succeeded", result, resultJson: serializeResult(result), inTransaction: ctx.completedInTransaction, durationMs: elapsed() };
     } catch (thrown) {
       failure = signal.reason ?? thrown;
     } finally {
@@ -136,7 +143,7 @@ export class AttemptExecutor<T> {
     }
     const durationMs = elapsed();
     // ctx.transaction already committed the success: whatever happened after it cannot change that.
-    if (ctx.completedInTransaction) return { kind: "succeeded", resultJson: null, inTransaction: true, durationMs };
+    if (ctx.completedInTransaction) return { kind: "succeeded", result: undefined, resultJson: null, inTransaction: true, durationMs };
     const code = errorCodeOf(failure);
     if (code === ErrorCode.LeaseLost) return { kind: "lease-lost", error: coerceError(failure), started: true, durationMs };
     if (code === ErrorCode.Shutdown) return { kind: "released", durationMs };

@@ -4,8 +4,8 @@
  * writes it.
  */
 export type AttemptOutcome =
-  /** `processItem` resolved; `resultJson` is its value as JSON text (or null). `inTransaction`: `ctx.transaction` already wrote it. */
-  | { readonly kind: "succeeded"; readonly resultJson: string | null; readonly inTransaction: boolean; readonly durationMs: number }
+  /** `processItem` resolved to `result`; `resultJson` is it as JSON text (or null). `inTransaction`: `ctx.transaction` already wrote it. */
+  | { readonly kind: "succeeded"; readonly result: unknown; readonly resultJson: string | null; readonly inTransaction: boolean; readonly durationMs: number }
   /** The attempt failed and another one runs after `delayMs`. */
   | { readonly kind: "retry"; readonly delayMs: number; readonly error: unknown; readonly durationMs: number }
   /** The handler asked to run again after `delayMs` without spending the attempt. */

@@ -1,9 +1,10 @@
-import { coerceError, describeError } from "../errors/coerce-error";
+import { describeError } from "../errors/coerce-error";
 import { ErrorCode } from "../errors/error-codes";
 import { errorCodeOf, hasErrorCode } from "../errors/stint-error";
 import type { ClaimedJob } from "../job/job-record";
 import { compileRedaction, secretValuesOf } from "../job/secret-fields";
 import type { Logger } from "../logging/logger";
+import type { RunEvents } from "../events/run-events";
 import type { CompletedJob, DeadJob, JobFailure, JobStore, RetryingJob } from "../store/job-store";
 import type { AttemptOutcome, WriteResult } from "./attempt-outcome";
 import type { StoreRetryPolicy } from "./store-retry-policy";
@@ -12,8 +13,8 @@ import { WriteBatcher, type RowResult } from "./write-batcher";
 /**
  * Writes each attempt's outcome with a fenced store write, group-committed
  * with the other outcomes of its kind (successes, retries, deaths; see
- * {@link WriteBatcher}), and logs it: per-job lines at `debug` for
- * the expected outcomes, `warn` and `error` for failures. A write the store
+ * {@link WriteBatcher}), then emits its events (see `RunEvents`; the log
+ * lines are one of their subscribers). A write the store
  * refuses (not an outage: the statement itself) is not left to lapse: the
  * attempt is recorded as failed with the store's reason instead.
  */
@@ -22,8 +23,7 @@ export class OutcomeRecorder {
   readonly #completions: WriteBatcher<CompletedJob>;
   readonly #retries: WriteBatcher<RetryingJob>;
   readonly #deaths: WriteBatcher<DeadJob>;
-  /** Per-job `debug` lines are written: checked once, so a dropped line costs nothing. */
-  readonly #debug: boolean;
+  readonly #events: RunEvents;
 
   constructor(parts: {
     readonly store: JobStore;
@@ -32,10 +32,11 @@ export class OutcomeRecorder {
     readonly policy: StoreRetryPolicy;
     readonly leaseMs: number;
     readonly log: Logger;
+    readonly events: RunEvents;
   }) {
     const { store, workerId } = parts;
     this.#secretFields = parts.secretFields;
-    this.#debug = parts.log.isLevelEnabled?.("debug") ?? true;
+    this.#events = parts.events;
     // A write is retried through an outage while the lease could still be ours.
     const shared = { policy: parts.policy, giveUpAfterMs: parts.leaseMs, log: parts.log, logFields: { workerId } };
     this.#completions = new WriteBatcher({ ...shared, noun: "completions", write: (jobs: readonly CompletedJob[]) => store.completeJobs({ workerId, jobs }) });
@@ -50,10 +51,10 @@ export class OutcomeRecorder {
     while (batchers.some((batcher) => batcher.busy));
   }
 
-  /** Writes `outcome` for `job` and logs it; `log` gives the job's logger (made only when a line is written). */
-  async record(job: ClaimedJob, outcome: AttemptOutcome, log: () => Logger): Promise<WriteResult> {
+  /** Writes `outcome` for `job` and emits its events. */
+  async record(job: ClaimedJob, outcome: AttemptOutcome): Promise<WriteResult> {
     const written = await this.#write(job, outcome);
-    this.#log(job, outcome, written, log);
+    this.#events.jobOutcome(job, outcome, written);
     return written;
   }
 
@@ -113,50 +114,4 @@ export class OutcomeRecorder {
     const scrub = compileRedaction(secretValuesOf(job.payload, this.#secretFields));
     return { message: describeError(error, scrub), code: errorCodeOf(error) ?? ErrorCode.Unknown };
   }
-
-  #log(job: ClaimedJob, outcome: AttemptOutcome, written: WriteResult, log: () => Logger): void {
-    if (written === "applied" && (outcome.kind === "succeeded" || outcome.kind === "snoozed") && !this.#debug) return;
-    const label = `job ${job.id} (${job.queue}, attempt ${job.attempt}/${job.maxAttempts})`;
-    const fields = { durationMs: Math.round(outcome.durationMs) };
-    if (written === "failed") {
-      log().error(`Could not record the outcome of ${label} (${outcome.kind}); it runs again once its lease lapses`, fields);
-      return;
-    }
-    if (written === "fence-missed") {
-      log().warn(`Another worker owns ${label} now; its ${outcome.kind} outcome is discarded`, fields);
-      return;
-    }
-    switch (outcome.kind) {
-      case "succeeded":
-        log().debug(`Completed ${label} in ${fields.durationMs} ms`, fields);
-        return;
-      case "snoozed":
-        log().debug(`Snoozed ${label} for ${outcome.delayMs} ms`, fields);
-        return;
-      case "released":
-        log().info(`Gave back ${label}: the worker is stopping; its attempt is not spent`, fields);
-        return;
-      case "retry":
-        log().warn(`${capitalise(label)} failed: ${coerceError(outcome.error).message}; retrying in ${outcome.delayMs} ms`, { ...fields, errorCode: errorCodeOf(outcome.error) ?? ErrorCode.Unknown });
-        return;
-      case "dead": {
-        const code = errorCodeOf(outcome.error) ?? ErrorCode.Unknown;
-        const why = code === ErrorCode.Parse ? "has an invalid payload and is dead" : "is dead";
-        log().error(`${capitalise(label)} ${why}: ${coerceError(outcome.error).message}`, { ...fields, errorCode: code });
-        return;
-      }
-      case "lease-lost":
-        log().warn(`Stopped ${label}: ${outcome.error.message}; ${lapseConsequence(job, outcome.started)}`, fields);
-        return;
-    }
-  }
-}
-
-function capitalise(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-function lapseConsequence(job: ClaimedJob, started: boolean): string {
-  if (!started) return "it never started and keeps its attempt";
-  return job.attempt >= job.maxAttempts ? "no attempt is left, so it is dead" : "the job is due again";
 }

@@ -1,5 +1,6 @@
 import { ConfigError } from "../errors/config-errors";
 import type { WakeupSource } from "../runtime/coordination";
+import { WorkerEvents } from "../events/worker-events";
 import { integerOption, rejectUnknownOptions } from "../validation/option-checks";
 
 /** Limits of one `start()`. */
@@ -26,10 +27,12 @@ export interface RunOptions {
   readonly pollIntervalMs?: number;
   /** Overrides the worker's `shutdownTimeoutMs` for this run. */
   readonly shutdownTimeoutMs?: number;
+  /** More listeners for this run, besides `worker.events` (what `runWorkers({ events })` passes to every worker). */
+  readonly events?: WorkerEvents;
 }
 
 
-const KNOWN = ["signal", "maxJobs", "maxRuntimeMs", "mode", "wakeups", "pollIntervalMs", "shutdownTimeoutMs"];
+const KNOWN = ["signal", "maxJobs", "maxRuntimeMs", "mode", "wakeups", "pollIntervalMs", "shutdownTimeoutMs", "events"];
 
 /** Checks the options of one `start()`; a bad one throws a `ConfigError` naming it. */
 export function validateRunOptions(options: RunOptions): void {
@@ -38,6 +41,9 @@ export function validateRunOptions(options: RunOptions): void {
   if (options.maxRuntimeMs !== undefined) integerOption("maxRuntimeMs", options.maxRuntimeMs, 1, 2_147_483_647);
   if (options.shutdownTimeoutMs !== undefined) integerOption("shutdownTimeoutMs", options.shutdownTimeoutMs, 0, 86_400_000);
   if (options.pollIntervalMs !== undefined) integerOption("pollIntervalMs", options.pollIntervalMs, 10, 3_600_000);
+  if (options.events !== undefined && !(options.events instanceof WorkerEvents)) {
+    throw new ConfigError("events", "must be a WorkerEvents (new WorkerEvents())");
+  }
   if (options.mode !== undefined && options.mode !== "drain" && options.mode !== "loop") {
     throw new ConfigError("mode", `must be "drain" or "loop", got ${JSON.stringify(options.mode)}`);
   }

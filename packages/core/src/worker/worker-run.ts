@@ -2,6 +2,7 @@ import { coerceError } from "../errors/coerce-error";
 import { ShutdownError } from "../errors/job-errors";
 import type { ClaimedJob } from "../job/job-record";
 import type { Logger } from "../logging/logger";
+import type { RunEvents } from "../events/run-events";
 import type { JobStore } from "../store/job-store";
 import { AttemptExecutor, type Attempt, type AttemptResult, type JobHooks } from "./attempt-executor";
 import { LeaseKeeper } from "./lease-keeper";
@@ -35,6 +36,7 @@ interface RunParts<T> {
   readonly workerId: string;
   readonly queue: string;
   readonly hooks: JobHooks<T>;
+  readonly events: RunEvents;
 }
 
 interface Started {
@@ -91,13 +93,13 @@ export class WorkerRun<T> {
 
   constructor(parts: RunParts<T>) {
     this.#parts = parts;
-    const { store, options, workerId, log, hooks } = parts;
+    const { store, options, workerId, log, hooks, events } = parts;
     this.#policy = new StoreRetryPolicy(options.clock);
     this.#takeOverEveryMs = Math.min(TAKE_OVER_EVERY_MS, Math.floor(options.leaseMs / 4));
     this.#prefetch = options.adaptivePrefetch ? PrefetchSizer.adaptive(options.prefetch, options.clock) : PrefetchSizer.fixed(options.prefetch);
     this.#leases = new LeaseKeeper(store, options, workerId, log);
-    this.#recorder = new OutcomeRecorder({ store, workerId, secretFields: hooks.secretFields, policy: this.#policy, leaseMs: options.leaseMs, log });
-    this.#executor = new AttemptExecutor({ store, workerId, log, options, hooks, leases: this.#leases, recorder: this.#recorder });
+    this.#recorder = new OutcomeRecorder({ store, workerId, secretFields: hooks.secretFields, policy: this.#policy, leaseMs: options.leaseMs, log, events });
+    this.#executor = new AttemptExecutor({ store, workerId, log, options, hooks, leases: this.#leases, recorder: this.#recorder, events });
   }
 
   /** Runs until drained, a budget is spent or the signal aborts; never rejects. */
@@ -185,6 +187,7 @@ export class WorkerRun<T> {
     const { store, options, workerId, queue, log } = this.#parts;
     const { maxJobs, mode = "drain", pollIntervalMs = 2_000 } = runOptions;
     let idleWaitMs = FIRST_IDLE_WAIT_MS;
+    let drainedAt: number | undefined;
     for (;;) {
       if (stop.aborted) return stop.reason as StopReason;
       const budget = maxJobs === undefined ? Infinity : maxJobs - this.#counters.claimed;
@@ -243,8 +246,12 @@ export class WorkerRun<T> {
       if (this.#started.size > 0 || this.#buffer.length > 0) {
         await this.#nudge.wait(stop);
       } else if (mode === "drain") {
+        this.#parts.events.queueDrained();
         return "drained";
       } else {
+        // Once per idle spell: the first empty claim after something was recorded (or after the start).
+        if (drainedAt !== this.#recorded) this.#parts.events.queueDrained();
+        drainedAt = this.#recorded;
         await this.#idle(idleWaitMs, stop);
         idleWaitMs = Math.min(idleWaitMs * 2, pollIntervalMs);
       }

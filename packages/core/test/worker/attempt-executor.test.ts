@@ -1,3 +1,4 @@
+import { RunEvents } from "../../src/events/run-events";
 import { expect } from "chai";
 import { ErrorCode } from "../../src/errors/error-codes";
 import { InfrastructureError } from "../../src/errors/infrastructure-error";
@@ -64,8 +65,10 @@ function setUp(hooks: Partial<JobHooks<{ invoiceId: number }>>) {
   const asStore = store as unknown as JobStore;
   const leases = new LeaseKeeper(asStore, options, "w1", QUIET);
   const policy = new StoreRetryPolicy(clock);
-  const recorder = new OutcomeRecorder({ store: asStore, workerId: "w1", secretFields: [], policy, leaseMs: LEASE_MS, log: QUIET });
+  const events = new RunEvents([], { queue: "send-invoice", workerId: "w1", clock });
+  const recorder = new OutcomeRecorder({ store: asStore, workerId: "w1", secretFields: [], policy, leaseMs: LEASE_MS, log: QUIET, events });
   const executor = new AttemptExecutor<{ invoiceId: number }>({
+    events,
     store: asStore,
     workerId: "w1",
     log: QUIET,

@@ -211,6 +211,12 @@ describe("the Kubernetes manifests of the examples", () => {
       if (container.startupProbe !== undefined) {
         expect(probePort(container.startupProbe, container), `${where} startup port`).to.equal(healthPort);
       }
+      const annotations = (manifest.doc as { spec?: { template?: { metadata?: { annotations?: Record<string, string> } } } }).spec?.template?.metadata?.annotations ?? {};
+      expect(annotations, `${where} asks Prometheus to scrape /metrics on the health port`).to.deep.include({
+        "prometheus.io/scrape": "true",
+        "prometheus.io/port": String(healthPort),
+        "prometheus.io/path": "/metrics",
+      });
     }
   });
 

@@ -74,7 +74,7 @@ export async function countByQueue(
 }
 
 /** `time`, with `-infinity` replaced by the earliest finite time PostgreSQL holds (NULL stays NULL). */
-function earliestFinite(time: RawBuilder<unknown>): RawBuilder<unknown> {
+export function earliestFinite(time: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`(CASE WHEN ${time} = '-infinity'::timestamptz THEN '4714-11-24 00:00:00+00 BC'::timestamptz ELSE ${time} END)`;
 }
 

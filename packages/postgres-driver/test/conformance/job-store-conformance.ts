@@ -4,6 +4,7 @@ import type { ConformanceContext, JobStoreHarness, JobStoreHarnessFactory } from
 import { describeEffectsConformance } from "./effects-conformance";
 import { describeEnqueueConformance } from "./enqueue-conformance";
 import { describeFenceConformance } from "./fence-conformance";
+import { describeGaugesConformance } from "./gauges-conformance";
 import { describeListingConformance } from "./listing-conformance";
 import { describeOperationsConformance } from "./operations-conformance";
 import { describeRetentionConformance } from "./retention-conformance";
@@ -14,7 +15,8 @@ export type { JobStoreHarness, JobStoreHarnessFactory } from "./conformance-harn
  * The behaviour every `JobStore` must show, as a mocha suite: claim order
  * and limits, exclusivity under racing claimers, lease expiry and rescue,
  * the owner/attempt fence on every write after a claim, dedupe keys under
- * concurrency, transactional and batch enqueue, the operator calls, listing,
+ * concurrency, transactional and batch enqueue, the operator calls, the
+ * metrics gauges, listing,
  * retention and bulk retry, effects run once per key and completion in the
  * job's own transaction.
  *
@@ -53,6 +55,7 @@ export function describeJobStoreConformance<Tx>(name: string, factory: JobStoreH
     describeClaimConformance(ctx);
     describeFenceConformance(ctx);
     describeOperationsConformance(ctx);
+    describeGaugesConformance(ctx);
     describeListingConformance(ctx);
     describeRetentionConformance(ctx);
     describeEffectsConformance(ctx);

@@ -1,5 +1,7 @@
+import { createTestSchema, type TestSchema } from "../../src/testing";
 import {
   AbstractQueueWorker,
+  buildNewJob,
   createSilentLogger,
   defineJob,
   type FailureDecision,
@@ -53,6 +55,25 @@ export class ScriptedWorker extends AbstractQueueWorker<Task> {
   protected override handleFailure(item: Task, error: unknown, ctx: JobContext) {
     return this.#script.handleFailure?.(item, error, ctx) ?? super.handleFailure(item, error, ctx);
   }
+}
+
+/**
+ * Registers mocha hooks that give each test a freshly migrated schema;
+ * `schema()` is the current test's, `enqueue(n)` adds a task job to it.
+ */
+export function schemaPerTest(): { schema(): TestSchema; enqueue(n: number): Promise<string> } {
+  let current: TestSchema | undefined;
+  beforeEach(async () => {
+    current = await createTestSchema();
+  });
+  afterEach(async () => {
+    await current?.drop();
+  });
+  const schema = (): TestSchema => {
+    if (current === undefined) throw new Error("no test schema: call schemaPerTest() inside describe");
+    return current;
+  };
+  return { schema, enqueue: async (n) => (await schema().store.enqueue(buildNewJob(TaskJob, { n }))).id };
 }
 
 export { eventually, deferred } from "../support/eventually";

@@ -21,6 +21,7 @@ async function main(): Promise<void> {
   const rows: BenchRow[] = [];
   rows.push(await benchEnqueueMany());
   rows.push(await benchDrain(1, 10));
+  rows.push(await benchDrain(1, 10, true));
   rows.push(await benchDrain(2, 10));
   const latency = [await withSchema(benchLoopLatency), await withSchema(benchFirstClaim)];
   const server = await serverVersion();
@@ -49,14 +50,21 @@ async function benchEnqueueMany(): Promise<BenchRow> {
   });
 }
 
-async function benchDrain(processes: number, concurrency: number): Promise<BenchRow> {
+/** Drains JOBS no-op jobs; `observed`: with metrics and a listener on every worker event. */
+async function benchDrain(processes: number, concurrency: number, observed = false): Promise<BenchRow> {
   return withSchema(async (t) => {
     const jobs = probeJobs();
     for (let offset = 0; offset < jobs.length; offset += ENQUEUE_BATCH) {
       await t.store.enqueueMany(jobs.slice(offset, offset + ENQUEUE_BATCH));
     }
     const started = performance.now();
-    const reports = await spawnProbeWorkers({ connectionString: t.connectionString, schema: t.schema, processes, concurrency });
+    const reports = await spawnProbeWorkers({
+      connectionString: t.connectionString,
+      schema: t.schema,
+      processes,
+      concurrency,
+      ...(observed ? { env: { PROBE_OBSERVE: "1" } } : {}),
+    });
     const wallSeconds = (performance.now() - started) / 1000;
     const { rows } = await sql<{ seconds: number; succeeded: number }>`
       select extract(epoch from max(finished_at) - min(started_at))::float8 as seconds, count(*)::int as succeeded
@@ -65,7 +73,7 @@ async function benchDrain(processes: number, concurrency: number): Promise<Bench
     const succeeded = rows[0]?.succeeded ?? 0;
     if (succeeded !== JOBS) throw new Error(`only ${succeeded} of ${JOBS} jobs succeeded`);
     return {
-      benchmark: `drain, ${processes} process${processes > 1 ? "es" : ""} × concurrency ${concurrency}`,
+      benchmark: `drain, ${processes} process${processes > 1 ? "es" : ""} × concurrency ${concurrency}${observed ? ", events + metrics on" : ""}`,
       jobs: JOBS,
       seconds,
       jobsPerSecond: JOBS / seconds,

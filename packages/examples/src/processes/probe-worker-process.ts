@@ -1,5 +1,5 @@
 import "reflect-metadata";
-import { handleStopSignals, LOGGER, runFromContainer } from "@stint/core";
+import { handleStopSignals, LOGGER, runFromContainer, WORKER_EVENT_NAMES, WorkerEvents } from "@stint/core";
 import { createApp } from "./probe-app";
 
 /**
@@ -27,6 +27,7 @@ async function main(): Promise<number> {
       ...numberFromEnv("shutdownTimeoutMs", "SHUTDOWN_TIMEOUT_MS"),
       ...numberFromEnv("pollIntervalMs", "POLL_INTERVAL_MS"),
       ...numberFromEnv("healthPort", "HEALTH_PORT"),
+      ...(process.env["PROBE_OBSERVE"] === "1" ? observed() : {}),
     });
     process.stdout.write(`${JSON.stringify({ report, maxRssBytes: process.resourceUsage().maxRSS * 1024 })}\n`);
     return report.exitCode;
@@ -34,6 +35,15 @@ async function main(): Promise<number> {
     stop.dispose();
     await app.close();
   }
+}
+
+/** `PROBE_OBSERVE=1`: Prometheus metrics on, and a listener on every worker event (what an observed deployment pays). */
+function observed(): { readonly events: WorkerEvents; readonly metrics: object } {
+  const events = new WorkerEvents();
+  let heard = 0;
+  for (const name of WORKER_EVENT_NAMES) events.on(name, () => void (heard += 1));
+  process.once("beforeExit", () => process.stderr.write(`probe: heard ${heard} events\n`));
+  return { events, metrics: {} };
 }
 
 function numberFromEnv<K extends string>(key: K, name: string): Partial<Record<K, number>> {

@@ -6,10 +6,13 @@ import { prepared } from "./prepared";
 
 /**
  * Inserts one job, or finds the active job of the queue that holds its
- * dedupe key. `run_at` is computed on the database clock.
+ * dedupe key. `run_at` is computed on the database clock. A job without a
+ * dedupe key is a plain `INSERT … RETURNING id`: it cannot be a duplicate,
+ * and the statement is on the path from enqueue to handler start.
  *
  * ### SQL
  * ```sql
+ * -- with a dedupe key
  * WITH inserted AS (
  *   INSERT INTO "stint"."jobs" (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key)
  *   VALUES ($1, $2::jsonb, $3, $4, $5, COALESCE($6::timestamptz, now()) + $7 * interval '1 millisecond', $8)
@@ -20,6 +23,9 @@ import { prepared } from "./prepared";
  * SELECT id, true FROM "stint"."jobs"
  *  WHERE queue = $1 AND dedupe_key = $8 AND state IN (…) AND NOT EXISTS (SELECT 1 FROM inserted)
  * LIMIT 1
+ *
+ * -- without one
+ * INSERT INTO "stint"."jobs" (…) VALUES (…) RETURNING id, false AS duplicate
  * ```
  *
  * Under READ COMMITTED the insert may wait for another transaction that
@@ -46,11 +52,13 @@ export async function enqueue(executor: Kysely<any>, schema: string, job: NewJob
 
 function enqueueStatement(schema: string, job: NewJob): RawBuilder<{ id: string; duplicate: boolean }> {
   const jobs = jobsTable(schema);
-  return prepared(sql<{ id: string; duplicate: boolean }>`WITH inserted AS (
-  INSERT INTO ${jobs} (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key)
+  const insert = sql`INSERT INTO ${jobs} (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key)
   VALUES (${job.queue}, ${job.payloadJson}::jsonb, ${job.priority}::smallint, ${job.maxAttempts}::integer,
           ${job.timeoutMs}::integer, COALESCE(${job.runAt}::timestamptz, now()) + ${millisecondsInterval(job.delayMs)},
-          ${job.dedupeKey}::text)
+          ${job.dedupeKey}::text)`;
+  if (job.dedupeKey === null) return prepared(sql<{ id: string; duplicate: boolean }>`${insert} RETURNING id, false AS duplicate`);
+  return prepared(sql<{ id: string; duplicate: boolean }>`WITH inserted AS (
+  ${insert}
   ON CONFLICT ${DEDUPE_CONFLICT_TARGET} DO NOTHING
   RETURNING id
 )

@@ -15,6 +15,9 @@ import type { LeaseKeeper } from "./lease-keeper";
 import type { OutcomeRecorder } from "./outcome-recorder";
 import type { ResolvedWorkerOptions } from "./worker-options";
 
+/** The reason an attempt's timeout timer is cancelled with once the attempt is over (no exception is built). */
+const ATTEMPT_OVER = "attempt over";
+
 /** The hooks an executor calls, bound to one worker. */
 export interface JobHooks<T> {
   parse(payload: unknown): T | Promise<T>;
@@ -139,7 +142,7 @@ export class AttemptExecutor<T> {
     } catch (thrown) {
       failure = signal.reason ?? thrown;
     } finally {
-      timeout?.abort();
+      timeout?.abort(ATTEMPT_OVER);
     }
     const durationMs = elapsed();
     // ctx.transaction already committed the success: whatever happened after it cannot change that.

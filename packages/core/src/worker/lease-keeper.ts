@@ -6,6 +6,10 @@ import { settleWithin } from "./settle-within";
 import { WakeUp } from "./wake-up";
 import type { ResolvedWorkerOptions } from "./worker-options";
 
+/** Reasons the keeper cancels its own waits with (reasons of its own: no exception is built). */
+const REWATCH = "an earlier deadline to watch";
+const STOPPED = "lease keeper stopped";
+
 /** The key of one attempt of one job: leases and in-flight work are per attempt, never per job. */
 export function attemptKey(job: JobAttempt): string {
   return `${job.id}:${job.attempt}`;
@@ -67,8 +71,8 @@ export class LeaseKeeper {
 
   /** Stops both loops; a heartbeat in flight is not waited for beyond its timeout. */
   async stop(): Promise<void> {
-    this.#stop.abort();
-    this.#rewatch?.abort();
+    this.#stop.abort(STOPPED);
+    this.#rewatch?.abort(REWATCH);
     await this.#loops;
   }
 
@@ -78,7 +82,7 @@ export class LeaseKeeper {
     this.#held.set(attemptKey(job), { id: job.id, attempt: job.attempt, controller, deadline });
     if (deadline < this.#watchTarget) {
       this.#firstHeld.wake();
-      this.#rewatch?.abort();
+      this.#rewatch?.abort(REWATCH);
     }
   }
 

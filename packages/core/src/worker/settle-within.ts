@@ -6,6 +6,9 @@ export type SettledWithin<T> =
   | { readonly status: "rejected"; readonly reason: unknown }
   | { readonly status: "timed-out" };
 
+/** The reason the timer is cancelled with once the work settled (no exception is built). */
+const SETTLED = "settled";
+
 /**
  * Waits for `work` at most `ms` (and never past `signal`), without ever
  * rejecting: a store call on a connection that stopped answering must not
@@ -27,6 +30,6 @@ export async function settleWithin<T>(work: Promise<T>, ms: number, clock: Clock
     .sleep(ms, signal === undefined ? timer.signal : AbortSignal.any([signal, timer.signal]))
     .then(() => ({ status: "timed-out" }) as const);
   const answer = await Promise.race([settled, timedOut]);
-  timer.abort();
+  timer.abort(SETTLED);
   return answer;
 }

@@ -11,20 +11,41 @@ export class WakeUp {
 
   /** Resolves at the next `wake()` (at once if one came since the last wait) or when `signal` aborts. */
   wait(signal?: AbortSignal): Promise<void> {
+    if (signal === undefined) return this.waiter().woken;
+    if (signal.aborted) return Promise.resolve();
+    const waiter = this.waiter();
+    const onAbort = (): void => waiter.cancel();
+    signal.addEventListener("abort", onAbort, { once: true });
+    return waiter.woken.finally(() => signal.removeEventListener("abort", onAbort));
+  }
+
+  /**
+   * A wait that the caller ends itself: `woken` resolves at the next
+   * `wake()` (at once if one came since the last wait) or at `cancel()`,
+   * which also forgets the waiter. Cheaper than a signal for a loop that
+   * races the wake-up against a timer on every turn.
+   *
+   * @example
+   * ```ts
+   * const { woken, cancel } = wakeUp.waiter();
+   * await Promise.race([woken, clock.sleep(100)]);
+   * cancel();
+   * ```
+   */
+  waiter(): { readonly woken: Promise<void>; cancel(): void } {
     if (this.#pending) {
       this.#pending = false;
-      return Promise.resolve();
+      return { woken: Promise.resolve(), cancel: noop };
     }
-    if (signal?.aborted) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const done = (): void => {
-        this.#waiters.delete(done);
-        signal?.removeEventListener("abort", done);
+    let release = noop;
+    const woken = new Promise<void>((resolve) => {
+      release = (): void => {
+        this.#waiters.delete(release);
         resolve();
       };
-      this.#waiters.add(done);
-      signal?.addEventListener("abort", done, { once: true });
     });
+    this.#waiters.add(release);
+    return { woken, cancel: release };
   }
 
   /** Releases everyone waiting now, or the next waiter when nobody waits. */
@@ -36,3 +57,5 @@ export class WakeUp {
     for (const release of [...this.#waiters]) release();
   }
 }
+
+function noop(): void {}

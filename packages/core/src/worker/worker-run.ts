@@ -25,6 +25,8 @@ const GIVE_BACK_MS = 5_000;
 const CLAIM_GIVE_UP_MS = 60_000;
 /** Longest time between two claims that look for jobs whose lease expired (shorter for leases under 4 s). */
 const TAKE_OVER_EVERY_MS = 1_000;
+/** The reason an idle wait's timer is cancelled with (a reason of our own: no exception is built). */
+const IDLE_OVER = "idle wait over";
 
 /** How often a busy run writes an `info` summary of what it did since the last one. */
 export const PROGRESS_EVERY_MS = 30_000;
@@ -107,6 +109,8 @@ export class WorkerRun<T> {
     const { clock, leaseMs } = this.#parts.options;
     const started = clock.now();
     const stop = new AbortController();
+    // A stop wakes the claim loop wherever it waits.
+    stop.signal.addEventListener("abort", () => this.#nudge.wake(), { once: true });
     const onSignal = (): void => stop.abort("signal" satisfies StopReason);
     runOptions.signal?.addEventListener("abort", onSignal, { once: true });
     if (runOptions.signal?.aborted) onSignal();
@@ -197,7 +201,7 @@ export class WorkerRun<T> {
       const ahead = this.#prefetch.target();
       const room = Math.min(options.concurrency + ahead - this.#running - this.#buffer.length, budget);
       if (room <= 0 || this.#buffer.length > Math.floor(ahead / 2)) {
-        await this.#nudge.wait(stop);
+        await this.#nudge.wait();
         continue;
       }
       // A process resumed after a pause stops its lapsed handlers before it takes more work.
@@ -237,14 +241,14 @@ export class WorkerRun<T> {
       if (jobs.length > 0) {
         // The queue had fewer due jobs than there was room for: wait for a slot or a wake-up before asking again.
         idleWaitMs = FIRST_IDLE_WAIT_MS;
-        await this.#nudge.wait(stop);
+        await this.#nudge.wait();
         continue;
       }
       // A retry written while this claim ran may already be due: look again before concluding.
       if (this.#recorded !== recordedBefore) continue;
       // An attempt whose outcome is still being written may schedule a retry that is due at once.
       if (this.#started.size > 0 || this.#buffer.length > 0) {
-        await this.#nudge.wait(stop);
+        await this.#nudge.wait();
       } else if (mode === "drain") {
         this.#parts.events.queueDrained();
         return "drained";
@@ -252,18 +256,19 @@ export class WorkerRun<T> {
         // Once per idle spell: the first empty claim after something was recorded (or after the start).
         if (drainedAt !== this.#recorded) this.#parts.events.queueDrained();
         drainedAt = this.#recorded;
-        await this.#idle(idleWaitMs, stop);
+        await this.#idle(idleWaitMs);
         idleWaitMs = Math.min(idleWaitMs * 2, pollIntervalMs);
       }
     }
   }
 
-  /** Waits until a wake-up, a finished job, `ms` passing or `stop`. */
-  async #idle(ms: number, stop: AbortSignal): Promise<void> {
-    const done = new AbortController();
-    const either = AbortSignal.any([stop, done.signal]);
-    await Promise.race([this.#nudge.wait(either), this.#parts.options.clock.sleep(ms, either)]);
-    done.abort();
+  /** Waits until a wake-up, a finished job, `ms` passing or `stop` (which wakes the nudge). */
+  async #idle(ms: number): Promise<void> {
+    const { woken, cancel } = this.#nudge.waiter();
+    const timer = new AbortController();
+    await Promise.race([woken, this.#parts.options.clock.sleep(ms, timer.signal)]);
+    cancel();
+    timer.abort(IDLE_OVER);
   }
 
   /** Starts buffered attempts while handler slots are free. */

@@ -34,4 +34,19 @@ describe("WakeUp", () => {
     await settle();
     expect([aborted, other]).to.deep.equal([true, false]);
   });
+
+  it("ends a waiter at cancel and forgets it, so a later wake-up is kept for the next wait", async () => {
+    const wakeUp = new WakeUp();
+    const { woken, cancel } = wakeUp.waiter();
+    let ended = false;
+    void woken.then(() => (ended = true));
+    cancel();
+    await settle();
+    expect(ended, "cancel ends the wait").to.equal(true);
+    wakeUp.wake();
+    let next = false;
+    void wakeUp.wait().then(() => (next = true));
+    await settle();
+    expect(next, "the wake-up after the cancel was not spent on the cancelled waiter").to.equal(true);
+  });
 });

@@ -49,8 +49,8 @@ export function describeError(thrown: unknown, scrub: (text: string) => string =
     parts.push((depth === 0 ? "" : "Caused by: ") + (error.stack ?? `${error.name}: ${error.message}`));
     current = error.cause === current ? undefined : error.cause;
   }
-  const text = scrub(parts.join("\n"));
-  // Made storable after the cut, which may split a surrogate pair.
+  // Made storable before the cut (an escaped NUL is longer) and after it (the cut may split a surrogate pair).
+  const text = storable(scrub(parts.join("\n")));
   return storable(text.length <= MAX_ERROR_TEXT ? text : `${text.slice(0, MAX_ERROR_TEXT - 20)}\n… (truncated)`);
 }
 
@@ -70,7 +70,7 @@ export const MAX_ERROR_MESSAGE = 1_000;
  */
 export function errorSummary(thrown: unknown, scrub: (text: string) => string = (text) => text): string {
   const error = coerceError(thrown);
-  const text = scrub(error.message === "" ? error.name : `${error.name}: ${error.message}`);
+  const text = storable(scrub(error.message === "" ? error.name : `${error.name}: ${error.message}`));
   return storable(text.length <= MAX_ERROR_MESSAGE ? text : `${text.slice(0, MAX_ERROR_MESSAGE - 1)}…`);
 }
 

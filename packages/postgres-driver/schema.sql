@@ -14,6 +14,27 @@ TABLE stint.effects
     CREATE INDEX effects_created_at_idx ON stint.effects USING btree (created_at)
     CREATE UNIQUE INDEX effects_pkey ON stint.effects USING btree (key)
 
+TABLE stint.job_attempts
+  WITH (autovacuum_vacuum_insert_scale_factor=0.05)
+  COLUMNS
+    id bigint NOT NULL DEFAULT nextval('stint.job_attempts_id_seq'::regclass)
+    job_id bigint NOT NULL
+    attempt integer NOT NULL
+    outcome text NOT NULL
+    worker_id text
+    started_at timestamp with time zone
+    finished_at timestamp with time zone NOT NULL DEFAULT now()
+    duration_ms integer
+    error_message text
+    error_code text
+    error_stack text
+  CONSTRAINTS
+    job_attempts_outcome_check CHECK ((outcome = ANY (ARRAY['failed'::text, 'dead'::text, 'lease-lost'::text, 'cancelled'::text, 'shutdown'::text, 'snoozed'::text])))
+    job_attempts_pkey PRIMARY KEY (id)
+  INDEXES
+    CREATE INDEX job_attempts_job_idx ON stint.job_attempts USING btree (job_id, attempt)
+    CREATE UNIQUE INDEX job_attempts_pkey ON stint.job_attempts USING btree (id)
+
 TABLE stint.jobs
   WITH (autovacuum_analyze_scale_factor=0.02, autovacuum_vacuum_cost_limit=2000, autovacuum_vacuum_insert_scale_factor=0.05, autovacuum_vacuum_scale_factor=0.02, fillfactor=50)
   COLUMNS
@@ -37,6 +58,8 @@ TABLE stint.jobs
     finished_at timestamp with time zone
     duration_ms integer
     updated_at timestamp with time zone NOT NULL DEFAULT now()
+    meta jsonb
+    progress jsonb
   CONSTRAINTS
     jobs_attempts_check CHECK ((attempts >= 0))
     jobs_max_attempts_check CHECK ((max_attempts >= 1))
@@ -91,6 +114,8 @@ TABLE stint.schedules
     CREATE INDEX schedules_due_idx ON stint.schedules USING btree (next_run_at) WHERE enabled
     CREATE UNIQUE INDEX schedules_pkey ON stint.schedules USING btree (name)
 
+SEQUENCE stint.job_attempts_id_seq AS bigint START 1 INCREMENT 1 CACHE 1 OWNED BY job_attempts.id
+
 SEQUENCE stint.jobs_id_seq AS bigint START 1 INCREMENT 1 CACHE 1 OWNED BY jobs.id
 
 FUNCTION stint.notify_jobs_inserted
@@ -110,3 +135,4 @@ MIGRATIONS
   2 schedules-and-wakeups
   3 effects
   4 jobs-page-room
+  5 attempt-history

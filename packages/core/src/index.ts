@@ -16,7 +16,7 @@ export {
 export { ConfigError, PayloadError, InvalidNameError } from "./errors/config-errors";
 export { EnvironmentError } from "./errors/environment-error";
 export { InfrastructureError, DatabaseError } from "./errors/infrastructure-error";
-export { coerceError, describeError, MAX_ERROR_TEXT } from "./errors/coerce-error";
+export { coerceError, describeError, errorSummary, MAX_ERROR_TEXT, MAX_ERROR_MESSAGE } from "./errors/coerce-error";
 export { permanent, retryAfter, snooze } from "./errors/control-flow";
 
 export type { JobState } from "./job/job-state";
@@ -34,6 +34,9 @@ export {
   DEFAULT_MAX_PAYLOAD_BYTES,
 } from "./job/serialize-payload";
 export { assertJsonValue, MAX_PAYLOAD_DEPTH } from "./job/json-value-check";
+export type { JsonValue, JsonObject } from "./job/json-types";
+export { serializeMeta, assertStorableMeta, MAX_META_BYTES, EMPTY_META } from "./job/job-meta";
+export { serializeProgress, MAX_PROGRESS_BYTES } from "./job/progress-value";
 export { redact, redactText, redactingLogger, secretValuesOf, REDACTED } from "./job/secret-fields";
 
 export type {
@@ -45,10 +48,12 @@ export type {
   RetryingJob,
   DeadJob,
   JobFailure,
+  ProgressWrite,
   QueueCounts,
   QueueGauges,
   StoreTransaction,
 } from "./store/job-store";
+export type { AttemptRecord, AttemptOutcomeName, AttemptError } from "./store/attempt-record";
 
 export { assertSqlIdentifier, assertQueueName, assertScheduleName, assertStorableKey } from "./validation/names";
 export { integerOption, numberOption, rejectUnknownOptions } from "./validation/option-checks";

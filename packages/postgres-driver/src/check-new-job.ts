@@ -4,6 +4,7 @@ import {
   assertScheduleName,
   assertStorableJson,
   assertStorableKey,
+  assertStorableMeta,
   ConfigError,
   MAX_DEDUPE_KEY_LENGTH,
   type NewJob,
@@ -15,7 +16,8 @@ import {
  * SQL runs, so that a hand-built job cannot store what a job kind refuses:
  * the queue name (`InvalidNameError`), the dedupe key (`ConfigError`), and
  * the payload JSON — a string, storable by `jsonb`, within `maxPayloadBytes`
- * (`PayloadError` naming the size and the limit).
+ * (`PayloadError` naming the size and the limit) — and the meta JSON (an
+ * object within `MAX_META_BYTES`, `PayloadError`).
  *
  * @example
  * ```ts
@@ -27,6 +29,19 @@ export function checkNewJob(job: NewJob, maxPayloadBytes: number): void {
   assertQueueName(job.queue);
   if (job.dedupeKey !== null && job.dedupeKey !== undefined) assertStorableKey("dedupeKey", job.dedupeKey, MAX_DEDUPE_KEY_LENGTH);
   checkPayloadJson(job.payloadJson, maxPayloadBytes, job.queue);
+  if (job.metaJson !== null && job.metaJson !== undefined) checkMetaJson(job.metaJson, job.queue);
+}
+
+function checkMetaJson(metaJson: unknown, queue: string): void {
+  if (typeof metaJson !== "string") throw new ConfigError("metaJson", `must be the meta object as JSON text (see serializeMeta), got ${typeof metaJson}`);
+  assertStorableMeta(metaJson, queue);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(metaJson);
+  } catch {
+    throw new ConfigError("metaJson", "must be the meta object as JSON text (see serializeMeta), got text that is not JSON");
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new ConfigError("metaJson", "must be the JSON text of an object");
 }
 
 /**

@@ -7,6 +7,11 @@ import {
   MAX_PAYLOAD_BYTES_LIMIT,
   integerOption,
   JOB_STATES,
+  MAX_PROGRESS_BYTES,
+  assertPayloadSize,
+  assertStorableJson,
+  type AttemptRecord,
+  type ProgressWrite,
   numberOption,
   rejectUnknownOptions,
   type ClaimedJob,
@@ -47,6 +52,7 @@ import { extendLeases } from "./queries/extend-leases";
 import { fireDueSchedules } from "./queries/fire-due-schedules";
 import { getJob } from "./queries/get-job";
 import { isJobId } from "./queries/job-row";
+import { listAttempts } from "./queries/list-attempts";
 import { listJobs } from "./queries/list-jobs";
 import { listSchedules } from "./queries/list-schedules";
 import { markJobsDead } from "./queries/mark-jobs-dead";
@@ -57,6 +63,7 @@ import { retryJob } from "./queries/retry-job";
 import { runEffectOnce } from "./queries/run-effect-once";
 import { scheduleRetries } from "./queries/schedule-retries";
 import { syncSchedules } from "./queries/sync-schedules";
+import { writeProgress } from "./queries/write-progress";
 import { DEFAULT_SCHEMA } from "./schema/default-schema";
 
 /** Options of {@link PostgresJobStore}. */
@@ -207,6 +214,21 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
 
   retryJob(params: { readonly id: string }): Promise<boolean> {
     return this.#run("retryJob", () => retryJob(this.#db, this.#schema, params));
+  }
+
+  /** Runs on the control pool, like the outcomes it precedes; refuses progress JSON over `MAX_PROGRESS_BYTES`. */
+  writeProgress(params: ProgressWrite): Promise<boolean> {
+    return this.#run("writeProgress", () => {
+      if (typeof params.progressJson !== "string") throw new ConfigError("progressJson", "must be the progress value as JSON text (see serializeProgress)");
+      assertPayloadSize(params.progressJson, MAX_PROGRESS_BYTES);
+      assertStorableJson(params.progressJson);
+      if (!isJobId(params.job.id)) return Promise.resolve(false);
+      return writeProgress(this.#control, this.#schema, params);
+    });
+  }
+
+  listAttempts(params: { readonly jobId: string }): Promise<readonly AttemptRecord[]> {
+    return this.#run("listAttempts", () => listAttempts(this.#db, this.#schema, params));
   }
 
   getJob(params: { readonly id: string }): Promise<JobRecord | undefined> {

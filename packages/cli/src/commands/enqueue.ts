@@ -48,8 +48,8 @@ export const enqueueCommand: Command = {
   name: "enqueue",
   summary: "Add a job (or one per line of an NDJSON file) to a queue",
   usage: [
-    "enqueue <queue> <json> [--app MODULE | --force] [--run-at ISO] [--delay 30s] [--priority N] [--max-attempts N] [--timeout 30s] [--dedupe-key K]",
-    "enqueue <queue> --file PATH|- [--app MODULE | --force] [--run-at ISO] [--delay 30s] [--priority N] [--max-attempts N] [--timeout 30s]",
+    "enqueue <queue> <json> [--app MODULE | --force] [--run-at ISO] [--delay 30s] [--priority N] [--max-attempts N] [--timeout 30s] [--dedupe-key K] [--meta JSON]",
+    "enqueue <queue> --file PATH|- [--app MODULE | --force] [--run-at ISO] [--delay 30s] [--priority N] [--max-attempts N] [--timeout 30s] [--meta JSON]",
   ],
   args: { min: 1, max: 2 },
   json: true,
@@ -60,6 +60,7 @@ export const enqueueCommand: Command = {
     "max-attempts": { type: "string", value: "N", description: "attempts before the job is dead (default: the kind's, else 25)" },
     timeout: { type: "string", value: "DURATION", description: "time limit of each attempt (default: the kind's, else none)" },
     "dedupe-key": { type: "string", value: "KEY", description: "while an active job of the queue holds KEY, return it instead" },
+    meta: { type: "string", value: "JSON", description: "a JSON object kept with the job (ctx.meta), at most 8 KiB; with --file, for every job" },
     file: { type: "string", value: "PATH", description: "enqueue one job per line of this NDJSON file; - reads stdin" },
     app: { type: "string", value: "MODULE", description: "take the job kind's defaults from this app module (default: $STINT_APP)" },
     force: { type: "boolean", description: "enqueue to a queue that is not known (see the notes above)" },
@@ -78,6 +79,7 @@ export const enqueueCommand: Command = {
     "Examples:",
     `  stint enqueue send-invoice '{"invoiceId": 812}' --dedupe-key invoice:812`,
     "  stint enqueue weekly-report '{}' --delay 1h30m --priority 5 --app ./dist/stint-app.js",
+    `  stint enqueue send-invoice '{"invoiceId": 812}' --meta '{"tenant": "acme"}'`,
     "  stint enqueue send-invoice --file invoices.ndjson",
     "  produce-jobs | stint enqueue send-invoice --file -",
   ],
@@ -128,6 +130,8 @@ function readEnqueueOptions(context: CommandContext): EnqueueOptions {
   if (timeout !== undefined) options.timeoutMs = durationOption("--timeout", timeout, { min: 1, max: 2_147_483_647 });
   const dedupeKey = stringOption(context, "dedupe-key");
   if (dedupeKey !== undefined) options.dedupeKey = dedupeKey;
+  const meta = stringOption(context, "meta");
+  if (meta !== undefined) options.meta = parsePayload(meta, "--meta") as EnqueueOptions["meta"];
   return options;
 }
 

@@ -5,11 +5,17 @@ import { ExitCode } from "@stint/core";
 import { jobJson } from "../output/job-json";
 import { formatDuration } from "../args/duration";
 import { formatTime } from "../output/time-text";
+import { attemptJson, formatAttempts, shownAttempts } from "../output/attempts-table";
 
-/** `stint jobs show <id>`: every field of one job, its last error in full. Exit 3 when there is no such job. */
+/**
+ * `stint jobs show <id>`: every field of one job (meta and progress too),
+ * its attempts (one row each: outcome, worker, start, duration, error) and
+ * its last error in full. `--json` prints the job's fields with an
+ * `attempts` array. Exit 3 when there is no such job.
+ */
 export const jobsShowCommand: Command = {
   name: "jobs show",
-  summary: "Show every field of one job, with its last error in full",
+  summary: "Show every field of one job, its attempts, and its last error in full",
   usage: ["jobs show <id> [--json]"],
   args: { min: 1, max: 1 },
   json: true,
@@ -20,8 +26,9 @@ export const jobsShowCommand: Command = {
     const { store } = await context.connect();
     const job = await store.getJob({ id });
     if (job === undefined) throw jobNotFound(id, context.schema);
+    const attempts = shownAttempts(job, await store.listAttempts({ jobId: id }));
     if (context.json) {
-      context.out.json(jobJson(job));
+      context.out.json({ ...jobJson(job), history: attempts.map(attemptJson) });
       return ExitCode.Ok;
     }
     const fields: [string, string][] = [
@@ -41,10 +48,19 @@ export const jobsShowCommand: Command = {
       ["duration", job.durationMs === null ? "-" : `${job.durationMs} ms`],
       ["updated at", formatTime(job.updatedAt)],
       ["error code", job.errorCode ?? "-"],
+      ["progress", job.progress === null ? "-" : JSON.stringify(job.progress)],
     ];
     const width = Math.max(...fields.map(([name]) => name.length));
     for (const [name, value] of fields) context.out.line(`${name.padEnd(width)}  ${value}`);
     context.out.line("");
+    if (attempts.length > 0) {
+      context.out.line("attempts:");
+      context.out.line(indent(formatAttempts(attempts)));
+    }
+    if (Object.keys(job.meta).length > 0) {
+      context.out.line("meta:");
+      context.out.line(indent(JSON.stringify(job.meta, null, 2)));
+    }
     context.out.line("payload:");
     context.out.line(indent(JSON.stringify(job.payload, null, 2)));
     if (job.result !== null && job.result !== undefined) {

@@ -24,5 +24,7 @@ export function jobJson(job: JobRecord): Record<string, unknown> {
     finishedAt: iso(job.finishedAt),
     durationMs: job.durationMs,
     updatedAt: iso(job.updatedAt),
+    meta: job.meta,
+    progress: job.progress,
   };
 }

@@ -36,6 +36,15 @@ describe("stint enqueue", () => {
     expect(job!.runAt.toISOString()).to.equal("2031-05-01T11:30:00.000Z");
   });
 
+  it("keeps --meta with the job, and refuses meta that is not an object", async () => {
+    const { id } = (await enqueue("send-invoice", '{"invoiceId": 10}', "--meta", '{"tenant": "acme"}', "--json")).json();
+    expect((await scene.test.store.getJob({ id }))!.meta).to.deep.equal({ tenant: "acme" });
+    const refused = await enqueue("send-invoice", "{}", "--meta", "[1, 2]");
+    expect(refused.code).to.not.equal(ExitCode.Ok);
+    expect(refused.stderr).to.include("meta must be a plain object of JSON values, got an array");
+    expect((await enqueue("send-invoice", "{}", "--meta", "{nope")).stderr).to.match(/^stint: --meta: invalid JSON/);
+  });
+
   it("returns the active job that holds the dedupe key", async () => {
     const first = (await enqueue("send-invoice", '{"invoiceId": 9}', "--dedupe-key", "invoice:9", "--json")).json();
     const second = await enqueue("send-invoice", '{"invoiceId": 9}', "--dedupe-key", "invoice:9");

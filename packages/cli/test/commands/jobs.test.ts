@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
 import { ExitCode } from "../../src/index";
 import { stint } from "../helpers/run-stint";
-import { enqueueJobs, makeDeadJobs } from "../helpers/job-states";
+import { enqueueJobs, makeDeadJobs, makeJobThatSucceededThirdTime } from "../helpers/job-states";
 
 describe("stint jobs", () => {
   let test: TestSchema;
@@ -69,6 +69,39 @@ describe("stint jobs", () => {
       expect(job.lastError).to.include("at charge (billing.ts:12:5)");
       expect(job.finishedAt).to.match(/^\d{4}-\d\d-\d\dT/);
       expect(Object.keys(job)).to.include.members(["runAt", "timeoutMs", "lockedBy", "lockedUntil", "dedupeKey", "result", "createdAt", "startedAt", "durationMs", "updatedAt"]);
+    });
+
+    it("prints the attempts, meta and progress of a job that failed twice and then succeeded", async () => {
+      const id = await makeJobThatSucceededThirdTime(test.store, "charge", { tenant: "acme" });
+      const result = await stint(["jobs", "show", id, "--schema", test.schema]);
+      expect(result.code).to.equal(ExitCode.Ok);
+      expect(result.stdout).to.match(/\nprogress\s+\{"of":10,"done":10\}\n/); // jsonb orders keys by length
+      expect(result.stdout).to.include('meta:\n  {\n    "tenant": "acme"\n  }\n');
+      const table = result.stdout.split("attempts:\n")[1]!.split("\n").slice(0, 5);
+      expect(table[0]).to.match(/^\s+attempt\s+outcome\s+worker\s+started\s+duration\s+error$/);
+      expect(table[2]).to.match(/^\s+1\s+failed\s+w1\s+\S+ \S+Z\s+41ms\s+Error: gateway timeout \(w1\)$/);
+      expect(table[3]).to.match(/^\s+2\s+failed\s+w2\s+\S+ \S+Z\s+52ms\s+Error: gateway timeout \(w2\)$/);
+      expect(table[4]).to.match(/^\s+3\s+succeeded\s+w3\s+\S+ \S+Z\s+63ms\s+-$/);
+    });
+
+    it("prints the attempts as JSON", async () => {
+      const id = await makeJobThatSucceededThirdTime(test.store, "charge", { tenant: "globex" });
+      const job = (await stint(["jobs", "show", id, "--schema", test.schema, "--json"])).json();
+      expect(job).to.include({ id, state: "succeeded", attempts: 3 });
+      expect(job.meta).to.deep.equal({ tenant: "globex" });
+      expect(job.progress).to.deep.equal({ done: 10, of: 10 });
+      expect(job.history.map((a: { attempt: number; outcome: string; workerId: string; durationMs: number }) => [a.attempt, a.outcome, a.workerId, a.durationMs])).to.deep.equal([
+        [1, "failed", "w1", 41],
+        [2, "failed", "w2", 52],
+        [3, "succeeded", "w3", 63],
+      ]);
+      expect(job.history[0].error).to.deep.equal({
+        message: "Error: gateway timeout (w1)",
+        code: "STINT_TIMEOUT",
+        stack: "Error: gateway timeout (w1)\n    at charge (billing.ts:12:5)",
+      });
+      expect(job.history[0].startedAt).to.match(/^\d{4}-\d\d-\d\dT/);
+      expect(job.history[2].error).to.equal(null);
     });
 
     it("exits 3 when the job does not exist, 2 when the id is not one", async () => {

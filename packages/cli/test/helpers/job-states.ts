@@ -52,3 +52,21 @@ export async function makeRunningJobs(store: JobStore, queue: string, count: num
   await enqueueJobs(store, queue, count);
   return (await claimAll(store, queue, count)).map((job) => job.id);
 }
+
+/**
+ * Enqueues one job of `queue` with `meta`, has workers `w1` and `w2` fail
+ * it (41 ms, then 52 ms), and `w3` report progress and succeed (63 ms).
+ * Returns its id.
+ */
+export async function makeJobThatSucceededThirdTime(store: JobStore, queue: string, meta: Record<string, string>): Promise<string> {
+  const { id } = await store.enqueue(buildNewJob(defineJob<{ n: number }>(queue), { n: 1 }, { meta }));
+  for (const [workerId, durationMs] of [["w1", 41], ["w2", 52]] as const) {
+    const [job] = await store.claimBatch({ queue, workerId, limit: 1, leaseMs: 60_000 });
+    const failure = { message: `Error: gateway timeout (${workerId})\n    at charge (billing.ts:12:5)`, code: "STINT_TIMEOUT", summary: `Error: gateway timeout (${workerId})` };
+    await store.scheduleRetries({ workerId, jobs: [{ id, attempt: job!.attempt, delayMs: 0, failure, spendAttempt: true, durationMs }] });
+  }
+  const [job] = await store.claimBatch({ queue, workerId: "w3", limit: 1, leaseMs: 60_000 });
+  await store.writeProgress({ workerId: "w3", job: job!, progressJson: '{"done":10,"of":10}' });
+  await store.completeJobs({ workerId: "w3", jobs: [{ id, attempt: job!.attempt, resultJson: null, durationMs: 63 }] });
+  return id;
+}

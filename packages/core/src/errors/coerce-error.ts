@@ -49,9 +49,29 @@ export function describeError(thrown: unknown, scrub: (text: string) => string =
     parts.push((depth === 0 ? "" : "Caused by: ") + (error.stack ?? `${error.name}: ${error.message}`));
     current = error.cause === current ? undefined : error.cause;
   }
-  const text = scrub(parts.join("\n"));
-  // Made storable after the cut, which may split a surrogate pair.
+  // Made storable before the cut (an escaped NUL is longer) and after it (the cut may split a surrogate pair).
+  const text = storable(scrub(parts.join("\n")));
   return storable(text.length <= MAX_ERROR_TEXT ? text : `${text.slice(0, MAX_ERROR_TEXT - 20)}\n… (truncated)`);
+}
+
+/** Longest error message an attempt's history record keeps (the stack is kept up to {@link MAX_ERROR_TEXT}). */
+export const MAX_ERROR_MESSAGE = 1_000;
+
+/**
+ * The one-line summary of an error stored in an attempt's history record:
+ * `Name: message` of the error itself (no stack, no causes), passed through
+ * `scrub` like {@link describeError}, cut to {@link MAX_ERROR_MESSAGE}
+ * characters (with a `…` marking the cut) and made storable.
+ *
+ * @example
+ * ```ts
+ * errorSummary(new TypeError("amount must be positive")); // "TypeError: amount must be positive"
+ * ```
+ */
+export function errorSummary(thrown: unknown, scrub: (text: string) => string = (text) => text): string {
+  const error = coerceError(thrown);
+  const text = storable(scrub(error.message === "" ? error.name : `${error.name}: ${error.message}`));
+  return storable(text.length <= MAX_ERROR_MESSAGE ? text : `${text.slice(0, MAX_ERROR_MESSAGE - 1)}…`);
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;

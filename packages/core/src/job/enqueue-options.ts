@@ -2,6 +2,8 @@ import { ConfigError } from "../errors/config-errors";
 import type { NewJob } from "../store/job-store";
 import { resolveJobDefaults, type JobDefinition } from "./job-definition";
 import { DEFAULT_MAX_PAYLOAD_BYTES, serializePayload } from "./serialize-payload";
+import type { JsonObject } from "./json-types";
+import { serializeMeta } from "./job-meta";
 import { assertStorableKey } from "../validation/names";
 import { integerOption, rejectUnknownOptions } from "../validation/option-checks";
 
@@ -24,11 +26,18 @@ export interface EnqueueOptions<Tx = unknown> {
   readonly timeoutMs?: number | null;
   /** While a job of this queue with this key is active, enqueue returns that job instead. */
   readonly dedupeKey?: string;
+  /**
+   * A small JSON object kept with the job and handed to every attempt as
+   * `ctx.meta` (a tenant, a request id, who asked for it), at most
+   * `MAX_META_BYTES` (8 KiB) of JSON. Keys starting with `stint.` and
+   * `traceparent`/`tracestate` may be written by stint itself.
+   */
+  readonly meta?: JsonObject;
   /** The caller's transaction: the job exists if and only if it commits. */
   readonly transaction?: Tx;
 }
 
-const ENQUEUE_KEYS = ["runAt", "delayMs", "priority", "maxAttempts", "timeoutMs", "dedupeKey", "transaction"];
+const ENQUEUE_KEYS = ["runAt", "delayMs", "priority", "maxAttempts", "timeoutMs", "dedupeKey", "meta", "transaction"];
 
 /** Longest dedupe key, in UTF-16 code units. */
 export const MAX_DEDUPE_KEY_LENGTH = 512;
@@ -36,7 +45,7 @@ export const MAX_DEDUPE_KEY_LENGTH = 512;
 /**
  * Builds the row to insert from a job kind, a payload and options, checking
  * each option (messages name it) and serialising the payload within the
- * kind's `maxPayloadBytes`. Throws before anything is written: a
+ * kind's `maxPayloadBytes` (and `meta`, see `serializeMeta`). Throws before anything is written: a
  * `ConfigError` for an option, a `PayloadError` for the payload.
  */
 export function buildNewJob<T>(definition: JobDefinition<T>, payload: T, options: EnqueueOptions<unknown> = {}): NewJob {
@@ -57,5 +66,6 @@ export function buildNewJob<T>(definition: JobDefinition<T>, payload: T, options
     runAt: options.runAt ?? null,
     delayMs,
     dedupeKey,
+    metaJson: serializeMeta(options.meta, definition.name),
   };
 }

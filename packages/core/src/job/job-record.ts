@@ -1,3 +1,4 @@
+import type { JsonObject, JsonValue } from "./json-types";
 import type { JobState } from "./job-state";
 
 /**
@@ -18,6 +19,8 @@ export interface ClaimedJob {
   readonly timeoutMs: number | null;
   readonly createdAt: Date;
   readonly runAt: Date;
+  /** The `meta` given at enqueue (`ctx.meta`); absent or empty when none. */
+  readonly meta?: JsonObject;
 }
 
 /** Everything the store keeps about one job (what `getJob` returns). */
@@ -40,6 +43,11 @@ export interface JobRecord {
   readonly createdAt: Date;
   readonly startedAt: Date | null;
   readonly finishedAt: Date | null;
+  /** How long the last attempt ran (null when none finished, as for a job cancelled before it ran). */
   readonly durationMs: number | null;
   readonly updatedAt: Date;
+  /** The `meta` given at enqueue; `{}` when none. */
+  readonly meta: JsonObject;
+  /** The latest value the handler reported with `ctx.progress`, or `null`. */
+  readonly progress: JsonValue | null;
 }

@@ -136,7 +136,8 @@ function childPath(path: string, key: string): string {
 }
 
 function refusal(path: string, problem: string, what = "is not JSON-serialisable"): PayloadError {
-  // Advice that names the type reads "path: a Set cannot…"; the others read "payload …: path is …".
-  const message = /^(?:is |has |must )/.test(problem) ? `payload ${what}: ${path} ${problem}` : `${path}: ${problem}`;
+  // Advice that names the type reads "path: a Set cannot…"; the others read "payload …: path is …" (or "meta …").
+  const root = /^[A-Za-z]+/.exec(path)?.[0] ?? "payload";
+  const message = /^(?:is |has |must )/.test(problem) ? `${root} ${what}: ${path} ${problem}` : `${path}: ${problem}`;
   return new PayloadError(message, { path });
 }

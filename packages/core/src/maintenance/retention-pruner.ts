@@ -28,7 +28,8 @@ const KNOWN = ["succeededDays", "deadDays", "effectsDays", "batchSize", "maxBatc
 /**
  * Deletes old finished jobs and old keys of the effects ledger in bounded
  * batches (each its own short statement, skipping locked rows, never
- * touching active jobs), so pruning never blocks the claim path.
+ * touching active jobs), so pruning never blocks the claim path. A pruned
+ * job's attempt history goes with it, in the same statement.
  *
  * @example
  * ```ts

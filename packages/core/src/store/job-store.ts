@@ -1,5 +1,6 @@
 import type { ClaimedJob, JobRecord } from "../job/job-record";
 import type { JobState } from "../job/job-state";
+import type { AttemptRecord } from "./attempt-record";
 
 /**
  * A job ready to be written: what `enqueue` and `enqueueMany` take.
@@ -19,6 +20,8 @@ export interface NewJob {
   readonly delayMs: number;
   /** Unique among the queue's active jobs, or `null`. */
   readonly dedupeKey: string | null;
+  /** The job's `meta` as JSON text of an object (see `serializeMeta`); `null` or left out for none. */
+  readonly metaJson?: string | null;
 }
 
 /** What enqueue says about one job. */
@@ -47,6 +50,11 @@ export interface JobFailure {
   readonly message: string;
   /** A stable code such as `STINT_TIMEOUT`, or `null`. */
   readonly code: string | null;
+  /**
+   * The error's own one-line `Name: message` (see `errorSummary`) for the
+   * attempt's history record; when left out, the first line of `message`.
+   */
+  readonly summary?: string;
 }
 
 /** An attempt that failed (or was snoozed or given back) and runs again later. */
@@ -57,11 +65,34 @@ export interface RetryingJob extends JobAttempt {
   readonly failure: JobFailure | null;
   /** `false` gives the attempt back: `max_attempts` goes up by one. */
   readonly spendAttempt: boolean;
+  /**
+   * How the attempt ended, for its history record (see `listAttempts`);
+   * `null` records nothing (an attempt given back before its handler
+   * started). Left out: `"failed"` with a failure, nothing without one.
+   */
+  readonly outcome?: "failed" | "lease-lost" | "shutdown" | "snoozed" | null;
+  /** How long the attempt ran, as the worker measured it; `null` or left out: the database clock's figure since the claim. */
+  readonly durationMs?: number | null;
 }
 
 /** An attempt after which the job gives up. */
 export interface DeadJob extends JobAttempt {
   readonly failure: JobFailure;
+  /** How the attempt ended, for its history record: `"dead"` (the default) or `"lease-lost"` (it was the last attempt). */
+  readonly outcome?: "dead" | "lease-lost";
+  /** How long the attempt ran, as the worker measured it; `null` or left out: the database clock's figure since the claim. */
+  readonly durationMs?: number | null;
+}
+
+/**
+ * A handler's latest progress to store on its job (`ctx.progress`), fenced
+ * like an outcome on id, owner and attempt.
+ */
+export interface ProgressWrite {
+  readonly workerId: string;
+  readonly job: JobAttempt;
+  /** The value as JSON text (see `serializeProgress`). */
+  readonly progressJson: string;
 }
 
 /**
@@ -192,7 +223,10 @@ export interface JobStore<Tx = unknown> {
     readonly limit: number;
   }): Promise<{ readonly retried: number; readonly dead: number }>;
 
-  /** Cancels a job that has not finished. False when it was not cancellable. */
+  /**
+   * Cancels a job that has not finished. False when it was not cancellable.
+   * A running attempt gets a `cancelled` history record in the same statement.
+   */
   cancelJob(params: { readonly id: string }): Promise<boolean>;
 
   /**
@@ -200,6 +234,21 @@ export interface JobStore<Tx = unknown> {
    * attempt budget. False when the job does not exist or is active.
    */
   retryJob(params: { readonly id: string }): Promise<boolean>;
+
+  /**
+   * Stores a running attempt's latest progress on its job, fenced on id,
+   * owner and attempt (state `running`): false when the worker no longer
+   * owns the attempt, and nothing changed.
+   */
+  writeProgress(params: ProgressWrite): Promise<boolean>;
+
+  /**
+   * The history of a job's attempts, oldest first: one record per attempt
+   * that did not succeed (written in the same statement as the outcome, the
+   * takeover of a lapsed lease, or the cancel), then the successful attempt,
+   * read from the job row. Empty for a job that does not exist.
+   */
+  listAttempts(params: { readonly jobId: string }): Promise<readonly AttemptRecord[]>;
 
   /** One job, or `undefined`. */
   getJob(params: { readonly id: string }): Promise<JobRecord | undefined>;
@@ -232,7 +281,7 @@ export interface JobStore<Tx = unknown> {
   /**
    * Deletes at most `limit` finished jobs in `states` whose `finished_at`
    * is older than `olderThanMs`, oldest first, skipping rows locked by
-   * others. Returns how many it deleted; call again until it returns less
+   * others, with their attempt history. Returns how many jobs it deleted; call again until it returns less
    * than `limit`.
    */
   deleteFinishedBefore(params: {

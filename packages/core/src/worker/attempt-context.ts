@@ -2,17 +2,22 @@ import { ConfigError } from "../errors/config-errors";
 import { LeaseLostError } from "../errors/job-errors";
 import { buildNewJob } from "../job/enqueue-options";
 import type { ClaimedJob } from "../job/job-record";
+import { EMPTY_META } from "../job/job-meta";
+import type { JsonObject } from "../job/json-types";
+import type { RunEvents } from "../events/run-events";
 import { redactingLogger, secretValuesOf } from "../job/secret-fields";
 import { serializeResult } from "../job/serialize-payload";
 import type { Logger } from "../logging/logger";
 import type { JobStore } from "../store/job-store";
 import type { AttemptSignal } from "./attempt-signal";
 import type { JobContext } from "./job-context";
+import { ProgressReporter } from "./progress-reporter";
 
 /**
  * The `JobContext` of one attempt. What most handlers never touch is made
- * on first use: the `AbortController` behind `signal` and the job's
- * logger (a child with the job's fields, redacting its secret fields).
+ * on first use: the `AbortController` behind `signal`, the job's
+ * logger (a child with the job's fields, redacting its secret fields) and
+ * the progress reporter.
  */
 export class AttemptContext implements JobContext {
   readonly job: ClaimedJob;
@@ -21,7 +26,9 @@ export class AttemptContext implements JobContext {
   readonly #runLog: Logger;
   readonly #secretFields: readonly string[];
   readonly #abort: AttemptSignal;
+  readonly #events: RunEvents;
   #log: Logger | undefined;
+  #progress: ProgressReporter | undefined;
   #completedInTransaction = false;
 
   constructor(parts: {
@@ -32,6 +39,7 @@ export class AttemptContext implements JobContext {
     readonly abort: AttemptSignal;
     /** The job kind's `secretFields`: their values are redacted from every line of the job's logger. */
     readonly secretFields: readonly string[];
+    readonly events: RunEvents;
   }) {
     this.job = parts.job;
     this.workerId = parts.workerId;
@@ -39,6 +47,21 @@ export class AttemptContext implements JobContext {
     this.#runLog = parts.log;
     this.#secretFields = parts.secretFields;
     this.#abort = parts.abort;
+    this.#events = parts.events;
+  }
+
+  get meta(): JsonObject {
+    return this.job.meta ?? EMPTY_META;
+  }
+
+  readonly progress: JobContext["progress"] = (value) => {
+    this.#progress ??= new ProgressReporter({ store: this.#store, workerId: this.workerId, job: this.job, log: this.log, events: this.#events });
+    this.#progress.report(value);
+  };
+
+  /** Resolves once the progress reported so far is stored (or dropped); the executor awaits it before the outcome. */
+  flushProgress(): Promise<void> {
+    return this.#progress?.flush() ?? Promise.resolve();
   }
 
   get signal(): AbortSignal {

@@ -96,6 +96,7 @@ export class AttemptExecutor<T> {
       job: attempt.job,
       abort: attempt.signal,
       secretFields: this.#hooks.secretFields,
+      events: this.#events,
     });
     let outcome: AttemptOutcome;
     if (this.#leases.holds(attempt.job)) {
@@ -105,12 +106,14 @@ export class AttemptExecutor<T> {
       outcome = lapsedBeforeStart(attempt.signal);
     }
     handled();
+    // The last progress value is stored before the outcome, never after it.
+    await ctx.flushProgress();
     return this.#record(attempt, outcome);
   }
 
   /** Gives back an attempt that never started (the worker is stopping); never rejects. */
   giveBack(attempt: Attempt): Promise<AttemptResult> {
-    return this.#record(attempt, { kind: "released", durationMs: 0 });
+    return this.#record(attempt, { kind: "released", started: false, durationMs: 0 });
   }
 
   async #record(attempt: Attempt, outcome: AttemptOutcome): Promise<AttemptResult> {
@@ -149,7 +152,7 @@ export class AttemptExecutor<T> {
     if (ctx.completedInTransaction) return { kind: "succeeded", result: undefined, resultJson: null, inTransaction: true, durationMs };
     const code = errorCodeOf(failure);
     if (code === ErrorCode.LeaseLost) return { kind: "lease-lost", error: coerceError(failure), started: true, durationMs };
-    if (code === ErrorCode.Shutdown) return { kind: "released", durationMs };
+    if (code === ErrorCode.Shutdown) return { kind: "released", started: true, durationMs };
     if (code === ErrorCode.Snooze) return { kind: "snoozed", delayMs: (failure as SnoozeError).delayMs, durationMs };
     const decision = await this.#decide(item, failure, ctx);
     return decision.action === "retry"

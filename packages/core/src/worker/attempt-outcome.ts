@@ -17,8 +17,12 @@ export type AttemptOutcome =
    * could be written. `started`: whether the handler had begun.
    */
   | { readonly kind: "lease-lost"; readonly error: Error; readonly started: boolean; readonly durationMs: number }
-  /** The worker is stopping: the job goes back to the queue without spending the attempt. */
-  | { readonly kind: "released"; readonly durationMs: number };
+  /**
+   * The worker is stopping: the job goes back to the queue without spending
+   * the attempt. `started`: whether the handler had begun (then its history
+   * records a `shutdown` attempt).
+   */
+  | { readonly kind: "released"; readonly started: boolean; readonly durationMs: number };
 
 /** What writing an outcome came to. */
 export type WriteResult =

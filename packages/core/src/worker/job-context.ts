@@ -1,6 +1,7 @@
 import type { EnqueueOptions } from "../job/enqueue-options";
 import type { JobDefinition } from "../job/job-definition";
 import type { ClaimedJob } from "../job/job-record";
+import type { JsonObject, JsonValue } from "../job/json-types";
 import type { Logger } from "../logging/logger";
 import type { EnqueueResult, StoreTransaction } from "../store/job-store";
 
@@ -29,6 +30,34 @@ export interface JobContext {
   readonly signal: AbortSignal;
   /** A logger whose lines carry jobId, queue, attempt and workerId. */
   readonly log: Logger;
+  /**
+   * The `meta` object given at enqueue (`{}` when none), frozen. Keys
+   * starting with `stint.` and `traceparent`/`tracestate` belong to stint.
+   *
+   * @example
+   * ```ts
+   * ctx.log.info(`Running for tenant ${String(ctx.meta.tenant)}`);
+   * ```
+   */
+  readonly meta: JsonObject;
+
+  /**
+   * Reports how far the attempt got: a number or a small JSON value (at
+   * most `MAX_PROGRESS_BYTES`), stored on the job for `stint jobs show`.
+   * Returns at once and never fails the handler over a write: the latest
+   * value wins, at most one write per job is in flight, and the last value
+   * is stored before the attempt's outcome. A value that is not JSON
+   * throws `PayloadError` right away.
+   *
+   * @example
+   * ```ts
+   * for (const [index, row] of rows.entries()) {
+   *   await importRow(row);
+   *   ctx.progress({ done: index + 1, of: rows.length });
+   * }
+   * ```
+   */
+  progress(value: JsonValue): void;
   /** Enqueues another job (chaining). */
   enqueue<U>(definition: JobDefinition<U>, payload: U, options?: EnqueueOptions): Promise<EnqueueResult>;
 

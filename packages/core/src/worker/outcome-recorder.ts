@@ -1,4 +1,4 @@
-import { describeError } from "../errors/coerce-error";
+import { describeError, errorSummary } from "../errors/coerce-error";
 import { ErrorCode } from "../errors/error-codes";
 import { errorCodeOf, hasErrorCode } from "../errors/stint-error";
 import type { ClaimedJob } from "../job/job-record";
@@ -59,24 +59,27 @@ export class OutcomeRecorder {
   }
 
   async #write(job: ClaimedJob, outcome: AttemptOutcome): Promise<WriteResult> {
+    const durationMs = Math.round(outcome.durationMs);
     switch (outcome.kind) {
       case "succeeded":
         if (outcome.inTransaction) return "applied";
-        return this.#completions.write({ id: job.id, attempt: job.attempt, resultJson: outcome.resultJson, durationMs: Math.round(outcome.durationMs) }).catch(() => "failed" as const);
+        return this.#completions.write({ id: job.id, attempt: job.attempt, resultJson: outcome.resultJson, durationMs }).catch(() => "failed" as const);
       case "retry":
-        return this.#fenced(job, () => this.#retry(job, outcome.delayMs, this.#failureOf(job, outcome.error), true));
+        return this.#fenced(job, durationMs, () => this.#retry(job, { delayMs: outcome.delayMs, failure: this.#failureOf(job, outcome.error), spendAttempt: true, outcome: "failed", durationMs }));
       case "snoozed":
-        return this.#fenced(job, () => this.#retry(job, outcome.delayMs, null, false));
+        return this.#fenced(job, durationMs, () => this.#retry(job, { delayMs: outcome.delayMs, failure: null, spendAttempt: false, outcome: "snoozed", durationMs }));
       case "released":
-        return this.#fenced(job, () => this.#retry(job, 0, null, false));
+        return this.#fenced(job, durationMs, () => this.#retry(job, { delayMs: 0, failure: null, spendAttempt: false, outcome: outcome.started ? "shutdown" : null, durationMs }));
       case "dead":
-        return this.#fenced(job, () => this.#dead(job, this.#failureOf(job, outcome.error)));
+        return this.#fenced(job, durationMs, () => this.#dead(job, { failure: this.#failureOf(job, outcome.error), outcome: "dead", durationMs }));
       case "lease-lost":
         // Nothing ran: back without spending the attempt. It ran: failed and due now (dead with no attempt left), as
         // a lease rescue would do later — if no other worker has the job yet; otherwise the fence matches nothing.
-        if (!outcome.started) return this.#fenced(job, () => this.#retry(job, 0, null, false));
-        return this.#fenced(job, () =>
-          job.attempt >= job.maxAttempts ? this.#dead(job, this.#failureOf(job, outcome.error)) : this.#retry(job, 0, this.#failureOf(job, outcome.error), true),
+        if (!outcome.started) return this.#fenced(job, durationMs, () => this.#retry(job, { delayMs: 0, failure: null, spendAttempt: false, outcome: null, durationMs }));
+        return this.#fenced(job, durationMs, () =>
+          job.attempt >= job.maxAttempts
+            ? this.#dead(job, { failure: this.#failureOf(job, outcome.error), outcome: "lease-lost", durationMs })
+            : this.#retry(job, { delayMs: 0, failure: this.#failureOf(job, outcome.error), spendAttempt: true, outcome: "lease-lost", durationMs }),
         );
     }
   }
@@ -87,31 +90,34 @@ export class OutcomeRecorder {
    * recorded as failed with the store's reason, so the job does not sit
    * `running` until its lease lapses and hide the real error.
    */
-  async #fenced(job: ClaimedJob, write: () => Promise<RowResult>): Promise<WriteResult> {
+  async #fenced(job: ClaimedJob, durationMs: number, write: () => Promise<RowResult>): Promise<WriteResult> {
     try {
       return await write();
     } catch (thrown) {
       if (hasErrorCode(thrown, ErrorCode.Infrastructure)) return "failed";
-      const failure: JobFailure = { message: `the outcome could not be recorded: ${describeError(thrown)}`, code: errorCodeOf(thrown) ?? ErrorCode.Database };
+      const summary = `the outcome could not be recorded: ${errorSummary(thrown)}`;
+      const failure: JobFailure = { message: `the outcome could not be recorded: ${describeError(thrown)}`, code: errorCodeOf(thrown) ?? ErrorCode.Database, summary };
       try {
-        return job.attempt >= job.maxAttempts ? await this.#dead(job, failure) : await this.#retry(job, 0, failure, true);
+        return job.attempt >= job.maxAttempts
+          ? await this.#dead(job, { failure, outcome: "dead", durationMs })
+          : await this.#retry(job, { delayMs: 0, failure, spendAttempt: true, outcome: "failed", durationMs });
       } catch {
         return "failed";
       }
     }
   }
 
-  #retry(job: ClaimedJob, delayMs: number, failure: JobFailure | null, spendAttempt: boolean): Promise<RowResult> {
-    return this.#retries.write({ id: job.id, attempt: job.attempt, delayMs, failure, spendAttempt });
+  #retry(job: ClaimedJob, retry: Omit<RetryingJob, "id" | "attempt">): Promise<RowResult> {
+    return this.#retries.write({ id: job.id, attempt: job.attempt, ...retry });
   }
 
-  #dead(job: ClaimedJob, failure: JobFailure): Promise<RowResult> {
-    return this.#deaths.write({ id: job.id, attempt: job.attempt, failure });
+  #dead(job: ClaimedJob, dead: Omit<DeadJob, "id" | "attempt">): Promise<RowResult> {
+    return this.#deaths.write({ id: job.id, attempt: job.attempt, ...dead });
   }
 
-  /** The error text and code stored with a failed attempt, with the job's secret payload values redacted. */
+  /** The error text, summary and code stored with a failed attempt, with the job's secret payload values redacted. */
   #failureOf(job: ClaimedJob, error: unknown): JobFailure {
     const scrub = compileRedaction(secretValuesOf(job.payload, this.#secretFields));
-    return { message: describeError(error, scrub), code: errorCodeOf(error) ?? ErrorCode.Unknown };
+    return { message: describeError(error, scrub), code: errorCodeOf(error) ?? ErrorCode.Unknown, summary: errorSummary(error, scrub) };
   }
 }

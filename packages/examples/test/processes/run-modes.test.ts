@@ -5,17 +5,7 @@ import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testin
 import { ProbeJob } from "../../src/processes/probe-job";
 import { createExecutionsTable } from "../../src/processes/probe-worker";
 import { startProbeProcess, type ProbeProcess } from "../../src/processes/spawn-probe-workers";
-
-/** Polls until `check` is truthy or the deadline passes. */
-async function eventually<R>(check: () => Promise<R>, timeoutMs: number, what: string): Promise<NonNullable<R>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<R>;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+import { eventually } from "./eventually";
 
 describe("run modes in real processes", function () {
   this.timeout(60_000);

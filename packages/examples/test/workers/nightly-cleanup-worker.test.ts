@@ -75,6 +75,8 @@ describe("NightlyCleanupWorker", () => {
       workerId: "test",
       signal: controller.signal,
       log: app.log,
+      meta: {},
+      progress: () => undefined,
       enqueue: () => Promise.reject(new Error("not used")),
       once: () => Promise.reject(new Error("not used")),
       transaction: () => Promise.reject(new Error("not used")),

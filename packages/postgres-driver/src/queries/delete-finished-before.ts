@@ -1,4 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from "kysely";
+import { attemptsTable } from "./attempt-history";
 import { jobsTable, millisecondsInterval } from "./job-row";
 
 /** The states retention may delete. */
@@ -19,7 +20,9 @@ export interface DeleteFinishedBeforeParams {
 /**
  * Deletes at most `limit` finished jobs in `states` whose `finished_at` is
  * older than `now() - olderThanMs`, oldest first, and returns how many it
- * deleted. Call it again until it returns less than `limit`.
+ * deleted. Call it again until it returns less than `limit`. The same
+ * statement deletes the deleted jobs' attempt history (`job_attempts`,
+ * through `job_attempts_job_idx`).
  *
  * Bounded and out of the workers' way: candidates come from
  * `jobs_finished_idx` (state, finished_at) — one ordered range per state,
@@ -44,7 +47,8 @@ export interface DeleteFinishedBeforeParams {
  *    WHERE id = ANY(ARRAY(SELECT id FROM candidates))
  *      AND state = ANY($1::text[]) AND finished_at < now() - $2 * interval '1 millisecond'
  *    FOR UPDATE SKIP LOCKED),
- * deleted AS (DELETE FROM "stint"."jobs" AS jobs USING doomed WHERE jobs.id = doomed.id RETURNING 1)
+ * deleted AS (DELETE FROM "stint"."jobs" AS jobs USING doomed WHERE jobs.id = doomed.id RETURNING jobs.id),
+ * history AS (DELETE FROM "stint"."job_attempts" WHERE job_id = ANY(ARRAY(SELECT id FROM deleted)))
  * SELECT count(*) AS deleted FROM deleted
  * ```
  *
@@ -86,7 +90,10 @@ doomed AS MATERIALIZED (
    FOR UPDATE SKIP LOCKED
 ),
 deleted AS (
-  DELETE FROM ${jobs} AS jobs USING doomed WHERE jobs.id = doomed.id RETURNING 1
+  DELETE FROM ${jobs} AS jobs USING doomed WHERE jobs.id = doomed.id RETURNING jobs.id
+),
+history AS (
+  DELETE FROM ${attemptsTable(schema)} WHERE job_id = ANY(ARRAY(SELECT id FROM deleted))
 )
 SELECT count(*) AS deleted FROM deleted`;
 }

@@ -19,6 +19,8 @@ export const EXPECTED_INDEXES: readonly ExpectedIndex[] = Object.freeze([
   { table: "schedules", name: "schedules_due_idx", since: 2 },
   { table: "effects", name: "effects_pkey", since: 3 },
   { table: "effects", name: "effects_created_at_idx", since: 3 },
+  { table: "job_attempts", name: "job_attempts_pkey", since: 5 },
+  { table: "job_attempts", name: "job_attempts_job_idx", since: 5 },
 ]);
 
 /** An index found in the schema. */

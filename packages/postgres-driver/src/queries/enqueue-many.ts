@@ -31,7 +31,7 @@ interface BatchRow {
  * WITH input AS MATERIALIZED (
  *   SELECT i.*, CASE WHEN dedupe_key IS NULL THEN ord
  *                    ELSE min(ord) OVER (PARTITION BY queue, dedupe_key) END AS first_ord
- *     FROM unnest($1::text[], $2::text[], $3::smallint[], …, $8::text[]) WITH ORDINALITY AS i(queue, payload, …, ord)),
+ *     FROM unnest($1::text[], $2::text[], $3::smallint[], …, $9::text[]) WITH ORDINALITY AS i(queue, payload, …, meta, ord)),
  * fresh AS MATERIALIZED (SELECT nextval($9::regclass) AS id, input.* FROM input WHERE ord = first_ord ORDER BY ord),
  * inserted AS (
  *   INSERT INTO "stint"."jobs" (id, queue, payload, …) SELECT id, queue, payload::jsonb, … FROM fresh
@@ -99,16 +99,17 @@ function enqueueManyStatement(schema: string, jobs: readonly NewJob[]): RawBuild
                 ${jobs.map((job) => job.timeoutMs)}::integer[],
                 ${jobs.map((job) => job.runAt)}::timestamptz[],
                 ${jobs.map((job) => job.delayMs)}::double precision[],
-                ${jobs.map((job) => job.dedupeKey)}::text[])
-         WITH ORDINALITY AS i(queue, payload, priority, max_attempts, timeout_ms, run_at, delay_ms, dedupe_key, ord)
+                ${jobs.map((job) => job.dedupeKey)}::text[],
+                ${jobs.map((job) => job.metaJson ?? null)}::text[])
+         WITH ORDINALITY AS i(queue, payload, priority, max_attempts, timeout_ms, run_at, delay_ms, dedupe_key, meta, ord)
 ),
 fresh AS MATERIALIZED (
   SELECT nextval(${sequence}::regclass) AS id, input.* FROM input WHERE input.ord = input.first_ord ORDER BY input.ord
 ),
 inserted AS (
-  INSERT INTO ${table} (id, queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key)
+  INSERT INTO ${table} (id, queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta)
   SELECT id, queue, payload::jsonb, priority, max_attempts, timeout_ms,
-         COALESCE(run_at, now()) + delay_ms * interval '1 millisecond', dedupe_key
+         COALESCE(run_at, now()) + delay_ms * interval '1 millisecond', dedupe_key, meta::jsonb
     FROM fresh
    ORDER BY queue COLLATE "C", dedupe_key COLLATE "C", ord
   ON CONFLICT ${DEDUPE_CONFLICT_TARGET} DO NOTHING

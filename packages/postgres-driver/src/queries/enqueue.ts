@@ -14,8 +14,8 @@ import { prepared } from "./prepared";
  * ```sql
  * -- with a dedupe key
  * WITH inserted AS (
- *   INSERT INTO "stint"."jobs" (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key)
- *   VALUES ($1, $2::jsonb, $3, $4, $5, COALESCE($6::timestamptz, now()) + $7 * interval '1 millisecond', $8)
+ *   INSERT INTO "stint"."jobs" (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta)
+ *   VALUES ($1, $2::jsonb, $3, $4, $5, COALESCE($6::timestamptz, now()) + $7 * interval '1 millisecond', $8, $9::jsonb)
  *   ON CONFLICT (queue, dedupe_key) WHERE dedupe_key IS NOT NULL AND state IN ('queued', 'running', 'failed') DO NOTHING
  *   RETURNING id)
  * SELECT id, false AS duplicate FROM inserted
@@ -52,10 +52,10 @@ export async function enqueue(executor: Kysely<any>, schema: string, job: NewJob
 
 function enqueueStatement(schema: string, job: NewJob): RawBuilder<{ id: string; duplicate: boolean }> {
   const jobs = jobsTable(schema);
-  const insert = sql`INSERT INTO ${jobs} (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key)
+  const insert = sql`INSERT INTO ${jobs} (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta)
   VALUES (${job.queue}, ${job.payloadJson}::jsonb, ${job.priority}::smallint, ${job.maxAttempts}::integer,
           ${job.timeoutMs}::integer, COALESCE(${job.runAt}::timestamptz, now()) + ${millisecondsInterval(job.delayMs)},
-          ${job.dedupeKey}::text)`;
+          ${job.dedupeKey}::text, ${job.metaJson ?? null}::jsonb)`;
   if (job.dedupeKey === null) return prepared(sql<{ id: string; duplicate: boolean }>`${insert} RETURNING id, false AS duplicate`);
   return prepared(sql<{ id: string; duplicate: boolean }>`WITH inserted AS (
   ${insert}

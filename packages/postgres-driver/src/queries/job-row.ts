@@ -1,4 +1,4 @@
-import type { ClaimedJob, JobRecord, JobState } from "@stint/core";
+import { EMPTY_META, type ClaimedJob, type JobRecord, type JobState, type JsonObject, type JsonValue } from "@stint/core";
 import { sql, type RawBuilder } from "kysely";
 import { nullableTimestamp, timestampFromEpochMs, timestampValue } from "./timestamp-value";
 
@@ -10,7 +10,7 @@ export function jobsTable(schema: string): RawBuilder<unknown> {
 /** Every column of `jobs`, in table order: the select list of {@link JobRow}. */
 export const JOB_COLUMNS: RawBuilder<unknown> = sql`id, queue, payload, state, priority, attempts, max_attempts, run_at, timeout_ms,
        locked_by, locked_until, dedupe_key, last_error, error_code, result,
-       created_at, started_at, finished_at, duration_ms, updated_at`;
+       created_at, started_at, finished_at, duration_ms, updated_at, meta, progress`;
 
 /**
  * A row of `jobs` as pg returns it: bigint as text, jsonb parsed,
@@ -38,10 +38,13 @@ export interface JobRow {
   readonly finished_at: Date | number | null;
   readonly duration_ms: number | null;
   readonly updated_at: Date | number;
+  /** `null` when the job has no meta. */
+  readonly meta: JsonObject | null;
+  readonly progress: JsonValue | null;
 }
 
 /** The columns a claim returns; its two times as milliseconds since the epoch. */
-export type ClaimedRow = Pick<JobRow, "id" | "queue" | "payload" | "attempts" | "max_attempts" | "priority" | "timeout_ms"> & {
+export type ClaimedRow = Pick<JobRow, "id" | "queue" | "payload" | "meta" | "attempts" | "max_attempts" | "priority" | "timeout_ms"> & {
   readonly created_at_ms: number;
   readonly run_at_ms: number;
 };
@@ -58,6 +61,7 @@ export function toClaimedJob(row: ClaimedRow): ClaimedJob {
     timeoutMs: row.timeout_ms,
     createdAt: timestampFromEpochMs(row.created_at_ms),
     runAt: timestampFromEpochMs(row.run_at_ms),
+    meta: row.meta === null ? EMPTY_META : Object.freeze(row.meta),
   });
 }
 
@@ -84,6 +88,8 @@ export function toJobRecord(row: JobRow): JobRecord {
     finishedAt: nullableTimestamp(row.finished_at),
     durationMs: row.duration_ms,
     updatedAt: timestampValue(row.updated_at),
+    meta: row.meta === null ? EMPTY_META : Object.freeze(row.meta),
+    progress: row.progress,
   });
 }
 

@@ -1,5 +1,6 @@
 import type { DeadJob } from "@stint/core";
 import { sql, type Kysely } from "kysely";
+import { finalizeRecordingAttempts, millisecondsBetween, workerDuration } from "./attempt-history";
 import { jobsTable } from "./job-row";
 import { prepared } from "./prepared";
 
@@ -11,40 +12,52 @@ export interface MarkJobsDeadParams {
 
 /**
  * Gives up on many jobs the worker still owns, in one statement: state
- * `dead` with each one's failure, `finished_at = now()`, lease cleared.
- * Fenced on owner and attempt; returns the ids that applied.
+ * `dead` with each one's failure, `finished_at = now()`, `duration_ms` (the
+ * worker's, or the database clock's since the claim), lease cleared.
+ * Fenced on owner and attempt; returns the ids that applied. The same
+ * statement inserts each applied attempt's history row (outcome `dead`, or
+ * `lease-lost` when given).
  *
  * ### SQL
  * ```sql
- * UPDATE "stint"."jobs" AS jobs
- *    SET state = 'dead', last_error = dead.last_error, error_code = dead.error_code,
- *        finished_at = now(), locked_until = NULL, updated_at = now()
- *   FROM unnest($2::bigint[], $3::integer[], $4::text[], $5::text[]) AS dead(id, attempt, last_error, error_code)
- *  WHERE jobs.id = dead.id AND jobs.attempts = dead.attempt
- *    AND jobs.locked_by = $1 AND jobs.state = 'running'
- * RETURNING jobs.id
+ * WITH finalized AS (
+ *   UPDATE "stint"."jobs" AS jobs
+ *      SET state = 'dead', last_error = dead.last_error, error_code = dead.error_code,
+ *          duration_ms = coalesce(dead.duration_ms, <now() - started_at in ms>),
+ *          finished_at = now(), locked_until = NULL, updated_at = now()
+ *     FROM unnest($2::bigint[], $3::integer[], $4::text[], $5::text[], $6::text[], $7::integer[], $8::text[])
+ *          AS dead(id, attempt, last_error, error_code, outcome, duration_ms, summary)
+ *    WHERE jobs.id = dead.id AND jobs.attempts = dead.attempt
+ *      AND jobs.locked_by = $1 AND jobs.state = 'running'
+ *   RETURNING jobs.id, jobs.attempts, jobs.locked_by, jobs.started_at, jobs.duration_ms, dead.*),
+ * history AS (INSERT INTO "stint"."job_attempts" (…) SELECT … FROM finalized)
+ * SELECT id FROM finalized
  * ```
  *
  * @example
  * ```ts
  * const applied = await markJobsDead(db, "stint", {
  *   workerId,
- *   jobs: [{ id: "812", attempt: 3, failure: { message, code: "STINT_PERMANENT" } }],
+ *   jobs: [{ id: "812", attempt: 3, failure: { message, code: "STINT_PERMANENT" }, durationMs: 41 }],
  * });
  * ```
  */
 export async function markJobsDead(executor: Kysely<any>, schema: string, params: MarkJobsDeadParams): Promise<readonly string[]> {
   const { jobs } = params;
   if (jobs.length === 0) return Object.freeze([]);
-  const { rows } = await prepared(sql<{ id: string }>`UPDATE ${jobsTable(schema)} AS jobs
-   SET state = 'dead', last_error = dead.last_error, error_code = dead.error_code,
-       finished_at = now(), locked_until = NULL, updated_at = now()
-  FROM unnest(${jobs.map((job) => job.id)}::bigint[],
-              ${jobs.map((job) => job.attempt)}::integer[],
-              ${jobs.map((job) => job.failure.message)}::text[],
-              ${jobs.map((job) => job.failure.code)}::text[]) AS dead(id, attempt, last_error, error_code)
- WHERE jobs.id = dead.id AND jobs.attempts = dead.attempt
-   AND jobs.locked_by = ${params.workerId} AND jobs.state = 'running'
-RETURNING jobs.id`).execute(executor);
+  const update = sql`UPDATE ${jobsTable(schema)} AS jobs
+     SET state = 'dead', last_error = dead.last_error, error_code = dead.error_code,
+         duration_ms = coalesce(dead.duration_ms, ${millisecondsBetween(sql.ref("jobs.started_at"), sql`now()`)}),
+         finished_at = now(), locked_until = NULL, updated_at = now()
+    FROM unnest(${jobs.map((job) => job.id)}::bigint[],
+                ${jobs.map((job) => job.attempt)}::integer[],
+                ${jobs.map((job) => job.failure.message)}::text[],
+                ${jobs.map((job) => job.failure.code)}::text[],
+                ${jobs.map((job) => job.outcome ?? "dead")}::text[],
+                ${jobs.map((job) => workerDuration(job.durationMs))}::integer[],
+                ${jobs.map((job) => job.failure.summary ?? null)}::text[])
+         AS dead(id, attempt, last_error, error_code, outcome, duration_ms, summary)`;
+  const statement = finalizeRecordingAttempts(schema, { batch: "dead", workerId: params.workerId, duration: sql.ref("jobs.duration_ms") }, update);
+  const { rows } = await prepared(statement).execute(executor);
   return Object.freeze(rows.map((row) => String(row.id)));
 }

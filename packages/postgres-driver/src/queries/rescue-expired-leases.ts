@@ -1,5 +1,6 @@
 import { ErrorCode } from "@stint/core";
 import { sql, type Kysely } from "kysely";
+import { leaseLostInsert, millisecondsBetween } from "./attempt-history";
 import { jobsTable } from "./job-row";
 
 /** What {@link rescueExpiredLeases} takes. */
@@ -21,7 +22,7 @@ export interface RescueExpiredLeasesParams {
  * ### SQL
  * ```sql
  * WITH expired AS MATERIALIZED (
- *   SELECT id FROM "stint"."jobs"
+ *   SELECT id, attempts, locked_by, started_at, locked_until FROM "stint"."jobs"
  *    WHERE state = 'running' AND locked_until < now() [AND queue = ANY($1::text[])]
  *    ORDER BY locked_until LIMIT $2 FOR UPDATE SKIP LOCKED),
  * rescued AS (
@@ -29,10 +30,12 @@ export interface RescueExpiredLeasesParams {
  *      SET state = CASE WHEN jobs.attempts < jobs.max_attempts THEN 'failed' ELSE 'dead' END,
  *          run_at = CASE WHEN … THEN now() ELSE jobs.run_at END,
  *          finished_at = CASE WHEN … THEN NULL ELSE now() END,
+ *          duration_ms = CASE WHEN … THEN jobs.duration_ms ELSE <locked_until - started_at in ms> END,
  *          error_code = 'STINT_WORKER_DIED', last_error = 'The worker stopped … during attempt ' || jobs.attempts || …,
  *          locked_until = NULL, updated_at = now()
  *     FROM expired WHERE jobs.id = expired.id
- *   RETURNING jobs.state)
+ *   RETURNING jobs.state),
+ * history AS (INSERT INTO "stint"."job_attempts" (…) SELECT id, attempts, 'lease-lost', locked_by, … FROM expired)
  * SELECT count(*) FILTER (WHERE state = 'failed') AS retried, count(*) FILTER (WHERE state = 'dead') AS dead FROM rescued
  * ```
  *
@@ -49,7 +52,7 @@ export async function rescueExpiredLeases(
   const jobs = jobsTable(schema);
   const queueFilter = params.queues === undefined ? sql`` : sql`AND queue = ANY(${[...params.queues]}::text[])`;
   const { rows } = await sql<{ retried: string; dead: string }>`WITH expired AS MATERIALIZED (
-  SELECT id FROM ${jobs}
+  SELECT id, attempts, locked_by, started_at, locked_until FROM ${jobs}
    WHERE state = 'running' AND locked_until < now() ${queueFilter}
    ORDER BY locked_until
    LIMIT ${params.limit}::integer
@@ -60,6 +63,8 @@ rescued AS (
      SET state = CASE WHEN jobs.attempts < jobs.max_attempts THEN 'failed' ELSE 'dead' END,
          run_at = CASE WHEN jobs.attempts < jobs.max_attempts THEN now() ELSE jobs.run_at END,
          finished_at = CASE WHEN jobs.attempts < jobs.max_attempts THEN NULL ELSE now() END,
+         duration_ms = CASE WHEN jobs.attempts < jobs.max_attempts THEN jobs.duration_ms
+                            ELSE ${millisecondsBetween(sql.ref("jobs.started_at"), sql.ref("jobs.locked_until"))} END,
          error_code = ${ErrorCode.WorkerDied}::text,
          last_error = 'The worker ' || coalesce(jobs.locked_by, 'that held the job')
                       || ' stopped (its process died or lost its database connection) during attempt '
@@ -71,6 +76,9 @@ rescued AS (
     FROM expired
    WHERE jobs.id = expired.id
   RETURNING jobs.state
+),
+history AS (
+  ${leaseLostInsert(schema, "expired", sql`'the lease rescue'`)}
 )
 SELECT count(*) FILTER (WHERE state = 'failed') AS retried,
        count(*) FILTER (WHERE state = 'dead') AS dead

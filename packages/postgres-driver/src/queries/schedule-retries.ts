@@ -1,5 +1,6 @@
 import type { RetryingJob } from "@stint/core";
 import { sql, type Kysely } from "kysely";
+import { finalizeRecordingAttempts, workerDuration } from "./attempt-history";
 import { jobsTable } from "./job-row";
 import { prepared } from "./prepared";
 
@@ -19,20 +20,34 @@ export interface ScheduleRetriesParams {
  * error. `spendAttempt: false` gives the attempt back by raising
  * `max_attempts` by one.
  *
+ * The same statement inserts the attempt's history row (`job_attempts`)
+ * for each job that applied and has an `outcome` (by default `failed` when
+ * there is a failure, none otherwise), with the worker's duration or, when
+ * it gave none, the database clock's since the claim.
+ *
  * ### SQL
  * ```sql
- * UPDATE "stint"."jobs" AS jobs
- *    SET state = CASE WHEN retry.last_error IS NULL THEN 'queued' ELSE 'failed' END,
- *        run_at = now() + retry.delay_ms * interval '1 millisecond', locked_until = NULL,
- *        last_error = coalesce(retry.last_error, jobs.last_error),
- *        error_code = CASE WHEN retry.last_error IS NULL THEN jobs.error_code ELSE retry.error_code END,
- *        max_attempts = jobs.max_attempts + CASE WHEN retry.spend_attempt THEN 0 ELSE 1 END,
- *        updated_at = now()
- *   FROM unnest($2::bigint[], $3::integer[], $4::double precision[], $5::text[], $6::text[], $7::boolean[])
- *        AS retry(id, attempt, delay_ms, last_error, error_code, spend_attempt)
- *  WHERE jobs.id = retry.id AND jobs.attempts = retry.attempt
- *    AND jobs.locked_by = $1 AND jobs.state = 'running'
- * RETURNING jobs.id
+ * WITH finalized AS (
+ *   UPDATE "stint"."jobs" AS jobs
+ *      SET state = CASE WHEN retry.last_error IS NULL THEN 'queued' ELSE 'failed' END,
+ *          run_at = now() + retry.delay_ms * interval '1 millisecond', locked_until = NULL,
+ *          last_error = coalesce(retry.last_error, jobs.last_error),
+ *          error_code = CASE WHEN retry.last_error IS NULL THEN jobs.error_code ELSE retry.error_code END,
+ *          max_attempts = jobs.max_attempts + CASE WHEN retry.spend_attempt THEN 0 ELSE 1 END,
+ *          updated_at = now()
+ *     FROM unnest($2::bigint[], $3::integer[], $4::double precision[], $5::text[], $6::text[], $7::boolean[],
+ *                 $8::text[], $9::integer[], $10::text[])
+ *          AS retry(id, attempt, delay_ms, last_error, error_code, spend_attempt, outcome, duration_ms, summary)
+ *    WHERE jobs.id = retry.id AND jobs.attempts = retry.attempt
+ *      AND jobs.locked_by = $1 AND jobs.state = 'running'
+ *   RETURNING jobs.id, jobs.attempts, jobs.locked_by, jobs.started_at, retry.*),
+ * history AS (
+ *   INSERT INTO "stint"."job_attempts" (job_id, attempt, outcome, worker_id, started_at, finished_at, duration_ms,
+ *                                       error_message, error_code, error_stack)
+ *   SELECT id, attempts, outcome, locked_by, started_at, now(), coalesce(duration_ms, <now() - started_at in ms>),
+ *          left(coalesce(summary, split_part(last_error, E'\n', 1)), 1000), error_code, left(last_error, 8192)
+ *     FROM finalized WHERE outcome IS NOT NULL)
+ * SELECT id FROM finalized
  * ```
  *
  * @example
@@ -41,7 +56,7 @@ export interface ScheduleRetriesParams {
  *   workerId,
  *   jobs: [
  *     { id: "812", attempt: 2, delayMs: 30_000, failure: { message: "rate limited", code: "STINT_RETRYABLE" }, spendAttempt: true },
- *     { id: "813", attempt: 1, delayMs: 60_000, failure: null, spendAttempt: false }, // a snooze
+ *     { id: "813", attempt: 1, delayMs: 60_000, failure: null, spendAttempt: false, outcome: "snoozed" },
  *   ],
  * });
  * ```
@@ -49,22 +64,31 @@ export interface ScheduleRetriesParams {
 export async function scheduleRetries(executor: Kysely<any>, schema: string, params: ScheduleRetriesParams): Promise<readonly string[]> {
   const { jobs } = params;
   if (jobs.length === 0) return Object.freeze([]);
-  const { rows } = await prepared(sql<{ id: string }>`UPDATE ${jobsTable(schema)} AS jobs
-   SET state = CASE WHEN retry.last_error IS NULL THEN 'queued' ELSE 'failed' END,
-       run_at = now() + retry.delay_ms * interval '1 millisecond',
-       locked_until = NULL,
-       last_error = coalesce(retry.last_error, jobs.last_error),
-       error_code = CASE WHEN retry.last_error IS NULL THEN jobs.error_code ELSE retry.error_code END,
-       max_attempts = jobs.max_attempts + CASE WHEN retry.spend_attempt THEN 0 ELSE 1 END,
-       updated_at = now()
-  FROM unnest(${jobs.map((job) => job.id)}::bigint[],
-              ${jobs.map((job) => job.attempt)}::integer[],
-              ${jobs.map((job) => job.delayMs)}::double precision[],
-              ${jobs.map((job) => job.failure?.message ?? null)}::text[],
-              ${jobs.map((job) => job.failure?.code ?? null)}::text[],
-              ${jobs.map((job) => job.spendAttempt)}::boolean[]) AS retry(id, attempt, delay_ms, last_error, error_code, spend_attempt)
- WHERE jobs.id = retry.id AND jobs.attempts = retry.attempt
-   AND jobs.locked_by = ${params.workerId} AND jobs.state = 'running'
-RETURNING jobs.id`).execute(executor);
+  const update = sql`UPDATE ${jobsTable(schema)} AS jobs
+     SET state = CASE WHEN retry.last_error IS NULL THEN 'queued' ELSE 'failed' END,
+         run_at = now() + retry.delay_ms * interval '1 millisecond',
+         locked_until = NULL,
+         last_error = coalesce(retry.last_error, jobs.last_error),
+         error_code = CASE WHEN retry.last_error IS NULL THEN jobs.error_code ELSE retry.error_code END,
+         max_attempts = jobs.max_attempts + CASE WHEN retry.spend_attempt THEN 0 ELSE 1 END,
+         updated_at = now()
+    FROM unnest(${jobs.map((job) => job.id)}::bigint[],
+                ${jobs.map((job) => job.attempt)}::integer[],
+                ${jobs.map((job) => job.delayMs)}::double precision[],
+                ${jobs.map((job) => job.failure?.message ?? null)}::text[],
+                ${jobs.map((job) => job.failure?.code ?? null)}::text[],
+                ${jobs.map((job) => job.spendAttempt)}::boolean[],
+                ${jobs.map(historyOutcome)}::text[],
+                ${jobs.map((job) => workerDuration(job.durationMs))}::integer[],
+                ${jobs.map((job) => job.failure?.summary ?? null)}::text[])
+         AS retry(id, attempt, delay_ms, last_error, error_code, spend_attempt, outcome, duration_ms, summary)`;
+  const statement = finalizeRecordingAttempts(schema, { batch: "retry", workerId: params.workerId, duration: sql.ref("retry.duration_ms") }, update);
+  const { rows } = await prepared(statement).execute(executor);
   return Object.freeze(rows.map((row) => String(row.id)));
+}
+
+/** The history outcome of a retry: as given, else `failed` when something failed and none when nothing did. */
+function historyOutcome(job: RetryingJob): string | null {
+  if (job.outcome !== undefined) return job.outcome;
+  return job.failure === null ? null : "failed";
 }

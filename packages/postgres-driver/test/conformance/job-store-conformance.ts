@@ -5,6 +5,7 @@ import { describeEffectsConformance } from "./effects-conformance";
 import { describeEnqueueConformance } from "./enqueue-conformance";
 import { describeFenceConformance } from "./fence-conformance";
 import { describeGaugesConformance } from "./gauges-conformance";
+import { describeHistoryConformance } from "./history-conformance";
 import { describeListingConformance } from "./listing-conformance";
 import { describeOperationsConformance } from "./operations-conformance";
 import { describeRetentionConformance } from "./retention-conformance";
@@ -17,8 +18,8 @@ export type { JobStoreHarness, JobStoreHarnessFactory } from "./conformance-harn
  * the owner/attempt fence on every write after a claim, dedupe keys under
  * concurrency, transactional and batch enqueue, the operator calls, the
  * metrics gauges, listing,
- * retention and bulk retry, effects run once per key and completion in the
- * job's own transaction.
+ * retention and bulk retry, effects run once per key, completion in the
+ * job's own transaction, attempt history, meta and progress.
  *
  * The factory is called once for the suite; each test uses queues of its own.
  *
@@ -59,5 +60,6 @@ export function describeJobStoreConformance<Tx>(name: string, factory: JobStoreH
     describeListingConformance(ctx);
     describeRetentionConformance(ctx);
     describeEffectsConformance(ctx);
+    describeHistoryConformance(ctx);
   });
 }

@@ -67,4 +67,15 @@ describe("the claim statement's plan", () => {
       }
     }
   });
+
+  it("spends nothing on the lease-lost history when no lease expired: one insert of no rows, no scan of the history", async () => {
+    await fill();
+    const claim = claimBatchStatement(test.schema, { queue: "queue-2", workerId: "w", limit: 10, leaseMs: 60_000 });
+    const { rows } = await sql<{ "QUERY PLAN": string }>`EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) ${claim}`.execute(test.db);
+    const plan = rows.map((row) => row["QUERY PLAN"]).join("\n");
+    // PostgreSQL 18 prints row counts with two decimals.
+    expect(plan, plan).to.match(/Insert on job_attempts[^\n]*\(actual rows=0(?:\.00)? loops=1\)/);
+    expect(plan, plan).to.match(/Update on jobs[^\n]*\(actual rows=10(?:\.00)? loops=1\)/);
+    expect(plan, plan).to.not.match(/Scan[^\n]* on job_attempts/);
+  });
 });

@@ -72,6 +72,10 @@ describe("secret payload fields", () => {
     await new ChargeWorker(t.store, capturingLogger(lines), leak).start();
     const job = await t.store.getJob({ id });
     expect(job?.state).to.equal("dead");
+    // The attempt's history keeps the same error, redacted the same way.
+    const attempts = await t.store.listAttempts({ jobId: id });
+    expect(attempts.at(-1)?.outcome).to.equal("dead");
+    for (const attempt of attempts) expectNoSecret(JSON.stringify(attempt.error), "the attempt's history record");
     return { lastError: job?.lastError ?? "", lines };
   }
 

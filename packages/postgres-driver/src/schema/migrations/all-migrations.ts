@@ -2,6 +2,7 @@ import { createJobsMigration } from "./0001-create-jobs";
 import { schedulesAndWakeupsMigration } from "./0002-schedules-and-wakeups";
 import { effectsMigration } from "./0003-effects";
 import { jobsPageRoomMigration } from "./0004-jobs-page-room";
+import { attemptHistoryMigration } from "./0005-attempt-history";
 import type { Migration } from "./migration";
 
 /**
@@ -9,7 +10,7 @@ import type { Migration } from "./migration";
  *
  * @example
  * ```ts
- * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 4
+ * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 5
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
@@ -17,4 +18,5 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   schedulesAndWakeupsMigration,
   effectsMigration,
   jobsPageRoomMigration,
+  attemptHistoryMigration,
 ]);

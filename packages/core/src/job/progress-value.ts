@@ -1,0 +1,34 @@
+import { PayloadError } from "../errors/config-errors";
+import { assertJsonValue } from "./json-value-check";
+import { assertPayloadSize } from "./serialize-payload";
+
+/** Largest value `ctx.progress` stores: 2 KiB of UTF-8 JSON (a number, or a small object such as `{ done, of }`). */
+export const MAX_PROGRESS_BYTES = 2_048;
+
+/**
+ * Serialises a `ctx.progress` value to JSON text: a JSON value (see
+ * `assertJsonValue`; a finite number, a string, a small object …) of at
+ * most {@link MAX_PROGRESS_BYTES}. Throws `PayloadError` naming `progress`.
+ *
+ * @example
+ * ```ts
+ * serializeProgress(0.4);                  // "0.4"
+ * serializeProgress({ done: 40, of: 100 }); // '{"done":40,"of":100}'
+ * serializeProgress(NaN);                  // throws PayloadError: progress is NaN …
+ * ```
+ */
+export function serializeProgress(value: unknown): string {
+  assertJsonValue(value, "progress");
+  const text = JSON.stringify(value);
+  try {
+    assertPayloadSize(text, MAX_PROGRESS_BYTES);
+  } catch (error) {
+    const size = (error as PayloadError).sizeBytes;
+    throw new PayloadError(`progress is ${size} bytes of JSON, more than the limit of ${MAX_PROGRESS_BYTES} bytes (MAX_PROGRESS_BYTES)`, {
+      sizeBytes: size,
+      limitBytes: MAX_PROGRESS_BYTES,
+      path: "progress",
+    });
+  }
+  return text;
+}

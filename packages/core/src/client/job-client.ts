@@ -1,6 +1,8 @@
 import { inject, injectable } from "tsyringe";
 import { buildNewJob, type EnqueueOptions } from "../job/enqueue-options";
 import type { JobDefinition } from "../job/job-definition";
+import type { JsonObject } from "../job/json-types";
+import { traceEnqueue } from "../tracing/job-tracing";
 import type { EnqueueResult, JobStore } from "../store/job-store";
 import { JOB_STORE } from "../di/tokens";
 import { ClientEvents } from "../events/client-events";
@@ -61,9 +63,11 @@ export class JobClient {
    * ```
    */
   async enqueue<T>(definition: JobDefinition<T>, payload: T, options: EnqueueOptions = {}): Promise<EnqueueResult> {
-    const job = buildNewJob(definition, payload, options);
-    const result = await this.#store.enqueue(job, options.transaction);
-    if (this.events.listenerCount("job.enqueued") > 0) this.#enqueued(job.queue, result, options.transaction !== undefined);
+    // In a producer span whose trace context goes into the job's meta: the attempts run under it.
+    const result = await traceEnqueue(definition.name, 1, (withContext) =>
+      this.#store.enqueue(buildNewJob(definition, payload, withMeta(options, withContext(options.meta))), options.transaction),
+    );
+    if (this.events.listenerCount("job.enqueued") > 0) this.#enqueued(definition.name, result, options.transaction !== undefined);
     return result;
   }
 
@@ -77,8 +81,10 @@ export class JobClient {
     items: readonly BatchItem<T>[],
     options: { readonly transaction?: unknown } = {},
   ): Promise<readonly EnqueueResult[]> {
-    const jobs = items.map((item) => buildNewJob(definition, item.payload, item.options));
-    const results = await this.#store.enqueueMany(jobs, options.transaction);
+    const results = await traceEnqueue(definition.name, items.length, (withContext) => {
+      const jobs = items.map((item) => buildNewJob(definition, item.payload, withMeta(item.options ?? {}, withContext(item.options?.meta))));
+      return this.#store.enqueueMany(jobs, options.transaction);
+    });
     if (this.events.listenerCount("job.enqueued") > 0) {
       for (const result of results) this.#enqueued(definition.name, result, options.transaction !== undefined);
     }
@@ -88,4 +94,9 @@ export class JobClient {
   #enqueued(queue: string, result: EnqueueResult, inTransaction: boolean): void {
     this.events.emit("job.enqueued", { jobId: result.id, queue, attempt: 0, duplicate: result.duplicate, inTransaction, at: new Date() });
   }
+}
+
+/** `options` with `meta` in place of its own (the same object when nothing changed). */
+function withMeta(options: EnqueueOptions, meta: JsonObject | undefined): EnqueueOptions {
+  return meta === options.meta ? options : { ...options, meta };
 }

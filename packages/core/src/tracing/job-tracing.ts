@@ -30,21 +30,22 @@ export interface TracedJob {
 
 /**
  * Runs `send` (an enqueue of `count` jobs of `queue`) in a producer span
- * `send <queue>` and hands it the meta carrier to store with the jobs: the
- * W3C trace context of that span, merged over `meta`. Without an
- * OpenTelemetry SDK the span does nothing and the carrier is `meta`
- * unchanged (no keys are added).
+ * `send <queue>`. `send` receives `withContext`, which writes that span's
+ * W3C trace context over a job's meta; store what it returns with each job.
+ * Without an OpenTelemetry SDK the span does nothing and `withContext`
+ * returns the meta it is given, unchanged.
  *
  * @example
  * ```ts
- * const id = await traceEnqueue("send-invoice", 1, meta, (withContext) => store.enqueue({ ...job, meta: withContext }));
+ * const result = await traceEnqueue("send-invoice", 1, (withContext) =>
+ *   store.enqueue(buildNewJob(SendInvoice, payload, { meta: withContext(options.meta) })),
+ * );
  * ```
  */
-export async function traceEnqueue<R, M extends Readonly<Record<string, unknown>>>(
+export async function traceEnqueue<R>(
   queue: string,
   count: number,
-  meta: M | undefined,
-  send: (meta: M | undefined) => Promise<R>,
+  send: (withContext: <M extends Readonly<Record<string, unknown>>>(meta: M | undefined) => M | undefined) => Promise<R>,
 ): Promise<R> {
   const span = trace.getTracer(TRACER_NAME).startSpan(`send ${queue}`, {
     kind: SpanKind.PRODUCER,
@@ -56,8 +57,9 @@ export async function traceEnqueue<R, M extends Readonly<Record<string, unknown>
       ...(count === 1 ? {} : { "messaging.batch.message_count": count }),
     },
   });
+  const active = trace.setSpan(context.active(), span);
   try {
-    const result = await context.with(trace.setSpan(context.active(), span), () => send(withTraceContext(meta)));
+    const result = await context.with(active, () => send((meta) => withTraceContext(meta, active)));
     if (count === 1 && isEnqueueResult(result)) span.setAttribute("messaging.message.id", result.id);
     return result;
   } catch (thrown) {

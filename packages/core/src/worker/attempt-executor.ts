@@ -1,3 +1,4 @@
+import { context } from "@opentelemetry/api";
 import { coerceError } from "../errors/coerce-error";
 import { ErrorCode } from "../errors/error-codes";
 import { HookError, JobTimeoutError, LeaseLostError, ParseError, type SnoozeError } from "../errors/job-errors";
@@ -14,6 +15,7 @@ import type { FailureDecision, JobContext } from "./job-context";
 import type { LeaseKeeper } from "./lease-keeper";
 import type { OutcomeRecorder } from "./outcome-recorder";
 import type { ResolvedWorkerOptions } from "./worker-options";
+import { endAttemptSpan, startAttemptSpan } from "../tracing/job-tracing";
 
 /** The reason an attempt's timeout timer is cancelled with once the attempt is over (no exception is built). */
 const ATTEMPT_OVER = "attempt over";
@@ -101,7 +103,10 @@ export class AttemptExecutor<T> {
     let outcome: AttemptOutcome;
     if (this.#leases.holds(attempt.job)) {
       this.#events.jobStarted(attempt.job);
-      outcome = await this.#outcomeOf(ctx, attempt.signal);
+      // A consumer span under the producer's (from the job's meta); the handler's own spans are its children.
+      const { span, active } = startAttemptSpan(attempt.job);
+      outcome = await context.with(active, () => this.#outcomeOf(ctx, attempt.signal));
+      endAttemptSpan(span, outcome.kind, "error" in outcome ? outcome.error : undefined);
     } else {
       outcome = lapsedBeforeStart(attempt.signal);
     }

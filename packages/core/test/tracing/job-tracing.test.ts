@@ -11,7 +11,7 @@ describe("job tracing", () => {
       const meta = { tenant: "acme" };
       expect(withTraceContext(meta)).to.equal(meta);
       expect(withTraceContext(undefined)).to.equal(undefined);
-      const seen = await traceEnqueue("q", 1, meta, async (carrier) => carrier);
+      const seen = await traceEnqueue("q", 1, async (withContext) => withContext(meta));
       expect(seen).to.equal(meta);
     });
   });
@@ -38,7 +38,7 @@ describe("job tracing", () => {
       const tracer = trace.getTracer("test");
       const meta = await tracer.startActiveSpan("request", async (request) => {
         try {
-          return await traceEnqueue("send-invoice", 1, { tenant: "acme" }, async (carrier) => ({ id: "812", carrier }));
+          return await traceEnqueue("send-invoice", 1, async (withContext) => ({ id: "812", carrier: withContext({ tenant: "acme" }) }));
         } finally {
           request.end();
         }
@@ -53,7 +53,7 @@ describe("job tracing", () => {
     });
 
     it("runs every attempt of a job, retries included, as a consumer span under the producer", async () => {
-      const enqueued = await traceEnqueue("send-invoice", 1, undefined, async (carrier) => ({ id: "812", carrier }));
+      const enqueued = await traceEnqueue("send-invoice", 1, async (withContext) => ({ id: "812", carrier: withContext({}) }));
       const first = startAttemptSpan({ id: "812", queue: "send-invoice", attempt: 1, meta: enqueued.carrier ?? null });
       const inner = context.with(first.active, () => trace.getActiveSpan());
       expect(inner, "the handler runs inside the attempt's span").to.equal(first.span);

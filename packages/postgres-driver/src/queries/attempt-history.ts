@@ -1,5 +1,6 @@
 import { ErrorCode, MAX_ERROR_MESSAGE, MAX_ERROR_TEXT } from "@stint/core";
 import { sql, type RawBuilder } from "kysely";
+import { heldBy } from "./held-by";
 
 /** `"<schema>"."job_attempts"`, quoted: one row per attempt that did not succeed. */
 export function attemptsTable(schema: string): RawBuilder<unknown> {
@@ -107,7 +108,7 @@ export function finalizeRecordingAttempts(
   return sql<{ id: string }>`WITH finalized AS (
   ${update}
    WHERE jobs.id = ${batch}.id AND jobs.attempts = ${batch}.attempt
-     AND jobs.locked_by = ${parts.workerId} AND jobs.state = 'running'
+     AND ${heldBy(parts.workerId)}
   RETURNING jobs.id, jobs.attempts, jobs.locked_by, jobs.started_at, ${batch}.outcome, ${parts.duration} AS duration_ms,
             ${batch}.last_error, ${batch}.error_code, ${batch}.summary
 ),

@@ -40,7 +40,7 @@ class AttemptNotOwned {}
  * BEGIN;
  * -- work's own statements, then the completion of completeJobs for one job:
  * UPDATE "stint"."jobs" AS jobs SET state = 'succeeded', … FROM unnest(…) AS done(…)
- *  WHERE jobs.id = done.id AND jobs.attempts = done.attempt AND jobs.locked_by = $1 AND jobs.state = 'running'
+ *  WHERE jobs.id = done.id AND jobs.attempts = done.attempt AND jobs.locked_by = $1 AND (jobs.state = 'running') IS TRUE
  * RETURNING jobs.id;
  * COMMIT; -- or ROLLBACK when no row matched
  * ```

@@ -2,6 +2,7 @@ import type { CompletedJob } from "@stint/core";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { jobsTable } from "./job-row";
 import { prepared } from "./prepared";
+import { heldBy } from "./held-by";
 
 /** What {@link completeJobs} takes. */
 export interface CompleteJobsParams {
@@ -43,7 +44,7 @@ const MAX_DURATION_MS = 2_147_483_647;
  *          finished_at = statement_timestamp(), locked_until = NULL, updated_at = statement_timestamp()
  *     FROM json_to_recordset($2::json) AS done(id bigint, attempt integer, result jsonb, duration_ms integer)
  *    WHERE jobs.id = done.id AND jobs.attempts = done.attempt
- *      AND jobs.locked_by = $1 AND jobs.state = 'running'
+ *      AND jobs.locked_by = $1 AND (jobs.state = 'running') IS TRUE
  *   RETURNING jobs.id)
  * SELECT coalesce(array_agg(id), '{}')::text[] AS ids FROM done
  * ```
@@ -78,7 +79,7 @@ export function completeJobsStatement(schema: string, workerId: string, jobs: re
          finished_at = statement_timestamp(), locked_until = NULL, updated_at = statement_timestamp()
     FROM json_to_recordset(${completionsJson(jobs)}::json) AS done(id bigint, attempt integer, result jsonb, duration_ms integer)
    WHERE jobs.id = done.id AND jobs.attempts = done.attempt
-     AND jobs.locked_by = ${workerId} AND jobs.state = 'running'
+     AND ${heldBy(workerId)}
   RETURNING jobs.id
 )
 SELECT coalesce(array_agg(id), '{}')::text[] AS ids FROM done`);

@@ -2,6 +2,7 @@ import type { JobAttempt } from "@stint/core";
 import { sql, type Kysely } from "kysely";
 import { jobsTable, millisecondsInterval } from "./job-row";
 import { prepared } from "./prepared";
+import { heldBy } from "./held-by";
 
 /** What {@link extendLeases} takes. */
 export interface ExtendLeasesParams {
@@ -21,7 +22,7 @@ export interface ExtendLeasesParams {
  *    SET locked_until = now() + $2 * interval '1 millisecond', updated_at = now()
  *   FROM unnest($3::bigint[], $4::integer[]) AS held(id, attempt)
  *  WHERE jobs.id = held.id AND jobs.attempts = held.attempt
- *    AND jobs.locked_by = $1 AND jobs.state = 'running'
+ *    AND jobs.locked_by = $1 AND (jobs.state = 'running') IS TRUE
  * RETURNING jobs.id
  * ```
  *
@@ -36,7 +37,7 @@ export async function extendLeases(executor: Kysely<any>, schema: string, params
    SET locked_until = now() + ${millisecondsInterval(params.leaseMs)}, updated_at = now()
   FROM unnest(${params.jobs.map((job) => job.id)}::bigint[], ${params.jobs.map((job) => job.attempt)}::integer[]) AS held(id, attempt)
  WHERE jobs.id = held.id AND jobs.attempts = held.attempt
-   AND jobs.locked_by = ${params.workerId} AND jobs.state = 'running'
+   AND ${heldBy(params.workerId)}
 RETURNING jobs.id`).execute(executor);
   return Object.freeze(rows.map((row) => String(row.id)));
 }

@@ -28,7 +28,7 @@ export interface MarkJobsDeadParams {
  *     FROM unnest($2::bigint[], $3::integer[], $4::text[], $5::text[], $6::text[], $7::integer[], $8::text[])
  *          AS dead(id, attempt, last_error, error_code, outcome, duration_ms, summary)
  *    WHERE jobs.id = dead.id AND jobs.attempts = dead.attempt
- *      AND jobs.locked_by = $1 AND jobs.state = 'running'
+ *      AND jobs.locked_by = $1 AND (jobs.state = 'running') IS TRUE
  *   RETURNING jobs.id, jobs.attempts, jobs.locked_by, jobs.started_at, jobs.duration_ms, dead.*),
  * history AS (INSERT INTO "stint"."job_attempts" (…) SELECT … FROM finalized)
  * SELECT id FROM finalized

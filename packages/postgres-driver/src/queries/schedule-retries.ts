@@ -39,7 +39,7 @@ export interface ScheduleRetriesParams {
  *                 $8::text[], $9::integer[], $10::text[])
  *          AS retry(id, attempt, delay_ms, last_error, error_code, spend_attempt, outcome, duration_ms, summary)
  *    WHERE jobs.id = retry.id AND jobs.attempts = retry.attempt
- *      AND jobs.locked_by = $1 AND jobs.state = 'running'
+ *      AND jobs.locked_by = $1 AND (jobs.state = 'running') IS TRUE
  *   RETURNING jobs.id, jobs.attempts, jobs.locked_by, jobs.started_at, retry.*),
  * history AS (
  *   INSERT INTO "stint"."job_attempts" (job_id, attempt, outcome, worker_id, started_at, finished_at, duration_ms,

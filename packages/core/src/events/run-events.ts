@@ -52,50 +52,49 @@ export class RunEvents {
 
   jobStarted(job: ClaimedJob): void {
     if (!this.wants("job.started")) return;
-    const base = this.#base(job);
-    this.#emit("job.started", { ...base, waitMs: Math.max(0, base.at.getTime() - job.runAt.getTime()) });
+    const now = this.#clock.now();
+    this.#emit("job.started", this.#job(job, { waitMs: Math.max(0, now - job.runAt.getTime()) }, now));
   }
 
   /** `ctx.progress(value)` of an attempt of `job`. */
   jobProgress(job: ClaimedJob, progress: unknown): void {
-    if (this.wants("job.progress")) this.#emit("job.progress", { ...this.#base(job), progress });
+    if (this.wants("job.progress")) this.#emit("job.progress", this.#job(job, { progress }));
   }
 
   /** The events of an attempt whose outcome the recorder has written (or failed to). */
   jobOutcome(job: ClaimedJob, outcome: AttemptOutcome, written: WriteResult): void {
     const { durationMs } = outcome;
     if (written === "failed") {
-      if (this.wants("job.writeFailed")) this.#emit("job.writeFailed", { ...this.#base(job), outcome: outcome.kind, durationMs });
+      if (this.wants("job.writeFailed")) this.#emit("job.writeFailed", this.#job(job, { outcome: outcome.kind, durationMs }));
       return;
     }
     if (written === "fence-missed") {
       if (!this.wants("job.leaseLost")) return;
       const error = outcome.kind === "lease-lost" ? outcome.error : new Error("another worker owns the job now");
-      this.#emit("job.leaseLost", { ...this.#base(job), error, started: outcome.kind !== "released", discarded: outcome.kind, durationMs });
+      this.#emit("job.leaseLost", this.#job(job, { error, started: outcome.kind !== "released", discarded: outcome.kind, durationMs }));
       return;
     }
     switch (outcome.kind) {
       case "succeeded":
-        if (this.wants("job.succeeded")) this.#emit("job.succeeded", { ...this.#base(job), result: outcome.result, durationMs });
+        if (this.wants("job.succeeded")) this.#emit("job.succeeded", this.#job(job, { result: outcome.result, durationMs }));
         return;
       case "retry":
         if (this.wants("job.failed")) {
-          const base = this.#base(job);
-          const retryAt = new Date(base.at.getTime() + outcome.delayMs);
-          this.#emit("job.failed", { ...base, ...failureOf(outcome.error), willRetry: true, retryAt, durationMs });
+          const now = this.#clock.now();
+          this.#emit("job.failed", this.#job(job, { ...failureOf(outcome.error), willRetry: true, retryAt: new Date(now + outcome.delayMs), durationMs }, now));
         }
         return;
       case "dead":
         this.#dead(job, outcome.error, durationMs);
         return;
       case "snoozed":
-        if (this.wants("job.snoozed")) this.#emit("job.snoozed", { ...this.#base(job), delayMs: outcome.delayMs, durationMs });
+        if (this.wants("job.snoozed")) this.#emit("job.snoozed", this.#job(job, { delayMs: outcome.delayMs, durationMs }));
         return;
       case "released":
-        if (this.wants("job.released")) this.#emit("job.released", { ...this.#base(job), durationMs });
+        if (this.wants("job.released")) this.#emit("job.released", this.#job(job, { durationMs }));
         return;
       case "lease-lost":
-        if (this.wants("job.leaseLost")) this.#emit("job.leaseLost", { ...this.#base(job), error: outcome.error, started: outcome.started, discarded: null, durationMs });
+        if (this.wants("job.leaseLost")) this.#emit("job.leaseLost", this.#job(job, { error: outcome.error, started: outcome.started, discarded: null, durationMs }));
         return;
     }
   }
@@ -104,9 +103,9 @@ export class RunEvents {
   #dead(job: ClaimedJob, thrown: unknown, durationMs: number): void {
     const failure = failureOf(thrown);
     if (this.wants("job.failed")) {
-      this.#emit("job.failed", { ...this.#base(job), ...failure, willRetry: false, retryAt: null, durationMs });
+      this.#emit("job.failed", this.#job(job, { ...failure, willRetry: false, retryAt: null, durationMs }));
     }
-    if (this.wants("job.dead")) this.#emit("job.dead", { ...this.#base(job), ...failure, durationMs });
+    if (this.wants("job.dead")) this.#emit("job.dead", this.#job(job, { ...failure, durationMs }));
   }
 
   #emit<K extends WorkerEventName>(name: K, event: WorkerEventMap[K]): void {
@@ -117,18 +116,21 @@ export class RunEvents {
     return { queue: this.#queue, workerId: this.#workerId, at: new Date(this.#clock.now()) };
   }
 
-  #base(job: ClaimedJob): JobEventBase {
-    return {
+  /** A job event: the attempt's fields and `extra`, in one object (no copy of the base: this runs per job). */
+  #job<E extends object>(job: ClaimedJob, extra: E, now: number = this.#clock.now()): JobEventBase & E {
+    const base: JobEventBase = {
       jobId: job.id,
       queue: job.queue,
       attempt: job.attempt,
       maxAttempts: job.maxAttempts,
       workerId: this.#workerId,
-      at: new Date(this.#clock.now()),
+      at: new Date(now),
       runAt: job.runAt,
       payload: job.payload,
     };
+    return Object.assign(base, extra);
   }
+
 }
 
 function failureOf(thrown: unknown): { readonly error: Error; readonly errorCode: string } {

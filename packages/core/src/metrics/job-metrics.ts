@@ -22,6 +22,7 @@ export class JobMetrics {
   readonly #jobs: Counter<"queue" | "outcome">;
   readonly #duration: Histogram<"queue" | "outcome">;
   readonly #wait: Histogram<"queue">;
+  readonly #queues = new Map<string, QueueSeries>();
 
   constructor(registry: Registry) {
     this.#jobs = counterIn(registry, { name: "stint_jobs_total", help: "Attempts recorded, by queue and outcome.", labelNames: ["queue", "outcome"] });
@@ -35,16 +36,18 @@ export class JobMetrics {
 
   /** Starts counting the events of `events`; returns the function that stops it. */
   subscribe(events: WorkerEvents): () => void {
-    const count = (queue: string, outcome: JobOutcomeLabel): void => this.#jobs.inc({ queue, outcome });
+    const count = (queue: string, outcome: JobOutcomeLabel): void => this.#of(queue).count(outcome);
     const offs = [
-      events.on("job.started", (event) => this.#wait.observe({ queue: event.queue }, event.waitMs / 1_000)),
+      events.on("job.started", (event) => this.#of(event.queue).wait.observe(event.waitMs / 1_000)),
       events.on("job.succeeded", (event) => {
-        count(event.queue, "succeeded");
-        this.#duration.observe({ queue: event.queue, outcome: "succeeded" }, event.durationMs / 1_000);
+        const queue = this.#of(event.queue);
+        queue.count("succeeded");
+        queue.succeeded.observe(event.durationMs / 1_000);
       }),
       events.on("job.failed", (event) => {
-        if (event.willRetry) count(event.queue, "retried");
-        this.#duration.observe({ queue: event.queue, outcome: "failed" }, event.durationMs / 1_000);
+        const queue = this.#of(event.queue);
+        if (event.willRetry) queue.count("retried");
+        queue.failed.observe(event.durationMs / 1_000);
       }),
       events.on("job.dead", (event) => count(event.queue, "dead")),
       events.on("job.snoozed", (event) => count(event.queue, "snoozed")),
@@ -56,4 +59,33 @@ export class JobMetrics {
       for (const off of offs) off();
     };
   }
+
+  /** The labelled series of one queue, made at its first event: label sets are not hashed on every event. */
+  #of(queue: string): QueueSeries {
+    let series = this.#queues.get(queue);
+    if (series === undefined) {
+      const counters = new Map<JobOutcomeLabel, { inc(): void }>();
+      const jobs = this.#jobs;
+      series = {
+        wait: this.#wait.labels(queue),
+        succeeded: this.#duration.labels(queue, "succeeded"),
+        failed: this.#duration.labels(queue, "failed"),
+        count(outcome) {
+          let counter = counters.get(outcome);
+          if (counter === undefined) counters.set(outcome, (counter = jobs.labels(queue, outcome)));
+          counter.inc();
+        },
+      };
+      this.#queues.set(queue, series);
+    }
+    return series;
+  }
+}
+
+/** One queue's series. */
+interface QueueSeries {
+  readonly wait: { observe(seconds: number): void };
+  readonly succeeded: { observe(seconds: number): void };
+  readonly failed: { observe(seconds: number): void };
+  count(outcome: JobOutcomeLabel): void;
 }

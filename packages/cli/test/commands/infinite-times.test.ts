@@ -67,7 +67,8 @@ describe("read commands on times a Date cannot hold", () => {
   it("status counts a job due since -infinity, in text and --json", async () => {
     const text = await stint(["status", "edge", "--schema", test.schema]);
     expect(text.code, text.stderr).to.equal(ExitCode.Ok);
-    expect(text.stdout).to.match(/edge\s+2\s+1\s+0\s+1\s+0\s+\d+d \d+h/);
+    // The age is counted from the earliest time PostgreSQL holds, at midnight: its hours are 0 in the first hour of a UTC day.
+    expect(text.stdout).to.match(/edge\s+2\s+1\s+0\s+1\s+0\s+\d+d( \d+h)?\s/);
     const json = await stint(["status", "edge", "--schema", test.schema, "--json"]);
     expect(json.code, json.stderr).to.equal(ExitCode.Ok);
     const [edge] = json.json().queues;

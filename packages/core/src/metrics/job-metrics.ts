@@ -1,6 +1,7 @@
-import type { Counter, Histogram, Registry } from "prom-client";
+import type { Registry } from "prom-client";
 import type { WorkerEvents } from "../events/worker-events";
-import { counterIn, histogramIn } from "./metric-names";
+import { SECONDS_BUCKETS } from "./metric-names";
+import { TallyCounter, TallyHistogram, type CountSeries, type ObserveSeries } from "./tally-metrics";
 
 /** The `outcome` label of `stint_jobs_total`: one per attempt, as the run summary counts them. */
 export type JobOutcomeLabel = "succeeded" | "retried" | "dead" | "snoozed" | "released" | "lease_lost" | "write_failed";
@@ -19,61 +20,66 @@ export type JobOutcomeLabel = "succeeded" | "retried" | "dead" | "snoozed" | "re
  * ```
  */
 export class JobMetrics {
-  readonly #jobs: Counter<"queue" | "outcome">;
-  readonly #duration: Histogram<"queue" | "outcome">;
-  readonly #wait: Histogram<"queue">;
+  readonly #jobs: TallyCounter<"queue" | "outcome">;
+  readonly #duration: TallyHistogram<"queue" | "outcome">;
+  readonly #wait: TallyHistogram<"queue">;
   readonly #queues = new Map<string, QueueSeries>();
 
   constructor(registry: Registry) {
-    this.#jobs = counterIn(registry, { name: "stint_jobs_total", help: "Attempts recorded, by queue and outcome.", labelNames: ["queue", "outcome"] });
-    this.#duration = histogramIn(registry, {
+    this.#jobs = TallyCounter.in(registry, { name: "stint_jobs_total", help: "Attempts recorded, by queue and outcome.", labelNames: ["queue", "outcome"] });
+    this.#duration = TallyHistogram.in(registry, {
       name: "stint_job_duration_seconds",
       help: "How long attempts ran, by queue and outcome (succeeded or failed).",
       labelNames: ["queue", "outcome"],
+      buckets: SECONDS_BUCKETS,
     });
-    this.#wait = histogramIn(registry, { name: "stint_job_wait_seconds", help: "From a job's run_at to the start of its attempt.", labelNames: ["queue"] });
+    this.#wait = TallyHistogram.in(registry, {
+      name: "stint_job_wait_seconds",
+      help: "From a job's run_at to the start of its attempt.",
+      labelNames: ["queue"],
+      buckets: SECONDS_BUCKETS,
+    });
   }
 
   /** Starts counting the events of `events`; returns the function that stops it. */
   subscribe(events: WorkerEvents): () => void {
-    const count = (queue: string, outcome: JobOutcomeLabel): void => this.#of(queue).count(outcome);
     const offs = [
       events.on("job.started", (event) => this.#of(event.queue).wait.observe(event.waitMs / 1_000)),
       events.on("job.succeeded", (event) => {
         const queue = this.#of(event.queue);
-        queue.count("succeeded");
+        queue.count("succeeded").inc();
         queue.succeeded.observe(event.durationMs / 1_000);
       }),
       events.on("job.failed", (event) => {
         const queue = this.#of(event.queue);
-        if (event.willRetry) queue.count("retried");
+        if (event.willRetry) queue.count("retried").inc();
         queue.failed.observe(event.durationMs / 1_000);
       }),
-      events.on("job.dead", (event) => count(event.queue, "dead")),
-      events.on("job.snoozed", (event) => count(event.queue, "snoozed")),
-      events.on("job.released", (event) => count(event.queue, "released")),
-      events.on("job.leaseLost", (event) => count(event.queue, "lease_lost")),
-      events.on("job.writeFailed", (event) => count(event.queue, "write_failed")),
+      events.on("job.dead", (event) => this.#of(event.queue).count("dead").inc()),
+      events.on("job.snoozed", (event) => this.#of(event.queue).count("snoozed").inc()),
+      events.on("job.released", (event) => this.#of(event.queue).count("released").inc()),
+      events.on("job.leaseLost", (event) => this.#of(event.queue).count("lease_lost").inc()),
+      events.on("job.writeFailed", (event) => this.#of(event.queue).count("write_failed").inc()),
     ];
     return () => {
       for (const off of offs) off();
     };
   }
 
-  /** The labelled series of one queue, made at its first event: label sets are not hashed on every event. */
+  /** The series of one queue, made at its first event: an event costs a map lookup and field updates. */
   #of(queue: string): QueueSeries {
     let series = this.#queues.get(queue);
     if (series === undefined) {
-      const counters = new Map<JobOutcomeLabel, { inc(): void }>();
+      const counters = new Map<JobOutcomeLabel, CountSeries>();
       const jobs = this.#jobs;
       series = {
-        wait: this.#wait.labels(queue),
-        succeeded: this.#duration.labels(queue, "succeeded"),
-        failed: this.#duration.labels(queue, "failed"),
+        wait: this.#wait.series({ queue }),
+        succeeded: this.#duration.series({ queue, outcome: "succeeded" }),
+        failed: this.#duration.series({ queue, outcome: "failed" }),
         count(outcome) {
           let counter = counters.get(outcome);
-          if (counter === undefined) counters.set(outcome, (counter = jobs.labels(queue, outcome)));
-          counter.inc();
+          if (counter === undefined) counters.set(outcome, (counter = jobs.series({ queue, outcome })));
+          return counter;
         },
       };
       this.#queues.set(queue, series);
@@ -84,8 +90,8 @@ export class JobMetrics {
 
 /** One queue's series. */
 interface QueueSeries {
-  readonly wait: { observe(seconds: number): void };
-  readonly succeeded: { observe(seconds: number): void };
-  readonly failed: { observe(seconds: number): void };
-  count(outcome: JobOutcomeLabel): void;
+  readonly wait: ObserveSeries;
+  readonly succeeded: ObserveSeries;
+  readonly failed: ObserveSeries;
+  count(outcome: JobOutcomeLabel): CountSeries;
 }

@@ -1,19 +1,9 @@
-import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import { Gauge, type Registry } from "prom-client";
 
 /** Seconds, from 5 ms to an hour: jobs run from milliseconds to many minutes. */
 export const SECONDS_BUCKETS: readonly number[] = Object.freeze([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600]);
 
-/** The metric `config.name` already in `registry` (a second run in one process shares it), or a new one. */
-export function counterIn<L extends string>(registry: Registry, config: { name: string; help: string; labelNames: readonly L[] }): Counter<L> {
-  return (registry.getSingleMetric(config.name) as Counter<L> | undefined) ?? new Counter({ ...config, registers: [registry] });
-}
-
-/** As {@link counterIn}, for a histogram in seconds. */
-export function histogramIn<L extends string>(registry: Registry, config: { name: string; help: string; labelNames: readonly L[] }): Histogram<L> {
-  return (registry.getSingleMetric(config.name) as Histogram<L> | undefined) ?? new Histogram({ ...config, buckets: [...SECONDS_BUCKETS], registers: [registry] });
-}
-
-/** As {@link counterIn}, for a gauge whose values `collect` sets at scrape time. */
+/** A gauge whose values `collect` sets at scrape time, replacing one of that name in `registry` (a second run in one process). */
 export function gaugeIn<L extends string>(
   registry: Registry,
   config: { name: string; help: string; labelNames: readonly L[]; collect: () => Promise<void> },

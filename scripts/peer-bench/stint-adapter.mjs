@@ -1,0 +1,117 @@
+// The peer benchmark's stint adapter, kept with the code it measures
+// (`STINT_ADAPTER=scripts/peer-bench/stint-adapter.mjs`). It drives stint as
+// the README tells a user to: a job kind, an AbstractQueueWorker subclass
+// built by the container, runFromContainer in loop mode.
+//
+// STINT_BENCH_OBSERVE=1 turns on everything an observed deployment runs:
+// Prometheus metrics (their own registry) and a listener on every worker
+// event. Attempt history and OpenTelemetry (a no-op without an SDK) are
+// always on. The variable reaches the forked worker processes of W4.
+import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+
+const ROOT = process.env.STINT_ROOT ?? process.cwd();
+const load = createRequire(path.join(ROOT, 'package.json'));
+load('reflect-metadata');
+const core = load('@stint/core');
+const { registerPostgresDriver, migrate } = load('@stint/postgres-driver');
+const tsyringe = load('tsyringe');
+const pg = load('pg');
+
+const observe = process.env.STINT_BENCH_OBSERVE === '1';
+const schema = 'peerbench_stint';
+const logLevel = process.env.STINT_LOG_LEVEL ?? 'error';
+const backoff = { baseMs: 0, maxMs: 0, jitter: 0 };
+
+export function create(ctx) {
+  const Kind = core.defineJob(ctx.queue);
+  let container;
+  let driver;
+  let client;
+  let run;
+  let countPool;
+  let heard = 0;
+
+  const dropSchema = async () => {
+    const c = new pg.Client({ connectionString: ctx.pgUrl });
+    await c.connect();
+    try { await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`); } finally { await c.end(); }
+  };
+
+  return {
+    describe() {
+      return {
+        package: '@stint/core + @stint/postgres-driver',
+        version: execFileSync('git', ['-C', ROOT, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim(),
+        options: {
+          worker: `AbstractQueueWorker subclass, concurrency N, backoff ${JSON.stringify(backoff)}, prefetch auto`,
+          run: "runFromContainer(container, { queues, mode: 'loop', signal })",
+          logger: `registerLogger level ${logLevel}`,
+          observe: observe ? 'metrics on (own registry) + a listener on every worker event' : 'metrics off, no event listeners',
+        },
+      };
+    },
+
+    async setup({ fresh }) {
+      container = tsyringe.container.createChildContainer();
+      core.registerLogger(container, { level: logLevel, format: 'json' });
+      driver = registerPostgresDriver(container, { connectionString: ctx.pgUrl, schema });
+      client = container.resolve(core.JobClient);
+      if (fresh) {
+        await dropSchema();
+        await migrate(driver.db, { schema });
+      }
+    },
+
+    enqueueOne: (payload) => client.enqueue(Kind, payload),
+    enqueueBulk: (payloads) => client.enqueueMany(Kind, payloads.map((payload) => ({ payload }))),
+
+    async startWorkers(concurrency, handler) {
+      class BenchWorker extends core.AbstractQueueWorker {
+        job = Kind;
+        constructor(store, log) { super(store, log, { concurrency, backoff }); }
+        parse(payload) { return payload; }
+        async processItem(item, jobCtx) { await handler(item, { attempt: jobCtx.job.attempt }); }
+      }
+      tsyringe.inject(core.JOB_STORE)(BenchWorker, undefined, 0);
+      tsyringe.inject(core.LOGGER)(BenchWorker, undefined, 1);
+      tsyringe.injectable()(BenchWorker);
+      core.registerWorkers(container, [BenchWorker]);
+      const controller = new AbortController();
+      const watch = {};
+      if (observe) {
+        const events = new core.WorkerEvents();
+        for (const name of core.WORKER_EVENT_NAMES) events.on(name, () => { heard += 1; });
+        Object.assign(watch, { events, metrics: {} });
+      }
+      const promise = core.runFromContainer(container, { queues: [ctx.queue], mode: 'loop', signal: controller.signal, ...watch });
+      promise.catch(() => {});
+      run = { controller, promise };
+    },
+
+    async pending() {
+      countPool ??= new pg.Pool({ connectionString: ctx.pgUrl, max: 1 });
+      const { rows } = await countPool.query(
+        `SELECT count(*)::int AS n FROM ${schema}.jobs WHERE queue = $1 AND state IN ('queued', 'running', 'failed')`,
+        [ctx.queue],
+      );
+      return rows[0].n;
+    },
+
+    async stop() {
+      if (run) {
+        run.controller.abort();
+        const report = await run.promise.catch((error) => ({ exitCode: -1, error: error.message }));
+        if (report.exitCode !== 0) console.error(`[stint] run ended with exit code ${report.exitCode}`);
+        if (observe && heard === 0 && report.exitCode === 0) console.error('[stint] observe on, but no event was heard');
+        run = null;
+      }
+      if (driver) { await driver.close().catch(() => {}); driver = null; }
+      if (countPool) { await countPool.end().catch(() => {}); countPool = null; }
+      container = null;
+    },
+
+    teardown: dropSchema,
+  };
+}

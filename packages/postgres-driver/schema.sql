@@ -36,29 +36,29 @@ TABLE stint.job_attempts
     CREATE UNIQUE INDEX job_attempts_pkey ON stint.job_attempts USING btree (id)
 
 TABLE stint.jobs
-  WITH (autovacuum_analyze_scale_factor=0.02, autovacuum_vacuum_cost_limit=2000, autovacuum_vacuum_insert_scale_factor=0.05, autovacuum_vacuum_scale_factor=0.02, fillfactor=50)
+  WITH (autovacuum_analyze_scale_factor=0.02, autovacuum_vacuum_cost_limit=2000, autovacuum_vacuum_insert_scale_factor=0.05, autovacuum_vacuum_scale_factor=0.02, fillfactor=30)
   COLUMNS
     id bigint NOT NULL DEFAULT nextval('stint.jobs_id_seq'::regclass)
     queue text NOT NULL
-    payload jsonb NOT NULL
-    state text NOT NULL DEFAULT 'queued'::text
     priority smallint NOT NULL DEFAULT 0
-    attempts integer NOT NULL DEFAULT 0
     max_attempts integer NOT NULL DEFAULT 25
-    run_at timestamp with time zone NOT NULL DEFAULT now()
     timeout_ms integer
-    locked_by text
-    locked_until timestamp with time zone
-    dedupe_key text
-    last_error text
-    error_code text
-    result jsonb
+    run_at timestamp with time zone NOT NULL DEFAULT now()
     created_at timestamp with time zone NOT NULL DEFAULT now()
+    dedupe_key text
+    payload jsonb NOT NULL
+    meta jsonb
+    attempts integer NOT NULL DEFAULT 0
+    locked_by text
     started_at timestamp with time zone
+    state text NOT NULL DEFAULT 'queued'::text
+    updated_at timestamp with time zone NOT NULL DEFAULT now()
+    locked_until timestamp with time zone
     finished_at timestamp with time zone
     duration_ms integer
-    updated_at timestamp with time zone NOT NULL DEFAULT now()
-    meta jsonb
+    result jsonb
+    last_error text
+    error_code text
     progress jsonb
   CONSTRAINTS
     jobs_attempts_check CHECK ((attempts >= 0))
@@ -71,7 +71,7 @@ TABLE stint.jobs
   INDEXES
     CREATE INDEX jobs_claim_idx ON stint.jobs USING btree (queue, priority DESC, run_at, id) WHERE (state = ANY (ARRAY['queued'::text, 'failed'::text]))
     CREATE UNIQUE INDEX jobs_dedupe_key_idx ON stint.jobs USING btree (queue, dedupe_key) WHERE ((dedupe_key IS NOT NULL) AND (state = ANY (ARRAY['queued'::text, 'running'::text, 'failed'::text])))
-    CREATE INDEX jobs_finished_idx ON stint.jobs USING btree (state, finished_at) WHERE (state = ANY (ARRAY['succeeded'::text, 'dead'::text, 'cancelled'::text]))
+    CREATE INDEX jobs_finished_idx ON stint.jobs USING btree (state, finished_at) WHERE (state = ANY (ARRAY['dead'::text, 'cancelled'::text]))
     CREATE INDEX jobs_lease_idx ON stint.jobs USING btree (queue, locked_until) WHERE (state = 'running'::text)
     CREATE UNIQUE INDEX jobs_pkey ON stint.jobs USING btree (id)
   TRIGGERS
@@ -136,3 +136,4 @@ MIGRATIONS
   3 effects
   4 jobs-page-room
   5 attempt-history
+  6 jobs-row-layout

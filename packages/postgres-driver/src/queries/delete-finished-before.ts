@@ -24,28 +24,37 @@ export interface DeleteFinishedBeforeParams {
  * statement deletes the deleted jobs' attempt history (`job_attempts`,
  * through `job_attempts_job_idx`).
  *
- * Bounded and out of the workers' way: candidates come from
- * `jobs_finished_idx` (state, finished_at) — one ordered range per state,
- * never a scan of the old rows — and are then locked `FOR UPDATE SKIP
- * LOCKED` with their state and age checked again, so a job that an operator
- * retried in the meantime (active again) is never deleted, and a row
- * another transaction holds is skipped instead of waited for. Active rows
- * are never read or locked, so the claim path never waits for retention.
+ * Bounded and out of the workers' way: dead and cancelled candidates come
+ * from `jobs_finished_idx` (state, finished_at) — one ordered range per
+ * state, never a scan of the old rows. Succeeded jobs are not in that index
+ * (it would cost every completion an insert): they are found by walking the
+ * primary key from the oldest id, which stops after `limit` matches; the
+ * rows it steps over are the older jobs kept for other reasons (dead ones
+ * within their own retention, far-future schedules), few in a healthy
+ * queue. Candidates are then locked `FOR UPDATE SKIP LOCKED` with their
+ * state and age checked again, so a job that an operator retried in the
+ * meantime (active again) is never deleted, and a row another transaction
+ * holds is skipped instead of waited for.
  *
  * ### SQL
  * ```sql
  * WITH candidates AS MATERIALIZED (
- *   SELECT old.id FROM unnest($1::text[]) AS wanted(state)
- *   CROSS JOIN LATERAL (
- *     SELECT id, finished_at FROM "stint"."jobs"
- *      WHERE state = wanted.state AND state IN ('succeeded', 'dead', 'cancelled')
- *        AND finished_at < now() - $2 * interval '1 millisecond' [AND queue = ANY($4::text[])]
- *      ORDER BY finished_at LIMIT $3) AS old
+ *   SELECT id FROM (
+ *     SELECT old.id, old.finished_at FROM unnest($1::text[]) AS wanted(state)   -- dead, cancelled
+ *      CROSS JOIN LATERAL (
+ *        SELECT id, finished_at FROM "stint"."jobs"
+ *         WHERE state = wanted.state AND state IN ('dead', 'cancelled')
+ *           AND finished_at < now() - $2 * interval '1 millisecond' [AND queue = ANY($4::text[])]
+ *         ORDER BY finished_at LIMIT $3) AS old
+ *     UNION ALL
+ *     (SELECT id, finished_at FROM "stint"."jobs"                               -- succeeded
+ *       WHERE state = 'succeeded' AND finished_at < now() - $2 * interval '1 millisecond' [AND queue = …]
+ *       ORDER BY id LIMIT $3)) AS old
  *   ORDER BY old.finished_at LIMIT $3),
  * doomed AS MATERIALIZED (
  *   SELECT id FROM "stint"."jobs"
  *    WHERE id = ANY(ARRAY(SELECT id FROM candidates))
- *      AND state = ANY($1::text[]) AND finished_at < now() - $2 * interval '1 millisecond'
+ *      AND state = ANY($5::text[]) AND finished_at < now() - $2 * interval '1 millisecond'
  *    FOR UPDATE SKIP LOCKED),
  * deleted AS (DELETE FROM "stint"."jobs" AS jobs USING doomed WHERE jobs.id = doomed.id RETURNING jobs.id),
  * history AS (DELETE FROM "stint"."job_attempts" WHERE job_id = ANY(ARRAY(SELECT id FROM deleted)))
@@ -58,30 +67,53 @@ export interface DeleteFinishedBeforeParams {
  * while ((await deleteFinishedBefore(db, "stint", { states: ["succeeded"], olderThanMs: week, limit: 1_000 })) === 1_000);
  * ```
  */
-export async function deleteFinishedBefore(executor: Kysely<any>, schema: string, params: DeleteFinishedBeforeParams): Promise<number> {
+export async function deleteFinishedBefore(db: Kysely<any>, schema: string, params: DeleteFinishedBeforeParams): Promise<number> {
   if (params.states.length === 0 || params.queues?.length === 0) return 0;
-  const { rows } = await deleteFinishedBeforeStatement(schema, params).execute(executor);
-  return Number(rows[0]?.deleted ?? 0);
+  return db.transaction().execute(async (trx) => {
+    await WALK_INDEXES.execute(trx);
+    const { rows } = await deleteFinishedBeforeStatement(schema, params).execute(trx);
+    return Number(rows[0]?.deleted ?? 0);
+  });
 }
+
+/**
+ * Run before the statement, in its transaction: every branch has an index
+ * that returns rows in the order wanted, so a sequential scan is never the
+ * better plan, but with stale statistics (a new table, a burst of
+ * completions) the planner may think a small table is cheaper to scan and
+ * sort. The setting lasts until the transaction ends.
+ */
+export const WALK_INDEXES: RawBuilder<unknown> = sql`SET LOCAL enable_seqscan = off`;
 
 /** The statement itself (exported for plan tests and `EXPLAIN`). */
 export function deleteFinishedBeforeStatement(schema: string, params: DeleteFinishedBeforeParams): RawBuilder<{ deleted: string }> {
   const jobs = jobsTable(schema);
   const states = [...new Set(params.states)];
+  const indexed = states.filter((state) => state !== "succeeded");
   const cutoff = sql`now() - ${millisecondsInterval(params.olderThanMs)}`;
   const queueFilter = params.queues === undefined ? sql`` : sql`AND queue = ANY(${[...params.queues]}::text[])`;
+  const limit = sql`${params.limit}::integer`;
+  const byFinishedIndex = sql`SELECT old.id, old.finished_at
+      FROM unnest(${indexed}::text[]) AS wanted(state)
+     CROSS JOIN LATERAL (
+       SELECT id, finished_at FROM ${jobs}
+        WHERE state = wanted.state AND state IN ('dead', 'cancelled')
+          AND finished_at < ${cutoff} ${queueFilter}
+        ORDER BY finished_at
+        LIMIT ${limit}
+     ) AS old`;
+  const byOldestId = sql`(SELECT id, finished_at FROM ${jobs}
+      WHERE state = 'succeeded' AND finished_at < ${cutoff} ${queueFilter}
+      ORDER BY id
+      LIMIT ${limit})`;
+  const branches = [...(indexed.length > 0 ? [byFinishedIndex] : []), ...(states.includes("succeeded") ? [byOldestId] : [])];
   return sql<{ deleted: string }>`WITH candidates AS MATERIALIZED (
   SELECT old.id
-    FROM unnest(${states}::text[]) AS wanted(state)
-   CROSS JOIN LATERAL (
-     SELECT id, finished_at FROM ${jobs}
-      WHERE state = wanted.state AND state IN ('succeeded', 'dead', 'cancelled')
-        AND finished_at < ${cutoff} ${queueFilter}
-      ORDER BY finished_at
-      LIMIT ${params.limit}::integer
-   ) AS old
+    FROM (${sql.join(branches, sql`
+    UNION ALL
+    `)}) AS old
    ORDER BY old.finished_at
-   LIMIT ${params.limit}::integer
+   LIMIT ${limit}
 ),
 doomed AS MATERIALIZED (
   SELECT id FROM ${jobs}

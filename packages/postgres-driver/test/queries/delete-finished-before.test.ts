@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { sql } from "kysely";
-import { deleteFinishedBeforeStatement } from "../../src/queries/delete-finished-before";
+import { deleteFinishedBeforeStatement, WALK_INDEXES } from "../../src/queries/delete-finished-before";
 import { createTestSchema, type TestSchema } from "../../src/testing";
 import { newJob } from "../conformance/conformance-harness";
 
@@ -33,7 +33,7 @@ describe("deleteFinishedBefore on PostgreSQL", () => {
     expect(await test.store.getJob({ id: locked!.id })).to.include({ state: "succeeded" });
   });
 
-  it("reads jobs_finished_idx, one range per state, and never scans the table", async () => {
+  it("reads dead and cancelled jobs from jobs_finished_idx and succeeded ones by oldest id, never scanning the table", async () => {
     const jobs = Array.from({ length: 6_000 }, (_, n) => newJob(`queue-${n % 3}`, { n }));
     await test.store.enqueueMany(jobs);
     await finishAll("queue-0", "succeeded", 3_600_000);
@@ -42,11 +42,27 @@ describe("deleteFinishedBefore on PostgreSQL", () => {
       if (analysed) await sql`ANALYZE ${sql.id(test.schema, "jobs")}`.execute(test.db);
       const states = ["succeeded", "dead", "cancelled"] as const;
       const statement = deleteFinishedBeforeStatement(test.schema, { states, olderThanMs: 60_000, limit: 500 });
-      const { rows } = await sql<{ "QUERY PLAN": string }>`EXPLAIN ${statement}`.execute(test.db);
+      const { rows } = await test.db.transaction().execute(async (trx) => {
+        await WALK_INDEXES.execute(trx);
+        return sql<{ "QUERY PLAN": string }>`EXPLAIN ${statement}`.execute(trx);
+      });
       const plan = rows.map((row) => row["QUERY PLAN"]).join("\n");
-      expect(plan, plan).to.contain("jobs_finished_idx");
+      expect(plan, plan).to.contain("jobs_finished_idx").and.contain("Index Scan using jobs_pkey");
       expect(plan, plan).to.not.match(/Seq Scan on jobs/);
     }
     expect(await test.store.deleteFinishedBefore({ states: ["succeeded", "dead"], olderThanMs: 60_000, limit: 500 })).to.equal(500);
+  });
+
+  it("deletes old succeeded jobs oldest id first, stepping over newer and unfinished ones", async () => {
+    const [stillQueued, recent, ...old] = await test.store.enqueueMany(Array.from({ length: 5 }, (_, n) => newJob("mixed", { n })));
+    await finishAll("mixed", "succeeded", 3_600_000);
+    const jobs = sql.id(test.schema, "jobs");
+    await sql`UPDATE ${jobs} SET state = 'queued', finished_at = NULL WHERE id = ${stillQueued!.id}::bigint`.execute(test.db);
+    await sql`UPDATE ${jobs} SET finished_at = now() WHERE id = ${recent!.id}::bigint`.execute(test.db);
+    expect(await test.store.deleteFinishedBefore({ states: ["succeeded"], olderThanMs: 60_000, limit: 2 })).to.equal(2);
+    expect(await test.store.deleteFinishedBefore({ states: ["succeeded"], olderThanMs: 60_000, limit: 2 })).to.equal(1);
+    for (const job of old) expect(await test.store.getJob({ id: job.id })).to.equal(undefined);
+    expect(await test.store.getJob({ id: stillQueued!.id })).to.include({ state: "queued" });
+    expect(await test.store.getJob({ id: recent!.id })).to.include({ state: "succeeded" });
   });
 });

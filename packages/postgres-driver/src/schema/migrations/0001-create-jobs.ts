@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { JOBS_AUTOVACUUM, jobsActiveIndexes } from "./jobs-table-parts";
 import type { Migration } from "./migration";
 
 /**
@@ -47,17 +48,9 @@ export const createJobsMigration: Migration = Object.freeze({
   CONSTRAINT jobs_running_is_locked CHECK (state <> 'running' OR (locked_by IS NOT NULL AND locked_until IS NOT NULL))
 ) WITH (
   fillfactor = 75,
-  autovacuum_vacuum_scale_factor = 0.02,
-  autovacuum_analyze_scale_factor = 0.02,
-  autovacuum_vacuum_insert_scale_factor = 0.05,
-  autovacuum_vacuum_cost_limit = 2000
+  ${JOBS_AUTOVACUUM}
 )`,
-      sql`CREATE INDEX jobs_claim_idx ON ${jobs} (queue, priority DESC, run_at, id)
-  WHERE state IN ('queued', 'failed')`,
-      sql`CREATE INDEX jobs_lease_idx ON ${jobs} (queue, locked_until)
-  WHERE state = 'running'`,
-      sql`CREATE UNIQUE INDEX jobs_dedupe_key_idx ON ${jobs} (queue, dedupe_key)
-  WHERE dedupe_key IS NOT NULL AND state IN ('queued', 'running', 'failed')`,
+      ...jobsActiveIndexes(jobs),
       sql`CREATE INDEX jobs_finished_idx ON ${jobs} (state, finished_at)
   WHERE state IN ('succeeded', 'dead', 'cancelled')`,
     ];

@@ -3,6 +3,7 @@ import { schedulesAndWakeupsMigration } from "./0002-schedules-and-wakeups";
 import { effectsMigration } from "./0003-effects";
 import { jobsPageRoomMigration } from "./0004-jobs-page-room";
 import { attemptHistoryMigration } from "./0005-attempt-history";
+import { jobsRowLayoutMigration } from "./0006-jobs-row-layout";
 import type { Migration } from "./migration";
 
 /**
@@ -10,7 +11,7 @@ import type { Migration } from "./migration";
  *
  * @example
  * ```ts
- * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 5
+ * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 6
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
@@ -19,4 +20,5 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   effectsMigration,
   jobsPageRoomMigration,
   attemptHistoryMigration,
+  jobsRowLayoutMigration,
 ]);

@@ -1,0 +1,72 @@
+import { randomBytes } from "node:crypto";
+import { expect } from "chai";
+import { sql, type Kysely } from "kysely";
+import { createDatabase, dropSchema, migrate, MIGRATIONS, type DatabaseHandle } from "../../src";
+import { createMigrationsTableStatement, createSchemaStatement, recordMigrationStatement } from "../../src/schema/migrations/migration-bookkeeping";
+
+const connectionString = process.env["DATABASE_URL"] ?? "";
+
+/** Brings `schema` to `version` the way `migrate` would have at the time. */
+async function migrateTo(db: Kysely<any>, schema: string, version: number): Promise<void> {
+  await createSchemaStatement(schema).execute(db);
+  await createMigrationsTableStatement(schema).execute(db);
+  for (const migration of MIGRATIONS.filter((m) => m.version <= version)) {
+    await db.transaction().execute(async (trx) => {
+      for (const statement of migration.statements(schema)) await statement.execute(trx);
+      await recordMigrationStatement(schema, migration).execute(trx);
+    });
+  }
+}
+
+describe("migration 6 (jobs-row-layout)", () => {
+  let database: DatabaseHandle;
+  const schema = `stint_layout_${randomBytes(5).toString("hex")}`;
+
+  before(() => {
+    database = createDatabase({ connectionString });
+  });
+  after(async () => {
+    await dropSchema(database.db, schema);
+    await database.close();
+  });
+
+  it("keeps every row, id, grant, index and the wake-up trigger, in the new column order", async () => {
+    const { db } = database;
+    const jobs = sql.id(schema, "jobs");
+    await migrateTo(db, schema, 5);
+    await sql`INSERT INTO ${jobs} (queue, payload, state, priority, attempts, max_attempts, locked_by, locked_until, dedupe_key, last_error, error_code, result,
+                                   started_at, finished_at, duration_ms, meta, progress)
+      VALUES ('mail', '{"to":"a"}', 'queued', 0, 0, 25, NULL, NULL, 'k1', NULL, NULL, NULL, NULL, NULL, NULL, '{"traceparent":"00-x"}', NULL),
+             ('mail', '{"to":"b"}', 'running', 5, 1, 3, 'w1', now() + interval '1 minute', NULL, NULL, NULL, NULL, now(), NULL, NULL, NULL, '{"done":3}'),
+             ('mail', '{"to":"c"}', 'succeeded', 0, 1, 25, 'w1', NULL, NULL, NULL, NULL, '{"ok":true}', now(), now(), 12, NULL, NULL),
+             ('sms', '{"to":"d"}', 'dead', 0, 3, 3, 'w2', NULL, NULL, 'boom', 'STINT_PERMANENT', NULL, now(), now(), 40, NULL, NULL)`.execute(db);
+    await sql`GRANT SELECT ON ${jobs} TO PUBLIC`.execute(db);
+    const rowsOf = async () => (await sql<Record<string, unknown>>`SELECT to_jsonb(jobs) AS row FROM ${jobs} AS jobs ORDER BY id`.execute(db)).rows;
+    const before = await rowsOf();
+
+    const result = await migrate(db, { schema });
+    expect(result.applied).to.deep.equal([6]);
+    expect(await rowsOf()).to.deep.equal(before);
+
+    const { rows: columns } = await sql<{ name: string }>`SELECT attname AS name FROM pg_attribute
+      WHERE attrelid = ${`${schema}.jobs`}::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`.execute(db);
+    expect(columns.map((column) => column.name).slice(-12)).to.deep.equal([
+      "attempts", "locked_by", "started_at", "state", "updated_at", "locked_until", "finished_at", "duration_ms", "result", "last_error", "error_code", "progress",
+    ]);
+    const { rows: table } = await sql<{ acl: string; options: string[]; analysed: boolean; trigger: boolean }>`
+      SELECT c.relacl::text AS acl, c.reloptions AS options, c.reltuples > 0 AS analysed,
+             EXISTS (SELECT FROM pg_trigger t WHERE t.tgrelid = c.oid AND t.tgname = 'jobs_notify_inserted') AS trigger
+        FROM pg_class c WHERE c.oid = ${`${schema}.jobs`}::regclass`.execute(db);
+    expect(table[0]?.acl).to.contain("=r/");
+    expect(table[0]?.options).to.include("fillfactor=30");
+    expect(table[0]).to.include({ analysed: true, trigger: true });
+    const { rows: indexes } = await sql<{ name: string }>`SELECT indexname AS name FROM pg_indexes WHERE schemaname = ${schema} AND tablename = 'jobs' ORDER BY 1`.execute(db);
+    expect(indexes.map((index) => index.name)).to.deep.equal(["jobs_claim_idx", "jobs_dedupe_key_idx", "jobs_finished_idx", "jobs_lease_idx", "jobs_pkey"]);
+
+    // The sequence carries on after the copied ids, and the dedupe key is still unique among active jobs.
+    const { rows: inserted } = await sql<{ id: string }>`INSERT INTO ${jobs} (queue, payload) VALUES ('mail', '{}') RETURNING id`.execute(db);
+    expect(Number(inserted[0]?.id)).to.be.greaterThan(Math.max(...before.map((row) => Number((row["row"] as { id: number }).id))));
+    const duplicate = await sql`INSERT INTO ${jobs} (queue, payload, dedupe_key) VALUES ('mail', '{}', 'k1')`.execute(db).then(() => "inserted", (error: Error) => error.message);
+    expect(duplicate).to.contain("jobs_dedupe_key_idx");
+  });
+});

@@ -87,6 +87,28 @@ TABLE stint.migrations
   INDEXES
     CREATE UNIQUE INDEX migrations_pkey ON stint.migrations USING btree (version)
 
+TABLE stint.queues
+  COLUMNS
+    name text NOT NULL
+    paused boolean NOT NULL DEFAULT false
+    max_running integer
+    rate_limit integer
+    rate_period_ms integer
+    rate_tokens double precision
+    rate_refilled_at timestamp with time zone
+    updated_at timestamp with time zone NOT NULL DEFAULT now()
+  CONSTRAINTS
+    queues_max_running_check CHECK ((max_running >= 1))
+    queues_name_check CHECK (((char_length(name) >= 1) AND (char_length(name) <= 128)))
+    queues_pkey PRIMARY KEY (name)
+    queues_rate_complete CHECK (((rate_limit IS NULL) = (rate_period_ms IS NULL)))
+    queues_rate_limit_check CHECK ((rate_limit >= 1))
+    queues_rate_period_ms_check CHECK ((rate_period_ms >= 1))
+  INDEXES
+    CREATE UNIQUE INDEX queues_pkey ON stint.queues USING btree (name)
+  TRIGGERS
+    CREATE TRIGGER queues_notify_changed AFTER INSERT OR UPDATE OF paused, max_running, rate_limit, rate_period_ms ON stint.queues FOR EACH ROW EXECUTE FUNCTION stint.notify_queue_changed()
+
 TABLE stint.schedules
   COLUMNS
     name text NOT NULL
@@ -130,6 +152,17 @@ FUNCTION stint.notify_jobs_inserted
   END
   $function$
 
+FUNCTION stint.notify_queue_changed
+  CREATE OR REPLACE FUNCTION stint.notify_queue_changed()
+   RETURNS trigger
+   LANGUAGE plpgsql
+  AS $function$
+  BEGIN
+    PERFORM pg_notify(left('stint_jobs_' || TG_TABLE_SCHEMA, 63), NEW.name);
+    RETURN NULL;
+  END
+  $function$
+
 MIGRATIONS
   1 create-jobs
   2 schedules-and-wakeups
@@ -137,3 +170,4 @@ MIGRATIONS
   4 jobs-page-room
   5 attempt-history
   6 jobs-row-layout
+  7 queue-controls

@@ -6,7 +6,9 @@
 // STINT_BENCH_OBSERVE=1 turns on everything an observed deployment runs:
 // Prometheus metrics (their own registry) and a listener on every worker
 // event. Attempt history and OpenTelemetry (a no-op without an SDK) are
-// always on. The variable reaches the forked worker processes of W4.
+// always on. STINT_BENCH_MAX_RUNNING=N caps the queue's running jobs at N
+// across all workers (the claims then take the controlled path). The
+// variables reach the forked worker processes of W4.
 import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
@@ -20,6 +22,7 @@ const tsyringe = load('tsyringe');
 const pg = load('pg');
 
 const observe = process.env.STINT_BENCH_OBSERVE === '1';
+const maxRunning = process.env.STINT_BENCH_MAX_RUNNING ? Number(process.env.STINT_BENCH_MAX_RUNNING) : null;
 const schema = 'peerbench_stint';
 const logLevel = process.env.STINT_LOG_LEVEL ?? 'error';
 const backoff = { baseMs: 0, maxMs: 0, jitter: 0 };
@@ -49,6 +52,7 @@ export function create(ctx) {
           run: "runFromContainer(container, { queues, mode: 'loop', signal })",
           logger: `registerLogger level ${logLevel}`,
           observe: observe ? 'metrics on (own registry) + a listener on every worker event' : 'metrics off, no event listeners',
+          maxRunning: maxRunning === null ? 'no cap' : `queue capped at ${maxRunning} running`,
         },
       };
     },
@@ -61,6 +65,7 @@ export function create(ctx) {
       if (fresh) {
         await dropSchema();
         await migrate(driver.db, { schema });
+        if (maxRunning !== null) await driver.store.setQueueControls(ctx.queue, { maxRunning });
       }
     },
 

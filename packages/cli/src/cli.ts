@@ -16,6 +16,8 @@ import { runCommand } from "./commands/run";
 import { schedulesListCommand } from "./commands/schedules-list";
 import { statusCommand } from "./commands/status";
 import { metricsCommand } from "./commands/metrics";
+import { limitCommand } from "./commands/limit";
+import { pauseCommand, resumeCommand } from "./commands/pause-resume";
 import { checkSchema, openConnection, type Connection } from "./connection/open-connection";
 import { resolveDatabaseTarget, type DatabaseTarget } from "./connection/database-url";
 import { explainFailure } from "./explain-failure";
@@ -34,6 +36,9 @@ export const COMMANDS: readonly Command[] = Object.freeze([
   jobsShowCommand,
   retryCommand,
   cancelCommand,
+  pauseCommand,
+  resumeCommand,
+  limitCommand,
   pruneCommand,
   schedulesListCommand,
   doctorCommand,

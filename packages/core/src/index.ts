@@ -54,6 +54,11 @@ export type {
   StoreTransaction,
 } from "./store/job-store";
 export type { AttemptRecord, AttemptOutcomeName, AttemptError } from "./store/attempt-record";
+export type { QueueControls, QueueControlsChange, RateLimit, ClaimHold, ClaimedBatch } from "./queue/queue-controls";
+export { parseRateLimit, formatRateLimit, checkRateLimit, MAX_RATE_LIMIT, MAX_RATE_PERIOD_MS } from "./queue/rate-limit-text";
+export { checkControlsChange, MAX_RUNNING_CAP } from "./queue/check-controls-change";
+export { QueueAdmin } from "./client/queue-admin";
+export type { QueueRef, QueueLimits } from "./client/queue-admin";
 
 export { assertSqlIdentifier, assertQueueName, assertScheduleName, assertStorableKey } from "./validation/names";
 export { integerOption, numberOption, rejectUnknownOptions } from "./validation/option-checks";

@@ -14,7 +14,10 @@ import {
   type ProgressWrite,
   numberOption,
   rejectUnknownOptions,
-  type ClaimedJob,
+  type ClaimedBatch,
+  checkControlsChange,
+  type QueueControls,
+  type QueueControlsChange,
   type CompletedJob,
   type DeadJob,
   type EnqueueResult,
@@ -64,6 +67,7 @@ import { runEffectOnce } from "./queries/run-effect-once";
 import { scheduleRetries } from "./queries/schedule-retries";
 import { syncSchedules } from "./queries/sync-schedules";
 import { writeProgress } from "./queries/write-progress";
+import { listQueueControls, setQueueControls } from "./queries/queue-controls";
 import { DEFAULT_SCHEMA } from "./schema/default-schema";
 
 /** Options of {@link PostgresJobStore}. */
@@ -114,6 +118,8 @@ const FINISHED_STATES: readonly string[] = ["succeeded", "dead", "cancelled"];
  */
 export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>>, ScheduleStore {
   readonly #db: Kysely<any>;
+  /** Queues whose last claim found controls set. */
+  readonly #controlledQueues = new Set<string>();
   readonly #control: Kysely<any>;
   readonly #schema: string;
   readonly #maxPayloadBytes: number;
@@ -156,7 +162,7 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
     readonly leaseMs: number;
     readonly maxTimeoutMs?: number;
     readonly takeOverExpired?: boolean;
-  }): Promise<readonly ClaimedJob[]> {
+  }): Promise<ClaimedBatch> {
     return this.#run("claimBatch", () => {
       if (params.takeOverExpired !== undefined && typeof params.takeOverExpired !== "boolean") {
         throw new ConfigError("takeOverExpired", "must be true or false");
@@ -166,10 +172,26 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
       integerOption("limit", params.limit, 1, 100_000);
       integerOption("leaseMs", params.leaseMs, 1, MAX_MS);
       const { maxTimeoutMs } = params;
-      if (maxTimeoutMs === undefined) return claimBatch(this.#db, this.#schema, params);
-      numberOption("maxTimeoutMs", maxTimeoutMs, 0, Number.MAX_SAFE_INTEGER);
-      return claimBatch(this.#db, this.#schema, { ...params, maxTimeoutMs: Math.min(Math.floor(maxTimeoutMs), MAX_MS) });
+      if (maxTimeoutMs !== undefined) numberOption("maxTimeoutMs", maxTimeoutMs, 0, Number.MAX_SAFE_INTEGER);
+      const checked = maxTimeoutMs === undefined ? params : { ...params, maxTimeoutMs: Math.min(Math.floor(maxTimeoutMs), MAX_MS) };
+      return this.#claim(checked);
     });
+  }
+
+  /** Claims of a queue that has controls go straight to the controlled claim; the set follows what each claim found. */
+  async #claim(params: Parameters<PostgresJobStore["claimBatch"]>[0]): Promise<ClaimedBatch> {
+    const { jobs, controlled } = await claimBatch(this.#db, this.#schema, params, this.#controlledQueues.has(params.queue));
+    if (controlled) this.#controlledQueues.add(params.queue);
+    else this.#controlledQueues.delete(params.queue);
+    return jobs;
+  }
+
+  setQueueControls(queue: string, change: QueueControlsChange): Promise<QueueControls> {
+    return this.#run("setQueueControls", () => setQueueControls(this.#db, this.#schema, assertQueueName(queue), checkControlsChange(change)));
+  }
+
+  listQueueControls(): Promise<readonly QueueControls[]> {
+    return this.#run("listQueueControls", () => listQueueControls(this.#db, this.#schema));
   }
 
   extendLeases(params: {

@@ -116,6 +116,15 @@ describe("PostgresWakeupSource", () => {
     await eventually(() => woken.includes("sms"), 10_000, "the wake-up of the bulk retry");
   });
 
+  it("wakes the queue when an operator changes its controls (a resume, a higher cap)", async () => {
+    await wakeups.subscribe(["paused-mail"], (queue) => woken.push(queue));
+    await test.store.setQueueControls("paused-mail", { paused: true });
+    await eventually(() => woken.includes("paused-mail"), 10_000, "the wake-up of the pause");
+    woken.length = 0;
+    await test.store.setQueueControls("paused-mail", { paused: false, maxRunning: 4 });
+    await eventually(() => woken.includes("paused-mail"), 10_000, "the wake-up of the resume");
+  });
+
   it("reconnects after its connection is terminated, wakes every subscriber, and keeps waking", async () => {
     await wakeups.subscribe(["mail"], (queue) => woken.push(queue));
     const [pid] = await listenerPids();

@@ -1,7 +1,8 @@
-import { ExitCode } from "@stint/core";
+import { ExitCode, formatRateLimit, type JobStore, type QueueControls } from "@stint/core";
 import type { Command } from "../command";
 import { countQueues } from "../connection/driver-features";
 import { formatCount, formatTable } from "../output/table";
+import { describeControls } from "../output/controls-text";
 import { humanDuration } from "../output/time-text";
 
 /** The window of the "done" column: jobs that succeeded in the last five minutes. */
@@ -10,7 +11,8 @@ export const COMPLETED_WINDOW_MS = 5 * 60_000;
 /**
  * `stint status`: one row per queue with its queued, due, running, retrying
  * (`failed`) and dead jobs, the age of the oldest due job (the queue lag)
- * and the jobs that succeeded in the last five minutes.
+ * and the jobs that succeeded in the last five minutes, and the controls
+ * an operator set on it (paused, running cap, rate limit).
  */
 export const statusCommand: Command = {
   name: "status",
@@ -21,12 +23,17 @@ export const statusCommand: Command = {
   options: {},
   notes: [
     "Columns: queued (waiting, due or not), due (waiting and due now), running, retrying (failed, retry scheduled),",
-    "dead, oldest due (age of the oldest due job: the queue lag), done 5m (succeeded in the last 5 minutes).",
+    "dead, oldest due (age of the oldest due job: the queue lag), done 5m (succeeded in the last 5 minutes),",
+    "controls (paused, max N running, a rate limit; see `stint pause` and `stint limit`).",
+    "Jobs a worker claimed ahead of its free slots (its prefetch) count as running.",
   ],
   async run(context) {
     const { store } = await context.connect();
     const queues = context.positionals.length === 0 ? undefined : context.positionals;
-    const rows = await countQueues(store, { ...(queues === undefined ? {} : { queues }), completedSinceMs: COMPLETED_WINDOW_MS });
+    const controls = new Map((await store.listQueueControls()).map((entry) => [entry.queue, entry]));
+    const counted = await countQueues(store, { ...(queues === undefined ? {} : { queues }), completedSinceMs: COMPLETED_WINDOW_MS });
+    // A queue an operator paused or capped shows even before it has jobs.
+    const rows = queues === undefined ? byQueue([...counted, ...(await countControlledOnly(store, counted, controls))]) : counted;
     if (context.json) {
       context.out.json({
         schema: context.schema,
@@ -41,6 +48,9 @@ export const statusCommand: Command = {
           cancelled: row.counts.cancelled,
           oldestDueAgeMs: row.oldestDueAgeMs,
           completedLast5m: row.completedRecently,
+          paused: controls.get(row.queue)?.paused ?? false,
+          maxRunning: controls.get(row.queue)?.maxRunning ?? null,
+          rateLimit: rateLimitText(controls.get(row.queue)),
         })),
       });
       return ExitCode.Ok;
@@ -61,6 +71,7 @@ export const statusCommand: Command = {
           { title: "dead", align: right },
           { title: "oldest due", align: right },
           { title: "done 5m", align: right },
+          { title: "controls" },
         ],
         rows.map((row) => [
           row.queue,
@@ -71,9 +82,25 @@ export const statusCommand: Command = {
           formatCount(row.counts.dead),
           row.oldestDueAgeMs === null ? "-" : humanDuration(row.oldestDueAgeMs),
           row.completedRecently === null ? "n/a" : formatCount(row.completedRecently),
+          describeControls(controls.get(row.queue)),
         ]),
       ),
     );
     return ExitCode.Ok;
   },
 };
+
+/** The queues that have controls set but no jobs yet, counted (all zeros). */
+async function countControlledOnly(store: JobStore, counted: readonly { readonly queue: string }[], controls: ReadonlyMap<string, QueueControls>) {
+  const seen = new Set(counted.map((row) => row.queue));
+  const missing = [...controls.keys()].filter((queue) => !seen.has(queue));
+  return missing.length === 0 ? [] : countQueues(store, { queues: missing, completedSinceMs: COMPLETED_WINDOW_MS });
+}
+
+function rateLimitText(controls: QueueControls | undefined): string | null {
+  return controls?.rateLimit == null ? null : formatRateLimit(controls.rateLimit);
+}
+
+function byQueue<R extends { readonly queue: string }>(rows: R[]): R[] {
+  return rows.sort((a, b) => (a.queue < b.queue ? -1 : a.queue > b.queue ? 1 : 0));
+}

@@ -31,9 +31,9 @@ describe("stint status", () => {
     const result = await stint(["status", "--schema", test.schema]);
     expect(result.code).to.equal(ExitCode.Ok);
     const lines = result.stdout.trimEnd().split("\n");
-    expect(lines[0]).to.match(/^queue\s+queued\s+due\s+running\s+retrying\s+dead\s+oldest due\s+done 5m$/);
-    expect(lines[2]).to.match(/^alpha\s+3\s+3\s+0\s+0\s+0\s+(\d+ms|\d+s)\s+\S+$/);
-    expect(lines[3]).to.match(/^beta\s+0\s+0\s+2\s+0\s+1\s+-\s+\S+$/);
+    expect(lines[0]).to.match(/^queue\s+queued\s+due\s+running\s+retrying\s+dead\s+oldest due\s+done 5m\s+controls$/);
+    expect(lines[2]).to.match(/^alpha\s+3\s+3\s+0\s+0\s+0\s+(\d+ms|\d+s)\s+\S+\s+-$/);
+    expect(lines[3]).to.match(/^beta\s+0\s+0\s+2\s+0\s+1\s+-\s+\S+\s+-$/);
   });
 
   it("prints the same figures as JSON", async () => {

@@ -1,5 +1,6 @@
-import type { ClaimedJob, JobRecord } from "../job/job-record";
+import type { JobRecord } from "../job/job-record";
 import type { JobState } from "../job/job-state";
+import type { ClaimedBatch, QueueControls, QueueControlsChange } from "../queue/queue-controls";
 import type { AttemptRecord } from "./attempt-record";
 
 /**
@@ -161,7 +162,10 @@ export interface JobStore<Tx = unknown> {
    * is false, running jobs of `queue` whose lease expired), highest priority
    * first, then oldest `run_at`; returns them in that order.
    * Sets them `running`, owned by `workerId` until `now() + leaseMs`, and
-   * counts the attempt. Never returns more than `limit` rows.
+   * counts the attempt. Never returns more than `limit` rows. A paused
+   * queue's claim takes nothing, and its running cap and rate limit bound
+   * how many it takes, however many workers claim at once; the result's
+   * `hold` says when that happened.
    */
   claimBatch(params: {
     readonly queue: string;
@@ -179,7 +183,17 @@ export interface JobStore<Tx = unknown> {
      * looking costs the store a scan of the leases.
      */
     readonly takeOverExpired?: boolean;
-  }): Promise<readonly ClaimedJob[]>;
+  }): Promise<ClaimedBatch>;
+
+  /**
+   * Changes the operator controls of `queue` (pause, running cap, rate
+   * limit) for every worker; returns them as they are now. Workers of a
+   * queue that may take more now are woken.
+   */
+  setQueueControls(queue: string, change: QueueControlsChange): Promise<QueueControls>;
+
+  /** The controls of every queue an operator has set something on, by queue name. */
+  listQueueControls(): Promise<readonly QueueControls[]>;
 
   /** Extends the leases the worker still holds; returns the ids it extended. */
   extendLeases(params: {

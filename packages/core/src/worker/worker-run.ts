@@ -28,6 +28,9 @@ const TAKE_OVER_EVERY_MS = 1_000;
 /** The reason an idle wait's timer is cancelled with (a reason of our own: no exception is built). */
 const IDLE_OVER = "idle wait over";
 
+/** Shortest time between two reads of the queue's controls on wake-ups that come while the buffer is full. */
+const CONTROLS_READ_EVERY_MS = 50;
+
 /** How often a busy run writes an `info` summary of what it did since the last one. */
 export const PROGRESS_EVERY_MS = 30_000;
 
@@ -92,6 +95,12 @@ export class WorkerRun<T> {
   readonly #takeOverEveryMs: number;
   /** When a claim last took over expired leases. */
   #tookOverAt = -Infinity;
+  /** A wake-up came from outside (a job enqueued, a control changed) since the last look at the queue's controls. */
+  #wokenFromOutside = false;
+  /** When the controls were last read for a wake-up that came while no claim could be sent. */
+  #controlsReadAt = -Infinity;
+  /** Whether the last claim found the queue paused (logged once per pause). */
+  #paused = false;
 
   constructor(parts: RunParts<T>) {
     this.#parts = parts;
@@ -180,7 +189,10 @@ export class WorkerRun<T> {
   async #subscribe({ mode, wakeups }: RunOptions): Promise<{ close(): Promise<void> } | undefined> {
     if (mode !== "loop" || wakeups === undefined) return undefined;
     try {
-      return await wakeups.subscribe([this.#parts.queue], () => this.#nudge.wake());
+      return await wakeups.subscribe([this.#parts.queue], () => {
+        this.#wokenFromOutside = true;
+        this.#nudge.wake();
+      });
     } catch (thrown) {
       this.#parts.log.warn(`Could not subscribe to wake-ups, polling only: ${coerceError(thrown).message}`, { queue: this.#parts.queue });
       return undefined;
@@ -201,9 +213,12 @@ export class WorkerRun<T> {
       const ahead = this.#prefetch.target();
       const room = Math.min(options.concurrency + ahead - this.#running - this.#buffer.length, budget);
       if (room <= 0 || this.#buffer.length > Math.floor(ahead / 2)) {
+        // No claim goes out now, so a pause would not be seen until one does: look at the controls on a wake-up.
+        if (this.#wokenFromOutside && this.#buffer.length > 0) await this.#giveBackIfPaused();
         await this.#nudge.wait();
         continue;
       }
+      this.#wokenFromOutside = false;
       // A process resumed after a pause stops its lapsed handlers before it takes more work.
       this.#leases.expireLapsed();
       const sentAt = options.clock.now();
@@ -236,6 +251,21 @@ export class WorkerRun<T> {
       this.#startBuffered();
       if (jobs.length === room) {
         idleWaitMs = FIRST_IDLE_WAIT_MS;
+        this.#paused = false;
+        continue;
+      }
+      const { hold } = jobs;
+      if (hold?.paused === true) {
+        await this.#pausedClaim();
+        if (mode === "drain" && this.#started.size === 0) return "drained";
+        await this.#idle(pollIntervalMs);
+        continue;
+      }
+      this.#paused = false;
+      if (hold !== undefined && jobs.length === 0) {
+        // A running cap or a rate limit held the claim back: ask again when it may give more, or when a slot frees up.
+        idleWaitMs = FIRST_IDLE_WAIT_MS;
+        await this.#idle(Math.min(hold.retryAfterMs ?? pollIntervalMs, pollIntervalMs));
         continue;
       }
       if (jobs.length > 0) {
@@ -319,16 +349,45 @@ export class WorkerRun<T> {
    * the jobs of a claim the stop abandoned in flight, once it answers.
    */
   async #giveBackBuffered(): Promise<void> {
-    const giveBack = (attempts: readonly Attempt[]): Promise<unknown> =>
-      Promise.all(attempts.map((attempt) => this.#executor.giveBack(attempt).then((result) => this.#count(result))));
-    const buffered = giveBack(this.#buffer.splice(0));
+    const buffered = this.#giveBack(this.#buffer.splice(0));
     const abandoned = this.#abandonedClaim;
     if (abandoned !== undefined) {
       const late = await abandoned.jobs.catch(() => [] as readonly ClaimedJob[]);
       this.#counters.claimed += late.length;
-      await giveBack(late.map((job) => this.#executor.claimed(job, abandoned.sentAt)));
+      await this.#giveBack(late.map((job) => this.#executor.claimed(job, abandoned.sentAt)));
     }
     await buffered;
+  }
+
+  /** Gives `attempts` (never started) back to the queue without spending them. */
+  #giveBack(attempts: readonly Attempt[]): Promise<unknown> {
+    return Promise.all(attempts.map((attempt) => this.#executor.giveBack(attempt).then((result) => this.#count(result))));
+  }
+
+  /** A claim found the queue paused: buffered jobs go back (they must not start), running ones finish. */
+  async #pausedClaim(): Promise<void> {
+    if (!this.#paused) this.#parts.log.info(`Queue ${this.#parts.queue} is paused: claiming nothing until it is resumed`, { queue: this.#parts.queue });
+    this.#paused = true;
+    await this.#giveBack(this.#buffer.splice(0));
+  }
+
+  /**
+   * A wake-up came while the buffer was full: the queue may have been
+   * paused, so the controls are read (at most every {@link CONTROLS_READ_EVERY_MS})
+   * and a paused queue's buffered jobs go back.
+   */
+  async #giveBackIfPaused(): Promise<void> {
+    const { store, options, queue, log } = this.#parts;
+    const now = options.clock.now();
+    if (now - this.#controlsReadAt < CONTROLS_READ_EVERY_MS) return;
+    this.#controlsReadAt = now;
+    this.#wokenFromOutside = false;
+    try {
+      const controls = (await store.listQueueControls()).find((entry) => entry.queue === queue);
+      if (controls?.paused === true) await this.#pausedClaim();
+    } catch (thrown) {
+      log.debug(`Could not read the controls of ${queue}: ${coerceError(thrown).message}`, { queue });
+    }
   }
 
   /**

@@ -11,7 +11,7 @@ export interface ProbeSettings {
   readonly leaseMs: number;
   /** Each job waits this long (or until its signal aborts). 0: a no-op job. */
   readonly sleepMs: number;
-  /** Record every handler run in `<schema>.executions` on this database. */
+  /** Record every handler run in `<schema>.executions` on this database: its start (`at`) and its end (`done_at`). */
   readonly executions?: { readonly db: Kysely<any>; readonly schema: string };
 }
 
@@ -50,6 +50,10 @@ export class ProbeWorker extends AbstractQueueWorker<Probe> {
                 values (${ctx.job.id}, ${item.seq}, ${ctx.job.attempt}, ${ctx.workerId})`.execute(executions.db);
     }
     if (sleepMs > 0) await waitOrAbort(sleepMs, ctx.signal);
+    if (executions !== undefined) {
+      await sql`update ${sql.id(executions.schema, "executions")} set done_at = clock_timestamp()
+                 where job_id = ${ctx.job.id} and attempt = ${ctx.job.attempt}`.execute(executions.db);
+    }
   }
 }
 
@@ -57,7 +61,7 @@ export class ProbeWorker extends AbstractQueueWorker<Probe> {
 export async function createExecutionsTable(db: Kysely<any>, schema: string): Promise<void> {
   await sql`create table if not exists ${sql.id(schema, "executions")} (
               job_id bigint not null, seq int not null, attempt int not null, worker_id text not null,
-              at timestamptz not null default clock_timestamp())`.execute(db);
+              at timestamptz not null default clock_timestamp(), done_at timestamptz)`.execute(db);
 }
 
 function waitOrAbort(ms: number, signal: AbortSignal): Promise<void> {

@@ -1,43 +1,25 @@
 import { expect } from "chai";
 import { sql } from "kysely";
 import { buildNewJob, firstRunAt } from "@stint/core";
-import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
 import { ProbeJob } from "../../src/processes/probe-job";
-import { createExecutionsTable } from "../../src/processes/probe-worker";
-import { startProbeProcess, type ProbeProcess } from "../../src/processes/spawn-probe-workers";
+import type { ProbeProcess } from "../../src/processes/spawn-probe-workers";
+import type { TestSchema } from "@stint/postgres-driver/testing";
+import { useProbeProcesses } from "./probe-fixture";
 import { eventually } from "./eventually";
 
 describe("run modes in real processes", function () {
   this.timeout(60_000);
-  let t: TestSchema;
-  const running: ProbeProcess[] = [];
-
-  beforeEach(async () => {
-    t = await createTestSchema();
-    await createExecutionsTable(t.db, t.schema);
-  });
-  afterEach(async () => {
-    for (const probe of running.splice(0)) {
-      if (probe.child.exitCode === null && probe.child.signalCode === null) probe.child.kill("SIGKILL");
-      await probe.exited;
-    }
-    await t.drop();
-  });
-
-  function start(env: Record<string, string> = {}, concurrency = 4): ProbeProcess {
-    const probe = startProbeProcess({ connectionString: t.connectionString, schema: t.schema, concurrency, recordExecutions: true, env });
-    running.push(probe);
-    return probe;
-  }
+  const fixture = useProbeProcesses({ defaultConcurrency: 4 });
+  const start = (env: Record<string, string> = {}, concurrency?: number): ProbeProcess => fixture.start(env, concurrency);
   async function enqueue(count: number): Promise<void> {
-    await t.store.enqueueMany(Array.from({ length: count }, (_, seq) => buildNewJob(ProbeJob, { seq })));
+    await fixture.schema().store.enqueueMany(Array.from({ length: count }, (_, seq) => buildNewJob(ProbeJob, { seq })));
   }
   async function count(query: ReturnType<typeof sql<{ n: number }>>): Promise<number> {
-    const { rows } = await query.execute(t.db);
+    const { rows } = await query.execute(fixture.schema().db);
     return rows[0]?.n ?? 0;
   }
-  const jobs = (where = sql`true`) => sql<{ n: number }>`select count(*)::int as n from ${sql.id(t.schema, "jobs")} where ${where}`;
-  const executions = () => sql<{ n: number }>`select count(*)::int as n from ${sql.id(t.schema, "executions")}`;
+  const jobs = (where = sql`true`) => sql<{ n: number }>`select count(*)::int as n from ${sql.id(fixture.schema().schema, "jobs")} where ${where}`;
+  const executions = () => sql<{ n: number }>`select count(*)::int as n from ${sql.id(fixture.schema().schema, "executions")}`;
 
   it("once mode drains the queue and exits 0 with a JSON report", async () => {
     await enqueue(300);
@@ -72,7 +54,7 @@ describe("run modes in real processes", function () {
     expect(results.map((result) => result.code)).to.deep.equal([0, 0]);
     expect(results.reduce((sum, result) => sum + (result.report?.report.totals.claimed ?? 0), 0)).to.equal(2_000);
     const { rows } = await sql<{ runs: number; jobs: number }>`
-      select count(*)::int as runs, count(distinct job_id)::int as jobs from ${sql.id(t.schema, "executions")}`.execute(t.db);
+      select count(*)::int as runs, count(distinct job_id)::int as jobs from ${sql.id(fixture.schema().schema, "executions")}`.execute(fixture.schema().db);
     expect(rows[0]).to.deep.equal({ runs: 2_000, jobs: 2_000 });
   });
 
@@ -80,21 +62,21 @@ describe("run modes in real processes", function () {
     // A yearly schedule last fired ten years ago, catching up its last five fires; it cannot come due again during the test.
     const cron = "0 0 1 1 *";
     const spec = { name: "probe-tick", queue: "probe", cron, timeZone: "UTC", payloadJson: '{"seq":0}', catchUp: 5, enabled: true, priority: 0, maxAttempts: 5, timeoutMs: null };
-    await t.store.syncSchedules({ schedules: [spec], firstRunAt: (_spec, now) => new Date(now.getTime() - 10 * 365 * 86_400_000) });
+    await fixture.schema().store.syncSchedules({ schedules: [spec], firstRunAt: (_spec, now) => new Date(now.getTime() - 10 * 365 * 86_400_000) });
     const probes = Array.from({ length: 5 }, () => start({ PROBE_SCHEDULE_CRON: cron, PROBE_SCHEDULE_CATCH_UP: "5" }));
     const results = await Promise.all(probes.map((probe) => probe.exited));
     expect(results.map((result) => result.code)).to.deep.equal([0, 0, 0, 0, 0]);
     const { rows } = await sql<{ key: string }>`
-      select dedupe_key as key from ${sql.id(t.schema, "jobs")} where dedupe_key like 'schedule:probe-tick:%' order by dedupe_key`.execute(t.db);
+      select dedupe_key as key from ${sql.id(fixture.schema().schema, "jobs")} where dedupe_key like 'schedule:probe-tick:%' order by dedupe_key`.execute(fixture.schema().db);
     expect(rows).to.have.length(5);
     expect(new Set(rows.map((row) => row.key)).size).to.equal(5);
-    const [schedule] = await t.store.listSchedules();
+    const [schedule] = await fixture.schema().store.listSchedules();
     expect(schedule?.nextRunAt.getTime(), "advanced past now").to.equal(firstRunAt(spec, schedule!.lastFiredAt!).getTime());
   });
 
   it("loop mode starts a new job on its notification, not its poll", async () => {
     const probe = start({ MODE: "loop", POLL_INTERVAL_MS: "600000" });
-    await eventually(() => listening(t), 10_000, "a LISTEN connection");
+    await eventually(() => listening(fixture.schema()), 10_000, "a LISTEN connection");
     // The idle poll is ten minutes: only the notification can start the job within the deadline.
     await enqueue(1);
     await eventually(() => count(executions()).then((n) => n === 1), 5_000, "the job to run");
@@ -108,7 +90,7 @@ describe("run modes in real processes", function () {
       const { rows } = await sql<{ pid: number; holders: number }>`
         select min(a.pid)::int as pid, count(*)::int as holders
           from pg_locks l join pg_stat_activity a on a.pid = l.pid
-         where l.locktype = 'advisory' and l.granted and a.datname = current_database()`.execute(t.db);
+         where l.locktype = 'advisory' and l.granted and a.datname = current_database()`.execute(fixture.schema().db);
       expect(rows[0]?.holders ?? 0, "holders of the leader lock").to.be.at.most(1);
       return rows[0]?.holders === 1 ? rows[0].pid : undefined;
     };

@@ -1,8 +1,9 @@
-import type { ClaimedJob } from "@stint/core";
-import { sql, type Kysely, type RawBuilder } from "kysely";
+import type { ClaimedBatch } from "@stint/core";
+import { sql, type Kysely, type RawBuilder, type Transaction } from "kysely";
 import { leaseLostInsert } from "./attempt-history";
-import { jobsTable, millisecondsInterval, toClaimedJob, type ClaimedRow } from "./job-row";
+import { claimedBatch, jobsTable, millisecondsInterval, queuesTable, type ClaimedRow } from "./job-row";
 import { prepared } from "./prepared";
+import { claimControlled } from "./queue-controls";
 
 /** What {@link claimBatch} takes. */
 export interface ClaimBatchParams {
@@ -86,32 +87,51 @@ export interface ClaimBatchParams {
  *
  * @example
  * ```ts
- * const jobs = await claimBatch(db, "stint", { queue: "send-invoice", workerId, limit: 10, leaseMs: 60_000 });
+ * const { jobs, controlled } = await claimBatch(db, "stint", { queue: "send-invoice", workerId, limit: 10, leaseMs: 60_000 });
  * ```
  */
-export async function claimBatch(executor: Kysely<any>, schema: string, params: ClaimBatchParams): Promise<readonly ClaimedJob[]> {
-  const { rows } = await claimBatchStatement(schema, params).execute(executor);
-  return Object.freeze(rows.sort(inClaimOrder).map(toClaimedJob));
+export async function claimBatch(
+  executor: Kysely<any>,
+  schema: string,
+  params: ClaimBatchParams,
+  knownControlled = false,
+): Promise<{ readonly jobs: ClaimedBatch; readonly controlled: boolean }> {
+  const claimRows = async (trx: Transaction<any>, limit: number, runningCap: number | null) =>
+    (await claimBatchStatement(schema, { ...params, limit }, false, runningCap).execute(trx)).rows;
+  if (!knownControlled) {
+    const { rows } = await claimBatchStatement(schema, params).execute(executor);
+    if (!rows.some(isControlledMark)) return { jobs: claimedBatch(rows), controlled: false };
+  }
+  return claimControlled(executor, schema, params, claimRows);
 }
 
-/** Highest priority first, then oldest `run_at`, then lowest id: the claim index's order. */
-function inClaimOrder(a: ClaimedRow, b: ClaimedRow): number {
-  if (a.priority !== b.priority) return b.priority - a.priority;
-  if (a.run_at_ms !== b.run_at_ms) return a.run_at_ms - b.run_at_ms;
-  const idA = String(a.id);
-  const idB = String(b.id);
-  return idA.length - idB.length || (idA < idB ? -1 : idA > idB ? 1 : 0);
+function isControlledMark(row: ClaimedRow): boolean {
+  return (row.id as unknown) === null;
 }
 
-/** The claim statement itself (exported for plan tests and `EXPLAIN`). */
-export function claimBatchStatement(schema: string, params: ClaimBatchParams): RawBuilder<ClaimedRow> {
+/**
+ * The claim statement itself (exported for plan tests and `EXPLAIN`).
+ * `guarded` (the default) adds the check of the queue's controls: a queue
+ * with any set claims nothing here and answers with one row whose id is
+ * null, and `claimControlled` claims it instead; unguarded is the claim
+ * that path runs once it has applied the controls.
+ */
+export function claimBatchStatement(schema: string, params: ClaimBatchParams, guarded = true, runningCap: number | null = null): RawBuilder<ClaimedRow> {
   const jobs = jobsTable(schema);
   const fitsDeadline =
     params.maxTimeoutMs === undefined ? sql`` : sql`AND (timeout_ms IS NULL OR timeout_ms <= ${params.maxTimeoutMs}::integer)`;
+  const controlled = sql`SELECT FROM ${queuesTable(schema)} AS controls
+   WHERE controls.name = ${params.queue} AND (controls.paused OR controls.max_running IS NOT NULL OR controls.rate_limit IS NOT NULL)`;
+  const uncontrolled = guarded ? sql`AND NOT EXISTS (${controlled})` : sql``;
+  // Under a running cap (claimed with the queue's controls row locked, so this count is current): no more than the free slots.
+  const limit =
+    runningCap === null
+      ? sql`${params.limit}::integer`
+      : sql`greatest(0, least(${params.limit}::integer, ${runningCap}::integer - (SELECT count(*) FROM ${jobs} WHERE queue = ${params.queue} AND state = 'running')))`;
   const due = sql`SELECT id FROM ${jobs}
-   WHERE queue = ${params.queue} AND state IN ('queued', 'failed') AND run_at <= now() ${fitsDeadline}
+   WHERE queue = ${params.queue} AND state IN ('queued', 'failed') AND run_at <= now() ${fitsDeadline} ${uncontrolled}
    ORDER BY priority DESC, run_at, id
-   LIMIT ${params.limit}::integer
+   LIMIT ${limit}
    FOR UPDATE SKIP LOCKED`;
   const claim = sql`UPDATE ${jobs} AS jobs
      SET state = 'running',
@@ -123,25 +143,37 @@ export function claimBatchStatement(schema: string, params: ClaimBatchParams): R
   const returning = sql`RETURNING jobs.id, jobs.queue, jobs.payload, jobs.meta, jobs.attempts, jobs.max_attempts, jobs.priority, jobs.timeout_ms,
             (extract(epoch FROM jobs.created_at) * 1000)::float8 AS created_at_ms,
             (extract(epoch FROM jobs.run_at) * 1000)::float8 AS run_at_ms`;
+  const answer = guarded
+    ? sql`SELECT * FROM claimed
+UNION ALL
+SELECT NULL::bigint, ${params.queue}::text, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer, NULL::smallint, NULL::integer, NULL::float8, NULL::float8
+ WHERE EXISTS (${controlled})`
+    : sql`SELECT * FROM claimed`;
   if (params.takeOverExpired === false) {
-    return prepared(sql<ClaimedRow>`${claim}
+    return prepared(sql<ClaimedRow>`WITH claimed AS (
+  ${claim}
    WHERE jobs.id = ANY(ARRAY(${due}))
-  ${returning}`);
+  ${returning}
+)
+${answer}`);
   }
   return prepared(sql<ClaimedRow>`WITH due AS MATERIALIZED (
   ${due}
 ),
 expired AS MATERIALIZED (
   SELECT id, attempts, locked_by, started_at, locked_until FROM ${jobs}
-   WHERE queue = ${params.queue} AND state = 'running' AND locked_until < now() AND attempts < max_attempts ${fitsDeadline}
+   WHERE queue = ${params.queue} AND state = 'running' AND locked_until < now() AND attempts < max_attempts ${fitsDeadline} ${uncontrolled}
    ORDER BY locked_until
-   LIMIT greatest(${params.limit}::integer - (SELECT count(*) FROM due), 0)
+   LIMIT greatest(${limit} - (SELECT count(*) FROM due), 0)
    FOR UPDATE SKIP LOCKED
 ),
 lease_lost AS (
   ${leaseLostInsert(schema, "expired", sql`'worker ' || ${params.workerId}::text`)}
-)
-${claim}
+),
+claimed AS (
+  ${claim}
    WHERE jobs.id = ANY(ARRAY(SELECT id FROM due UNION ALL SELECT id FROM expired))
-  ${returning}`);
+  ${returning}
+)
+${answer}`);
 }

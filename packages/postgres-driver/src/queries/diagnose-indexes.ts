@@ -21,6 +21,7 @@ export const EXPECTED_INDEXES: readonly ExpectedIndex[] = Object.freeze([
   { table: "effects", name: "effects_created_at_idx", since: 3 },
   { table: "job_attempts", name: "job_attempts_pkey", since: 5 },
   { table: "job_attempts", name: "job_attempts_job_idx", since: 5 },
+  { table: "queues", name: "queues_pkey", since: 7 },
 ]);
 
 /** An index found in the schema. */

@@ -1,4 +1,4 @@
-import { EMPTY_META, type ClaimedJob, type JobRecord, type JobState, type JsonObject, type JsonValue } from "@stint/core";
+import { EMPTY_META, type ClaimedBatch, type ClaimedJob, type ClaimHold, type JobRecord, type JobState, type JsonObject, type JsonValue } from "@stint/core";
 import { sql, type RawBuilder } from "kysely";
 import { nullableTimestamp, timestampFromEpochMs, timestampValue } from "./timestamp-value";
 
@@ -8,6 +8,11 @@ export function jobsTable(schema: string): RawBuilder<unknown> {
 }
 
 /** Every column of `jobs`, in table order: the select list of {@link JobRow}. */
+/** `"<schema>"."queues"`: the operator controls of queues. */
+export function queuesTable(schema: string): RawBuilder<unknown> {
+  return sql.id(schema, "queues");
+}
+
 export const JOB_COLUMNS: RawBuilder<unknown> = sql`id, queue, payload, state, priority, attempts, max_attempts, run_at, timeout_ms,
        locked_by, locked_until, dedupe_key, last_error, error_code, result,
        created_at, started_at, finished_at, duration_ms, updated_at, meta, progress`;
@@ -63,6 +68,21 @@ export function toClaimedJob(row: ClaimedRow): ClaimedJob {
     runAt: timestampFromEpochMs(row.run_at_ms),
     meta: row.meta === null ? EMPTY_META : Object.freeze(row.meta),
   });
+}
+
+/** The claimed rows as a worker holds them, in the claim index's order. */
+export function claimedBatch(rows: ClaimedRow[], hold?: ClaimHold): ClaimedBatch {
+  const jobs = rows.sort(inClaimOrder).map(toClaimedJob);
+  return Object.freeze(hold === undefined ? jobs : Object.assign(jobs, { hold: Object.freeze(hold) }));
+}
+
+/** Highest priority first, then oldest `run_at`, then lowest id: the claim index's order. */
+function inClaimOrder(a: ClaimedRow, b: ClaimedRow): number {
+  if (a.priority !== b.priority) return b.priority - a.priority;
+  if (a.run_at_ms !== b.run_at_ms) return a.run_at_ms - b.run_at_ms;
+  const idA = String(a.id);
+  const idB = String(b.id);
+  return idA.length - idB.length || (idA < idB ? -1 : idA > idB ? 1 : 0);
 }
 
 /** Maps a full row to a `JobRecord`. */

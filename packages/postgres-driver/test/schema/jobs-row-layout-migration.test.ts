@@ -45,7 +45,7 @@ describe("migration 6 (jobs-row-layout)", () => {
     const before = await rowsOf();
 
     const result = await migrate(db, { schema });
-    expect(result.applied).to.deep.equal([6]);
+    expect(result.applied[0]).to.equal(6);
     expect(await rowsOf()).to.deep.equal(before);
 
     const { rows: columns } = await sql<{ name: string }>`SELECT attname AS name FROM pg_attribute

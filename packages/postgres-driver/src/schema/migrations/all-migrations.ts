@@ -4,6 +4,7 @@ import { effectsMigration } from "./0003-effects";
 import { jobsPageRoomMigration } from "./0004-jobs-page-room";
 import { attemptHistoryMigration } from "./0005-attempt-history";
 import { jobsRowLayoutMigration } from "./0006-jobs-row-layout";
+import { queueControlsMigration } from "./0007-queue-controls";
 import type { Migration } from "./migration";
 
 /**
@@ -11,7 +12,7 @@ import type { Migration } from "./migration";
  *
  * @example
  * ```ts
- * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 6
+ * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 7
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
@@ -21,4 +22,5 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   jobsPageRoomMigration,
   attemptHistoryMigration,
   jobsRowLayoutMigration,
+  queueControlsMigration,
 ]);

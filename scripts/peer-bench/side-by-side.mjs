@@ -1,10 +1,13 @@
 #!/usr/bin/env node
-// What watching costs: the peer benchmark's drain workloads for stint with
-// metrics and event listeners off and on, side by side. Rounds alternate
-// which goes first, so drift on a shared machine hits both alike.
+// What a setting costs: the peer benchmark's drain workloads for stint as
+// it is ("off") and with some environment set ("on"), side by side. Rounds
+// alternate which goes first, so drift on a shared machine hits both alike.
+// The project's adapter (stint-adapter.mjs) reads STINT_BENCH_OBSERVE=1
+// (metrics and event listeners on) and STINT_BENCH_MAX_RUNNING=N (a running
+// cap on the queue).
 //
 //   npm run build
-//   node scripts/peer-bench/observe-cost.mjs [--rounds 5] [--workloads W3,W4] [--peer-bench ../shared/peer-bench]
+//   node scripts/peer-bench/side-by-side.mjs --on STINT_BENCH_OBSERVE=1 [--rounds 5] [--workloads W3,W4] [--peer-bench ../shared/peer-bench]
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,10 +23,16 @@ const option = (name, fallback) => {
 const rounds = Number(option('rounds', '5'));
 const workloads = option('workloads', 'W3,W4');
 const peerBench = path.resolve(ROOT, option('peer-bench', '../shared/peer-bench'));
+const onText = option('on', 'STINT_BENCH_OBSERVE=1');
+const onEnv = Object.fromEntries(onText.split(',').map((pair) => {
+  const at = pair.indexOf('=');
+  if (at < 1) throw new Error(`--on takes NAME=VALUE[,NAME=VALUE…], got ${JSON.stringify(pair)}`);
+  return [pair.slice(0, at), pair.slice(at + 1)];
+}));
 if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a whole number ≥ 1, got ${option('rounds')}`);
 if (!fs.existsSync(path.join(peerBench, 'run.sh'))) throw new Error(`no peer benchmark at ${peerBench} (--peer-bench DIR)`);
 
-const out = fs.mkdtempSync(path.join(os.tmpdir(), 'stint-observe-cost-'));
+const out = fs.mkdtempSync(path.join(os.tmpdir(), 'stint-side-by-side-'));
 const values = { off: {}, on: {} };
 
 function runOnce(mode, round) {
@@ -31,7 +40,7 @@ function runOnce(mode, round) {
   execFileSync(path.join(peerBench, 'run.sh'), ['--adapters', 'stint', '--workloads', workloads, '--reps', '1', '--out', prefix], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, STINT_ROOT: ROOT, STINT_ADAPTER: 'scripts/peer-bench/stint-adapter.mjs', STINT_BENCH_OBSERVE: mode === 'on' ? '1' : '0' },
+    env: { ...process.env, STINT_ROOT: ROOT, STINT_ADAPTER: 'scripts/peer-bench/stint-adapter.mjs', ...(mode === 'on' ? onEnv : {}) },
   });
   for (const record of JSON.parse(fs.readFileSync(`${prefix}.json`, 'utf8')).records) {
     if (record.duplicates !== 0) throw new Error(`${mode} ${record.workload}: ${record.duplicates} duplicates`);
@@ -42,7 +51,7 @@ function runOnce(mode, round) {
 for (let round = 1; round <= rounds; round += 1) {
   const order = round % 2 === 1 ? ['off', 'on'] : ['on', 'off'];
   for (const mode of order) runOnce(mode, round);
-  process.stderr.write(`[observe-cost] round ${round}/${rounds} done\n`);
+  process.stderr.write(`[side-by-side] round ${round}/${rounds} done\n`);
 }
 
 const median = (xs) => {
@@ -51,8 +60,8 @@ const median = (xs) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 const fmt = (x) => Math.round(x).toLocaleString('en-US');
-console.log(`\nstint drain with observation off and on: ${rounds} rounds, jobs/s (median, and each round)\n`);
-console.log('| workload | off | on (metrics + listeners) | on / off |');
+console.log(`\nstint drain as it is (off) and with ${onText} (on): ${rounds} rounds, jobs/s (median, and each round)\n`);
+console.log('| workload | off | on | on / off |');
 console.log('|---|---|---|---|');
 for (const workload of Object.keys(values.off)) {
   const off = values.off[workload];

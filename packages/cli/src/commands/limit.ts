@@ -1,0 +1,62 @@
+import { assertQueueName, ExitCode, formatRateLimit, parseRateLimit, type QueueControlsChange } from "@stint/core";
+import { integerValue } from "../args/option-values";
+import { configError } from "../cli-error";
+import { stringOption, type Command } from "../command";
+import { describeControls } from "../output/controls-text";
+
+/**
+ * `stint limit <queue> [--max-running N|none] [--rate N/period|none]`:
+ * caps the queue's running jobs across every worker, or its starts per
+ * period (`100/min`, `50/s`, `5/10s`); `none` removes one. Without options
+ * it prints the queue's controls.
+ */
+export const limitCommand: Command = {
+  name: "limit",
+  summary: "Cap a queue's running jobs or its starts per period, across all workers",
+  usage: ["limit <queue> [--max-running N|none] [--rate N/PERIOD|none] [--json]"],
+  args: { min: 1, max: 1 },
+  json: true,
+  options: {
+    "max-running": { type: "string", value: "N|none", description: "at most N jobs of the queue running at once, across every worker" },
+    rate: { type: "string", value: "N/PERIOD|none", description: "at most N starts per period, e.g. 100/min, 50/s, 5/10s" },
+  },
+  notes: [
+    "Jobs over a cap or a limit stay queued; nothing fails. Workers apply a change at their next claim.",
+    "A rate limit starts jobs evenly: a burst is at most a tenth of a second's worth (at least one job).",
+    "Examples:",
+    "  stint limit charge-card --max-running 3",
+    "  stint limit call-partner-api --rate 100/min",
+    "  stint limit call-partner-api --rate none",
+  ],
+  async run(context) {
+    const queue = assertQueueName(context.positionals[0]!);
+    const maxRunning = stringOption(context, "max-running");
+    const rate = stringOption(context, "rate");
+    const change: QueueControlsChange = {
+      ...(maxRunning === undefined ? {} : { maxRunning: maxRunning === "none" ? null : integerValue("--max-running", maxRunning, 1, 1_000_000) }),
+      ...(rate === undefined ? {} : { rateLimit: rate === "none" ? null : parseRateLimitOption(rate) }),
+    };
+    const { store } = await context.connect();
+    const controls =
+      Object.keys(change).length > 0 ? await store.setQueueControls(queue, change) : (await store.listQueueControls()).find((entry) => entry.queue === queue);
+    if (context.json) {
+      context.out.json({
+        queue,
+        paused: controls?.paused ?? false,
+        maxRunning: controls?.maxRunning ?? null,
+        rateLimit: controls?.rateLimit == null ? null : formatRateLimit(controls.rateLimit),
+      });
+    } else {
+      context.out.line(`${queue}: ${describeControls(controls)}`);
+    }
+    return ExitCode.Ok;
+  },
+};
+
+function parseRateLimitOption(text: string) {
+  try {
+    return parseRateLimit(text, "--rate");
+  } catch (thrown) {
+    throw configError(thrown instanceof Error ? thrown.message : String(thrown));
+  }
+}

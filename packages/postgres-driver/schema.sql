@@ -140,6 +140,67 @@ SEQUENCE stint.job_attempts_id_seq AS bigint START 1 INCREMENT 1 CACHE 1 OWNED B
 
 SEQUENCE stint.jobs_id_seq AS bigint START 1 INCREMENT 1 CACHE 1 OWNED BY jobs.id
 
+FUNCTION stint.claim_room
+  CREATE OR REPLACE FUNCTION stint.claim_room(queue_name text, wanted integer, OUT room integer, OUT paused boolean, OUT retry_after_ms integer)
+   RETURNS record
+   LANGUAGE plpgsql
+  AS $function$
+  DECLARE
+    controls record;
+    running bigint;
+    due bigint;
+    tokens double precision;
+    burst double precision;
+    spent integer;
+  BEGIN
+    room := wanted;
+    paused := false;
+    retry_after_ms := NULL;
+    PERFORM FROM "stint"."queues" AS q WHERE q.name = queue_name AND (q.paused OR q.max_running IS NOT NULL OR q.rate_limit IS NOT NULL);
+    IF NOT FOUND THEN
+      RETURN;
+    END IF;
+    SELECT * INTO controls FROM "stint"."queues" AS q WHERE q.name = queue_name FOR UPDATE;
+    IF controls.paused THEN
+      room := 0;
+      paused := true;
+      RETURN;
+    END IF;
+    -- Held back: fewer may start than are due and wanted; the claim then says when asking again may give more.
+    IF controls.max_running IS NOT NULL THEN
+      SELECT count(*) INTO running FROM (
+        SELECT FROM "stint"."jobs" AS j WHERE j.queue = queue_name AND j.state = 'running' LIMIT controls.max_running) AS r;
+      room := least(room, controls.max_running - running);
+    END IF;
+    IF controls.rate_limit IS NOT NULL THEN
+      burst := greatest(1, least(controls.rate_limit, floor(controls.rate_limit * 100.0 / controls.rate_period_ms)));
+      tokens := least(burst, coalesce(controls.rate_tokens, burst)
+        + greatest(0, extract(epoch FROM now() - coalesce(controls.rate_refilled_at, now())) * 1000) * controls.rate_limit / controls.rate_period_ms);
+      room := least(room, floor(tokens)::integer);
+    END IF;
+    IF room < wanted THEN
+      -- Due jobs beyond what may start now (counted only when held back, and at most one more than may start).
+      SELECT count(*) INTO due FROM (
+        SELECT FROM "stint"."jobs" AS j WHERE j.queue = queue_name AND j.state IN ('queued', 'failed') AND j.run_at <= now() LIMIT room + 1) AS d;
+      IF due > room THEN
+        IF controls.max_running IS NOT NULL AND room = controls.max_running - running THEN
+          retry_after_ms := 200;
+        END IF;
+        IF controls.rate_limit IS NOT NULL AND room = floor(tokens) THEN
+          retry_after_ms := greatest(coalesce(retry_after_ms, 0),
+            ceil((1 - (tokens - floor(tokens))) * controls.rate_period_ms / controls.rate_limit)::integer, 1);
+        END IF;
+      END IF;
+    ELSE
+      due := wanted;
+    END IF;
+    IF controls.rate_limit IS NOT NULL THEN
+      spent := least(room, due);
+      UPDATE "stint"."queues" AS q SET rate_tokens = tokens - spent, rate_refilled_at = now() WHERE q.name = queue_name;
+    END IF;
+  END
+  $function$
+
 FUNCTION stint.notify_jobs_inserted
   CREATE OR REPLACE FUNCTION stint.notify_jobs_inserted()
    RETURNS trigger

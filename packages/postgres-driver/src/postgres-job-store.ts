@@ -118,8 +118,6 @@ const FINISHED_STATES: readonly string[] = ["succeeded", "dead", "cancelled"];
  */
 export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>>, ScheduleStore {
   readonly #db: Kysely<any>;
-  /** Queues whose last claim found controls set. */
-  readonly #controlledQueues = new Set<string>();
   readonly #control: Kysely<any>;
   readonly #schema: string;
   readonly #maxPayloadBytes: number;
@@ -174,16 +172,8 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
       const { maxTimeoutMs } = params;
       if (maxTimeoutMs !== undefined) numberOption("maxTimeoutMs", maxTimeoutMs, 0, Number.MAX_SAFE_INTEGER);
       const checked = maxTimeoutMs === undefined ? params : { ...params, maxTimeoutMs: Math.min(Math.floor(maxTimeoutMs), MAX_MS) };
-      return this.#claim(checked);
+      return claimBatch(this.#db, this.#schema, checked);
     });
-  }
-
-  /** Claims of a queue that has controls go straight to the controlled claim; the set follows what each claim found. */
-  async #claim(params: Parameters<PostgresJobStore["claimBatch"]>[0]): Promise<ClaimedBatch> {
-    const { jobs, controlled } = await claimBatch(this.#db, this.#schema, params, this.#controlledQueues.has(params.queue));
-    if (controlled) this.#controlledQueues.add(params.queue);
-    else this.#controlledQueues.delete(params.queue);
-    return jobs;
   }
 
   setQueueControls(queue: string, change: QueueControlsChange): Promise<QueueControls> {

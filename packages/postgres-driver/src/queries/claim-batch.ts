@@ -1,9 +1,8 @@
 import type { ClaimedBatch } from "@stint/core";
-import { sql, type Kysely, type RawBuilder, type Transaction } from "kysely";
+import { sql, type Kysely, type RawBuilder } from "kysely";
 import { leaseLostInsert } from "./attempt-history";
-import { claimedBatch, jobsTable, millisecondsInterval, queuesTable, type ClaimedRow } from "./job-row";
+import { claimedBatch, jobsTable, millisecondsInterval, type ClaimedRow } from "./job-row";
 import { prepared } from "./prepared";
-import { claimControlled } from "./queue-controls";
 
 /** What {@link claimBatch} takes. */
 export interface ClaimBatchParams {
@@ -58,8 +57,19 @@ export interface ClaimBatchParams {
  * statement (claims and outcomes) drained 0–25 % faster over three
  * interleaved runs on a busy two-core machine, not worth a broken lease.
  *
+ * ### Queue controls
+ * Every claim first asks `claim_room(queue, limit)` (migration 7) how many
+ * jobs it may take, in a materialized CTE of the same statement: a queue
+ * without controls costs a primary-key lookup of `queues`; a paused one
+ * gets 0, a capped or rate-limited one what its cap and tokens allow
+ * (claims of that queue take turns on its `queues` row). When the controls
+ * held the claim back, the statement returns one more row, with a null id,
+ * that says why (`hold`).
+ *
  * ### SQL
  * ```sql
+ * -- every claim: WITH control AS MATERIALIZED (SELECT * FROM "stint".claim_room($1, $2)), …
+ * -- and LIMIT (SELECT room FROM control) where $2 is shown below
  * -- takeOverExpired: false
  * UPDATE "stint"."jobs" AS jobs
  *    SET state = 'running', locked_by = $3, locked_until = now() + $4 * interval '1 millisecond',
@@ -87,51 +97,30 @@ export interface ClaimBatchParams {
  *
  * @example
  * ```ts
- * const { jobs, controlled } = await claimBatch(db, "stint", { queue: "send-invoice", workerId, limit: 10, leaseMs: 60_000 });
+ * const jobs = await claimBatch(db, "stint", { queue: "send-invoice", workerId, limit: 10, leaseMs: 60_000 });
+ * if (jobs.hold?.paused) console.log("send-invoice is paused");
  * ```
  */
-export async function claimBatch(
-  executor: Kysely<any>,
-  schema: string,
-  params: ClaimBatchParams,
-  knownControlled = false,
-): Promise<{ readonly jobs: ClaimedBatch; readonly controlled: boolean }> {
-  const claimRows = async (trx: Transaction<any>, limit: number, runningCap: number | null) =>
-    (await claimBatchStatement(schema, { ...params, limit }, false, runningCap).execute(trx)).rows;
-  if (!knownControlled) {
-    const { rows } = await claimBatchStatement(schema, params).execute(executor);
-    if (!rows.some(isControlledMark)) return { jobs: claimedBatch(rows), controlled: false };
-  }
-  return claimControlled(executor, schema, params, claimRows);
+export async function claimBatch(executor: Kysely<any>, schema: string, params: ClaimBatchParams): Promise<ClaimedBatch> {
+  const { rows } = await claimBatchStatement(schema, params).execute(executor);
+  const held = rows.find((row) => row.held_paused !== null);
+  if (held === undefined) return claimedBatch(rows);
+  return claimedBatch(
+    rows.filter((row) => row !== held),
+    { paused: held.held_paused === true, retryAfterMs: held.held_retry_ms },
+  );
 }
 
-function isControlledMark(row: ClaimedRow): boolean {
-  return (row.id as unknown) === null;
-}
-
-/**
- * The claim statement itself (exported for plan tests and `EXPLAIN`).
- * `guarded` (the default) adds the check of the queue's controls: a queue
- * with any set claims nothing here and answers with one row whose id is
- * null, and `claimControlled` claims it instead; unguarded is the claim
- * that path runs once it has applied the controls.
- */
-export function claimBatchStatement(schema: string, params: ClaimBatchParams, guarded = true, runningCap: number | null = null): RawBuilder<ClaimedRow> {
+/** The claim statement itself (exported for plan tests and `EXPLAIN`). */
+export function claimBatchStatement(schema: string, params: ClaimBatchParams): RawBuilder<ClaimRow> {
   const jobs = jobsTable(schema);
   const fitsDeadline =
     params.maxTimeoutMs === undefined ? sql`` : sql`AND (timeout_ms IS NULL OR timeout_ms <= ${params.maxTimeoutMs}::integer)`;
-  const controlled = sql`SELECT FROM ${queuesTable(schema)} AS controls
-   WHERE controls.name = ${params.queue} AND (controls.paused OR controls.max_running IS NOT NULL OR controls.rate_limit IS NOT NULL)`;
-  const uncontrolled = guarded ? sql`AND NOT EXISTS (${controlled})` : sql``;
-  // Under a running cap (claimed with the queue's controls row locked, so this count is current): no more than the free slots.
-  const limit =
-    runningCap === null
-      ? sql`${params.limit}::integer`
-      : sql`greatest(0, least(${params.limit}::integer, ${runningCap}::integer - (SELECT count(*) FROM ${jobs} WHERE queue = ${params.queue} AND state = 'running')))`;
+  const room = sql`(SELECT room FROM control)`;
   const due = sql`SELECT id FROM ${jobs}
-   WHERE queue = ${params.queue} AND state IN ('queued', 'failed') AND run_at <= now() ${fitsDeadline} ${uncontrolled}
+   WHERE queue = ${params.queue} AND state IN ('queued', 'failed') AND run_at <= now() ${fitsDeadline}
    ORDER BY priority DESC, run_at, id
-   LIMIT ${limit}
+   LIMIT ${room}
    FOR UPDATE SKIP LOCKED`;
   const claim = sql`UPDATE ${jobs} AS jobs
      SET state = 'running',
@@ -143,28 +132,31 @@ export function claimBatchStatement(schema: string, params: ClaimBatchParams, gu
   const returning = sql`RETURNING jobs.id, jobs.queue, jobs.payload, jobs.meta, jobs.attempts, jobs.max_attempts, jobs.priority, jobs.timeout_ms,
             (extract(epoch FROM jobs.created_at) * 1000)::float8 AS created_at_ms,
             (extract(epoch FROM jobs.run_at) * 1000)::float8 AS run_at_ms`;
-  const answer = guarded
-    ? sql`SELECT * FROM claimed
+  // The controls' answer when they held the claim back: one more row, with a null id.
+  const answer = sql`SELECT *, NULL::boolean AS held_paused, NULL::integer AS held_retry_ms FROM claimed
 UNION ALL
-SELECT NULL::bigint, ${params.queue}::text, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer, NULL::smallint, NULL::integer, NULL::float8, NULL::float8
- WHERE EXISTS (${controlled})`
-    : sql`SELECT * FROM claimed`;
+SELECT NULL::bigint, ${params.queue}::text, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer, NULL::smallint, NULL::integer, NULL::float8, NULL::float8,
+       control.paused, control.retry_after_ms
+  FROM control WHERE control.paused OR control.retry_after_ms IS NOT NULL`;
+  const control = sql`control AS MATERIALIZED (SELECT * FROM ${sql.id(schema, "claim_room")}(${params.queue}::text, ${params.limit}::integer))`;
   if (params.takeOverExpired === false) {
-    return prepared(sql<ClaimedRow>`WITH claimed AS (
+    return prepared(sql<ClaimRow>`WITH ${control},
+claimed AS (
   ${claim}
    WHERE jobs.id = ANY(ARRAY(${due}))
   ${returning}
 )
 ${answer}`);
   }
-  return prepared(sql<ClaimedRow>`WITH due AS MATERIALIZED (
+  return prepared(sql<ClaimRow>`WITH ${control},
+due AS MATERIALIZED (
   ${due}
 ),
 expired AS MATERIALIZED (
   SELECT id, attempts, locked_by, started_at, locked_until FROM ${jobs}
-   WHERE queue = ${params.queue} AND state = 'running' AND locked_until < now() AND attempts < max_attempts ${fitsDeadline} ${uncontrolled}
+   WHERE queue = ${params.queue} AND state = 'running' AND locked_until < now() AND attempts < max_attempts ${fitsDeadline}
    ORDER BY locked_until
-   LIMIT greatest(${limit} - (SELECT count(*) FROM due), 0)
+   LIMIT greatest(${room} - (SELECT count(*) FROM due), 0)
    FOR UPDATE SKIP LOCKED
 ),
 lease_lost AS (
@@ -177,3 +169,6 @@ claimed AS (
 )
 ${answer}`);
 }
+
+/** A claimed job's row, or the one row that says the queue's controls held the claim back (id null). */
+type ClaimRow = ClaimedRow & { readonly held_paused: boolean | null; readonly held_retry_ms: number | null };

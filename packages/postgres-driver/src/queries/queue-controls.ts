@@ -1,11 +1,7 @@
-import type { ClaimedBatch, ClaimHold, QueueControls, QueueControlsChange } from "@stint/core";
-import { sql, type Kysely, type RawBuilder, type Transaction } from "kysely";
-import type { ClaimBatchParams } from "./claim-batch";
-import { claimedBatch, queuesTable, type ClaimedRow } from "./job-row";
+import type { QueueControls, QueueControlsChange } from "@stint/core";
+import { sql, type Kysely, type RawBuilder } from "kysely";
+import { queuesTable } from "./job-row";
 import { timestampValue } from "./timestamp-value";
-
-/** How soon a claim held back by the running cap asks again (another worker's job may have finished). */
-export const CAP_RETRY_MS = 200;
 
 interface ControlsRow {
   readonly name: string;
@@ -17,92 +13,6 @@ interface ControlsRow {
 }
 
 const CONTROL_COLUMNS = sql`name, paused, max_running, rate_limit, rate_period_ms, updated_at`;
-
-/**
- * The tokens a rate-limited queue may spend now: its bucket refilled at
- * `rate_limit / rate_period_ms` per millisecond since `rate_refilled_at`,
- * up to the burst (a tenth of a second's worth, at least 1, at most the
- * limit); a bucket never used is full.
- */
-const BURST = sql`greatest(1, least(rate_limit, floor(rate_limit * 100.0 / rate_period_ms)))`;
-const TOKENS_NOW = sql`least(${BURST}, coalesce(rate_tokens, ${BURST})
-  + greatest(0, extract(epoch FROM now() - coalesce(rate_refilled_at, now())) * 1000) * rate_limit / rate_period_ms)`;
-
-/**
- * Claims from a queue that has controls set, in one transaction that
- * holds its `queues` row: the row lock makes claims of the queue take
- * turns, so the count of running jobs read after it (a new snapshot) is
- * exact and two workers can't both take the last free slot, and the token
- * bucket is spent by exactly what was claimed. `controlled` in the answer
- * says whether the queue still has controls set, so the store can send the
- * next claim of the queue straight here (or back to the one-statement
- * claim).
- *
- * ### SQL
- * ```sql
- * BEGIN;
- * SELECT paused, max_running, rate_limit, rate_period_ms, <tokens now> AS tokens
- *   FROM "stint"."queues" WHERE name = $1 FOR UPDATE;
- * <the claim, unguarded, LIMIT least($limit, floor(tokens), cap - (SELECT count(*) … state = 'running'))>;
- * UPDATE "stint"."queues" SET rate_tokens = $tokens - $claimed, rate_refilled_at = now() WHERE name = $1;  -- with a limit
- * COMMIT;
- * ```
- *
- * @example
- * ```ts
- * const { jobs } = await claimControlled(db, "stint", params, (trx, limit) => claimRows(trx, { ...params, limit }));
- * if (jobs.hold?.retryAfterMs != null) await sleep(jobs.hold.retryAfterMs);
- * ```
- */
-export function claimControlled(
-  db: Kysely<any>,
-  schema: string,
-  params: ClaimBatchParams,
-  claimUnguarded: (trx: Transaction<any>, limit: number, runningCap: number | null) => Promise<ClaimedRow[]>,
-): Promise<{ readonly jobs: ClaimedBatch; readonly controlled: boolean }> {
-  return db.transaction().execute(async (trx) => {
-    const { rows } = await sql<{ paused: boolean; max_running: number | null; rate_limit: number | null; rate_period_ms: number | null; tokens: number | null }>`
-      SELECT paused, max_running, rate_limit, rate_period_ms,
-             CASE WHEN rate_limit IS NULL THEN NULL ELSE ${TOKENS_NOW} END::float8 AS tokens
-        FROM ${queuesTable(schema)} WHERE name = ${params.queue} FOR UPDATE`.execute(trx);
-    const controls = rows[0];
-    if (controls === undefined || (!controls.paused && controls.max_running === null && controls.rate_limit === null)) {
-      return { jobs: claimedBatch(await claimUnguarded(trx, params.limit, null)), controlled: false };
-    }
-    if (controls.paused) return { jobs: claimedBatch([], { paused: true, retryAfterMs: null }), controlled: true };
-    const tokens = controls.tokens;
-    const room = tokens === null ? params.limit : Math.max(0, Math.min(params.limit, Math.floor(tokens)));
-    const claimed = room === 0 ? [] : await claimUnguarded(trx, room, controls.max_running);
-    if (tokens !== null) {
-      await sql`UPDATE ${queuesTable(schema)} SET rate_tokens = ${tokens - claimed.length}::float8, rate_refilled_at = now()
-        WHERE name = ${params.queue}`.execute(trx);
-    }
-    const rateBound = tokens !== null && room < params.limit && claimed.length === room;
-    // Nothing claimed under a cap: held back if due jobs wait (a full cap), drained if none do.
-    const capBound = claimed.length === 0 && room > 0 && controls.max_running !== null && (await anyDue(trx, schema, params.queue));
-    const hold = rateBound || capBound ? holdOf(capBound, rateBound, tokens === null ? 0 : tokens - claimed.length, controls) : undefined;
-    return { jobs: claimedBatch(claimed, hold), controlled: true };
-  });
-}
-
-/** Why the claim took fewer than asked, if a control held it back; `undefined` otherwise. */
-function holdOf(
-  capped: boolean,
-  limited: boolean,
-  tokensLeft: number,
-  controls: { readonly rate_limit: number | null; readonly rate_period_ms: number | null },
-): ClaimHold | undefined {
-  if (!capped && !limited) return undefined;
-  const { rate_limit: limit, rate_period_ms: periodMs } = controls;
-  const nextToken = limited && limit !== null && periodMs !== null ? Math.ceil(((1 - (tokensLeft - Math.floor(tokensLeft))) * periodMs) / limit) : 0;
-  return { paused: false, retryAfterMs: Math.max(capped ? CAP_RETRY_MS : 0, nextToken, 1) };
-}
-
-async function anyDue(trx: Transaction<any>, schema: string, queue: string): Promise<boolean> {
-  const { rows } = await sql<{ due: boolean }>`SELECT EXISTS (SELECT FROM ${sql.id(schema, "jobs")}
-    WHERE queue = ${queue} AND state IN ('queued', 'failed') AND run_at <= now()) AS due`.execute(trx);
-  return rows[0]?.due === true;
-}
 
 /**
  * Inserts or updates the controls of `queue`: only the fields `change`

@@ -1,7 +1,7 @@
 import { ConfigError } from "@stint/core";
 import { expect } from "chai";
 import { sql } from "kysely";
-import { CAP_RETRY_MS } from "../../src/queries/queue-controls";
+import { CAP_RETRY_MS } from "../../src/schema/migrations/0007-queue-controls";
 import { createTestSchema, type TestSchema } from "../../src/testing";
 import { newJob } from "../conformance/conformance-harness";
 

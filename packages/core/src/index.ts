@@ -24,7 +24,7 @@ export { JOB_STATES, ACTIVE_JOB_STATES } from "./job/job-state";
 export type { ClaimedJob, JobRecord } from "./job/job-record";
 export type { JobDefinition, JobDefaults, JobKindOptions, PayloadOf } from "./job/job-definition";
 export { defineJob, DEFAULT_JOB_DEFAULTS, MAX_PAYLOAD_BYTES_LIMIT } from "./job/job-definition";
-export type { EnqueueOptions } from "./job/enqueue-options";
+export type { EnqueueOptions, DedupeMode } from "./job/enqueue-options";
 export { buildNewJob, MAX_DEDUPE_KEY_LENGTH } from "./job/enqueue-options";
 export {
   serializePayload,

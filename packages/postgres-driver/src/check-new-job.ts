@@ -30,6 +30,10 @@ export function checkNewJob(job: NewJob, maxPayloadBytes: number): void {
   if (job.dedupeKey !== null && job.dedupeKey !== undefined) assertStorableKey("dedupeKey", job.dedupeKey, MAX_DEDUPE_KEY_LENGTH);
   checkPayloadJson(job.payloadJson, maxPayloadBytes, job.queue);
   if (job.metaJson !== null && job.metaJson !== undefined) checkMetaJson(job.metaJson, job.queue);
+  if (job.onDuplicate !== undefined && job.onDuplicate !== "keep" && job.onDuplicate !== "replace") {
+    throw new ConfigError("onDuplicate", `must be "keep" or "replace", got ${JSON.stringify(job.onDuplicate)}`);
+  }
+  if (job.onDuplicate === "replace" && (job.dedupeKey === null || job.dedupeKey === undefined)) throw new ConfigError("onDuplicate", '"replace" needs a dedupeKey');
 }
 
 function checkMetaJson(metaJson: unknown, queue: string): void {
@@ -50,7 +54,10 @@ function checkMetaJson(metaJson: unknown, queue: string): void {
  */
 export function checkNewJobs(jobs: readonly NewJob[], maxPayloadBytes: number): void {
   if (!Array.isArray(jobs)) throw new ConfigError("jobs", "must be an array of NewJob objects");
-  for (const job of jobs) checkNewJob(job, maxPayloadBytes);
+  for (const job of jobs) {
+    checkNewJob(job, maxPayloadBytes);
+    if (job.onDuplicate === "replace") throw new ConfigError("dedupe", 'a batch keeps the jobs that hold its keys; enqueue one by one to "replace" or "debounce"');
+  }
 }
 
 /** Checks a schedule spec's name, queue and payload like {@link checkNewJob}. */

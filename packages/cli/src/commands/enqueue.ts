@@ -5,6 +5,7 @@ import {
   ErrorCode,
   ExitCode,
   hasErrorCode,
+  type DedupeMode,
   type EnqueueOptions,
   type JobDefinition,
   type NewJob,
@@ -32,6 +33,7 @@ const FLAGS: Readonly<Record<string, string>> = {
   maxAttempts: "--max-attempts",
   timeoutMs: "--timeout",
   dedupeKey: "--dedupe-key",
+  dedupe: "--dedupe",
 };
 
 /**
@@ -48,7 +50,7 @@ export const enqueueCommand: Command = {
   name: "enqueue",
   summary: "Add a job (or one per line of an NDJSON file) to a queue",
   usage: [
-    "enqueue <queue> <json> [--app MODULE | --force] [--run-at ISO] [--delay 30s] [--priority N] [--max-attempts N] [--timeout 30s] [--dedupe-key K] [--meta JSON]",
+    "enqueue <queue> <json> [--app MODULE | --force] [--run-at ISO] [--delay 30s] [--priority N] [--max-attempts N] [--timeout 30s] [--dedupe-key K [--dedupe keep|replace|debounce]] [--meta JSON]",
     "enqueue <queue> --file PATH|- [--app MODULE | --force] [--run-at ISO] [--delay 30s] [--priority N] [--max-attempts N] [--timeout 30s] [--meta JSON]",
   ],
   args: { min: 1, max: 2 },
@@ -60,6 +62,7 @@ export const enqueueCommand: Command = {
     "max-attempts": { type: "string", value: "N", description: "attempts before the job is dead (default: the kind's, else 25)" },
     timeout: { type: "string", value: "DURATION", description: "time limit of each attempt (default: the kind's, else none)" },
     "dedupe-key": { type: "string", value: "KEY", description: "while an active job of the queue holds KEY, return it instead" },
+    dedupe: { type: "string", value: "MODE", description: "with --dedupe-key: keep the active job (default), replace a queued one's payload and run time, or debounce (replace, run --delay after the last enqueue)" },
     meta: { type: "string", value: "JSON", description: "a JSON object kept with the job (ctx.meta), at most 8 KiB; with --file, for every job" },
     file: { type: "string", value: "PATH", description: "enqueue one job per line of this NDJSON file; - reads stdin" },
     app: { type: "string", value: "MODULE", description: "take the job kind's defaults from this app module (default: $STINT_APP)" },
@@ -79,6 +82,7 @@ export const enqueueCommand: Command = {
     "Examples:",
     `  stint enqueue send-invoice '{"invoiceId": 812}' --dedupe-key invoice:812`,
     "  stint enqueue weekly-report '{}' --delay 1h30m --priority 5 --app ./dist/stint-app.js",
+    `  stint enqueue rebuild-search '{"documentId": 7}' --dedupe-key doc:7 --dedupe debounce --delay 30s`,
     `  stint enqueue send-invoice '{"invoiceId": 812}' --meta '{"tenant": "acme"}'`,
     "  stint enqueue send-invoice --file invoices.ndjson",
     "  produce-jobs | stint enqueue send-invoice --file -",
@@ -130,6 +134,8 @@ function readEnqueueOptions(context: CommandContext): EnqueueOptions {
   if (timeout !== undefined) options.timeoutMs = durationOption("--timeout", timeout, { min: 1, max: 2_147_483_647 });
   const dedupeKey = stringOption(context, "dedupe-key");
   if (dedupeKey !== undefined) options.dedupeKey = dedupeKey;
+  const dedupe = stringOption(context, "dedupe");
+  if (dedupe !== undefined) options.dedupe = dedupe as DedupeMode;
   const meta = stringOption(context, "meta");
   if (meta !== undefined) options.meta = parsePayload(meta, "--meta") as EnqueueOptions["meta"];
   return options;
@@ -155,7 +161,9 @@ async function enqueueOne(context: CommandContext, target: QueueTarget, payload:
   const { store } = await connectToQueue(context, target);
   const result = await store.enqueue(row);
   if (context.json) {
-    context.out.json({ queue, id: result.id, duplicate: result.duplicate });
+    context.out.json({ queue, id: result.id, duplicate: result.duplicate, ...(result.replaced === true ? { replaced: true } : {}) });
+  } else if (result.replaced === true) {
+    context.out.line(`Replaced the payload and run time of queued job ${result.id} of ${queue} (dedupe key ${JSON.stringify(row.dedupeKey)}).`);
   } else if (result.duplicate) {
     context.out.line(`Not enqueued: job ${result.id} of ${queue} is active with dedupe key ${JSON.stringify(row.dedupeKey)}.`);
   } else {

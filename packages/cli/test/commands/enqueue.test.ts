@@ -52,6 +52,17 @@ describe("stint enqueue", () => {
     expect(second.stdout).to.equal(`Not enqueued: job ${first.id} of send-invoice is active with dedupe key "invoice:9".\n`);
   });
 
+  it("replaces a queued holder's payload with --dedupe replace, and refuses an unknown mode naming the flag", async () => {
+    const first = (await enqueue("send-invoice", '{"invoiceId": 11}', "--dedupe-key", "invoice:11", "--delay", "1h", "--json")).json();
+    const replaced = await enqueue("send-invoice", '{"invoiceId": 12}', "--dedupe-key", "invoice:11", "--dedupe", "replace");
+    expect(replaced.code).to.equal(ExitCode.Ok);
+    expect(replaced.stdout).to.equal(`Replaced the payload and run time of queued job ${first.id} of send-invoice (dedupe key "invoice:11").\n`);
+    expect((await scene.test.store.getJob({ id: first.id }))!.payload).to.deep.equal({ invoiceId: 12 });
+    const refused = await enqueue("send-invoice", "{}", "--dedupe-key", "k", "--dedupe", "merge");
+    expect(refused.code).to.not.equal(ExitCode.Ok);
+    expect(refused.stderr).to.include("--dedupe must be one of keep, replace, debounce");
+  });
+
   it("refuses invalid JSON with its position (exit 2)", async () => {
     const result = await enqueue("send-invoice", '{"invoiceId": 812');
     expect(result.code).to.equal(ExitCode.Usage);

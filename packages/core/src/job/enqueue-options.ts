@@ -24,8 +24,21 @@ export interface EnqueueOptions<Tx = unknown> {
   readonly maxAttempts?: number;
   /** Per-attempt time limit in ms, or `null` for none. */
   readonly timeoutMs?: number | null;
-  /** While a job of this queue with this key is active, enqueue returns that job instead. */
+  /** While a job of this queue with this key is active, enqueue returns that job instead (see `dedupe`). */
   readonly dedupeKey?: string;
+  /**
+   * What an enqueue does when an active job holds its `dedupeKey`:
+   * - `"keep"` (default): nothing; the result names the existing job.
+   * - `"replace"`: if that job has not started (`queued`), it takes this
+   *   enqueue's payload, run time, priority, attempts, timeout and meta;
+   *   a job that is running or waiting for a retry is kept as it is.
+   * - `"debounce"`: `replace`, with a `delayMs` or `runAt` required: the job
+   *   runs once, that long after the last enqueue of its key.
+   *
+   * Safe under concurrent enqueues: the key's unique index makes them take
+   * turns, and the last to commit wins.
+   */
+  readonly dedupe?: DedupeMode;
   /**
    * A small JSON object kept with the job and handed to every attempt as
    * `ctx.meta` (a tenant, a request id, who asked for it), at most
@@ -37,7 +50,12 @@ export interface EnqueueOptions<Tx = unknown> {
   readonly transaction?: Tx;
 }
 
-const ENQUEUE_KEYS = ["runAt", "delayMs", "priority", "maxAttempts", "timeoutMs", "dedupeKey", "meta", "transaction"];
+/** See {@link EnqueueOptions.dedupe}. */
+export type DedupeMode = "keep" | "replace" | "debounce";
+
+const DEDUPE_MODES: readonly DedupeMode[] = ["keep", "replace", "debounce"];
+
+const ENQUEUE_KEYS = ["runAt", "delayMs", "priority", "maxAttempts", "timeoutMs", "dedupeKey", "dedupe", "meta", "transaction"];
 
 /** Longest dedupe key, in UTF-16 code units. */
 export const MAX_DEDUPE_KEY_LENGTH = 512;
@@ -57,6 +75,7 @@ export function buildNewJob<T>(definition: JobDefinition<T>, payload: T, options
   const delayMs = integerOption("delayMs", options.delayMs ?? 0, 0, 10 * 365 * 86_400_000);
   const given = options.dedupeKey;
   const dedupeKey = given === undefined || given === null ? null : assertStorableKey("dedupeKey", given, MAX_DEDUPE_KEY_LENGTH);
+  const onDuplicate = dedupeModeOf(options, dedupeKey, delayMs);
   return {
     queue: definition.name,
     payloadJson: serializePayload(payload, definition.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES, definition.name),
@@ -67,5 +86,14 @@ export function buildNewJob<T>(definition: JobDefinition<T>, payload: T, options
     delayMs,
     dedupeKey,
     metaJson: serializeMeta(options.meta, definition.name),
+    ...(onDuplicate === "keep" ? {} : { onDuplicate }),
   };
+}
+
+function dedupeModeOf(options: EnqueueOptions<unknown>, dedupeKey: string | null, delayMs: number): "keep" | "replace" {
+  const mode = options.dedupe ?? "keep";
+  if (!DEDUPE_MODES.includes(mode)) throw new ConfigError("dedupe", `must be one of ${DEDUPE_MODES.join(", ")}, got ${JSON.stringify(mode)}`);
+  if (mode !== "keep" && dedupeKey === null) throw new ConfigError("dedupe", `"${mode}" needs a dedupeKey`);
+  if (mode === "debounce" && delayMs === 0 && options.runAt === undefined) throw new ConfigError("dedupe", '"debounce" needs a delayMs (or a runAt): the job runs that long after the last enqueue');
+  return mode === "keep" ? "keep" : "replace";
 }

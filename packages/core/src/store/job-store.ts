@@ -23,6 +23,12 @@ export interface NewJob {
   readonly dedupeKey: string | null;
   /** The job's `meta` as JSON text of an object (see `serializeMeta`); `null` or left out for none. */
   readonly metaJson?: string | null;
+  /**
+   * When an active job holds the dedupe key: `keep` it (the default), or
+   * `replace` its payload, run time, priority, attempts, timeout and meta
+   * with this job's, if it is still `queued` (one that started is kept).
+   */
+  readonly onDuplicate?: "keep" | "replace";
 }
 
 /** What enqueue says about one job. */
@@ -30,6 +36,8 @@ export interface EnqueueResult {
   readonly id: string;
   /** True when an active job of the queue already held the dedupe key; `id` is that job's. */
   readonly duplicate: boolean;
+  /** True when that job was `queued` and took this enqueue's payload and run time (`onDuplicate: "replace"`). */
+  readonly replaced?: boolean;
 }
 
 /** Identifies one attempt of one job: the fence every write after a claim checks. */

@@ -26,7 +26,16 @@ import { prepared } from "./prepared";
  *
  * -- without one
  * INSERT INTO "stint"."jobs" (…) VALUES (…) RETURNING id, false AS duplicate
+ *
+ * -- onDuplicate "replace": the conflict updates a queued holder instead
+ * ON CONFLICT (…) DO UPDATE SET payload = excluded.payload, run_at = excluded.run_at, …
+ *   WHERE jobs.state = 'queued' RETURNING id, xmax <> 0 AS replaced
  * ```
+ *
+ * With "replace", a holder that is running or waiting for a retry is left
+ * alone (the update's WHERE is false, so nothing is returned and the
+ * lookup finds it). Concurrent enqueues of one key take turns on the
+ * unique index; the last to commit wins.
  *
  * Under READ COMMITTED the insert may wait for another transaction that
  * inserts the same key and then skip its row, while the lookup's snapshot
@@ -43,28 +52,36 @@ export async function enqueue(executor: Kysely<any>, schema: string, job: NewJob
   for (let tries = 0; tries < MAX_DEDUPE_TRIES; tries += 1) {
     const { rows } = await statement.execute(executor);
     const row = rows[0];
-    if (row !== undefined) return Object.freeze({ id: String(row.id), duplicate: row.duplicate });
+    if (row !== undefined) return Object.freeze({ id: String(row.id), duplicate: row.duplicate, ...(row.replaced ? { replaced: true } : {}) });
   }
   throw new InfrastructureError(
     `enqueue gave up after ${MAX_DEDUPE_TRIES} tries: the dedupe key ${JSON.stringify(job.dedupeKey)} of queue "${job.queue}" kept changing hands`,
   );
 }
 
-function enqueueStatement(schema: string, job: NewJob): RawBuilder<{ id: string; duplicate: boolean }> {
+function enqueueStatement(schema: string, job: NewJob): RawBuilder<{ id: string; duplicate: boolean; replaced?: boolean }> {
   const jobs = jobsTable(schema);
-  const insert = sql`INSERT INTO ${jobs} (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta)
+  const insert = sql`INSERT INTO ${jobs} AS jobs (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta)
   VALUES (${job.queue}, ${job.payloadJson}::jsonb, ${job.priority}::smallint, ${job.maxAttempts}::integer,
           ${job.timeoutMs}::integer, COALESCE(${job.runAt}::timestamptz, now()) + ${millisecondsInterval(job.delayMs)},
           ${job.dedupeKey}::text, ${job.metaJson ?? null}::jsonb)`;
   if (job.dedupeKey === null) return prepared(sql<{ id: string; duplicate: boolean }>`${insert} RETURNING id, false AS duplicate`);
-  return prepared(sql<{ id: string; duplicate: boolean }>`WITH inserted AS (
+  // replace: a queued holder of the key takes this job's fields; `xmax` is set on a row this statement updated, 0 on one it inserted.
+  const onConflict =
+    job.onDuplicate === "replace"
+      ? sql`DO UPDATE SET payload = excluded.payload, priority = excluded.priority, max_attempts = excluded.max_attempts,
+        timeout_ms = excluded.timeout_ms, run_at = excluded.run_at, meta = excluded.meta, updated_at = now()
+     WHERE jobs.state = 'queued'
+  RETURNING id, xmax <> 0 AS replaced`
+      : sql`DO NOTHING
+  RETURNING id, false AS replaced`;
+  return prepared(sql<{ id: string; duplicate: boolean; replaced: boolean }>`WITH inserted AS (
   ${insert}
-  ON CONFLICT ${DEDUPE_CONFLICT_TARGET} DO NOTHING
-  RETURNING id
+  ON CONFLICT ${DEDUPE_CONFLICT_TARGET} ${onConflict}
 )
-SELECT id, false AS duplicate FROM inserted
+SELECT id, replaced AS duplicate, replaced FROM inserted
 UNION ALL
-SELECT id, true AS duplicate FROM ${jobs}
+SELECT id, true AS duplicate, false AS replaced FROM ${jobs}
  WHERE queue = ${job.queue} AND dedupe_key = ${job.dedupeKey}::text AND ${isActive()}
    AND NOT EXISTS (SELECT 1 FROM inserted)
 LIMIT 1`);

@@ -56,6 +56,8 @@ export class ListenConnection {
   #failures = 0;
   #missedSome = false;
   #closed = false;
+  /** The last statement asked for: statements run one after another. */
+  #queries: Promise<unknown> = Promise.resolve();
 
   constructor(parts: ListenConnectionParts) {
     this.#parts = parts;
@@ -79,12 +81,20 @@ export class ListenConnection {
     return this.#connecting;
   }
 
-  /** Runs one statement on the listening connection (never in a transaction); rejects when it is not connected. */
-  async query<R extends pg.QueryResultRow>(text: string, values: readonly unknown[]): Promise<readonly R[]> {
-    const client = this.#client;
-    if (client === undefined) throw interpretError(new Error("the LISTEN connection is not connected"), `LISTEN on channel "${this.#parts.channel}"`);
-    const { rows } = await client.query<R>(text, [...values]);
-    return rows;
+  /**
+   * Runs one statement on the listening connection (never in a
+   * transaction), after those asked for before it; rejects when it is not
+   * connected.
+   */
+  query<R extends pg.QueryResultRow>(text: string, values: readonly unknown[]): Promise<readonly R[]> {
+    const run = this.#queries.catch(() => undefined).then(async () => {
+      const client = this.#client;
+      if (client === undefined) throw interpretError(new Error("the LISTEN connection is not connected"), `LISTEN on channel "${this.#parts.channel}"`);
+      const { rows } = await client.query<R>(text, [...values]);
+      return rows as readonly R[];
+    });
+    this.#queries = run;
+    return run;
   }
 
   /** Stops listening and ends the connection, for good. Bounded: a connection that does not end within a second is dropped. Idempotent. */

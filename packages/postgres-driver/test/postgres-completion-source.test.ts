@@ -6,6 +6,7 @@ import { completionChannel, PostgresCompletionSource } from "../src";
 import { createTestSchema, type TestSchema } from "../src/testing";
 import { rejectionOf } from "./conformance/conformance-harness";
 import { eventually } from "./support/eventually";
+import { testCompletions, type TestCompletions } from "./support/test-completions";
 
 const Task = defineJob<{ n: number }>("task");
 
@@ -15,17 +16,12 @@ describe("PostgresCompletionSource", () => {
   let applicationName: string;
   let listener: pg.Client;
   let heard: string[];
+  let helpers: TestCompletions;
 
   beforeEach(async () => {
     test = await createTestSchema();
-    applicationName = `${test.schema}:await`;
-    completions = new PostgresCompletionSource({
-      connectionString: test.connectionString,
-      schema: test.schema,
-      applicationName,
-      reconnectMinDelayMs: 20,
-      onError: () => undefined,
-    });
+    helpers = testCompletions(test);
+    ({ source: completions, applicationName } = helpers);
     heard = [];
     listener = new pg.Client({ connectionString: test.connectionString });
     await listener.connect();
@@ -60,10 +56,7 @@ describe("PostgresCompletionSource", () => {
     return sent;
   }
 
-  async function waiterRows(): Promise<number> {
-    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.id(test.schema, "job_waiters")}`.execute(test.db);
-    return rows[0]?.n ?? 0;
-  }
+  const waiterRows = (): Promise<number> => helpers.registeredWaits();
 
   it("sends no notification for jobs nobody waits for", async () => {
     await enqueue(50);

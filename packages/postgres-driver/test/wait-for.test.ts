@@ -12,10 +12,11 @@ import {
 } from "@stint/core";
 import { expect } from "chai";
 import { sql } from "kysely";
-import { PostgresCompletionSource, PostgresJobStore } from "../src";
+import { PostgresJobStore, type PostgresCompletionSource } from "../src";
 import { createTestSchema, type TestSchema } from "../src/testing";
 import { ScriptedWorker, type Task } from "./worker-lifecycle/scripted-worker";
 import { deferred, eventually } from "./support/eventually";
+import { testCompletions, type TestCompletions } from "./support/test-completions";
 
 /** A kind with a declared result, so waitFor's result is typed. */
 const Square = defineJob<Task, { square: number }>("square", { maxAttempts: 3 });
@@ -26,17 +27,12 @@ describe("client.waitFor against PostgreSQL", () => {
   let store: PostgresJobStore;
   let client: JobClient;
   let applicationName: string;
+  let helpers: TestCompletions;
 
   beforeEach(async () => {
     test = await createTestSchema();
-    applicationName = `${test.schema}:await`;
-    completions = new PostgresCompletionSource({
-      connectionString: test.connectionString,
-      schema: test.schema,
-      applicationName,
-      reconnectMinDelayMs: 20,
-      onError: () => undefined,
-    });
+    helpers = testCompletions(test);
+    ({ source: completions, applicationName } = helpers);
     store = new PostgresJobStore({ db: test.db, schema: test.schema, completions });
     client = new JobClient(store);
   });
@@ -49,15 +45,8 @@ describe("client.waitFor against PostgreSQL", () => {
     return new ScriptedWorker(store, { job: Square, process }, { concurrency: 4 });
   }
 
-  async function listeners(): Promise<number> {
-    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = ${applicationName}`.execute(test.db);
-    return rows[0]?.n ?? 0;
-  }
-
-  async function registeredWaits(): Promise<number> {
-    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.id(test.schema, "job_waiters")}`.execute(test.db);
-    return rows[0]?.n ?? 0;
-  }
+  const listeners = (): Promise<number> => helpers.connections();
+  const registeredWaits = (): Promise<number> => helpers.registeredWaits();
 
   it("resolves with the typed result within 50 ms of the completion's commit, with a real worker running the job", async () => {
     const gaps: number[] = [];

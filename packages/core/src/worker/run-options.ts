@@ -45,7 +45,6 @@ export const WORKER_OVERRIDES = ["concurrency", "prefetch", "leaseMs"] as const;
 
 const KNOWN = ["signal", "maxJobs", "maxRuntimeMs", "mode", "wakeups", "pollIntervalMs", "shutdownTimeoutMs", "events", ...WORKER_OVERRIDES];
 
-
 /** Checks the options of one `start()`; a bad one throws a `ConfigError` naming it. */
 export function validateRunOptions(options: RunOptions): void {
   rejectUnknownOptions("start", options, KNOWN);

@@ -8,7 +8,7 @@ import { AttemptExecutor, type Attempt, type AttemptResult, type JobHooks } from
 import { LeaseKeeper } from "./lease-keeper";
 import { OutcomeRecorder } from "./outcome-recorder";
 import { PrefetchSizer } from "./prefetch-sizer";
-import type { RunOptions } from "./run-options";
+import { POLL_INTERVAL_LIMITS, type RunOptions } from "./run-options";
 import { newRunCounters, type RunCounters, type RunSummary, type StopReason } from "./run-summary";
 import { settleWithin } from "./settle-within";
 import { StoreRetryPolicy } from "./store-retry-policy";
@@ -203,7 +203,7 @@ export class WorkerRun<T> {
 
   async #claimLoop(runOptions: RunOptions, stop: AbortSignal, deadline: number | undefined): Promise<StopReason> {
     const { store, options, workerId, queue, log } = this.#parts;
-    const { maxJobs, mode = "drain", pollIntervalMs = 2_000 } = runOptions;
+    const { maxJobs, mode = "drain", pollIntervalMs = POLL_INTERVAL_LIMITS.default } = runOptions;
     let idleWaitMs = FIRST_IDLE_WAIT_MS;
     let drainedAt: number | undefined;
     for (;;) {

@@ -16,7 +16,7 @@ import { newWorkerId } from "./worker-id";
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from "./worker-options";
 import { WorkerRun } from "./worker-run";
 import type { RunOptions } from "./run-options";
-import { validateRunOptions } from "./run-options";
+import { validateRunOptions, WORKER_OVERRIDES } from "./run-options";
 
 /**
  * The base class of every worker: one subclass per job kind. The subclass
@@ -80,6 +80,7 @@ export abstract class AbstractQueueWorker<T, R = unknown> {
   readonly #store: JobStore;
   readonly #log: Logger;
   readonly #options: ResolvedWorkerOptions;
+  readonly #given: Readonly<WorkerOptions>;
   #workerId: string | undefined;
   #running = false;
 
@@ -90,6 +91,7 @@ export abstract class AbstractQueueWorker<T, R = unknown> {
     this.#store = store;
     this.#log = log;
     this.#options = resolveWorkerOptions(options);
+    this.#given = Object.freeze({ ...options });
     this.events = new WorkerEvents({ log });
   }
 
@@ -107,6 +109,16 @@ export abstract class AbstractQueueWorker<T, R = unknown> {
   /** The validated, frozen options. */
   get options(): ResolvedWorkerOptions {
     return this.#options;
+  }
+
+  /**
+   * The options the constructor passed, before defaults (a frozen copy):
+   * what `stint run --print-config` reports as set in code. A run's
+   * overrides (`start({ concurrency })`, the STINT_* variables) apply on
+   * top of these.
+   */
+  get givenOptions(): Readonly<WorkerOptions> {
+    return this.#given;
   }
 
   /**
@@ -128,27 +140,35 @@ export abstract class AbstractQueueWorker<T, R = unknown> {
   async start(runOptions: RunOptions = {}): Promise<RunSummary> {
     if (this.#running) throw new ConfigError("start", `the worker for ${this.queue} is already running; create another instance to run in parallel`);
     validateRunOptions(runOptions);
+    const options = this.#optionsFor(runOptions);
     this.#running = true;
     try {
-      return await this.#run(runOptions);
+      return await this.#run(runOptions, options);
     } finally {
       this.#running = false;
     }
   }
 
-  async #run(runOptions: RunOptions): Promise<RunSummary> {
+  /** The worker's options with a run's overrides on top, checked by the same rules; the constructor's when there are none. */
+  #optionsFor(runOptions: RunOptions): ResolvedWorkerOptions {
+    const overrides: WorkerOptions = {};
+    for (const key of WORKER_OVERRIDES) if (runOptions[key] !== undefined) Object.assign(overrides, { [key]: runOptions[key] });
+    return Object.keys(overrides).length === 0 ? this.#options : resolveWorkerOptions({ ...this.#given, ...overrides });
+  }
+
+  async #run(runOptions: RunOptions, options: ResolvedWorkerOptions): Promise<RunSummary> {
     const queue = this.queue;
     const workerId = this.workerId;
     const log = this.#log.child({ queue, workerId });
     const secretFields = this.job.secretFields ?? [];
     runOptions.events?.reportListenerErrorsTo(log);
     const hubs = [logLines(log, secretFields), this.events, ...(runOptions.events === undefined ? [] : [runOptions.events])];
-    const events = new RunEvents(hubs, { queue, workerId, clock: this.#options.clock });
-    events.workerStarted(this.#options.concurrency, this.#options.leaseMs);
+    const events = new RunEvents(hubs, { queue, workerId, clock: options.clock });
+    events.workerStarted(options.concurrency, options.leaseMs);
     const run = new WorkerRun<T>({
       store: this.#store,
       log,
-      options: this.#options,
+      options,
       workerId,
       queue,
       hooks: {

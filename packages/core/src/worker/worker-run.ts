@@ -8,7 +8,7 @@ import { AttemptExecutor, type Attempt, type AttemptResult, type JobHooks } from
 import { LeaseKeeper } from "./lease-keeper";
 import { OutcomeRecorder } from "./outcome-recorder";
 import { PrefetchSizer } from "./prefetch-sizer";
-import type { RunOptions } from "./run-options";
+import { POLL_INTERVAL_LIMITS, type RunOptions } from "./run-options";
 import { newRunCounters, type RunCounters, type RunSummary, type StopReason } from "./run-summary";
 import { settleWithin } from "./settle-within";
 import { StoreRetryPolicy } from "./store-retry-policy";
@@ -80,6 +80,8 @@ export class WorkerRun<T> {
   #running = 0;
   /** Attempts recorded so far; a claim that raced a recording must not conclude "drained". */
   #recorded = 0;
+  /** Attempts recorded so far whose outcome puts the job back in the queue (a retry, a snooze, a give-back): one may be due at once. */
+  #requeued = 0;
   #stopping = false;
   /**
    * A claim the stop abandoned while its statement was in flight, and when
@@ -201,7 +203,7 @@ export class WorkerRun<T> {
 
   async #claimLoop(runOptions: RunOptions, stop: AbortSignal, deadline: number | undefined): Promise<StopReason> {
     const { store, options, workerId, queue, log } = this.#parts;
-    const { maxJobs, mode = "drain", pollIntervalMs = 2_000 } = runOptions;
+    const { maxJobs, mode = "drain", pollIntervalMs = POLL_INTERVAL_LIMITS.default } = runOptions;
     let idleWaitMs = FIRST_IDLE_WAIT_MS;
     let drainedAt: number | undefined;
     for (;;) {
@@ -222,7 +224,7 @@ export class WorkerRun<T> {
       // A process resumed after a pause stops its lapsed handlers before it takes more work.
       this.#leases.expireLapsed();
       const sentAt = options.clock.now();
-      const recordedBefore = this.#recorded;
+      const requeuedBefore = this.#requeued;
       const maxTimeoutMs = deadline === undefined ? undefined : deadline - sentAt;
       if (maxTimeoutMs !== undefined && maxTimeoutMs <= 0) return "max-runtime";
       // Expired leases are looked for every so often, not on every claim: the look costs the store a scan.
@@ -275,7 +277,7 @@ export class WorkerRun<T> {
         continue;
       }
       // A retry written while this claim ran may already be due: look again before concluding.
-      if (this.#recorded !== recordedBefore) continue;
+      if (this.#requeued !== requeuedBefore) continue;
       // An attempt whose outcome is still being written may schedule a retry that is due at once.
       if (this.#started.size > 0 || this.#buffer.length > 0) {
         await this.#nudge.wait();
@@ -326,6 +328,7 @@ export class WorkerRun<T> {
       this.#count(result);
       if (this.#started.get(job.id)?.attempt === job.attempt) this.#started.delete(job.id);
       this.#recorded += 1;
+      if (result.outcome.kind !== "succeeded" && result.outcome.kind !== "dead") this.#requeued += 1;
       this.#nudge.wake();
     });
     this.#started.set(job.id, { attempt: job.attempt, done, signal: attempt.signal });

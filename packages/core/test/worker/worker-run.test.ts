@@ -67,6 +67,29 @@ describe("WorkerRun", () => {
     expect(store.completed).to.have.length(100);
   });
 
+  it("claims with a run's overrides on top of the constructor's options, and keeps the constructor's for the next run", async () => {
+    const store = new BacklogStore(20);
+    const worker = new TaskWorker(store as unknown as JobStore, new RecordingLog(), { concurrency: 2, prefetch: 8, clock: new FakeClock() });
+    await worker.start({ concurrency: 3, prefetch: 1, maxJobs: 4 });
+    expect(store.claims[0], "3 slots + 1 ahead").to.equal(4);
+    expect(worker.options).to.include({ concurrency: 2, prefetch: 8 });
+    expect(worker.givenOptions).to.include({ concurrency: 2, prefetch: 8 });
+    store.claims.length = 0;
+    await worker.start({ maxJobs: 10 });
+    expect(store.claims[0], "2 slots + 8 ahead").to.equal(10);
+  });
+
+  it("checks a run's overrides by the options' own rules, naming the option", async () => {
+    const worker = new TaskWorker(new BacklogStore(0) as unknown as JobStore, new RecordingLog(), { clock: new FakeClock() });
+    let thrown: unknown;
+    try {
+      await worker.start({ concurrency: 0 });
+    } catch (error) {
+      thrown = error;
+    }
+    expect((thrown as Error).message).to.equal("Invalid option `concurrency`: must be an integer from 1 to 1000, got 0");
+  });
+
   it("writes an info summary of a busy run every 30 s, and nothing when nothing happened", async () => {
     const clock = new FakeClock();
     const log = new RecordingLog();

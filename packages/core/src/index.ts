@@ -18,11 +18,12 @@ export { EnvironmentError } from "./errors/environment-error";
 export { InfrastructureError, DatabaseError } from "./errors/infrastructure-error";
 export { coerceError, describeError, errorSummary, MAX_ERROR_TEXT, MAX_ERROR_MESSAGE } from "./errors/coerce-error";
 export { permanent, retryAfter, snooze } from "./errors/control-flow";
+export { JobFailedError, WaitTimeoutError, JobNotFoundError } from "./errors/wait-errors";
 
 export type { JobState } from "./job/job-state";
 export { JOB_STATES, ACTIVE_JOB_STATES } from "./job/job-state";
 export type { ClaimedJob, JobRecord } from "./job/job-record";
-export type { JobDefinition, JobDefaults, JobKindOptions, PayloadOf } from "./job/job-definition";
+export type { JobDefinition, JobDefaults, JobKindOptions, PayloadOf, ResultOf } from "./job/job-definition";
 export { defineJob, DEFAULT_JOB_DEFAULTS, MAX_PAYLOAD_BYTES_LIMIT } from "./job/job-definition";
 export type { EnqueueOptions, DedupeMode } from "./job/enqueue-options";
 export { buildNewJob, MAX_DEDUPE_KEY_LENGTH } from "./job/enqueue-options";
@@ -54,6 +55,7 @@ export type {
   StoreTransaction,
 } from "./store/job-store";
 export type { AttemptRecord, AttemptOutcomeName, AttemptError } from "./store/attempt-record";
+export type { JobCompletionSource, JobWatch } from "./store/job-completion-source";
 export type { QueueControls, QueueControlsChange, RateLimit, ClaimHold, ClaimedBatch } from "./queue/queue-controls";
 export { parseRateLimit, formatRateLimit, checkRateLimit, MAX_RATE_LIMIT, MAX_RATE_PERIOD_MS } from "./queue/rate-limit-text";
 export { checkControlsChange, MAX_RUNNING_CAP } from "./queue/check-controls-change";
@@ -100,7 +102,9 @@ export type {
 } from "./events/worker-events";
 export { ClientEvents } from "./events/client-events";
 export type { ClientEventMap, JobEnqueuedEvent } from "./events/client-events";
-export type { BatchItem } from "./client/job-client";
+export type { BatchItem, EnqueuedJob } from "./client/job-client";
+export type { WaitOptions } from "./client/await-job";
+export { DEFAULT_WAIT_POLL_MS } from "./client/await-job";
 export { JOB_STORE, LOGGER, CLOCK, WORKERS, SCHEDULE_STORE, WAKEUP_SOURCE, LEADER_LOCK, SCHEDULES } from "./di/tokens";
 export type { ScheduleStore, ScheduleSpec, ScheduleRecord, SchedulePlan, ScheduleFire } from "./store/schedule-store";
 export type { WakeupSource, LeaderLock } from "./runtime/coordination";

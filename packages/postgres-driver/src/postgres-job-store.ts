@@ -22,6 +22,7 @@ import {
   type DeadJob,
   type EnqueueResult,
   type JobAttempt,
+  type JobCompletionSource,
   type JobRecord,
   type JobState,
   type JobStore,
@@ -89,9 +90,15 @@ export interface PostgresJobStoreOptions {
    * `enqueueMany` batch holding one is refused whole. Default 1 MiB.
    */
   readonly maxPayloadBytes?: number;
+  /**
+   * Hints for `client.waitFor` when a job finishes (a
+   * `PostgresCompletionSource` on the same schema); without it, waiters
+   * only poll. The store does not close it.
+   */
+  readonly completions?: JobCompletionSource;
 }
 
-const OPTION_KEYS = ["db", "schema", "controlDb", "maxPayloadBytes"];
+const OPTION_KEYS = ["db", "schema", "controlDb", "maxPayloadBytes", "completions"];
 const MAX_MS = 2_147_483_647;
 const FINISHED_STATES: readonly string[] = ["succeeded", "dead", "cancelled"];
 
@@ -121,6 +128,7 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
   readonly #control: Kysely<any>;
   readonly #schema: string;
   readonly #maxPayloadBytes: number;
+  readonly #completions: JobCompletionSource | undefined;
 
   constructor(options: PostgresJobStoreOptions) {
     if (typeof options !== "object" || options === null) throw new ConfigError("store", "options must be an object");
@@ -129,6 +137,16 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
     this.#db = assertKysely(options.db, "db");
     this.#control = options.controlDb === undefined ? this.#db : assertKysely(options.controlDb, "controlDb");
     this.#maxPayloadBytes = integerOption("maxPayloadBytes", options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES, 2, MAX_PAYLOAD_BYTES_LIMIT);
+    const { completions } = options;
+    if (completions !== undefined && (typeof completions !== "object" || completions === null || typeof completions.watch !== "function")) {
+      throw new ConfigError("completions", "must be a JobCompletionSource (such as a PostgresCompletionSource)");
+    }
+    this.#completions = completions;
+  }
+
+  /** The completion hints waiters use, when the store was given them. */
+  get completions(): JobCompletionSource | undefined {
+    return this.#completions;
   }
 
   /** The schema this store reads and writes. */

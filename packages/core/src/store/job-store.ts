@@ -2,6 +2,7 @@ import type { JobRecord } from "../job/job-record";
 import type { JobState } from "../job/job-state";
 import type { ClaimedBatch, QueueControls, QueueControlsChange } from "../queue/queue-controls";
 import type { AttemptRecord } from "./attempt-record";
+import type { JobCompletionSource } from "./job-completion-source";
 
 /**
  * A job ready to be written: what `enqueue` and `enqueueMany` take.
@@ -159,6 +160,12 @@ export interface QueueGauges {
  * exists if and only if that transaction commits.
  */
 export interface JobStore<Tx = unknown> {
+  /**
+   * Hints for waiters when a job may have finished (see `client.waitFor`);
+   * without it, waiters find out by polling `getJob`.
+   */
+  readonly completions?: JobCompletionSource;
+
   /** Inserts one job, or returns the active job holding its dedupe key. */
   enqueue(job: NewJob, transaction?: Tx): Promise<EnqueueResult>;
 

@@ -61,9 +61,9 @@ import { validateRunOptions, WORKER_OVERRIDES } from "./run-options";
  * const summary = await container.resolve(SendInvoiceWorker).start();
  * ```
  */
-export abstract class AbstractQueueWorker<T> {
+export abstract class AbstractQueueWorker<T, R = unknown> {
   /** The job kind this worker runs; its name is the queue it claims from. */
-  abstract readonly job: JobDefinition<T>;
+  abstract readonly job: JobDefinition<T, R>;
 
   /**
    * This worker's typed events (`job.started`, `job.succeeded`,
@@ -194,11 +194,12 @@ export abstract class AbstractQueueWorker<T> {
 
   /**
    * Does the work for one job. Resolve to succeed (the value, if any, is
-   * stored as the job's `result`); throw to fail the attempt, after which
-   * `handleFailure` decides what happens. Honour `ctx.signal`: it fires on
-   * the job's timeout, on a lost lease and at shutdown.
+   * stored as the job's `result`, typed `R` when the job kind declares a
+   * result); throw to fail the attempt, after which `handleFailure` decides
+   * what happens. Honour `ctx.signal`: it fires on the job's timeout, on a
+   * lost lease and at shutdown.
    */
-  protected abstract processItem(item: T, ctx: JobContext): Promise<unknown>;
+  protected abstract processItem(item: T, ctx: JobContext): Promise<R>;
 
   /**
    * Whether a failure is worth another attempt. Called by the default

@@ -12,17 +12,10 @@ import type { Transaction } from "kysely";
 import { inject, injectable } from "tsyringe";
 import { APP_DB, APP_SCHEMA, MAILER, RETRY_BACKOFF } from "../app-tokens";
 import { appDatabase, type AppDb } from "../app/app-tables";
-import { parseSendInvoiceEmail, SendInvoiceEmail } from "../jobs/send-invoice-email";
+import { parseSendInvoiceEmail, SendInvoiceEmail, type SendInvoiceEmailResult } from "../jobs/send-invoice-email";
 import type { Mailer, MailReceipt, OutgoingMail } from "../services/mailer";
 
-/** What a `send-invoice-email` job stores as its result. */
-export interface SendInvoiceEmailResult {
-  readonly invoiceId: number;
-  /** False when the invoice had already been e-mailed (by an earlier job or attempt). */
-  readonly sent: boolean;
-  /** The provider's id of the one mail sent for the invoice, by this run or an earlier one. */
-  readonly messageId: string | null;
-}
+export type { SendInvoiceEmailResult } from "../jobs/send-invoice-email";
 
 /**
  * E-mails an invoice to its customer, at most once per invoice however
@@ -51,7 +44,7 @@ export interface SendInvoiceEmailResult {
  * ```
  */
 @injectable()
-export class SendInvoiceEmailWorker extends AbstractQueueWorker<SendInvoiceEmail> {
+export class SendInvoiceEmailWorker extends AbstractQueueWorker<SendInvoiceEmail, SendInvoiceEmailResult> {
   readonly job = SendInvoiceEmail;
   readonly #db: AppDb;
   readonly #schema: string;

@@ -1,6 +1,7 @@
 import { ErrorCode, MAX_ERROR_MESSAGE, MAX_ERROR_TEXT } from "@stint/core";
 import { sql, type RawBuilder } from "kysely";
 import { heldBy } from "./held-by";
+import { selectAnnouncing } from "./announce-finished";
 
 /** `"<schema>"."job_attempts"`, quoted: one row per attempt that did not succeed. */
 export function attemptsTable(schema: string): RawBuilder<unknown> {
@@ -92,7 +93,8 @@ export function workerDuration(durationMs: number | null | undefined): number | 
  * `UPDATE … AS jobs SET … FROM <batch rows> AS <batch>` part, and the batch
  * rows carry `id`, `attempt`, `outcome`, `last_error`, `error_code` and
  * `summary`; `duration` is the duration to record. Returns the ids that
- * applied.
+ * applied; with `announce`, the batch finishes its jobs, and their waiters
+ * are told (see `announceFinished`).
  *
  * @example
  * ```ts
@@ -101,7 +103,7 @@ export function workerDuration(durationMs: number | null | undefined): number | 
  */
 export function finalizeRecordingAttempts(
   schema: string,
-  parts: { readonly batch: string; readonly workerId: string; readonly duration: RawBuilder<unknown> },
+  parts: { readonly batch: string; readonly workerId: string; readonly duration: RawBuilder<unknown>; readonly announce?: boolean },
   update: RawBuilder<unknown>,
 ): RawBuilder<{ id: string }> {
   const batch = sql.id(parts.batch);
@@ -115,5 +117,5 @@ export function finalizeRecordingAttempts(
 history AS (
   ${failedAttemptInsert(schema, "finalized")}
 )
-SELECT id FROM finalized`;
+${parts.announce === true ? selectAnnouncing(schema, "finalized") : sql`SELECT id FROM finalized`}`;
 }

@@ -2,6 +2,7 @@ import { ErrorCode } from "@stint/core";
 import { sql, type Kysely } from "kysely";
 import { leaseLostInsert, millisecondsBetween } from "./attempt-history";
 import { jobsTable } from "./job-row";
+import { announceFinished } from "./announce-finished";
 
 /** What {@link rescueExpiredLeases} takes. */
 export interface RescueExpiredLeasesParams {
@@ -17,7 +18,8 @@ export interface RescueExpiredLeasesParams {
  * earlier: those with attempts left become `failed`, due now; the others
  * become `dead` with `finished_at`. Both record `STINT_WORKER_DIED` and a
  * `last_error` naming the attempt that never finished. Rows another
- * transaction holds are skipped.
+ * transaction holds are skipped. Waiters of the jobs that became `dead`
+ * are told (see `announceFinished`).
  *
  * ### SQL
  * ```sql
@@ -34,9 +36,11 @@ export interface RescueExpiredLeasesParams {
  *          error_code = 'STINT_WORKER_DIED', last_error = 'The worker stopped … during attempt ' || jobs.attempts || …,
  *          locked_until = NULL, updated_at = now()
  *     FROM expired WHERE jobs.id = expired.id
- *   RETURNING jobs.state),
+ *   RETURNING jobs.id, jobs.state),
  * history AS (INSERT INTO "stint"."job_attempts" (…) SELECT id, attempts, 'lease-lost', locked_by, … FROM expired)
- * SELECT count(*) FILTER (WHERE state = 'failed') AS retried, count(*) FILTER (WHERE state = 'dead') AS dead FROM rescued
+ * SELECT count(*) FILTER (WHERE state = 'failed') AS retried, count(*) FILTER (WHERE state = 'dead') AS dead,
+ *        "stint".notify_awaited($3, array_agg(id) FILTER (WHERE state = 'dead')) AS announced
+ *   FROM rescued
  * ```
  *
  * @example
@@ -75,13 +79,14 @@ rescued AS (
          updated_at = now()
     FROM expired
    WHERE jobs.id = expired.id
-  RETURNING jobs.state
+  RETURNING jobs.id, jobs.state
 ),
 history AS (
   ${leaseLostInsert(schema, "expired", sql`'the lease rescue'`)}
 )
 SELECT count(*) FILTER (WHERE state = 'failed') AS retried,
-       count(*) FILTER (WHERE state = 'dead') AS dead
+       count(*) FILTER (WHERE state = 'dead') AS dead,
+       ${announceFinished(schema, sql`array_agg(id) FILTER (WHERE state = 'dead')`)} AS announced
   FROM rescued`.execute(executor);
   const row = rows[0];
   return Object.freeze({ retried: Number(row?.retried ?? 0), dead: Number(row?.dead ?? 0) });

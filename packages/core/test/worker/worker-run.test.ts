@@ -15,6 +15,8 @@ class BacklogStore {
   /** Whether each claim also asked for expired leases. */
   readonly takeOvers: boolean[] = [];
   readonly completed: string[] = [];
+  /** How many times the run looked for pending onDead hooks. */
+  deadHookClaims = 0;
   #next = 1;
 
   constructor(private backlog: number) {}
@@ -37,6 +39,10 @@ class BacklogStore {
   }
   extendLeases(params: { readonly jobs: readonly JobAttempt[] }): Promise<readonly string[]> {
     return Promise.resolve(params.jobs.map((job) => job.id));
+  }
+  claimDeadHooks(): Promise<readonly never[]> {
+    this.deadHookClaims += 1;
+    return Promise.resolve([]);
   }
 }
 
@@ -88,6 +94,13 @@ describe("WorkerRun", () => {
       thrown = error;
     }
     expect((thrown as Error).message).to.equal("Invalid option `concurrency`: must be an integer from 1 to 1000, got 0");
+  });
+
+  it("looks for pending onDead hooks once per drain, however many jobs succeed", async () => {
+    const store = new BacklogStore(1_000);
+    const summary = await new TaskWorker(store as unknown as JobStore, new RecordingLog(), { concurrency: 4, clock: new FakeClock() }).start();
+    expect(summary).to.include({ succeeded: 1_000 });
+    expect(store.deadHookClaims).to.equal(1);
   });
 
   it("writes an info summary of a busy run every 30 s, and nothing when nothing happened", async () => {

@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import { buildNewJob } from "@stint/core";
 import { ProbeJob } from "../../src/processes/probe-job";
 import { eventually } from "./eventually";
+import { killMidJob } from "./kill-mid-job";
 import { useProbeProcesses } from "./probe-fixture";
 
 interface HookCall {
@@ -33,16 +34,7 @@ describe("onDead across worker processes", function () {
     const t = probes.schema();
     const { id } = await t.store.enqueue(buildNewJob(ProbeJob, { seq: 1 }, { maxAttempts: 1 }));
     const doomed = probes.start({ MODE: "loop", PROBE_SLEEP_MS: "60000", PROBE_LEASE_MS: "1500" });
-    const held = await eventually(async () => {
-      const job = await t.store.getJob({ id });
-      return job?.state === "running" ? job : undefined;
-    }, 20_000, "the first process to start the job");
-    doomed.child.kill("SIGKILL");
-    expect((await doomed.exited).signal).to.equal("SIGKILL");
-    await eventually(async () => {
-      const { rows } = await sql<{ lapsed: boolean }>`SELECT locked_until < now() AS lapsed FROM ${sql.id(t.schema, "jobs")} WHERE id = ${id}`.execute(t.db);
-      return rows[0]?.lapsed;
-    }, 10_000, "the killed worker's lease to run out");
+    const held = await killMidJob(t, id, doomed);
     expect(await hookCalls(), "nobody ran the hook while the job was still running").to.deep.equal([]);
 
     // A once-mode run rescues its queues' expired leases (the job dies in SQL), then drains, hooks included.

@@ -241,24 +241,28 @@ export class WorkerRun<T> {
       this.#wokenFromOutside = false;
       // A process resumed after a pause stops its lapsed handlers before it takes more work.
       this.#leases.expireLapsed();
-      const sentAt = options.clock.now();
+      let sentAt = options.clock.now();
       const requeuedBefore = this.#requeued;
-      const maxTimeoutMs = deadline === undefined ? undefined : deadline - sentAt;
-      if (maxTimeoutMs !== undefined && maxTimeoutMs <= 0) return "max-runtime";
+      if (deadline !== undefined && deadline - sentAt <= 0) return "max-runtime";
       // Expired leases are looked for every so often, not on every claim: the look costs the store a scan.
       const takeOverExpired = sentAt - this.#tookOverAt >= this.#takeOverEveryMs;
       if (takeOverExpired) this.#tookOverAt = sentAt;
       let sent: Promise<readonly ClaimedJob[]> | undefined;
       const jobs = await this.#policy.run(
-        () =>
-          (sent = store.claimBatch({
+        () => {
+          // Each try counts the lease (and the run's remaining time) from when it is sent: a claim retried
+          // through an outage must not hold the jobs it finally takes against the first try's clock.
+          sentAt = options.clock.now();
+          const maxTimeoutMs = deadline === undefined ? undefined : Math.max(0, deadline - sentAt);
+          return (sent = store.claimBatch({
             queue,
             workerId,
             limit: room,
             leaseMs: options.leaseMs,
             takeOverExpired,
             ...(maxTimeoutMs === undefined ? {} : { maxTimeoutMs }),
-          })),
+          }));
+        },
         { giveUpAfterMs: CLAIM_GIVE_UP_MS, signal: stop, onRetry: (message) => log.warn(`Claim failed, retrying: ${message}`, { queue, workerId }) },
       );
       if (jobs === undefined) {

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { InfrastructureError } from "../../src/errors/infrastructure-error";
 import { defineJob } from "../../src/job/job-definition";
 import type { ClaimedJob } from "../../src/job/job-record";
 import type { LogFields, Logger } from "../../src/logging/logger";
@@ -120,6 +121,26 @@ describe("WorkerRun", () => {
     stop.abort();
     await clock.advance(1);
     expect(await run).to.include({ claimed: 3, succeeded: 3, stoppedBecause: "signal" });
+  });
+
+  it("counts a claim's lease from the try that got through, not from the first one an outage swallowed", async () => {
+    const clock = new FakeClock();
+    const store = new BacklogStore(1);
+    let failFirst!: (error: Error) => void;
+    const claim = store.claimBatch.bind(store);
+    let tries = 0;
+    store.claimBatch = (params) => {
+      tries += 1;
+      return tries === 1 ? new Promise((_, reject) => (failFirst = reject)) : claim(params);
+    };
+    const run = new TaskWorker(store as unknown as JobStore, new RecordingLog(), { concurrency: 1, leaseMs: 1_000, clock }).start();
+    await settle();
+    // The first try hangs through an outage longer than the lease, then fails; the retry takes the job.
+    await clock.advance(2_000);
+    failFirst(new InfrastructureError("connection timeout"));
+    await clock.advance(200);
+    expect(await run).to.include({ claimed: 1, succeeded: 1, leaseLost: 0 });
+    expect(store.completed).to.deep.equal(["1"]);
   });
 
   it("looks for expired leases on the first claim, then at most once a second", async () => {

@@ -12,6 +12,7 @@ export {
   JobTimeoutError,
   LeaseLostError,
   ShutdownError,
+  RecordedError,
 } from "./errors/job-errors";
 export { ConfigError, PayloadError, InvalidNameError } from "./errors/config-errors";
 export { EnvironmentError } from "./errors/environment-error";
@@ -56,6 +57,7 @@ export type {
 } from "./store/job-store";
 export type { AttemptRecord, AttemptOutcomeName, AttemptError } from "./store/attempt-record";
 export type { JobCompletionSource, JobWatch } from "./store/job-completion-source";
+export type { DeadHookClaim } from "./store/dead-hook-claim";
 export type { QueueControls, QueueControlsChange, RateLimit, ClaimHold, ClaimedBatch } from "./queue/queue-controls";
 export { parseRateLimit, formatRateLimit, checkRateLimit, MAX_RATE_LIMIT, MAX_RATE_PERIOD_MS } from "./queue/rate-limit-text";
 export { checkControlsChange, MAX_RUNNING_CAP } from "./queue/check-controls-change";
@@ -95,6 +97,7 @@ export type {
   JobLeaseLostEvent,
   JobWriteFailedEvent,
   JobProgressEvent,
+  JobOnDeadFailedEvent,
   WorkerEventBase,
   WorkerStartedEvent,
   QueueDrainedEvent,
@@ -115,6 +118,7 @@ export { resolveWorkerOptions } from "./worker/worker-options";
 export type { RunOptions } from "./worker/run-options";
 export type { RunSummary, StopReason } from "./worker/run-summary";
 export type { JobContext, FailureDecision } from "./worker/job-context";
+export type { DeadJobContext } from "./worker/dead-job-context";
 export { newWorkerId, processIdentity, applicationName } from "./worker/worker-id";
 export type { WorkerClass, AnyQueueWorker } from "./di/register-core";
 export { registerLogger, registerWorkers, resolveWorkers, resolveWorker, registerSchedules, resolveSchedules } from "./di/register-core";

@@ -20,6 +20,7 @@ import {
   type QueueControlsChange,
   type CompletedJob,
   type DeadJob,
+  type DeadHookClaim,
   type EnqueueResult,
   type JobAttempt,
   type JobCompletionSource,
@@ -44,6 +45,7 @@ import { assertKysely } from "./is-kysely";
 import { CallbackFailure } from "./queries/callback-failure";
 import { cancelJob } from "./queries/cancel-job";
 import { claimBatch } from "./queries/claim-batch";
+import { claimDeadHooks } from "./queries/claim-dead-hooks";
 import { completeInTransaction } from "./queries/complete-in-transaction";
 import { completeJobs } from "./queries/complete-jobs";
 import { countByQueue } from "./queries/count-by-queue";
@@ -53,6 +55,7 @@ import { deleteFinishedBefore, type FinishedState } from "./queries/delete-finis
 import { enqueue } from "./queries/enqueue";
 import { enqueueMany } from "./queries/enqueue-many";
 import { extendLeases } from "./queries/extend-leases";
+import { finishDeadHooks } from "./queries/finish-dead-hooks";
 import { fireDueSchedules } from "./queries/fire-due-schedules";
 import { getJob } from "./queries/get-job";
 import { isJobId } from "./queries/job-row";
@@ -236,6 +239,26 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
       integerOption("limit", params.limit, 1, 1_000_000);
       return rescueExpiredLeases(this.#db, this.#schema, params);
     });
+  }
+
+  claimDeadHooks(params: {
+    readonly queue: string;
+    readonly workerId: string;
+    readonly limit: number;
+    readonly leaseMs: number;
+  }): Promise<readonly DeadHookClaim[]> {
+    return this.#run("claimDeadHooks", () => {
+      assertQueueName(params.queue);
+      assertStorableKey("workerId", params.workerId, 200);
+      integerOption("limit", params.limit, 1, 100_000);
+      integerOption("leaseMs", params.leaseMs, 1, MAX_MS);
+      return claimDeadHooks(this.#db, this.#schema, params);
+    });
+  }
+
+  /** On the main pool, like claims (the control pool is kept for leases and outcomes); ids that cannot be jobs' match nothing. */
+  finishDeadHooks(params: { readonly workerId: string; readonly hooks: readonly JobAttempt[] }): Promise<readonly string[]> {
+    return this.#run("finishDeadHooks", () => finishDeadHooks(this.#db, this.#schema, { ...params, hooks: params.hooks.filter((hook) => isJobId(hook.id)) }));
   }
 
   cancelJob(params: { readonly id: string }): Promise<boolean> {

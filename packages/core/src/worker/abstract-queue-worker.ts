@@ -3,6 +3,7 @@ import type { RetryableError } from "../errors/job-errors";
 import { ErrorCode } from "../errors/error-codes";
 import { hasErrorCode } from "../errors/stint-error";
 import type { JobDefinition } from "../job/job-definition";
+import type { JobRecord } from "../job/job-record";
 import type { Logger } from "../logging/logger";
 import { logLines } from "../events/log-lines";
 import { RunEvents } from "../events/run-events";
@@ -10,6 +11,7 @@ import { WorkerEvents } from "../events/worker-events";
 import { backoffDelay } from "../policy/backoff";
 import { isRetryableByDefault } from "../policy/classify-error";
 import type { JobStore } from "../store/job-store";
+import type { DeadJobContext } from "./dead-job-context";
 import type { FailureDecision, JobContext } from "./job-context";
 import type { RunSummary } from "./run-summary";
 import { newWorkerId } from "./worker-id";
@@ -21,10 +23,11 @@ import { validateRunOptions, WORKER_OVERRIDES } from "./run-options";
 /**
  * The base class of every worker: one subclass per job kind. The subclass
  * says which kind (`job`), how to read a payload (`parse`) and what to do
- * (`processItem`); it may refine `isRetryable` and `handleFailure`. The base
- * class owns everything else: claiming with `SKIP LOCKED`, the lease and its
- * heartbeat, timeouts, fenced outcome writes, retries with backoff, dead
- * letters, logging and graceful shutdown.
+ * (`processItem`); it may refine `isRetryable` and `handleFailure`, and
+ * react to a job that gave up in `onDead`. The base class owns everything
+ * else: claiming with `SKIP LOCKED`, the lease and its heartbeat, timeouts,
+ * fenced outcome writes, retries with backoff, dead letters, logging and
+ * graceful shutdown.
  *
  * The skeleton `start()` runs, in order (`worker-run.ts`, `attempt-executor.ts`):
  * 1. **start** — log the start, subscribe to wake-ups (loop mode), start the
@@ -39,7 +42,10 @@ import { validateRunOptions, WORKER_OVERRIDES } from "./run-options";
  *    delay, or dead;
  * 6. **finalize** — one fenced write of the outcome (successes batched with
  *    others); a write that matches no row means another worker owns the job;
- * 7. **summary** — at the end, buffered jobs go back unspent, running ones
+ * 7. **onDead** — once a death is committed (here, or in SQL by the lease
+ *    rescue for a worker that died on its last attempt), `onDead` runs once
+ *    for it in a worker of the queue, outside the handler slots;
+ * 8. **summary** — at the end, buffered jobs go back unspent, running ones
  *    get the shutdown timeout; the frozen `RunSummary` is logged and returned.
  *
  * @example
@@ -177,6 +183,7 @@ export abstract class AbstractQueueWorker<T, R = unknown> {
         decide: (item, error, ctx) => this.handleFailure(item, error, ctx),
         secretFields,
       },
+      onDead: (job, error, ctx) => this.onDead(job, error, ctx),
       events,
     });
     const summary = await run.run(runOptions);
@@ -228,5 +235,40 @@ export abstract class AbstractQueueWorker<T, R = unknown> {
     const delayMs = requested ?? backoffDelay(ctx.job.attempt, this.#options.backoff, this.#options.random);
     return { action: "retry", delayMs: Math.max(0, Math.round(delayMs)) };
   }
+
+  /**
+   * Reacts to a job that gave up: called once per death, after `dead` is
+   * committed, whatever the road — a parse failure, a permanent error, the
+   * last attempt failing, `handleFailure` answering dead or throwing, or a
+   * worker that died (or lost its lease) on the last attempt, whose job the
+   * lease rescue made dead in SQL. It runs in a worker of this queue (the
+   * one that recorded the death, at once; for a death recorded in SQL, the
+   * first to look, within 5 s), outside the handler slots, at most
+   * `concurrency` at a time, with `ctx.signal` aborting after
+   * `onDeadTimeoutMs`. `error` is the error as thrown when this process
+   * recorded the death, else a `RecordedError` with the recorded code and
+   * text; `job` is the job as stored now. A throw, a rejection or a timeout
+   * is logged and emitted as `job.onDeadFailed`; the job stays dead and the
+   * hook is not called again for that death. Cancelled jobs are not dead:
+   * an operator chose that. `stint retry` runs the job again, and a new
+   * death calls the hook again (`ctx.attempt` tells them apart).
+   *
+   * A death is recorded durably before the hook runs and forgotten once it
+   * has run, so the hook runs once per death unless the process dies (or
+   * loses its database) between calling it and recording it done: then
+   * another worker calls it again (`ctx.delivery` > 1). The default does
+   * nothing.
+   *
+   * @example
+   * ```ts
+   * protected override async onDead(job: JobRecord, error: Error, ctx: DeadJobContext) {
+   *   await this.#db.insertInto("failed_invoices")
+   *     .values({ job_id: job.id, attempt: ctx.attempt, reason: error.message })
+   *     .onConflict((c) => c.doNothing()) // a second delivery writes nothing
+   *     .execute();
+   * }
+   * ```
+   */
+  protected onDead(_job: JobRecord, _error: Error, _ctx: DeadJobContext): void | Promise<void> {}
 }
 

@@ -48,6 +48,13 @@ export interface WorkerOptions {
   /** On shutdown, how long in-flight jobs may still finish before they are given back. Default 30,000. */
   readonly shutdownTimeoutMs?: number;
   /**
+   * How long one `onDead` call may take, in ms: then its `ctx.signal`
+   * aborts, the worker stops waiting for it (it is logged as failed) and
+   * records the hook as done. A death's hook is claimed for this long plus
+   * 10 s, so no other worker calls it meanwhile. Default 10,000; 1 to 3,600,000.
+   */
+  readonly onDeadTimeoutMs?: number;
+  /**
    * Identity of this worker incarnation, recorded as the owner of the jobs it
    * claims. Default: the process's random token drawn at start-up (with
    * `.n` for a second worker in the process), e.g. `9b1e03aa`; the start
@@ -76,6 +83,7 @@ export interface ResolvedWorkerOptions {
   readonly leaseMarginMs: number;
   readonly backoff: BackoffOptions;
   readonly shutdownTimeoutMs: number;
+  readonly onDeadTimeoutMs: number;
   readonly workerId: string | undefined;
   readonly clock: Clock;
   readonly random: () => number;
@@ -87,9 +95,10 @@ export const WORKER_OPTION_LIMITS = Object.freeze({
   prefetch: Object.freeze({ min: 0, max: 10_000 }),
   leaseMs: Object.freeze({ min: 200, max: 86_400_000, default: 60_000 }),
   shutdownTimeoutMs: Object.freeze({ min: 0, max: 86_400_000, default: 30_000 }),
+  onDeadTimeoutMs: Object.freeze({ min: 1, max: 3_600_000, default: 10_000 }),
 });
 
-const KNOWN = ["concurrency", "prefetch", "leaseMs", "backoff", "shutdownTimeoutMs", "workerId", "clock", "random"];
+const KNOWN = ["concurrency", "prefetch", "leaseMs", "backoff", "shutdownTimeoutMs", "onDeadTimeoutMs", "workerId", "clock", "random"];
 
 /** Fills in defaults, validates (messages name the option) and freezes worker options. */
 export function resolveWorkerOptions(input: WorkerOptions = {}): ResolvedWorkerOptions {
@@ -112,13 +121,14 @@ export function resolveWorkerOptions(input: WorkerOptions = {}): ResolvedWorkerO
     leaseMarginMs: leaseSafetyMargin(leaseMs),
     backoff: resolveBackoff(input.backoff),
     shutdownTimeoutMs: limited("shutdownTimeoutMs", input.shutdownTimeoutMs),
+    onDeadTimeoutMs: limited("onDeadTimeoutMs", input.onDeadTimeoutMs),
     workerId: input.workerId,
     clock: input.clock ?? systemClock,
     random: input.random ?? Math.random,
   });
 }
 
-function limited(option: "concurrency" | "leaseMs" | "shutdownTimeoutMs", value: number | undefined): number {
+function limited(option: "concurrency" | "leaseMs" | "shutdownTimeoutMs" | "onDeadTimeoutMs", value: number | undefined): number {
   const limits = WORKER_OPTION_LIMITS[option];
   return integerOption(option, value ?? limits.default, limits.min, limits.max);
 }

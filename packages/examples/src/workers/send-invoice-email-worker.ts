@@ -1,10 +1,14 @@
 import {
   AbstractQueueWorker,
+  ErrorCode,
+  errorCodeOf,
   JOB_STORE,
   LOGGER,
   permanent,
   type BackoffOptions,
+  type DeadJobContext,
   type JobContext,
+  type JobRecord,
   type JobStore,
   type Logger,
 } from "@stint/core";
@@ -35,6 +39,11 @@ export type { SendInvoiceEmailResult } from "../jobs/send-invoice-email";
  * accepted by the provider whose commit then fails is sent again by the
  * retry. The key goes to the provider as `OutgoingMail.reference`, its
  * idempotency key, so a provider that deduplicates closes that window too.
+ *
+ * A job that gives up (an invoice that does not exist, a malformed
+ * payload, the mailer failing every attempt, its worker killed on the last
+ * one) is written to `undelivered_invoices` by `onDead`, for someone to
+ * follow up.
  *
  * @example
  * ```ts
@@ -92,6 +101,15 @@ export class SendInvoiceEmailWorker extends AbstractQueueWorker<SendInvoiceEmail
     });
     if (!sent) ctx.log.info(`Invoice ${invoice.id} was already e-mailed; sending nothing`);
     return { invoiceId: invoice.id, sent, messageId: receipt.messageId };
+  }
+
+  protected override async onDead(job: JobRecord, error: Error, ctx: DeadJobContext): Promise<void> {
+    await this.#db
+      .insertInto("undelivered_invoices")
+      .values({ job_id: job.id, attempt: ctx.attempt, payload: JSON.stringify(job.payload), error_code: errorCodeOf(error) ?? ErrorCode.Unknown, reason: error.message })
+      .onConflict((conflict) => conflict.columns(["job_id", "attempt"]).doNothing()) // a second delivery of this death
+      .execute();
+    ctx.log.warn(`Invoice e-mail job ${job.id} gave up after attempt ${ctx.attempt}: ${error.message}`);
   }
 }
 

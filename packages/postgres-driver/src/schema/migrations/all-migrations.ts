@@ -6,6 +6,7 @@ import { attemptHistoryMigration } from "./0005-attempt-history";
 import { jobsRowLayoutMigration } from "./0006-jobs-row-layout";
 import { queueControlsMigration } from "./0007-queue-controls";
 import { jobWaitersMigration } from "./0008-job-waiters";
+import { deadHooksMigration } from "./0009-dead-hooks";
 import type { Migration } from "./migration";
 
 /**
@@ -13,7 +14,7 @@ import type { Migration } from "./migration";
  *
  * @example
  * ```ts
- * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 8
+ * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 9
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
@@ -25,4 +26,5 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   jobsRowLayoutMigration,
   queueControlsMigration,
   jobWaitersMigration,
+  deadHooksMigration,
 ]);

@@ -1,0 +1,163 @@
+import type { JobState } from "@stint/core";
+import { sql, type Kysely, type RawBuilder } from "kysely";
+import { jobsTable } from "./job-row";
+import { jobSummaryColumns, toJobSummary, type JobSummary, type JobSummaryRow } from "./job-summary-row";
+
+/** What {@link browseJobs} takes. */
+export interface BrowseJobsParams {
+  /** Only jobs of this queue. */
+  readonly queue?: string;
+  /** Only jobs in these states (at least one). */
+  readonly states?: readonly JobState[];
+  /** Only jobs whose `last_error` contains this text, case-insensitively (matched literally: `%` and `_` are not wildcards). */
+  readonly errorText?: string;
+  /** Only jobs created at or after this instant. */
+  readonly createdFrom?: Date;
+  /** Only jobs created before this instant. */
+  readonly createdTo?: Date;
+  /** Only jobs with a smaller id: the `nextBeforeId` of the previous page. */
+  readonly beforeId?: string;
+  /** At most this many jobs on the page. */
+  readonly limit: number;
+  /** With a searched filter (see {@link JobPage.searched}): look at no more than this many jobs per page. */
+  readonly scanLimit: number;
+}
+
+/** A page of {@link browseJobs}. */
+export interface JobPage {
+  /** Newest first (by id). */
+  readonly jobs: readonly JobSummary[];
+  /** The `beforeId` of the next page, or `null` when no older job can match. */
+  readonly nextBeforeId: string | null;
+  /**
+   * Set when a filter had to be searched for rather than read from an
+   * index range (the error text, the time range, or a queue together with
+   * finished states): the page looked at the newest `scanned` jobs below
+   * `beforeId` that match the indexed filters, and `matched` of them
+   * matched every filter. `complete` is false when the search stopped at
+   * `scanLimit`: older jobs may match too (follow `nextBeforeId`).
+   */
+  readonly searched: { readonly scanned: number; readonly matched: number; readonly complete: boolean } | null;
+}
+
+/** The states whose partial indexes lead with `queue` (`jobs_claim_idx`, `jobs_lease_idx`). */
+const QUEUE_INDEXED_STATES: readonly JobState[] = ["queued", "failed", "running"];
+
+interface PageRow extends JobSummaryRow {
+  readonly scanned: string;
+  readonly lowest: string | null;
+  readonly matched: string;
+}
+
+/**
+ * A page of job summaries for a dashboard, newest first, with keyset
+ * pagination on `id`: every page costs the same however deep it is, and
+ * nothing is counted beyond the page.
+ *
+ * Filters are of two kinds. The state, the `beforeId` bound and (for
+ * waiting and running states only) the queue are read as index ranges —
+ * the primary key walked backwards, or the partial index of the states
+ * asked for. Every other filter (error text, time range, a queue together
+ * with finished states) has no index on a hot table that would pay for
+ * it, so it is searched for within a bounded window: the newest
+ * `scanLimit` jobs that pass the indexed filters. The page says how many
+ * it looked at and whether older ones remain; the next page continues
+ * below the window. A search therefore never reads more than `scanLimit`
+ * rows, however large the table.
+ *
+ * ### SQL (indexed filters only)
+ * ```sql
+ * SELECT id, queue, state, …, left(last_error, 300) AS error_head FROM "stint"."jobs" AS j
+ *  WHERE true [AND j.state = ANY($1::text[])] [AND j.queue = $2] [AND j.id < $3::bigint]
+ *  ORDER BY j.id DESC LIMIT $4 + 1
+ * ```
+ *
+ * ### SQL (with a searched filter)
+ * ```sql
+ * WITH win AS MATERIALIZED (SELECT j.id FROM "stint"."jobs" AS j WHERE <indexed filters> ORDER BY j.id DESC LIMIT $scan),
+ *      hits AS MATERIALIZED (SELECT j.id FROM "stint"."jobs" AS j WHERE j.id = ANY(ARRAY(SELECT id FROM win))
+ *                              AND <indexed filters> [AND j.queue = $q] [AND j.last_error ILIKE $text] [AND j.created_at >= $from] …),
+ *      stats AS (SELECT (SELECT count(*) FROM win) AS scanned, (SELECT min(id) FROM win) AS lowest, (SELECT count(*) FROM hits) AS matched)
+ * SELECT stats.*, page.* FROM stats LEFT JOIN LATERAL (
+ *   SELECT … FROM "stint"."jobs" AS j WHERE j.id = ANY(ARRAY(SELECT id FROM hits ORDER BY id DESC LIMIT $limit + 1))) AS page ON true
+ *  ORDER BY page.id DESC
+ * ```
+ *
+ * @example
+ * ```ts
+ * const page = await browseJobs(db, "stint", { states: ["dead"], errorText: "timeout", limit: 50, scanLimit: 10_000 });
+ * const next = await browseJobs(db, "stint", { states: ["dead"], errorText: "timeout", limit: 50, scanLimit: 10_000, beforeId: page.nextBeforeId! });
+ * ```
+ */
+export async function browseJobs(executor: Kysely<any>, schema: string, params: BrowseJobsParams): Promise<JobPage> {
+  const statement = browseJobsStatement(schema, params);
+  if (statement.searched) {
+    const { rows } = await statement.query.execute(executor);
+    return searchedPage(rows as PageRow[], params);
+  }
+  const { rows } = await statement.query.execute(executor);
+  const more = rows.length > params.limit;
+  const jobs = (rows as JobSummaryRow[]).slice(0, params.limit).map(toJobSummary);
+  return Object.freeze({ jobs: Object.freeze(jobs), nextBeforeId: more ? jobs.at(-1)!.id : null, searched: null });
+}
+
+/** The statement {@link browseJobs} runs, and whether it searches a window (exported for plan tests). */
+export function browseJobsStatement(schema: string, params: BrowseJobsParams): { readonly query: RawBuilder<unknown>; readonly searched: boolean } {
+  const jobs = jobsTable(schema);
+  const queueIndexed = params.states !== undefined && params.states.every((state) => QUEUE_INDEXED_STATES.includes(state));
+  const indexed: RawBuilder<unknown>[] = [sql`true`];
+  const searched: RawBuilder<unknown>[] = [];
+  if (params.states !== undefined) indexed.push(sql`j.state = ANY(${[...params.states]}::text[])`);
+  if (params.queue !== undefined) (queueIndexed ? indexed : searched).push(sql`j.queue = ${params.queue}`);
+  if (params.beforeId !== undefined) indexed.push(sql`j.id < ${params.beforeId}::bigint`);
+  if (params.errorText !== undefined) searched.push(sql`j.last_error ILIKE ${likePattern(params.errorText)}`);
+  if (params.createdFrom !== undefined) searched.push(sql`j.created_at >= ${params.createdFrom.toISOString()}::timestamptz`);
+  if (params.createdTo !== undefined) searched.push(sql`j.created_at < ${params.createdTo.toISOString()}::timestamptz`);
+  const where = sql.join(indexed, sql` AND `);
+  if (searched.length === 0) {
+    return {
+      searched: false,
+      query: sql`SELECT ${jobSummaryColumns("j")}
+  FROM ${jobs} AS j
+ WHERE ${where}
+ ORDER BY j.id DESC
+ LIMIT ${params.limit + 1}::integer`,
+    };
+  }
+  return {
+    searched: true,
+    query: sql`WITH win AS MATERIALIZED (
+  SELECT j.id FROM ${jobs} AS j WHERE ${where} ORDER BY j.id DESC LIMIT ${params.scanLimit}::integer),
+hits AS MATERIALIZED (
+  SELECT j.id FROM ${jobs} AS j
+   WHERE j.id = ANY(ARRAY(SELECT id FROM win)) AND ${where} AND ${sql.join(searched, sql` AND `)}),
+stats AS (
+  SELECT (SELECT count(*) FROM win) AS scanned, (SELECT min(id) FROM win) AS lowest, (SELECT count(*) FROM hits) AS matched)
+SELECT stats.scanned, stats.lowest, stats.matched, page.*
+  FROM stats
+  LEFT JOIN LATERAL (
+    SELECT ${jobSummaryColumns("j")}
+      FROM ${jobs} AS j
+     WHERE j.id = ANY(ARRAY(SELECT id FROM hits ORDER BY id DESC LIMIT ${params.limit + 1}::integer))) AS page ON true
+ ORDER BY page.id DESC`,
+  };
+}
+
+function searchedPage(rows: readonly PageRow[], params: BrowseJobsParams): JobPage {
+  const stats = rows[0]!;
+  const found = rows.filter((row) => row.id !== null);
+  const jobs = found.slice(0, params.limit).map(toJobSummary);
+  const scanned = Number(stats.scanned);
+  const complete = scanned < params.scanLimit;
+  const nextBeforeId = found.length > params.limit ? jobs.at(-1)!.id : complete || stats.lowest === null ? null : String(stats.lowest);
+  return Object.freeze({
+    jobs: Object.freeze(jobs),
+    nextBeforeId,
+    searched: Object.freeze({ scanned, matched: Number(stats.matched), complete }),
+  });
+}
+
+/** `text` as an `ILIKE` pattern that matches it literally anywhere. */
+export function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+}

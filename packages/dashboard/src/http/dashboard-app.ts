@@ -160,6 +160,7 @@ export class DashboardApp {
   async #post(request: IncomingMessage, response: ServerResponse, viewer: Viewer, path: string): Promise<void> {
     const { context } = viewer;
     if (isCrossSite(request)) throw this.#refuse(request, context.who, "a POST from another site");
+    if (this.#settings.readOnly && path !== "/logout") throw this.#refuse(request, context.who, "an action in read-only mode", "This dashboard is read-only.");
     const form = await readForm(request);
     if (!this.#csrf.check(viewer.nonce, context.who, form.get(CSRF_FIELD) ?? undefined)) throw this.#refuse(request, context.who, "a POST without a valid CSRF token");
     if (path === "/logout") {
@@ -168,7 +169,6 @@ export class DashboardApp {
       });
       return;
     }
-    if (this.#settings.readOnly) throw this.#refuse(request, context.who, "an action in read-only mode", "This dashboard is read-only.");
     const actor = { who: context.who, remoteAddress: request.socket.remoteAddress };
     const jobAction = /^\/jobs\/([^/]+)\/(retry|cancel)$/.exec(path);
     if (jobAction !== null) {

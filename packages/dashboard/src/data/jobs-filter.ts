@@ -15,7 +15,8 @@ export interface JobsFilter {
 }
 
 const LOCAL_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?$/;
-const ZONED_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2})$/;
+/** A `+` in a query string arrives as a space, so ` 02:00` is read as `+02:00`. */
+const ZONED_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+ -]\d{2}:\d{2})$/;
 
 /**
  * Reads the jobs page's query: `queue`, `state`, `q` (text in the last
@@ -73,7 +74,7 @@ function parseTime(name: string, value: string, offsetMinutes: number): Date {
     if (!exists) throw badParameter(name, "is not a date and time that exists");
     date = new Date(wall.getTime() - offsetMinutes * 60_000);
   } else if (ZONED_TIME.test(value)) {
-    date = new Date(value);
+    date = new Date(value.replace(" ", "+"));
   } else {
     throw badParameter(name, "must be a time such as 2024-05-01T09:30 or 2024-05-01T09:30:00Z");
   }

@@ -1,10 +1,11 @@
-import { assertQueueName, assertSqlIdentifier, ConfigError, integerOption, JOB_STATES, rejectUnknownOptions, type JobState } from "@stint/core";
-import type { Kysely } from "kysely";
+import { assertQueueName, assertSqlIdentifier, ConfigError, integerOption, JOB_STATES, rejectUnknownOptions, type JobState, type QueueGauges } from "@stint/core";
+import { sql, type Kysely } from "kysely";
 import { interpretError } from "./interpret-error";
 import { assertKysely } from "./is-kysely";
 import { browseJobs, type BrowseJobsParams, type JobPage } from "./queries/browse-jobs";
 import { countJobsUpTo } from "./queries/count-jobs-up-to";
 import { isJobId } from "./queries/job-row";
+import { readQueueGauges } from "./queries/read-queue-gauges";
 import { readRecentThroughput, type RecentThroughput, type RecentThroughputParams } from "./queries/read-recent-throughput";
 import { DEFAULT_SCHEMA } from "./schema/default-schema";
 
@@ -26,6 +27,13 @@ export const MAX_ERROR_SEARCH_LENGTH = 200;
  * (`ConfigError` naming it), and database errors are interpreted as the
  * store's are.
  *
+ * Each statement runs in a transaction of its own with `enable_seqscan`
+ * off: each is built to read an index range, and the planner's cost model
+ * misjudges this table. It assumes the waiting jobs are scattered over the
+ * heap, while they are its newest rows, clustered at the end; measured on
+ * a million jobs with 12,667 waiting, it chose a parallel scan of the whole
+ * table (184 ms) over the partial index `jobs_claim_idx` (6 ms).
+ *
  * @example
  * ```ts
  * const browser = new PostgresJobBrowser({ db, schema: "stint" });
@@ -44,48 +52,55 @@ export class PostgresJobBrowser {
     this.#schema = assertSqlIdentifier(options.schema ?? DEFAULT_SCHEMA, "schema");
   }
 
+  /**
+   * The gauges of every queue with waiting, running or dead jobs (see
+   * `readQueueGauges` in `queries/read-queue-gauges.ts`), planned as the
+   * browser's other reads are.
+   */
+  readQueueGauges(): Promise<readonly QueueGauges[]> {
+    return this.#read("readQueueGauges", (executor) => readQueueGauges(executor, this.#schema, {}));
+  }
+
   /** See `browseJobs` in `queries/browse-jobs.ts`. */
-  browseJobs(params: BrowseJobsParams): Promise<JobPage> {
-    return this.#run("browseJobs", () => {
-      integerOption("limit", params.limit, 1, 1_000);
-      integerOption("scanLimit", params.scanLimit, 1, 1_000_000);
-      checkFilters(params);
-      if (params.errorText !== undefined && (typeof params.errorText !== "string" || params.errorText.length > MAX_ERROR_SEARCH_LENGTH)) {
-        throw new ConfigError("errorText", `must be a text of at most ${MAX_ERROR_SEARCH_LENGTH} characters`);
-      }
-      for (const name of ["createdFrom", "createdTo"] as const) {
-        const value = params[name];
-        if (value !== undefined && !(value instanceof Date && Number.isFinite(value.getTime()))) throw new ConfigError(name, "must be a valid Date");
-      }
-      if (params.beforeId !== undefined && !isJobId(params.beforeId)) {
-        throw new ConfigError("beforeId", `must be a job id (a positive integer as a string), got ${JSON.stringify(params.beforeId)}`);
-      }
-      return browseJobs(this.#db, this.#schema, params);
-    });
+  async browseJobs(params: BrowseJobsParams): Promise<JobPage> {
+    integerOption("limit", params.limit, 1, 1_000);
+    integerOption("scanLimit", params.scanLimit, 1, 1_000_000);
+    checkFilters(params);
+    if (params.errorText !== undefined && (typeof params.errorText !== "string" || params.errorText.length > MAX_ERROR_SEARCH_LENGTH)) {
+      throw new ConfigError("errorText", `must be a text of at most ${MAX_ERROR_SEARCH_LENGTH} characters`);
+    }
+    for (const name of ["createdFrom", "createdTo"] as const) {
+      const value = params[name];
+      if (value !== undefined && !(value instanceof Date && Number.isFinite(value.getTime()))) throw new ConfigError(name, "must be a valid Date");
+    }
+    if (params.beforeId !== undefined && !isJobId(params.beforeId)) {
+      throw new ConfigError("beforeId", `must be a job id (a positive integer as a string), got ${JSON.stringify(params.beforeId)}`);
+    }
+    return this.#read("browseJobs", (executor) => browseJobs(executor, this.#schema, params));
   }
 
   /** See `countJobsUpTo` in `queries/count-jobs-up-to.ts`. */
-  countJobsUpTo(params: { readonly queue?: string; readonly states?: readonly JobState[]; readonly cap: number }): Promise<number> {
-    return this.#run("countJobsUpTo", () => {
-      integerOption("cap", params.cap, 1, 1_000_000);
-      checkFilters(params);
-      return countJobsUpTo(this.#db, this.#schema, params);
-    });
+  async countJobsUpTo(params: { readonly queue?: string; readonly states?: readonly JobState[]; readonly cap: number }): Promise<number> {
+    integerOption("cap", params.cap, 1, 1_000_000);
+    checkFilters(params);
+    return this.#read("countJobsUpTo", (executor) => countJobsUpTo(executor, this.#schema, params));
   }
 
   /** See `readRecentThroughput` in `queries/read-recent-throughput.ts`. */
-  readRecentThroughput(params: RecentThroughputParams): Promise<RecentThroughput> {
-    return this.#run("readRecentThroughput", () => {
-      integerOption("windowMs", params.windowMs, 1_000, 7 * 86_400_000);
-      integerOption("buckets", params.buckets, 1, 1_000);
-      integerOption("scanLimit", params.scanLimit, 1, 10_000_000);
-      return readRecentThroughput(this.#db, this.#schema, params);
-    });
+  async readRecentThroughput(params: RecentThroughputParams): Promise<RecentThroughput> {
+    integerOption("windowMs", params.windowMs, 1_000, 7 * 86_400_000);
+    integerOption("buckets", params.buckets, 1, 1_000);
+    integerOption("scanLimit", params.scanLimit, 1, 10_000_000);
+    return this.#read("readRecentThroughput", (executor) => readRecentThroughput(executor, this.#schema, params));
   }
 
-  async #run<T>(operation: string, query: () => Promise<T>): Promise<T> {
+  /** Runs one read in a transaction of its own, with sequential scans of the table off (see the class). */
+  async #read<T>(operation: string, query: (executor: Kysely<any>) => Promise<T>): Promise<T> {
     try {
-      return await query();
+      return await this.#db.transaction().execute(async (trx) => {
+        await sql`SET LOCAL enable_seqscan = off`.execute(trx);
+        return query(trx);
+      });
     } catch (thrown) {
       throw interpretError(thrown, operation);
     }

@@ -5,7 +5,7 @@ import type { JobsFilter } from "./jobs-filter";
 /** Jobs per page. */
 export const PAGE_SIZE = 50;
 /** Jobs a searched filter looks at per page. */
-export const SEARCH_WINDOW = 10_000;
+export const SEARCH_WINDOW = 5_000;
 /** Where the count of an unsearched list stops ("10,000+"). */
 export const COUNT_CAP = 10_000;
 

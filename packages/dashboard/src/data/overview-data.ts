@@ -41,7 +41,7 @@ export interface Overview {
  */
 export async function readOverview(sources: DashboardSources): Promise<Overview> {
   const [gauges, controls, throughput] = await Promise.all([
-    sources.store.readQueueGauges(),
+    sources.browser.readQueueGauges(),
     sources.store.listQueueControls(),
     sources.browser.readRecentThroughput({ windowMs: THROUGHPUT_WINDOW_MS, buckets: THROUGHPUT_BUCKETS, scanLimit: THROUGHPUT_SCAN_LIMIT }),
   ]);

@@ -5,6 +5,7 @@ import { jobsPageRoomMigration } from "./0004-jobs-page-room";
 import { attemptHistoryMigration } from "./0005-attempt-history";
 import { jobsRowLayoutMigration } from "./0006-jobs-row-layout";
 import { queueControlsMigration } from "./0007-queue-controls";
+import { finishedIndexQueueMigration } from "./0008-finished-index-queue";
 import type { Migration } from "./migration";
 
 /**
@@ -12,7 +13,7 @@ import type { Migration } from "./migration";
  *
  * @example
  * ```ts
- * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 7
+ * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 8
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
@@ -23,4 +24,5 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   attemptHistoryMigration,
   jobsRowLayoutMigration,
   queueControlsMigration,
+  finishedIndexQueueMigration,
 ]);

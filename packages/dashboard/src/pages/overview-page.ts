@@ -57,7 +57,7 @@ ${context.readOnly ? "" : html`<td class="actions">${
     paused
       ? actionButton(context, { path: `${queuePath(row.queue)}/resume`, label: "Resume" })
       : actionButton(context, { path: `${queuePath(row.queue)}/pause`, label: "Pause", confirm: `Pause queue ${row.queue}? Running jobs finish; no new ones start.` })
-  }${row.dead > 0 ? html` <a class="button" href="${href(context, `${queuePath(row.queue)}/retry-dead`)}">Retry dead…</a>` : ""}</td>`}
+  }${row.dead > 0 ? html` <a class="button" href="${href(context, `${queuePath(row.queue)}/retry-dead`)}">Retry dead</a>` : ""}</td>`}
 </tr>`;
 }
 

@@ -1,6 +1,6 @@
 import { html, trustedHtml, type Html } from "../html/html";
 
-const WIDTH = 120;
+const WIDTH = 96;
 const HEIGHT = 24;
 
 /**

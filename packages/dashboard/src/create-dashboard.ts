@@ -41,7 +41,6 @@ export interface DashboardHandler {
 }
 
 const OPTION_KEYS = ["db", "connectionString", "schema", "basePath", "auth", "readOnly", "jobKinds", "payloads", "log", "refreshMs"];
-const BASE_PATH = /^(?:\/[A-Za-z0-9._~-]+)*\/?$/;
 
 /**
  * Creates the dashboard: a request handler that serves the overview, the
@@ -84,8 +83,24 @@ export function createDashboard(options: DashboardOptions): DashboardHandler {
   return Object.assign(handler, { basePath: prefix === "" ? "/" : prefix, close });
 }
 
+/**
+ * True for a base path the dashboard can be mounted at: `/`, or segments of
+ * letters, digits and `. _ ~ -` (not `.` or `..` alone), at most 200
+ * characters, with or without a trailing slash.
+ *
+ * @example
+ * ```ts
+ * isBasePath("/admin/jobs"); // true
+ * isBasePath("admin");       // false
+ * ```
+ */
+export function isBasePath(basePath: unknown): basePath is string {
+  if (typeof basePath !== "string" || basePath.length > 200 || !/^(?:\/[A-Za-z0-9._~-]+)*\/?$/.test(basePath)) return false;
+  return basePath.split("/").every((segment) => segment !== "." && segment !== "..");
+}
+
 function basePrefix(basePath: unknown): string {
-  if (typeof basePath !== "string" || !BASE_PATH.test(basePath) || basePath.length > 200) {
+  if (!isBasePath(basePath)) {
     throw new ConfigError("basePath", 'must be a path such as "/" or "/admin/jobs" (letters, digits, . _ ~ -)');
   }
   return basePath.replace(/\/$/, "");

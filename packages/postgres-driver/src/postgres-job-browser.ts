@@ -66,8 +66,9 @@ export class PostgresJobBrowser {
     integerOption("limit", params.limit, 1, 1_000);
     integerOption("scanLimit", params.scanLimit, 1, 1_000_000);
     checkFilters(params);
-    if (params.errorText !== undefined && (typeof params.errorText !== "string" || params.errorText.length > MAX_ERROR_SEARCH_LENGTH)) {
-      throw new ConfigError("errorText", `must be a text of at most ${MAX_ERROR_SEARCH_LENGTH} characters`);
+    const { errorText } = params;
+    if (errorText !== undefined && (typeof errorText !== "string" || errorText.length > MAX_ERROR_SEARCH_LENGTH || errorText.includes("\u0000"))) {
+      throw new ConfigError("errorText", `must be a text of at most ${MAX_ERROR_SEARCH_LENGTH} characters without NUL`);
     }
     for (const name of ["createdFrom", "createdTo"] as const) {
       const value = params[name];

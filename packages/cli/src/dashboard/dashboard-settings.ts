@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
 import type { DashboardAuth } from "@stint/dashboard";
-import { MIN_PASSWORD_LENGTH, MIN_TOKEN_LENGTH } from "@stint/dashboard";
+import { isBasePath, MIN_PASSWORD_LENGTH, MIN_TOKEN_LENGTH } from "@stint/dashboard";
 import { integerValue } from "../args/option-values";
 import { configError } from "../cli-error";
 
@@ -44,7 +44,7 @@ export function readDashboardSettings(flags: DashboardFlags): DashboardSettings 
   if (host === "" || (isIP(host) === 0 && !/^[A-Za-z0-9.-]{1,253}$/.test(host))) throw configError(`--host must be an address or a host name, got ${JSON.stringify(flags.host)}`);
   const port = flags.port === undefined ? 3000 : integerValue("--port", flags.port, 0, 65_535);
   const basePath = flags.basePath ?? "/";
-  if (!/^(?:\/[A-Za-z0-9._~-]+)*\/?$/.test(basePath)) throw configError(`--base-path must be a path such as / or /admin/jobs, got ${JSON.stringify(basePath)}`);
+  if (!isBasePath(basePath)) throw configError(`--base-path must be a path such as / or /admin/jobs, got ${JSON.stringify(basePath)}`);
   const token = flags.token ?? (flags.envToken?.trim() || undefined);
   const given = [token !== undefined, flags.basicAuth !== undefined].filter(Boolean).length;
   const base = { host, port, basePath, readOnly: flags.readOnly };

@@ -48,6 +48,7 @@ export function parseJobsFilter(query: URLSearchParams): JobsFilter {
   }
   if (raw.q !== "") {
     if (raw.q.length > MAX_ERROR_SEARCH_LENGTH) throw badParameter("q", `must be at most ${MAX_ERROR_SEARCH_LENGTH} characters`);
+    if (raw.q.includes("\u0000")) throw badParameter("q", "must not contain a NUL character");
     filter.errorText = raw.q;
   }
   const offsetText = raw.tz;

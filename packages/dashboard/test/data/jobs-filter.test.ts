@@ -32,6 +32,7 @@ describe("parseJobsFilter", () => {
     ["tz=east", /"tz" must be minutes/],
     [`q=${"x".repeat(201)}`, /"q" must be at most 200 characters/],
     ["q=a&q=b", /"q" is given more than once/],
+    ["q=%00", /"q" must not contain a NUL character/],
   ];
   for (const [query, message] of refused) {
     it(`refuses ${query.slice(0, 40)} with a 400 naming the parameter`, () => {

@@ -34,6 +34,7 @@ describe("bad input to the dashboard", () => {
     ["a time that is not a time", "/admin/jobs/jobs?to=yesterday", 400],
     ["a time zone offset out of range", "/admin/jobs/jobs?from=2024-02-03T10:00&tz=9999", 400],
     ["an error text over 200 characters", `/admin/jobs/jobs?q=${"x".repeat(201)}`, 400],
+    ["an error text with a NUL character", "/admin/jobs/jobs?q=a%00b", 400],
     ["a filter given twice", "/admin/jobs/jobs?state=dead&state=queued", 400],
     ["an oversized query string", `/admin/jobs/jobs?q=${"x".repeat(5_000)}`, 414],
     ["a malformed percent escape in the path", "/admin/jobs/jobs/%E0%A4%A", 400],

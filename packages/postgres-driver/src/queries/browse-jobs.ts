@@ -31,10 +31,11 @@ export interface JobPage {
   readonly nextBeforeId: string | null;
   /**
    * Set when a filter had to be searched for rather than read from an
-   * index range (the queue, the error text, the time range): the page looked at the newest `scanned` jobs below
-   * `beforeId` that match the indexed filters, and `matched` of them
-   * matched every filter. `complete` is false when the search stopped at
-   * `scanLimit`: older jobs may match too (follow `nextBeforeId`).
+   * index range (the queue, the error text, the time range): the page
+   * looked at the newest `scanned` jobs below `beforeId` that match the
+   * indexed filters, and `matched` of them matched every filter.
+   * `complete` is false when the search stopped at `scanLimit`: older
+   * jobs may match too (follow `nextBeforeId`).
    */
   readonly searched: { readonly scanned: number; readonly matched: number; readonly complete: boolean } | null;
 }

@@ -10,6 +10,9 @@ import { ExitCode } from "@stint/core";
  * | `STINT_USAGE` | 2 | the command line cannot be read (unknown command or option, missing argument) |
  * | `STINT_NOT_FOUND` | 3 | the job named does not exist |
  * | `STINT_WRONG_STATE` | 4 | the job exists, but the operation does not apply in its state |
+ * | `STINT_JOB_DEAD` | 5 | `jobs wait`: the job is dead |
+ * | `STINT_JOB_CANCELLED` | 6 | `jobs wait`: the job was cancelled |
+ * | `STINT_TIMED_OUT` | 124 | `jobs wait`: the job did not finish within `--timeout` |
  * | `STINT_UNREACHABLE` | 69 | PostgreSQL cannot be reached, or failed in a way worth retrying |
  * | `STINT_CONFIG` | 78 | an invalid option value, environment variable, URL, schema or app module |
  * | `STINT_INTERRUPTED` | 130 | stopped by SIGINT/SIGTERM |
@@ -19,6 +22,9 @@ export const CliErrorCode = Object.freeze({
   Usage: "STINT_USAGE",
   NotFound: "STINT_NOT_FOUND",
   WrongState: "STINT_WRONG_STATE",
+  JobDead: "STINT_JOB_DEAD",
+  JobCancelled: "STINT_JOB_CANCELLED",
+  TimedOut: "STINT_TIMED_OUT",
   Unreachable: "STINT_UNREACHABLE",
   Config: "STINT_CONFIG",
   Interrupted: "STINT_INTERRUPTED",
@@ -34,6 +40,9 @@ const CODE_OF_EXIT: Readonly<Record<ExitCode, CliErrorCode>> = Object.freeze({
   [ExitCode.Usage]: CliErrorCode.Usage,
   [ExitCode.NotFound]: CliErrorCode.NotFound,
   [ExitCode.WrongState]: CliErrorCode.WrongState,
+  [ExitCode.JobDead]: CliErrorCode.JobDead,
+  [ExitCode.JobCancelled]: CliErrorCode.JobCancelled,
+  [ExitCode.TimedOut]: CliErrorCode.TimedOut,
   [ExitCode.Infrastructure]: CliErrorCode.Unreachable,
   [ExitCode.Config]: CliErrorCode.Config,
   [ExitCode.Interrupted]: CliErrorCode.Interrupted,

@@ -10,6 +10,7 @@ import { doctorCommand } from "./commands/doctor";
 import { enqueueCommand } from "./commands/enqueue";
 import { jobsListCommand } from "./commands/jobs-list";
 import { jobsShowCommand } from "./commands/jobs-show";
+import { jobsWaitCommand } from "./commands/jobs-wait";
 import { migrateCommand } from "./commands/migrate";
 import { pruneCommand } from "./commands/prune";
 import { retryCommand } from "./commands/retry";
@@ -35,6 +36,7 @@ export const COMMANDS: readonly Command[] = Object.freeze([
   metricsCommand,
   jobsListCommand,
   jobsShowCommand,
+  jobsWaitCommand,
   retryCommand,
   cancelCommand,
   pauseCommand,

@@ -12,17 +12,19 @@ export {
   JobTimeoutError,
   LeaseLostError,
   ShutdownError,
+  RecordedError,
 } from "./errors/job-errors";
 export { ConfigError, PayloadError, InvalidNameError } from "./errors/config-errors";
 export { EnvironmentError } from "./errors/environment-error";
 export { InfrastructureError, DatabaseError } from "./errors/infrastructure-error";
 export { coerceError, describeError, errorSummary, MAX_ERROR_TEXT, MAX_ERROR_MESSAGE } from "./errors/coerce-error";
 export { permanent, retryAfter, snooze } from "./errors/control-flow";
+export { JobFailedError, WaitTimeoutError, JobNotFoundError } from "./errors/wait-errors";
 
 export type { JobState } from "./job/job-state";
 export { JOB_STATES, ACTIVE_JOB_STATES } from "./job/job-state";
 export type { ClaimedJob, JobRecord } from "./job/job-record";
-export type { JobDefinition, JobDefaults, JobKindOptions, PayloadOf } from "./job/job-definition";
+export type { JobDefinition, JobDefaults, JobKindOptions, PayloadOf, ResultOf } from "./job/job-definition";
 export { defineJob, DEFAULT_JOB_DEFAULTS, MAX_PAYLOAD_BYTES_LIMIT } from "./job/job-definition";
 export type { EnqueueOptions, DedupeMode } from "./job/enqueue-options";
 export { buildNewJob, MAX_DEDUPE_KEY_LENGTH } from "./job/enqueue-options";
@@ -54,6 +56,8 @@ export type {
   StoreTransaction,
 } from "./store/job-store";
 export type { AttemptRecord, AttemptOutcomeName, AttemptError } from "./store/attempt-record";
+export type { JobCompletionSource, JobWatch } from "./store/job-completion-source";
+export type { DeadHookClaim } from "./store/dead-hook-claim";
 export type { QueueControls, QueueControlsChange, RateLimit, ClaimHold, ClaimedBatch } from "./queue/queue-controls";
 export { parseRateLimit, formatRateLimit, checkRateLimit, MAX_RATE_LIMIT, MAX_RATE_PERIOD_MS } from "./queue/rate-limit-text";
 export { checkControlsChange, MAX_RUNNING_CAP } from "./queue/check-controls-change";
@@ -66,9 +70,10 @@ export type { Clock } from "./time/clock";
 export { systemClock } from "./time/clock";
 export { LATEST_DATE_MS, infiniteTimeName } from "./time/time-bounds";
 export { seededRandom } from "./time/seeded-random";
+export { parseDuration, formatDuration } from "./time/duration-text";
 export type { Logger, LogFields } from "./logging/logger";
 export type { LoggerOptions, LogStream } from "./logging/create-logger";
-export type { LogLevel, LogFormat, LogSettings } from "./logging/log-settings";
+export type { LogLevel, LogFormat, LogSettings, Environment } from "./logging/log-settings";
 export { LOG_LEVELS, LOG_FORMATS, readLogSettings } from "./logging/log-settings";
 export { createLogger, createSilentLogger } from "./logging/create-logger";
 export type { BackoffOptions } from "./policy/backoff";
@@ -92,6 +97,7 @@ export type {
   JobLeaseLostEvent,
   JobWriteFailedEvent,
   JobProgressEvent,
+  JobOnDeadFailedEvent,
   WorkerEventBase,
   WorkerStartedEvent,
   QueueDrainedEvent,
@@ -99,7 +105,9 @@ export type {
 } from "./events/worker-events";
 export { ClientEvents } from "./events/client-events";
 export type { ClientEventMap, JobEnqueuedEvent } from "./events/client-events";
-export type { BatchItem } from "./client/job-client";
+export type { BatchItem, EnqueuedJob } from "./client/job-client";
+export type { WaitOptions } from "./client/await-job";
+export { DEFAULT_WAIT_POLL_MS } from "./client/await-job";
 export { JOB_STORE, LOGGER, CLOCK, WORKERS, SCHEDULE_STORE, WAKEUP_SOURCE, LEADER_LOCK, SCHEDULES } from "./di/tokens";
 export type { ScheduleStore, ScheduleSpec, ScheduleRecord, SchedulePlan, ScheduleFire } from "./store/schedule-store";
 export type { WakeupSource, LeaderLock } from "./runtime/coordination";
@@ -110,6 +118,7 @@ export { resolveWorkerOptions } from "./worker/worker-options";
 export type { RunOptions } from "./worker/run-options";
 export type { RunSummary, StopReason } from "./worker/run-summary";
 export type { JobContext, FailureDecision } from "./worker/job-context";
+export type { DeadJobContext } from "./worker/dead-job-context";
 export { newWorkerId, processIdentity, applicationName } from "./worker/worker-id";
 export type { WorkerClass, AnyQueueWorker } from "./di/register-core";
 export { registerLogger, registerWorkers, resolveWorkers, resolveWorker, registerSchedules, resolveSchedules } from "./di/register-core";
@@ -129,10 +138,17 @@ export { MaintenanceLoop } from "./maintenance/maintenance-loop";
 export { ExitCode } from "./runtime/exit-codes";
 export type { RunReport } from "./runtime/run-report";
 export { summarizeRun } from "./runtime/run-report";
-export type { RunWorkersOptions } from "./runtime/run-workers";
+export type { RunWorkersOptions, RunOverrides } from "./runtime/run-workers";
 export { runWorkers } from "./runtime/run-workers";
 export type { RunFromContainerOptions } from "./runtime/run-from-container";
 export { runFromContainer } from "./runtime/run-from-container";
+export type { SettingsOptions } from "./runtime/container-settings";
+export { resolveContainerSettings } from "./runtime/container-settings";
+export type { TunableSettings, TunableSetting, SettingSpec } from "./settings/setting-specs";
+export { TUNABLE_SETTINGS, LOG_LEVEL_SETTING } from "./settings/setting-specs";
+export type { SettingSource, ResolvedSetting, SettingFlags, QueueSettings, RunSettings, RunSettingsInput } from "./settings/resolve-run-settings";
+export { resolveRunSettings, settingOverrides, describeSource } from "./settings/resolve-run-settings";
+export { queueVariableSuffix, queueVariable } from "./settings/settings-variables";
 export { handleStopSignals } from "./runtime/stop-signals";
 export { startHealthServer } from "./runtime/health-server";
 export { startRunMetrics, renderMetrics } from "./metrics/run-metrics";

@@ -1,17 +1,20 @@
 // The example application in the shape `stint run --app @stint/examples/app` loads.
+import type { LogLevel } from "@stint/core";
 import { createDatabase } from "@stint/postgres-driver";
 import { migrateAppSchema } from "./app/app-schema";
 import { createCompositionRoot, type CompositionRoot } from "./composition-root";
 
-/** Where the CLI says the database is. */
+/** Where the CLI says the database is, and the log level `--log-level` or `STINT_LOG_LEVEL` asks for. */
 export interface AppEnvironment {
   readonly connectionString: string;
   readonly schema: string;
+  readonly logLevel?: LogLevel;
 }
 
 /**
  * Builds the example application for the CLI: the composition root over
- * the given database and schema, with worker logs at `STINT_LOG_LEVEL`.
+ * the given database and schema, with worker logs at the level the CLI
+ * passes (`--log-level`, else `STINT_LOG_LEVEL`), else `info`.
  *
  * @example
  * ```sh
@@ -19,7 +22,8 @@ export interface AppEnvironment {
  * ```
  */
 export function createApp(env: AppEnvironment): CompositionRoot {
-  return createCompositionRoot({ connectionString: env.connectionString, schema: env.schema });
+  const logger = env.logLevel === undefined ? {} : { level: env.logLevel };
+  return createCompositionRoot({ connectionString: env.connectionString, schema: env.schema, logger });
 }
 
 /**

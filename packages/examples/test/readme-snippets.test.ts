@@ -53,7 +53,7 @@ const DOCUMENTS = [
     languages: ["ts"],
     atLeast: 1,
   },
-  { name: "README.md", file: join(REPOSITORY, "README.md"), base: REPOSITORY, languages: ["ts"], atLeast: 4 },
+  { name: "README.md", file: join(REPOSITORY, "README.md"), base: REPOSITORY, languages: ["ts", "yaml"], atLeast: 4 },
   { name: "packages/dashboard/README.md", file: join(REPOSITORY, "packages", "dashboard", "README.md"), base: REPOSITORY, languages: ["ts"], atLeast: 2 },
   ...readdirSync(join(REPOSITORY, "docs"))
     .filter((file) => file.endsWith(".md"))

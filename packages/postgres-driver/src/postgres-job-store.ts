@@ -20,8 +20,10 @@ import {
   type QueueControlsChange,
   type CompletedJob,
   type DeadJob,
+  type DeadHookClaim,
   type EnqueueResult,
   type JobAttempt,
+  type JobCompletionSource,
   type JobRecord,
   type JobState,
   type JobStore,
@@ -43,6 +45,7 @@ import { assertKysely } from "./is-kysely";
 import { CallbackFailure } from "./queries/callback-failure";
 import { cancelJob } from "./queries/cancel-job";
 import { claimBatch } from "./queries/claim-batch";
+import { claimDeadHooks } from "./queries/claim-dead-hooks";
 import { completeInTransaction } from "./queries/complete-in-transaction";
 import { completeJobs } from "./queries/complete-jobs";
 import { countByQueue } from "./queries/count-by-queue";
@@ -52,6 +55,7 @@ import { deleteFinishedBefore, type FinishedState } from "./queries/delete-finis
 import { enqueue } from "./queries/enqueue";
 import { enqueueMany } from "./queries/enqueue-many";
 import { extendLeases } from "./queries/extend-leases";
+import { finishDeadHooks } from "./queries/finish-dead-hooks";
 import { fireDueSchedules } from "./queries/fire-due-schedules";
 import { getJob } from "./queries/get-job";
 import { isJobId } from "./queries/job-row";
@@ -89,9 +93,15 @@ export interface PostgresJobStoreOptions {
    * `enqueueMany` batch holding one is refused whole. Default 1 MiB.
    */
   readonly maxPayloadBytes?: number;
+  /**
+   * Hints for `client.waitFor` when a job finishes (a
+   * `PostgresCompletionSource` on the same schema); without it, waiters
+   * only poll. The store does not close it.
+   */
+  readonly completions?: JobCompletionSource;
 }
 
-const OPTION_KEYS = ["db", "schema", "controlDb", "maxPayloadBytes"];
+const OPTION_KEYS = ["db", "schema", "controlDb", "maxPayloadBytes", "completions"];
 const MAX_MS = 2_147_483_647;
 const FINISHED_STATES: readonly string[] = ["succeeded", "dead", "cancelled"];
 
@@ -121,6 +131,7 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
   readonly #control: Kysely<any>;
   readonly #schema: string;
   readonly #maxPayloadBytes: number;
+  readonly #completions: JobCompletionSource | undefined;
 
   constructor(options: PostgresJobStoreOptions) {
     if (typeof options !== "object" || options === null) throw new ConfigError("store", "options must be an object");
@@ -129,6 +140,16 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
     this.#db = assertKysely(options.db, "db");
     this.#control = options.controlDb === undefined ? this.#db : assertKysely(options.controlDb, "controlDb");
     this.#maxPayloadBytes = integerOption("maxPayloadBytes", options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES, 2, MAX_PAYLOAD_BYTES_LIMIT);
+    const { completions } = options;
+    if (completions !== undefined && (typeof completions !== "object" || completions === null || typeof completions.watch !== "function")) {
+      throw new ConfigError("completions", "must be a JobCompletionSource (such as a PostgresCompletionSource)");
+    }
+    this.#completions = completions;
+  }
+
+  /** The completion hints waiters use, when the store was given them. */
+  get completions(): JobCompletionSource | undefined {
+    return this.#completions;
   }
 
   /** The schema this store reads and writes. */
@@ -218,6 +239,26 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
       integerOption("limit", params.limit, 1, 1_000_000);
       return rescueExpiredLeases(this.#db, this.#schema, params);
     });
+  }
+
+  claimDeadHooks(params: {
+    readonly queue: string;
+    readonly workerId: string;
+    readonly limit: number;
+    readonly leaseMs: number;
+  }): Promise<readonly DeadHookClaim[]> {
+    return this.#run("claimDeadHooks", () => {
+      assertQueueName(params.queue);
+      assertStorableKey("workerId", params.workerId, 200);
+      integerOption("limit", params.limit, 1, 100_000);
+      integerOption("leaseMs", params.leaseMs, 1, MAX_MS);
+      return claimDeadHooks(this.#db, this.#schema, params);
+    });
+  }
+
+  /** On the main pool, like claims (the control pool is kept for leases and outcomes); ids that cannot be jobs' match nothing. */
+  finishDeadHooks(params: { readonly workerId: string; readonly hooks: readonly JobAttempt[] }): Promise<readonly string[]> {
+    return this.#run("finishDeadHooks", () => finishDeadHooks(this.#db, this.#schema, { ...params, hooks: params.hooks.filter((hook) => isJobId(hook.id)) }));
   }
 
   cancelJob(params: { readonly id: string }): Promise<boolean> {

@@ -12,6 +12,7 @@ import {
 import type { Kysely } from "kysely";
 import type { DependencyContainer } from "tsyringe";
 import { createDatabase, type DatabaseConnection, type DatabaseHandle, type PoolSettings } from "./create-database";
+import { PostgresCompletionSource } from "./postgres-completion-source";
 import { PostgresJobStore } from "./postgres-job-store";
 import { POSTGRES_DB } from "./postgres-db-token";
 import { PostgresLeaderLock } from "./postgres-leader-lock";
@@ -22,8 +23,9 @@ import { DEFAULT_SCHEMA } from "./schema/default-schema";
  * Settings of {@link registerPostgresDriver} besides where the database is.
  * `applicationName` names the main pool only; without it the main pool is
  * `stint:worker:<process identity>`. The control pool, the LISTEN connection
- * and the leader lock are always `stint:control:…`, `stint:listen:…` and
- * `stint:leader:…`.
+ * of the wake-ups, the leader lock and the LISTEN connection of the waits
+ * (`client.waitFor`) are always `stint:control:…`, `stint:listen:…`,
+ * `stint:leader:…` and `stint:await:…`.
  */
 export interface PostgresDriverOptions extends PoolSettings {
   /** The schema `migrate` created. Default `"stint"`. */
@@ -59,6 +61,8 @@ export interface PostgresDriverHandle extends AsyncDisposable {
   readonly wakeupSource: PostgresWakeupSource | undefined;
   /** The `LeaderLock` (named "maintenance"), or `undefined` when none was registered. */
   readonly leaderLock: PostgresLeaderLock | undefined;
+  /** The store's completion hints for `client.waitFor`, or `undefined` (then waiters only poll) when there is no session connection. */
+  readonly completionSource: PostgresCompletionSource | undefined;
   /**
    * Ends what the registration created: the wake-up and leader-lock
    * connections (releasing the lock) and the pools (a pool you passed in
@@ -94,15 +98,17 @@ const OPTION_KEYS = [
  * - `POSTGRES_DB` → the `Kysely` instance;
  * - `WAKEUP_SOURCE` → a `PostgresWakeupSource` and `LEADER_LOCK` → a
  *   `PostgresLeaderLock` (lock "maintenance"), each on its own dedicated
- *   connection to `sessionConnectionString` (default: `connectionString`).
+ *   connection to `sessionConnectionString` (default: `connectionString`);
+ * - the store's `completions`, a `PostgresCompletionSource` on a third
+ *   such connection, opened while some `client.waitFor` waits.
  *
  * Every connection says whose it is in `application_name`:
  * `stint:<role>:<process identity>` (see `applicationName` in core) with
  * the role `worker` (the main pool; your `applicationName` replaces this one
- * name), `control`, `listen` or `leader` — so an operator, or a test, can
+ * name), `control`, `listen`, `leader` or `await` — so an operator, or a test, can
  * find one process's connections in `pg_stat_activity`.
- *   Given a `pool` and no `sessionConnectionString`, these two are not
- *   registered: a pooled connection cannot hold a LISTEN or a session lock
+ *   Given a `pool` and no `sessionConnectionString`, none of the three is
+ *   registered (waits then only poll): a pooled connection cannot hold a LISTEN or a session lock
  *   for good.
  *
  * Nothing is registered at import time and nothing connects here: the pools
@@ -168,13 +174,14 @@ export function registerPostgresDriver(
         applicationName: applicationName("control"),
       });
     }
+    const session = sessionConnectionString === undefined ? undefined : sessionClients(sessionConnectionString, schema);
     const store = new PostgresJobStore({
       db: main.db,
       schema,
       ...(control === undefined ? {} : { controlDb: control.db }),
       ...(maxPayloadBytes === undefined ? {} : { maxPayloadBytes }),
+      ...(session === undefined ? {} : { completions: session.completionSource }),
     });
-    const session = sessionConnectionString === undefined ? undefined : sessionClients(sessionConnectionString, schema);
     container.registerInstance(JOB_STORE, store);
     container.registerInstance(SCHEDULE_STORE, store);
     container.registerInstance(POSTGRES_DB, main.db);
@@ -185,7 +192,13 @@ export function registerPostgresDriver(
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> => {
       // All at once: each close is bounded, so a dead network costs one bound, not four.
-      closing ??= Promise.all([session?.wakeupSource.close(), session?.leaderLock.close(), main.close(), control?.close()]).then(() => undefined);
+      closing ??= Promise.all([
+        session?.wakeupSource.close(),
+        session?.leaderLock.close(),
+        session?.completionSource.close(),
+        main.close(),
+        control?.close(),
+      ]).then(() => undefined);
       return closing;
     };
     return Object.freeze({
@@ -193,6 +206,7 @@ export function registerPostgresDriver(
       db: main.db,
       wakeupSource: session?.wakeupSource,
       leaderLock: session?.leaderLock,
+      completionSource: session?.completionSource,
       close,
       [Symbol.asyncDispose]: close,
     });
@@ -203,13 +217,18 @@ export function registerPostgresDriver(
   }
 }
 
-/** The wake-up source and the leader lock, named `stint:listen:<process identity>` and `stint:leader:<process identity>` by default. */
+/**
+ * The wake-up source, the leader lock and the completion hints, named
+ * `stint:listen:…`, `stint:leader:…` and `stint:await:<process identity>`
+ * by default. None connects before it is used.
+ */
 function sessionClients(
   connectionString: string,
   schema: string,
-): { readonly wakeupSource: PostgresWakeupSource; readonly leaderLock: PostgresLeaderLock } {
+): { readonly wakeupSource: PostgresWakeupSource; readonly leaderLock: PostgresLeaderLock; readonly completionSource: PostgresCompletionSource } {
   return {
     wakeupSource: new PostgresWakeupSource({ connectionString, schema }),
     leaderLock: new PostgresLeaderLock({ connectionString, schema }),
+    completionSource: new PostgresCompletionSource({ connectionString, schema }),
   };
 }

@@ -1,13 +1,20 @@
 import { createRequire } from "node:module";
 import { isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import type { LogLevel } from "@stint/core";
 import type { DependencyContainer } from "tsyringe";
 import { configError } from "../cli-error";
 
-/** What `createApp` is given: where the database is and which schema to use. */
+/** What `createApp` is given: where the database is, which schema to use and the log level asked for. */
 export interface AppEnvironment {
   readonly connectionString: string;
   readonly schema: string;
+  /**
+   * The level `stint run --log-level` or `STINT_LOG_LEVEL` asks for, when
+   * either does; pass it to `registerLogger(container, { level })` so the
+   * flag reaches your logger (`--print-config` warns when it does not).
+   */
+  readonly logLevel?: LogLevel;
 }
 
 /**

@@ -1,9 +1,8 @@
 import { jobIdValue } from "../args/option-values";
 import { jobNotFound, usageError } from "../cli-error";
 import type { Command } from "../command";
-import { ExitCode } from "@stint/core";
+import { ExitCode, formatDuration } from "@stint/core";
 import { jobJson } from "../output/job-json";
-import { formatDuration } from "../args/duration";
 import { formatTime } from "../output/time-text";
 import { attemptJson, formatAttempts, shownAttempts } from "../output/attempts-table";
 

@@ -1,10 +1,22 @@
-import { assertQueueName, readLogSettings, resolveWorkers, runFromContainer, type RunFromContainerOptions } from "@stint/core";
+import {
+  assertQueueName,
+  ExitCode,
+  readLogSettings,
+  resolveContainerSettings,
+  resolveRunSettings,
+  resolveWorkers,
+  runFromContainer,
+  type LogLevel,
+  type RunFromContainerOptions,
+  type SettingFlags,
+} from "@stint/core";
 import { durationOption } from "../args/duration";
 import { integerValue } from "../args/option-values";
 import { configError } from "../cli-error";
 import { flagOption, stringOption, type Command, type CommandContext } from "../command";
 import { assertStintApp, loadCreateApp, type StintApp } from "../app/load-app";
 import { startRunProgress, type RunProgress } from "../output/run-progress";
+import { formatSettings } from "../output/settings-table";
 
 /**
  * `stint run`: loads the application's composition root and runs the
@@ -14,13 +26,20 @@ import { startRunProgress, type RunProgress } from "../output/run-progress";
  * a second one exits at once with 130. Prints one JSON summary line on
  * stdout (with or without `--json`); the workers' logs go to stderr, and
  * with `--once` on a terminal a progress line is drawn there too.
- * `STINT_LOG_LEVEL` and `STINT_LOG_FORMAT` are checked before anything starts.
+ * The worker settings (`--concurrency`, `--prefetch`, `--lease`,
+ * `--poll-interval`, `--shutdown-timeout`, `--log-level`) apply to every
+ * queue named and beat the `STINT_*` variables; they, the variables and
+ * `STINT_LOG_FORMAT` are checked before anything connects.
+ * `--print-config` prints what each queue would run with, and where each
+ * value came from, without running anything.
  */
 export const runCommand: Command = {
   name: "run",
   summary: "Run the workers of some queues from your application (once or in a loop)",
   usage: [
     "run <queue…> --app <module> [--once] [--max-runtime 4m] [--max-jobs N] [--shutdown-timeout 25s] [--health-port 8080]",
+    "run <queue…> --app <module> [--concurrency N] [--prefetch N|auto] [--lease 90s] [--poll-interval 2s] [--log-level LEVEL]",
+    "run <queue…> --app <module> --print-config [--json]",
   ],
   args: { min: 1, max: Number.POSITIVE_INFINITY },
   json: false,
@@ -29,42 +48,62 @@ export const runCommand: Command = {
     once: { type: "boolean", description: "process the due jobs, then exit (the CronJob mode); default: run until stopped" },
     "max-runtime": { type: "string", value: "DURATION", description: "stop claiming after this long, e.g. 4m" },
     "max-jobs": { type: "string", value: "N", description: "stop after claiming N jobs" },
-    "shutdown-timeout": { type: "string", value: "DURATION", description: "on SIGTERM, how long in-flight jobs may finish (e.g. 25s)" },
+    "shutdown-timeout": { type: "string", value: "DURATION", description: "on SIGTERM, how long in-flight jobs may finish, e.g. 25s (STINT_SHUTDOWN_TIMEOUT)" },
     "health-port": { type: "string", value: "PORT", description: "serve /healthz and /readyz on this port" },
+    concurrency: { type: "string", value: "N", description: "handlers running at once per queue, 1-1000 (STINT_CONCURRENCY)" },
+    prefetch: { type: "string", value: "N|auto", description: "jobs claimed ahead of free handlers per queue, 0-10000 or auto (STINT_PREFETCH)" },
+    lease: { type: "string", value: "DURATION", description: "how long a claim is owned without a heartbeat, e.g. 90s (STINT_LEASE)" },
+    "poll-interval": { type: "string", value: "DURATION", description: "longest idle wait between polls in loop mode, e.g. 2s (STINT_POLL_INTERVAL)" },
+    "log-level": { type: "string", value: "LEVEL", description: "error, warn, info or debug (STINT_LOG_LEVEL)" },
+    "print-config": { type: "boolean", description: "print each queue's settings and where each came from, then exit without running" },
   },
   notes: [
-    "The app module exports createApp({ connectionString, schema }) returning { container, close() }:",
+    "The app module exports createApp({ connectionString, schema, logLevel }) returning { container, close() }:",
     "the container has the store, the logger and the worker classes registered (see the README).",
     "",
     "Prints one JSON line with the run's summary on stdout when it ends; the exit code is the run's.",
     "Logs go to stderr (STINT_LOG_LEVEL: error, warn, info, debug; STINT_LOG_FORMAT: json, pretty);",
     "with --once on a terminal, a progress line there shows jobs done, failed, remaining and the rate.",
     "",
+    "Each worker setting is taken from, in order: its flag (for every queue named), STINT_<SETTING>_<QUEUE>",
+    "(the queue name upper-cased, other characters as _, e.g. STINT_CONCURRENCY_SEND_INVOICE_EMAIL),",
+    "STINT_<SETTING>, the worker's constructor, the default. Durations: 500ms, 90s, 2m, 1h30m.",
+    "createApp gets the level of --log-level or STINT_LOG_LEVEL as env.logLevel.",
+    "--print-config prints a table (one JSON document with --json) and needs no database connection.",
+    "",
     "Examples:",
     "  stint run send-invoice-email --once --max-runtime 4m --app ./dist/stint-app.js",
     "  STINT_APP=@acme/jobs stint run send-invoice-email weekly-report --health-port 8080",
+    "  STINT_CONCURRENCY=8 stint run send-invoice-email --app ./dist/stint-app.js --print-config",
   ],
   async run(context) {
     const queues = [...new Set(context.positionals.map((queue) => assertQueueName(queue)))];
     const options = readRunOptions(context);
+    const flags = readSettingFlags(context);
     readLogSettings(context.io.env);
+    // Refuse a bad flag or variable before connecting; the workers' own values come later.
+    const logLevel = askedLogLevel(queues, flags, context);
     const specifier = stringOption(context, "app") ?? nonEmpty(context.io.env["STINT_APP"]);
     if (specifier === undefined) {
       throw configError("no app module: pass --app <module> or set STINT_APP (a module exporting createApp, see `stint run --help`)");
     }
     const target = context.databaseTarget();
+    const printConfig = flagOption(context, "print-config");
     // Fail fast, with the CLI's messages, when the database is unreachable or the schema is not migrated.
-    const connection = await context.connect();
+    const connection = printConfig ? undefined : await context.connect();
     const showProgress = options.mode === "once" && context.io.stderr.isTTY === true;
     // The connection stays open only to count for the progress line.
-    if (!showProgress) await connection.close();
+    if (!showProgress) await connection?.close();
     const createApp = await loadCreateApp(specifier, context.cwd);
-    const app = assertStintApp(await createApp({ connectionString: target.url, schema: context.schema }), specifier);
+    const environment = { connectionString: target.url, schema: context.schema, ...(logLevel === undefined ? {} : { logLevel }) };
+    const app = assertStintApp(await createApp(environment), specifier);
     let progress: RunProgress | undefined;
     try {
       assertQueuesKnown(app, queues, specifier);
-      if (showProgress) progress = await startRunProgress({ queues, store: connection.store, stream: context.io.stderr });
-      const report = await runFromContainer(app.container, { ...options, queues, signal: context.signal });
+      const runOptions = { ...options, queues, flags, env: context.io.env };
+      if (printConfig) return printSettings(context, resolveContainerSettings(app.container, runOptions));
+      if (showProgress) progress = await startRunProgress({ queues, store: connection!.store, stream: context.io.stderr });
+      const report = await runFromContainer(app.container, { ...runOptions, signal: context.signal });
       await progress?.stop();
       context.out.line(JSON.stringify(report));
       return report.exitCode;
@@ -75,16 +114,48 @@ export const runCommand: Command = {
   },
 };
 
-function readRunOptions(context: CommandContext): Omit<RunFromContainerOptions, "queues" | "signal"> {
+/** The settings flags as typed; checked by the resolver, which names the flag. */
+function readSettingFlags(context: CommandContext): SettingFlags {
+  const names = {
+    concurrency: "concurrency",
+    prefetch: "prefetch",
+    leaseMs: "lease",
+    pollIntervalMs: "poll-interval",
+    shutdownTimeoutMs: "shutdown-timeout",
+    logLevel: "log-level",
+  } as const;
+  const flags: Record<string, string> = {};
+  for (const [setting, flag] of Object.entries(names)) {
+    const text = stringOption(context, flag);
+    if (text !== undefined) flags[setting] = text;
+  }
+  return flags;
+}
+
+/** The level `--log-level` or `STINT_LOG_LEVEL` asks for (for createApp), after checking every flag and variable. */
+function askedLogLevel(queues: readonly string[], flags: SettingFlags, context: CommandContext): LogLevel | undefined {
+  const { logLevel } = resolveRunSettings({ queues: queues.map((queue) => ({ queue })), flags, env: context.io.env });
+  return logLevel.source.kind === "default" ? undefined : logLevel.value;
+}
+
+function printSettings(context: CommandContext, settings: ReturnType<typeof resolveContainerSettings>): number {
+  if (context.json) {
+    context.out.json(settings);
+  } else {
+    for (const warning of settings.warnings) context.out.note(`stint: warning: ${warning}`);
+    context.out.line(formatSettings(settings));
+  }
+  return ExitCode.Ok;
+}
+
+function readRunOptions(context: CommandContext): Omit<RunFromContainerOptions, "queues" | "signal" | "flags" | "env"> {
   const maxRuntime = stringOption(context, "max-runtime");
   const maxJobs = stringOption(context, "max-jobs");
-  const shutdownTimeout = stringOption(context, "shutdown-timeout");
   const healthPort = stringOption(context, "health-port");
   return {
     mode: flagOption(context, "once") ? "once" : "loop",
     ...(maxRuntime === undefined ? {} : { maxRuntimeMs: durationOption("--max-runtime", maxRuntime, { min: 1 }) }),
     ...(maxJobs === undefined ? {} : { maxJobs: integerValue("--max-jobs", maxJobs, 1, 1_000_000_000) }),
-    ...(shutdownTimeout === undefined ? {} : { shutdownTimeoutMs: durationOption("--shutdown-timeout", shutdownTimeout, { max: 2_147_483_647 }) }),
     ...(healthPort === undefined ? {} : { healthPort: integerValue("--health-port", healthPort, 0, 65_535) }),
   };
 }

@@ -1,11 +1,23 @@
 import { inject, injectable } from "tsyringe";
 import { buildNewJob, type EnqueueOptions } from "../job/enqueue-options";
 import type { JobDefinition } from "../job/job-definition";
+import { ConfigError } from "../errors/config-errors";
+import { awaitJobEnd, type WaitOptions, type WaitTarget } from "./await-job";
 import type { JsonObject } from "../job/json-types";
 import { traceEnqueue } from "../tracing/job-tracing";
 import type { EnqueueResult, JobStore } from "../store/job-store";
 import { JOB_STORE } from "../di/tokens";
 import { ClientEvents } from "../events/client-events";
+
+/**
+ * What `enqueue` returns: the job's id (and whether it was a duplicate),
+ * with its kind's result type `R` carried in the type only, so
+ * `client.waitFor(job)` resolves to an `R`.
+ */
+export interface EnqueuedJob<R = unknown> extends EnqueueResult {
+  /** Type-level only: never read at run time. */
+  readonly __result?: () => R;
+}
 
 /** One job of a `enqueueMany` batch. */
 export interface BatchItem<T> {
@@ -62,7 +74,7 @@ export class JobClient {
    * await client.enqueue(Report, { tags: new Set(["a"]) }); // PayloadError: payload.tags: a Set cannot be stored as JSON; convert it to an array
    * ```
    */
-  async enqueue<T>(definition: JobDefinition<T>, payload: T, options: EnqueueOptions = {}): Promise<EnqueueResult> {
+  async enqueue<T, R = unknown>(definition: JobDefinition<T, R>, payload: T, options: EnqueueOptions = {}): Promise<EnqueuedJob<R>> {
     // In a producer span whose trace context goes into the job's meta: the attempts run under it.
     const result = await traceEnqueue(definition.name, 1, (withContext) =>
       this.#store.enqueue(buildNewJob(definition, payload, withMeta(options, withContext(options.meta))), options.transaction),
@@ -76,11 +88,11 @@ export class JobClient {
    * Every payload is checked (as for {@link enqueue}) before anything is
    * written: one refused payload refuses the whole batch.
    */
-  async enqueueMany<T>(
-    definition: JobDefinition<T>,
+  async enqueueMany<T, R = unknown>(
+    definition: JobDefinition<T, R>,
     items: readonly BatchItem<T>[],
     options: { readonly transaction?: unknown } = {},
-  ): Promise<readonly EnqueueResult[]> {
+  ): Promise<readonly EnqueuedJob<R>[]> {
     const results = await traceEnqueue(definition.name, items.length, (withContext) => {
       const jobs = items.map((item) => buildNewJob(definition, item.payload, withMeta(item.options ?? {}, withContext(item.options?.meta))));
       return this.#store.enqueueMany(jobs, options.transaction);
@@ -91,9 +103,54 @@ export class JobClient {
     return results;
   }
 
+  /**
+   * Waits until a job finishes and resolves with its result (typed by its
+   * kind). Rejects with a `JobFailedError` (code `STINT_JOB_FAILED`, with
+   * `state` `dead` or `cancelled`, `lastError`, `lastErrorCode`,
+   * `attempts`) when it will not succeed, a `JobNotFoundError` for an
+   * unknown id, a `WaitTimeoutError` after `timeoutMs`, and the signal's
+   * reason when `signal` aborts. A job whose attempt failed with a retry
+   * scheduled is still waited for.
+   *
+   * A notification in the statement that finishes the job wakes the wait
+   * (PostgreSQL: NOTIFY, received by one listening connection the store
+   * shares among all its waiters); a read every `pollIntervalMs` (default
+   * 5 s) finds what a lost notification did not announce.
+   *
+   * @example
+   * ```ts
+   * const job = await client.enqueue(ResizeImage, { imageId: 7 });
+   * const { width } = await client.waitFor(job, { timeoutMs: 30_000 });
+   * const same = await client.waitFor(ResizeImage, job.id);     // typed by the kind; checks the job is one
+   * const any = await client.waitFor("812", { signal });         // unknown result
+   * ```
+   */
+  waitFor<R>(job: EnqueuedJob<R>, options?: WaitOptions): Promise<R>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  waitFor<R>(definition: JobDefinition<any, R>, id: string, options?: WaitOptions): Promise<R>;
+  waitFor(id: string, options?: WaitOptions): Promise<unknown>;
+  async waitFor(first: unknown, second?: unknown, third?: unknown): Promise<unknown> {
+    const { target, options } = waitArguments(first, second, third);
+    const job = await awaitJobEnd(this.#store, target, options);
+    return job.result;
+  }
+
   #enqueued(queue: string, result: EnqueueResult, inTransaction: boolean): void {
     this.events.emit("job.enqueued", { jobId: result.id, queue, attempt: 0, duplicate: result.duplicate, inTransaction, at: new Date() });
   }
+}
+
+/** Sorts out the three forms of `waitFor`'s arguments. */
+function waitArguments(first: unknown, second: unknown, third: unknown): { target: WaitTarget; options: WaitOptions | undefined } {
+  if (typeof first === "string") return { target: { id: first }, options: second as WaitOptions | undefined };
+  if (typeof first === "object" && first !== null) {
+    const { id, name } = first as { id?: unknown; name?: unknown };
+    if (typeof name === "string" && "defaults" in first) {
+      return { target: { id: second as string, queue: name }, options: third as WaitOptions | undefined };
+    }
+    if (typeof id === "string") return { target: { id }, options: second as WaitOptions | undefined };
+  }
+  throw new ConfigError("jobOrId", "must be a job id, what enqueue returned, or a job kind followed by a job id");
 }
 
 /** `options` with `meta` in place of its own (the same object when nothing changed). */

@@ -2,10 +2,11 @@ import { ErrorCode } from "./error-codes";
 import { StintError } from "./stint-error";
 
 /**
- * An environment variable holds a value stint cannot use. Thrown when a
- * process starts (building its logger, reading its settings); the message
- * names the variable, what it accepts and what it got. Its code is
- * `STINT_CONFIG`, so it is handled like any configuration error.
+ * An environment variable (or the `stint run` flag that stands in for it)
+ * holds a value stint cannot use. Thrown when a process starts (building
+ * its logger, reading its settings); the message names the variable or
+ * flag, what it accepts and what it got. Its code is `STINT_CONFIG`, so it
+ * is handled like any configuration error.
  *
  * @example
  * ```ts
@@ -14,7 +15,7 @@ import { StintError } from "./stint-error";
  * ```
  */
 export class EnvironmentError extends StintError {
-  /** The variable's name, e.g. `STINT_LOG_LEVEL`. */
+  /** The variable's name, e.g. `STINT_LOG_LEVEL`, or the flag's, e.g. `--concurrency`. */
   readonly variable: string;
 
   constructor(variable: string, expected: string, got: string) {

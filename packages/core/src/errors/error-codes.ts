@@ -38,6 +38,12 @@ export const ErrorCode = {
   WorkerDied: "STINT_WORKER_DIED",
   /** An operator cancelled the job. */
   Cancelled: "STINT_CANCELLED",
+  /** A job someone waited for (`client.waitFor`) is dead or cancelled: it will not succeed. */
+  JobFailed: "STINT_JOB_FAILED",
+  /** A job someone waited for did not finish within the wait's `timeoutMs`. */
+  WaitTimeout: "STINT_WAIT_TIMEOUT",
+  /** The job named does not exist (never did, or retention deleted it). */
+  JobNotFound: "STINT_JOB_NOT_FOUND",
   /** Anything thrown that carries no stint code. */
   Unknown: "STINT_UNKNOWN",
 } as const;

@@ -101,3 +101,34 @@ export class HookError extends StintError {
 function checkDelay(option: string, delayMs: number): number {
   return Math.round(numberOption(option, delayMs, 0, Number.MAX_SAFE_INTEGER));
 }
+
+/**
+ * The error a dead job's last attempt ended with, rebuilt from what the
+ * database recorded with the death: `code` is its `error_code` (codes stint
+ * does not know read as `STINT_UNKNOWN`), `message` the first line of its
+ * `last_error` (`PermanentError: invoice 812 does not exist`) and `stack`
+ * the whole text, causes included. `onDead` gets one when the process that
+ * runs the hook is not the one that recorded the death (the lease rescue,
+ * another worker, a restarted pod).
+ *
+ * @example
+ * ```ts
+ * if (hasErrorCode(error, ErrorCode.WorkerDied)) alert(`a worker died on job ${job.id}`);
+ * ```
+ */
+export class RecordedError extends StintError {
+  /** The recorded `last_error` text (empty when none was recorded). */
+  readonly recorded: string;
+
+  constructor(code: string | null, recorded: string | null) {
+    const text = recorded ?? "";
+    super(knownCode(code), text.split("\n", 1)[0] || "the job is dead (no error was recorded)");
+    this.recorded = text;
+    if (text !== "") this.stack = text;
+  }
+}
+
+/** `code` when it is one of stint's codes, else `STINT_UNKNOWN`. */
+function knownCode(code: string | null): ErrorCode {
+  return (Object.values(ErrorCode) as string[]).includes(code ?? "") ? (code as ErrorCode) : ErrorCode.Unknown;
+}

@@ -58,6 +58,12 @@ export function logLines(log: Logger, secretFields: readonly string[]): WorkerEv
   events.on("job.writeFailed", (event) =>
     jobLog(event).error(`Could not record the outcome of ${label(event)} (${event.outcome}); it runs again once its lease lapses`, fields(event)),
   );
+  events.on("job.onDeadFailed", (event) =>
+    jobLog(event).error(
+      `onDead ${event.timedOut ? "timed out" : "failed"} for dead ${label(event)}: ${event.error.message}; the job stays dead and the hook is not called again`,
+      { ...fields(event), delivery: event.delivery },
+    ),
+  );
   return events;
 }
 

@@ -1,7 +1,7 @@
 import { coerceError } from "../errors/coerce-error";
 import { ErrorCode } from "../errors/error-codes";
 import { errorCodeOf } from "../errors/stint-error";
-import type { ClaimedJob } from "../job/job-record";
+import type { ClaimedJob, JobRecord } from "../job/job-record";
 import type { Clock } from "../time/clock";
 import type { AttemptOutcome, WriteResult } from "../worker/attempt-outcome";
 import type { RunSummary } from "../worker/run-summary";
@@ -106,6 +106,23 @@ export class RunEvents {
       this.#emit("job.failed", this.#job(job, { ...failure, willRetry: false, retryAt: null, durationMs }));
     }
     if (this.wants("job.dead")) this.#emit("job.dead", this.#job(job, { ...failure, durationMs }));
+  }
+
+  /** `onDead` failed (threw, rejected or timed out) for the death of `job` after `attempt`. */
+  onDeadFailed(job: JobRecord, attempt: number, failure: { readonly error: Error; readonly timedOut: boolean; readonly delivery: number; readonly durationMs: number }): void {
+    if (!this.wants("job.onDeadFailed")) return;
+    const now = this.#clock.now();
+    const base: JobEventBase = {
+      jobId: job.id,
+      queue: job.queue,
+      attempt,
+      maxAttempts: job.maxAttempts,
+      workerId: this.#workerId,
+      at: new Date(now),
+      runAt: job.runAt,
+      payload: job.payload,
+    };
+    this.#emit("job.onDeadFailed", { ...base, ...failure });
   }
 
   #emit<K extends WorkerEventName>(name: K, event: WorkerEventMap[K]): void {

@@ -78,6 +78,20 @@ export interface JobWriteFailedEvent extends JobEventBase {
   readonly durationMs: number;
 }
 
+/**
+ * `job.onDeadFailed`: the worker's `onDead` hook threw, rejected or ran
+ * past `onDeadTimeoutMs` for a dead job. The job stays dead and the hook is
+ * not called again for this death. `attempt` is the attempt the job died after.
+ */
+export interface JobOnDeadFailedEvent extends JobEventBase {
+  readonly error: Error;
+  /** Whether the hook ran past `onDeadTimeoutMs` (its signal was aborted). */
+  readonly timedOut: boolean;
+  /** The call's `ctx.delivery`. */
+  readonly delivery: number;
+  readonly durationMs: number;
+}
+
 /** `job.progress`: the handler reported progress (`ctx.progress`). */
 export interface JobProgressEvent extends JobEventBase {
   /** The value the handler reported. */
@@ -110,7 +124,8 @@ export interface WorkerStoppedEvent extends WorkerEventBase {
  * `job.started`, then one of `job.succeeded`; `job.failed` (followed by
  * `job.dead` when `willRetry` is false, an invalid payload or a permanent
  * error included); `job.snoozed`; `job.released`; `job.leaseLost`;
- * `job.writeFailed`.
+ * `job.writeFailed`. Once a death is recorded, its `onDead` hook runs (in
+ * this worker or another of the queue); `job.onDeadFailed` says it failed.
  * A buffered job given back at shutdown emits only `job.released`. Outcome
  * events follow the store write, so they describe what is recorded.
  */
@@ -125,6 +140,7 @@ export interface WorkerEventMap {
   "job.leaseLost": JobLeaseLostEvent;
   "job.writeFailed": JobWriteFailedEvent;
   "job.progress": JobProgressEvent;
+  "job.onDeadFailed": JobOnDeadFailedEvent;
   "queue.drained": QueueDrainedEvent;
   "worker.stopped": WorkerStoppedEvent;
 }
@@ -144,6 +160,7 @@ export const WORKER_EVENT_NAMES: readonly WorkerEventName[] = Object.freeze([
   "job.leaseLost",
   "job.writeFailed",
   "job.progress",
+  "job.onDeadFailed",
   "queue.drained",
   "worker.stopped",
 ] satisfies WorkerEventName[]);

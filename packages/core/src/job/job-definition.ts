@@ -35,10 +35,12 @@ export interface JobKindOptions extends Partial<JobDefaults> {
 
 /**
  * A job kind: its queue name, defaults and settings, with the payload type
- * `T` carried in the type only. Producers and workers import the same
- * descriptor, so enqueueing the wrong payload does not compile.
+ * `T` and the result type `R` (what its handler returns, `unknown` unless
+ * declared) carried in the type only. Producers and workers import the same
+ * descriptor, so enqueueing the wrong payload does not compile, and
+ * `client.waitFor` resolves to an `R`.
  */
-export interface JobDefinition<T> {
+export interface JobDefinition<T, R = unknown> {
   readonly name: string;
   readonly defaults: JobDefaults;
   /** Largest payload in bytes of UTF-8 JSON (default 1 MiB). */
@@ -47,10 +49,16 @@ export interface JobDefinition<T> {
   readonly secretFields?: readonly string[];
   /** Type-level only: never read at run time. */
   readonly __payload?: (payload: T) => void;
+  /** Type-level only: never read at run time. */
+  readonly __result?: () => R;
 }
 
 /** The payload type of a job kind. */
 export type PayloadOf<D> = D extends JobDefinition<infer T> ? T : never;
+
+/** The result type of a job kind (`unknown` when it declares none). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ResultOf<D> = D extends JobDefinition<any, infer R> ? R : never;
 
 /** The defaults stint uses when a job kind names none. */
 export const DEFAULT_JOB_DEFAULTS: JobDefaults = Object.freeze({ maxAttempts: 25, timeoutMs: null, priority: 0 });
@@ -61,7 +69,10 @@ const JOB_KIND_KEYS = ["maxAttempts", "timeoutMs", "priority", "maxPayloadBytes"
 export const MAX_PAYLOAD_BYTES_LIMIT = 268_435_455;
 
 /**
- * Declares a job kind. The name is the queue the jobs go to.
+ * Declares a job kind. The name is the queue the jobs go to. The second
+ * type parameter, when given, is the result its handler returns: a worker
+ * declared as `AbstractQueueWorker<T, R>` must return it, and
+ * `client.waitFor` resolves to it.
  *
  * @example
  * ```ts
@@ -71,9 +82,10 @@ export const MAX_PAYLOAD_BYTES_LIMIT = 268_435_455;
  * await client.enqueue(SendInvoice, { invoiceId: 812 }); // checked by the compiler
  *
  * const ChargeCard = defineJob<ChargeCard>("charge-card", { maxPayloadBytes: 4_096, secretFields: ["card.number"] });
+ * const Resize = defineJob<{ imageId: number }, { width: number }>("resize"); // waitFor resolves to { width: number }
  * ```
  */
-export function defineJob<T>(name: string, options: JobKindOptions = {}): JobDefinition<T> {
+export function defineJob<T, R = unknown>(name: string, options: JobKindOptions = {}): JobDefinition<T, R> {
   assertQueueName(name);
   if (typeof options !== "object" || options === null) {
     throw new ConfigError("defaults", "must be an object");

@@ -10,6 +10,9 @@
  * | 2 | usage: an unknown command or option, a missing or extra argument |
  * | 3 | not found: the job a command names does not exist (`jobs show`, `retry`, `cancel`) |
  * | 4 | wrong state: the job exists but the operation does not apply to it (`retry` a running job, `cancel` a finished one) |
+ * | 5 | `jobs wait`: the job is dead (it gave up) |
+ * | 6 | `jobs wait`: the job was cancelled |
+ * | 124 | `jobs wait`: the job did not finish within `--timeout` (as `timeout(1)` exits) |
  * | 69 | infrastructure: the database stayed unreachable |
  * | 78 | configuration: an invalid option or environment variable, an unknown queue, a missing schema |
  * | 130 | once mode (or a long command) interrupted by SIGTERM/SIGINT (in-flight jobs finished or were given back) |
@@ -30,6 +33,12 @@ export const ExitCode = Object.freeze({
   NotFound: 3,
   /** The job exists but is in a state the operation does not apply to. */
   WrongState: 4,
+  /** The job waited for is dead. */
+  JobDead: 5,
+  /** The job waited for was cancelled. */
+  JobCancelled: 6,
+  /** The wait ran out before the job finished (the exit code of `timeout(1)`). */
+  TimedOut: 124,
   /** The database stayed unreachable (`EX_UNAVAILABLE`). */
   Infrastructure: 69,
   /** An invalid option, environment variable or schema (`EX_CONFIG`). */

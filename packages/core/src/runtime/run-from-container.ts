@@ -8,6 +8,9 @@ import type { LeaderLock, WakeupSource } from "./coordination";
 import type { RunReport } from "./run-report";
 import type { WorkerEvents } from "../events/worker-events";
 import type { MetricsOptions } from "../metrics/run-metrics";
+import type { Environment } from "../logging/log-settings";
+import { settingOverrides, type SettingFlags } from "../settings/resolve-run-settings";
+import { settingsOfWorkers } from "./container-settings";
 import { runWorkers } from "./run-workers";
 
 /** Options of {@link runFromContainer}. */
@@ -26,6 +29,15 @@ export interface RunFromContainerOptions {
   readonly events?: WorkerEvents;
   /** Prometheus metrics, or `false` for none (see `RunWorkersOptions.metrics`). */
   readonly metrics?: MetricsOptions | false;
+  /**
+   * Where the `STINT_*` settings variables are read from (`STINT_CONCURRENCY`,
+   * `STINT_LEASE_SEND_INVOICE_EMAIL`, … see the README's "Settings from the
+   * environment"). Default `process.env`; `false` reads none, so only the
+   * code's values apply.
+   */
+  readonly env?: Environment | false;
+  /** Values that beat the environment for every queue, as typed on a command line (what `stint run --concurrency 8` passes). */
+  readonly flags?: SettingFlags;
 }
 
 /**
@@ -33,6 +45,13 @@ export interface RunFromContainerOptions {
  * `queues`, the store and logger, and — when a driver registered them — the
  * schedule store, wake-ups and leader lock, plus registered schedules. This
  * is what `stint run` calls with the container of your composition root.
+ *
+ * It reads the settings variables from `process.env` (or `env`): each
+ * worker runs with flag > `STINT_<SETTING>_<QUEUE>` > `STINT_<SETTING>` >
+ * its constructor's options (and this call's `pollIntervalMs`,
+ * `shutdownTimeoutMs`) > the defaults. An invalid value throws an
+ * `EnvironmentError` naming the variable before anything starts; a
+ * variable that looks like a misspelt setting is logged as a warning.
  *
  * @example
  * ```ts
@@ -47,12 +66,17 @@ export function runFromContainer(container: DependencyContainer, options: RunFro
   const optional = <T>(token: InjectionToken<T>): T | undefined => (container.isRegistered(token, true) ? container.resolve(token) : undefined);
   const scheduleStore = optional<ScheduleStore>(SCHEDULE_STORE);
   const definitions = resolveSchedules(container);
-  const { queues: _queues, ...runOptions } = options;
+  const log = container.resolve(LOGGER);
+  const settings = settingsOfWorkers(workers, log, options);
+  for (const warning of settings.warnings) log.warn(`Settings: ${warning}`);
+  const overrides = Object.fromEntries(settings.queues.map((queue) => [queue.queue, settingOverrides(queue)]));
+  const { queues: _queues, env: _env, flags: _flags, ...runOptions } = options;
   return runWorkers({
     ...runOptions,
+    overrides,
     workers,
     store: container.resolve(JOB_STORE),
-    log: container.resolve(LOGGER),
+    log,
     ...(scheduleStore === undefined ? {} : { schedules: { store: scheduleStore, definitions } }),
     ...(options.mode === "loop" ? loopServices(optional) : {}),
   });

@@ -10,6 +10,7 @@ import type { ScheduleDefinition } from "../schedule/define-schedule";
 import type { JobStore } from "../store/job-store";
 import type { ScheduleStore } from "../store/schedule-store";
 import { systemClock } from "../time/clock";
+import type { RunOptions } from "../worker/run-options";
 import type { RunSummary } from "../worker/run-summary";
 import { WorkerEvents } from "../events/worker-events";
 import { startRunMetrics, type MetricsOptions } from "../metrics/run-metrics";
@@ -52,7 +53,16 @@ export interface RunWorkersOptions {
    * subscriber, no route); an object: on, in `registry` when given.
    */
   readonly metrics?: MetricsOptions | false;
+  /**
+   * Per queue, options that beat the worker's own for this run: what the
+   * `STINT_*` variables and `stint run` flags set (`runFromContainer`
+   * fills it in). They override `pollIntervalMs` and `shutdownTimeoutMs` above too.
+   */
+  readonly overrides?: Readonly<Record<string, RunOverrides>>;
 }
+
+/** What a run may set for one worker on top of its options. */
+export type RunOverrides = Pick<RunOptions, "concurrency" | "prefetch" | "leaseMs" | "pollIntervalMs" | "shutdownTimeoutMs">;
 
 /**
  * Runs workers the way a deployment runs them. **once** (a Kubernetes
@@ -115,6 +125,7 @@ function runOnce(options: RunWorkersOptions): Promise<RunSummary[]> {
       worker.start({
         mode: "drain",
         ...pick(options, ["signal", "maxJobs", "maxRuntimeMs", "shutdownTimeoutMs", "events"]),
+        ...options.overrides?.[worker.queue],
       }),
     ),
   );
@@ -143,7 +154,11 @@ async function runLoop(
   try {
     return await Promise.all(
       options.workers.map((worker) =>
-        worker.start({ mode: "loop", ...pick(options, ["signal", "wakeups", "pollIntervalMs", "shutdownTimeoutMs", "events"]) }),
+        worker.start({
+          mode: "loop",
+          ...pick(options, ["signal", "wakeups", "pollIntervalMs", "shutdownTimeoutMs", "events"]),
+          ...options.overrides?.[worker.queue],
+        }),
       ),
     );
   } finally {

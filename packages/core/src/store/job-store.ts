@@ -2,6 +2,8 @@ import type { JobRecord } from "../job/job-record";
 import type { JobState } from "../job/job-state";
 import type { ClaimedBatch, QueueControls, QueueControlsChange } from "../queue/queue-controls";
 import type { AttemptRecord } from "./attempt-record";
+import type { DeadHookClaim } from "./dead-hook-claim";
+import type { JobCompletionSource } from "./job-completion-source";
 
 /**
  * A job ready to be written: what `enqueue` and `enqueueMany` take.
@@ -159,6 +161,12 @@ export interface QueueGauges {
  * exists if and only if that transaction commits.
  */
 export interface JobStore<Tx = unknown> {
+  /**
+   * Hints for waiters when a job may have finished (see `client.waitFor`);
+   * without it, waiters find out by polling `getJob`.
+   */
+  readonly completions?: JobCompletionSource;
+
   /** Inserts one job, or returns the active job holding its dedupe key. */
   enqueue(job: NewJob, transaction?: Tx): Promise<EnqueueResult>;
 
@@ -229,7 +237,11 @@ export interface JobStore<Tx = unknown> {
     readonly jobs: readonly RetryingJob[];
   }): Promise<readonly string[]>;
 
-  /** Gives up on many jobs in one statement: state `dead` with each one's failure. Returns the ids that applied. */
+  /**
+   * Gives up on many jobs in one statement: state `dead` with each one's
+   * failure, and, in the same statement, a pending `onDead` hook for each
+   * death (see `claimDeadHooks`). Returns the ids that applied.
+   */
   markJobsDead(params: {
     readonly workerId: string;
     readonly jobs: readonly DeadJob[];
@@ -238,12 +250,34 @@ export interface JobStore<Tx = unknown> {
   /**
    * Handles running jobs whose lease expired without waiting for a claim:
    * those with attempts left go back to `failed` (due now), the others to
-   * `dead` with `STINT_WORKER_DIED`. One conditional update, at most `limit` rows.
+   * `dead` with `STINT_WORKER_DIED` (and a pending `onDead` hook each, as
+   * `markJobsDead`). One conditional update, at most `limit` rows.
    */
   rescueExpiredLeases(params: {
     readonly queues?: readonly string[];
     readonly limit: number;
   }): Promise<{ readonly retried: number; readonly dead: number }>;
+
+  /**
+   * Claims up to `limit` deaths of `queue` whose `onDead` hook has not run:
+   * never claimed, or claimed by a worker whose claim lapsed (it died
+   * inside the hook). Each is owned by `workerId` until `now() + leaseMs`,
+   * with one more delivery counted; rows another claimer holds are skipped,
+   * so two workers never get the same death while its claim holds.
+   */
+  claimDeadHooks(params: {
+    readonly queue: string;
+    readonly workerId: string;
+    readonly limit: number;
+    readonly leaseMs: number;
+  }): Promise<readonly DeadHookClaim[]>;
+
+  /**
+   * Records the hooks of these deaths (`id` is the job's, `attempt` the
+   * death's) as done, fenced on the claim: only those `workerId` still
+   * holds. Returns the job ids that applied.
+   */
+  finishDeadHooks(params: { readonly workerId: string; readonly hooks: readonly JobAttempt[] }): Promise<readonly string[]>;
 
   /**
    * Cancels a job that has not finished. False when it was not cancellable.

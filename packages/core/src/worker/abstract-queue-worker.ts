@@ -3,6 +3,7 @@ import type { RetryableError } from "../errors/job-errors";
 import { ErrorCode } from "../errors/error-codes";
 import { hasErrorCode } from "../errors/stint-error";
 import type { JobDefinition } from "../job/job-definition";
+import type { JobRecord } from "../job/job-record";
 import type { Logger } from "../logging/logger";
 import { logLines } from "../events/log-lines";
 import { RunEvents } from "../events/run-events";
@@ -10,21 +11,23 @@ import { WorkerEvents } from "../events/worker-events";
 import { backoffDelay } from "../policy/backoff";
 import { isRetryableByDefault } from "../policy/classify-error";
 import type { JobStore } from "../store/job-store";
+import type { DeadJobContext } from "./dead-job-context";
 import type { FailureDecision, JobContext } from "./job-context";
 import type { RunSummary } from "./run-summary";
 import { newWorkerId } from "./worker-id";
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from "./worker-options";
 import { WorkerRun } from "./worker-run";
 import type { RunOptions } from "./run-options";
-import { validateRunOptions } from "./run-options";
+import { validateRunOptions, WORKER_OVERRIDES } from "./run-options";
 
 /**
  * The base class of every worker: one subclass per job kind. The subclass
  * says which kind (`job`), how to read a payload (`parse`) and what to do
- * (`processItem`); it may refine `isRetryable` and `handleFailure`. The base
- * class owns everything else: claiming with `SKIP LOCKED`, the lease and its
- * heartbeat, timeouts, fenced outcome writes, retries with backoff, dead
- * letters, logging and graceful shutdown.
+ * (`processItem`); it may refine `isRetryable` and `handleFailure`, and
+ * react to a job that gave up in `onDead`. The base class owns everything
+ * else: claiming with `SKIP LOCKED`, the lease and its heartbeat, timeouts,
+ * fenced outcome writes, retries with backoff, dead letters, logging and
+ * graceful shutdown.
  *
  * The skeleton `start()` runs, in order (`worker-run.ts`, `attempt-executor.ts`):
  * 1. **start** — log the start, subscribe to wake-ups (loop mode), start the
@@ -39,7 +42,10 @@ import { validateRunOptions } from "./run-options";
  *    delay, or dead;
  * 6. **finalize** — one fenced write of the outcome (successes batched with
  *    others); a write that matches no row means another worker owns the job;
- * 7. **summary** — at the end, buffered jobs go back unspent, running ones
+ * 7. **onDead** — once a death is committed (here, or in SQL by the lease
+ *    rescue for a worker that died on its last attempt), `onDead` runs once
+ *    for it in a worker of the queue, outside the handler slots;
+ * 8. **summary** — at the end, buffered jobs go back unspent, running ones
  *    get the shutdown timeout; the frozen `RunSummary` is logged and returned.
  *
  * @example
@@ -61,9 +67,9 @@ import { validateRunOptions } from "./run-options";
  * const summary = await container.resolve(SendInvoiceWorker).start();
  * ```
  */
-export abstract class AbstractQueueWorker<T> {
+export abstract class AbstractQueueWorker<T, R = unknown> {
   /** The job kind this worker runs; its name is the queue it claims from. */
-  abstract readonly job: JobDefinition<T>;
+  abstract readonly job: JobDefinition<T, R>;
 
   /**
    * This worker's typed events (`job.started`, `job.succeeded`,
@@ -80,6 +86,7 @@ export abstract class AbstractQueueWorker<T> {
   readonly #store: JobStore;
   readonly #log: Logger;
   readonly #options: ResolvedWorkerOptions;
+  readonly #given: Readonly<WorkerOptions>;
   #workerId: string | undefined;
   #running = false;
 
@@ -90,6 +97,7 @@ export abstract class AbstractQueueWorker<T> {
     this.#store = store;
     this.#log = log;
     this.#options = resolveWorkerOptions(options);
+    this.#given = Object.freeze({ ...options });
     this.events = new WorkerEvents({ log });
   }
 
@@ -107,6 +115,16 @@ export abstract class AbstractQueueWorker<T> {
   /** The validated, frozen options. */
   get options(): ResolvedWorkerOptions {
     return this.#options;
+  }
+
+  /**
+   * The options the constructor passed, before defaults (a frozen copy):
+   * what `stint run --print-config` reports as set in code. A run's
+   * overrides (`start({ concurrency })`, the STINT_* variables) apply on
+   * top of these.
+   */
+  get givenOptions(): Readonly<WorkerOptions> {
+    return this.#given;
   }
 
   /**
@@ -128,27 +146,35 @@ export abstract class AbstractQueueWorker<T> {
   async start(runOptions: RunOptions = {}): Promise<RunSummary> {
     if (this.#running) throw new ConfigError("start", `the worker for ${this.queue} is already running; create another instance to run in parallel`);
     validateRunOptions(runOptions);
+    const options = this.#optionsFor(runOptions);
     this.#running = true;
     try {
-      return await this.#run(runOptions);
+      return await this.#run(runOptions, options);
     } finally {
       this.#running = false;
     }
   }
 
-  async #run(runOptions: RunOptions): Promise<RunSummary> {
+  /** The worker's options with a run's overrides on top, checked by the same rules; the constructor's when there are none. */
+  #optionsFor(runOptions: RunOptions): ResolvedWorkerOptions {
+    const overrides: WorkerOptions = {};
+    for (const key of WORKER_OVERRIDES) if (runOptions[key] !== undefined) Object.assign(overrides, { [key]: runOptions[key] });
+    return Object.keys(overrides).length === 0 ? this.#options : resolveWorkerOptions({ ...this.#given, ...overrides });
+  }
+
+  async #run(runOptions: RunOptions, options: ResolvedWorkerOptions): Promise<RunSummary> {
     const queue = this.queue;
     const workerId = this.workerId;
     const log = this.#log.child({ queue, workerId });
     const secretFields = this.job.secretFields ?? [];
     runOptions.events?.reportListenerErrorsTo(log);
     const hubs = [logLines(log, secretFields), this.events, ...(runOptions.events === undefined ? [] : [runOptions.events])];
-    const events = new RunEvents(hubs, { queue, workerId, clock: this.#options.clock });
-    events.workerStarted(this.#options.concurrency, this.#options.leaseMs);
+    const events = new RunEvents(hubs, { queue, workerId, clock: options.clock });
+    events.workerStarted(options.concurrency, options.leaseMs);
     const run = new WorkerRun<T>({
       store: this.#store,
       log,
-      options: this.#options,
+      options,
       workerId,
       queue,
       hooks: {
@@ -157,6 +183,7 @@ export abstract class AbstractQueueWorker<T> {
         decide: (item, error, ctx) => this.handleFailure(item, error, ctx),
         secretFields,
       },
+      onDead: (job, error, ctx) => this.onDead(job, error, ctx),
       events,
     });
     const summary = await run.run(runOptions);
@@ -174,11 +201,12 @@ export abstract class AbstractQueueWorker<T> {
 
   /**
    * Does the work for one job. Resolve to succeed (the value, if any, is
-   * stored as the job's `result`); throw to fail the attempt, after which
-   * `handleFailure` decides what happens. Honour `ctx.signal`: it fires on
-   * the job's timeout, on a lost lease and at shutdown.
+   * stored as the job's `result`, typed `R` when the job kind declares a
+   * result); throw to fail the attempt, after which `handleFailure` decides
+   * what happens. Honour `ctx.signal`: it fires on the job's timeout, on a
+   * lost lease and at shutdown.
    */
-  protected abstract processItem(item: T, ctx: JobContext): Promise<unknown>;
+  protected abstract processItem(item: T, ctx: JobContext): Promise<R>;
 
   /**
    * Whether a failure is worth another attempt. Called by the default
@@ -207,5 +235,40 @@ export abstract class AbstractQueueWorker<T> {
     const delayMs = requested ?? backoffDelay(ctx.job.attempt, this.#options.backoff, this.#options.random);
     return { action: "retry", delayMs: Math.max(0, Math.round(delayMs)) };
   }
+
+  /**
+   * Reacts to a job that gave up: called once per death, after `dead` is
+   * committed, whatever the road — a parse failure, a permanent error, the
+   * last attempt failing, `handleFailure` answering dead or throwing, or a
+   * worker that died (or lost its lease) on the last attempt, whose job the
+   * lease rescue made dead in SQL. It runs in a worker of this queue (the
+   * one that recorded the death, at once; for a death recorded in SQL, the
+   * first to look, within 5 s), outside the handler slots, at most
+   * `concurrency` at a time, with `ctx.signal` aborting after
+   * `onDeadTimeoutMs`. `error` is the error as thrown when this process
+   * recorded the death, else a `RecordedError` with the recorded code and
+   * text; `job` is the job as stored now. A throw, a rejection or a timeout
+   * is logged and emitted as `job.onDeadFailed`; the job stays dead and the
+   * hook is not called again for that death. Cancelled jobs are not dead:
+   * an operator chose that. `stint retry` runs the job again, and a new
+   * death calls the hook again (`ctx.attempt` tells them apart).
+   *
+   * A death is recorded durably before the hook runs and forgotten once it
+   * has run, so the hook runs once per death unless the process dies (or
+   * loses its database) between calling it and recording it done: then
+   * another worker calls it again (`ctx.delivery` > 1). The default does
+   * nothing.
+   *
+   * @example
+   * ```ts
+   * protected override async onDead(job: JobRecord, error: Error, ctx: DeadJobContext) {
+   *   await this.#db.insertInto("failed_invoices")
+   *     .values({ job_id: job.id, attempt: ctx.attempt, reason: error.message })
+   *     .onConflict((c) => c.doNothing()) // a second delivery writes nothing
+   *     .execute();
+   * }
+   * ```
+   */
+  protected onDead(_job: JobRecord, _error: Error, _ctx: DeadJobContext): void | Promise<void> {}
 }
 

@@ -24,6 +24,7 @@ export class OutcomeRecorder {
   readonly #retries: WriteBatcher<RetryingJob>;
   readonly #deaths: WriteBatcher<DeadJob>;
   readonly #events: RunEvents;
+  readonly #died: (job: ClaimedJob, error: unknown) => void;
 
   constructor(parts: {
     readonly store: JobStore;
@@ -33,10 +34,13 @@ export class OutcomeRecorder {
     readonly leaseMs: number;
     readonly log: Logger;
     readonly events: RunEvents;
+    /** Told of every death this recorder commits, with the error it ended with (where `onDead` starts). */
+    readonly died?: (job: ClaimedJob, error: unknown) => void;
   }) {
     const { store, workerId } = parts;
     this.#secretFields = parts.secretFields;
     this.#events = parts.events;
+    this.#died = parts.died ?? (() => undefined);
     // A write is retried through an outage while the lease could still be ours.
     const shared = { policy: parts.policy, giveUpAfterMs: parts.leaseMs, log: parts.log, logFields: { workerId } };
     this.#completions = new WriteBatcher({ ...shared, noun: "completions", write: (jobs: readonly CompletedJob[]) => store.completeJobs({ workerId, jobs }) });
@@ -71,14 +75,14 @@ export class OutcomeRecorder {
       case "released":
         return this.#fenced(job, durationMs, () => this.#retry(job, { delayMs: 0, failure: null, spendAttempt: false, outcome: outcome.started ? "shutdown" : null, durationMs }));
       case "dead":
-        return this.#fenced(job, durationMs, () => this.#dead(job, { failure: this.#failureOf(job, outcome.error), outcome: "dead", durationMs }));
+        return this.#fenced(job, durationMs, () => this.#dead(job, { failure: this.#failureOf(job, outcome.error), outcome: "dead", durationMs }, outcome.error));
       case "lease-lost":
         // Nothing ran: back without spending the attempt. It ran: failed and due now (dead with no attempt left), as
         // a lease rescue would do later — if no other worker has the job yet; otherwise the fence matches nothing.
         if (!outcome.started) return this.#fenced(job, durationMs, () => this.#retry(job, { delayMs: 0, failure: null, spendAttempt: false, outcome: null, durationMs }));
         return this.#fenced(job, durationMs, () =>
           job.attempt >= job.maxAttempts
-            ? this.#dead(job, { failure: this.#failureOf(job, outcome.error), outcome: "lease-lost", durationMs })
+            ? this.#dead(job, { failure: this.#failureOf(job, outcome.error), outcome: "lease-lost", durationMs }, outcome.error)
             : this.#retry(job, { delayMs: 0, failure: this.#failureOf(job, outcome.error), spendAttempt: true, outcome: "lease-lost", durationMs }),
         );
     }
@@ -99,7 +103,7 @@ export class OutcomeRecorder {
       const failure: JobFailure = { message: `the outcome could not be recorded: ${describeError(thrown)}`, code: errorCodeOf(thrown) ?? ErrorCode.Database, summary };
       try {
         return job.attempt >= job.maxAttempts
-          ? await this.#dead(job, { failure, outcome: "dead", durationMs })
+          ? await this.#dead(job, { failure, outcome: "dead", durationMs }, thrown)
           : await this.#retry(job, { delayMs: 0, failure, spendAttempt: true, outcome: "failed", durationMs });
       } catch {
         return "failed";
@@ -111,8 +115,11 @@ export class OutcomeRecorder {
     return this.#retries.write({ id: job.id, attempt: job.attempt, ...retry });
   }
 
-  #dead(job: ClaimedJob, dead: Omit<DeadJob, "id" | "attempt">): Promise<RowResult> {
-    return this.#deaths.write({ id: job.id, attempt: job.attempt, ...dead });
+  /** Writes a death; once it is committed, `died` hears of it with `error`. */
+  async #dead(job: ClaimedJob, dead: Omit<DeadJob, "id" | "attempt">, error: unknown): Promise<RowResult> {
+    const result = await this.#deaths.write({ id: job.id, attempt: job.attempt, ...dead });
+    if (result === "applied") this.#died(job, error);
+    return result;
   }
 
   /** The error text, summary and code stored with a failed attempt, with the job's secret payload values redacted. */

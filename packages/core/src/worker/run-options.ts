@@ -27,12 +27,23 @@ export interface RunOptions {
   readonly pollIntervalMs?: number;
   /** Overrides the worker's `shutdownTimeoutMs` for this run. */
   readonly shutdownTimeoutMs?: number;
+  /** Overrides the worker's `concurrency` for this run (what `STINT_CONCURRENCY` and `--concurrency` set). */
+  readonly concurrency?: number;
+  /** Overrides the worker's `prefetch` for this run. */
+  readonly prefetch?: number | "auto";
+  /** Overrides the worker's `leaseMs` for this run. */
+  readonly leaseMs?: number;
   /** More listeners for this run, besides `worker.events` (what `runWorkers({ events })` passes to every worker). */
   readonly events?: WorkerEvents;
 }
 
+/** The range and default of `pollIntervalMs`, in ms. */
+export const POLL_INTERVAL_LIMITS = Object.freeze({ min: 10, max: 3_600_000, default: 2_000 });
 
-const KNOWN = ["signal", "maxJobs", "maxRuntimeMs", "mode", "wakeups", "pollIntervalMs", "shutdownTimeoutMs", "events"];
+/** The worker options a run may override; they are checked with the worker's own rules when the run starts. */
+export const WORKER_OVERRIDES = ["concurrency", "prefetch", "leaseMs"] as const;
+
+const KNOWN = ["signal", "maxJobs", "maxRuntimeMs", "mode", "wakeups", "pollIntervalMs", "shutdownTimeoutMs", "events", ...WORKER_OVERRIDES];
 
 /** Checks the options of one `start()`; a bad one throws a `ConfigError` naming it. */
 export function validateRunOptions(options: RunOptions): void {
@@ -40,7 +51,7 @@ export function validateRunOptions(options: RunOptions): void {
   if (options.maxJobs !== undefined) integerOption("maxJobs", options.maxJobs, 1, Number.MAX_SAFE_INTEGER);
   if (options.maxRuntimeMs !== undefined) integerOption("maxRuntimeMs", options.maxRuntimeMs, 1, 2_147_483_647);
   if (options.shutdownTimeoutMs !== undefined) integerOption("shutdownTimeoutMs", options.shutdownTimeoutMs, 0, 86_400_000);
-  if (options.pollIntervalMs !== undefined) integerOption("pollIntervalMs", options.pollIntervalMs, 10, 3_600_000);
+  if (options.pollIntervalMs !== undefined) integerOption("pollIntervalMs", options.pollIntervalMs, POLL_INTERVAL_LIMITS.min, POLL_INTERVAL_LIMITS.max);
   if (options.events !== undefined && !(options.events instanceof WorkerEvents)) {
     throw new ConfigError("events", "must be a WorkerEvents (new WorkerEvents())");
   }

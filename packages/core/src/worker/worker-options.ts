@@ -48,6 +48,13 @@ export interface WorkerOptions {
   /** On shutdown, how long in-flight jobs may still finish before they are given back. Default 30,000. */
   readonly shutdownTimeoutMs?: number;
   /**
+   * How long one `onDead` call may take, in ms: then its `ctx.signal`
+   * aborts, the worker stops waiting for it (it is logged as failed) and
+   * records the hook as done. A death's hook is claimed for this long plus
+   * 10 s, so no other worker calls it meanwhile. Default 10,000; 1 to 3,600,000.
+   */
+  readonly onDeadTimeoutMs?: number;
+  /**
    * Identity of this worker incarnation, recorded as the owner of the jobs it
    * claims. Default: the process's random token drawn at start-up (with
    * `.n` for a second worker in the process), e.g. `9b1e03aa`; the start
@@ -76,25 +83,35 @@ export interface ResolvedWorkerOptions {
   readonly leaseMarginMs: number;
   readonly backoff: BackoffOptions;
   readonly shutdownTimeoutMs: number;
+  readonly onDeadTimeoutMs: number;
   readonly workerId: string | undefined;
   readonly clock: Clock;
   readonly random: () => number;
 }
 
-const KNOWN = ["concurrency", "prefetch", "leaseMs", "backoff", "shutdownTimeoutMs", "workerId", "clock", "random"];
+/** The range and default of each numeric worker option; `resolveWorkerOptions` and the STINT_* settings check against these. */
+export const WORKER_OPTION_LIMITS = Object.freeze({
+  concurrency: Object.freeze({ min: 1, max: 1_000, default: 5 }),
+  prefetch: Object.freeze({ min: 0, max: 10_000 }),
+  leaseMs: Object.freeze({ min: 200, max: 86_400_000, default: 60_000 }),
+  shutdownTimeoutMs: Object.freeze({ min: 0, max: 86_400_000, default: 30_000 }),
+  onDeadTimeoutMs: Object.freeze({ min: 1, max: 3_600_000, default: 10_000 }),
+});
+
+const KNOWN = ["concurrency", "prefetch", "leaseMs", "backoff", "shutdownTimeoutMs", "onDeadTimeoutMs", "workerId", "clock", "random"];
 
 /** Fills in defaults, validates (messages name the option) and freezes worker options. */
 export function resolveWorkerOptions(input: WorkerOptions = {}): ResolvedWorkerOptions {
   if (typeof input !== "object" || input === null) throw new ConfigError("options", "must be an object");
   rejectUnknownOptions("options", input, KNOWN);
-  const leaseMs = integerOption("leaseMs", input.leaseMs ?? 60_000, 200, 86_400_000);
+  const leaseMs = limited("leaseMs", input.leaseMs);
   if (input.workerId !== undefined && (typeof input.workerId !== "string" || input.workerId.length === 0 || input.workerId.length > 200)) {
     throw new ConfigError("workerId", "must be a non-empty string of at most 200 characters");
   }
   if (input.random !== undefined && typeof input.random !== "function") {
     throw new ConfigError("random", "must be a function returning a number in [0, 1)");
   }
-  const concurrency = integerOption("concurrency", input.concurrency ?? 5, 1, 1_000);
+  const concurrency = limited("concurrency", input.concurrency);
   return Object.freeze({
     concurrency,
     ...resolvePrefetch(input.prefetch, concurrency),
@@ -103,11 +120,17 @@ export function resolveWorkerOptions(input: WorkerOptions = {}): ResolvedWorkerO
     heartbeatTimeoutMs: Math.max(25, Math.floor(leaseMs / 6)),
     leaseMarginMs: leaseSafetyMargin(leaseMs),
     backoff: resolveBackoff(input.backoff),
-    shutdownTimeoutMs: integerOption("shutdownTimeoutMs", input.shutdownTimeoutMs ?? 30_000, 0, 86_400_000),
+    shutdownTimeoutMs: limited("shutdownTimeoutMs", input.shutdownTimeoutMs),
+    onDeadTimeoutMs: limited("onDeadTimeoutMs", input.onDeadTimeoutMs),
     workerId: input.workerId,
     clock: input.clock ?? systemClock,
     random: input.random ?? Math.random,
   });
+}
+
+function limited(option: "concurrency" | "leaseMs" | "shutdownTimeoutMs" | "onDeadTimeoutMs", value: number | undefined): number {
+  const limits = WORKER_OPTION_LIMITS[option];
+  return integerOption(option, value ?? limits.default, limits.min, limits.max);
 }
 
 /** Most jobs an adaptive buffer holds ahead (unless `concurrency` is larger). */
@@ -115,7 +138,8 @@ const AUTO_PREFETCH_MAX = 500;
 
 function resolvePrefetch(prefetch: number | "auto" | undefined, concurrency: number): { prefetch: number; adaptivePrefetch: boolean } {
   if (prefetch === undefined || prefetch === "auto") return { prefetch: Math.max(AUTO_PREFETCH_MAX, concurrency), adaptivePrefetch: true };
-  return { prefetch: integerOption("prefetch", prefetch, 0, 10_000), adaptivePrefetch: false };
+  const { min, max } = WORKER_OPTION_LIMITS.prefetch;
+  return { prefetch: integerOption("prefetch", prefetch, min, max), adaptivePrefetch: false };
 }
 
 /**

@@ -5,10 +5,11 @@ import type { Logger } from "../logging/logger";
 import type { RunEvents } from "../events/run-events";
 import type { JobStore } from "../store/job-store";
 import { AttemptExecutor, type Attempt, type AttemptResult, type JobHooks } from "./attempt-executor";
+import { DeadHookRunner, type DeadHook } from "./dead-hook-runner";
 import { LeaseKeeper } from "./lease-keeper";
 import { OutcomeRecorder } from "./outcome-recorder";
 import { PrefetchSizer } from "./prefetch-sizer";
-import type { RunOptions } from "./run-options";
+import { POLL_INTERVAL_LIMITS, type RunOptions } from "./run-options";
 import { newRunCounters, type RunCounters, type RunSummary, type StopReason } from "./run-summary";
 import { settleWithin } from "./settle-within";
 import { StoreRetryPolicy } from "./store-retry-policy";
@@ -41,6 +42,8 @@ interface RunParts<T> {
   readonly workerId: string;
   readonly queue: string;
   readonly hooks: JobHooks<T>;
+  /** The worker's `onDead`, run for the queue's deaths outside the handler slots (see {@link DeadHookRunner}). */
+  readonly onDead: DeadHook;
   readonly events: RunEvents;
 }
 
@@ -68,6 +71,7 @@ export class WorkerRun<T> {
   readonly #recorder: OutcomeRecorder;
   readonly #executor: AttemptExecutor<T>;
   readonly #policy: StoreRetryPolicy;
+  readonly #deadHooks: DeadHookRunner;
   /** Claimed and not started, oldest first. */
   readonly #buffer: Attempt[] = [];
   /**
@@ -80,6 +84,8 @@ export class WorkerRun<T> {
   #running = 0;
   /** Attempts recorded so far; a claim that raced a recording must not conclude "drained". */
   #recorded = 0;
+  /** Attempts recorded so far whose outcome puts the job back in the queue (a retry, a snooze, a give-back): one may be due at once. */
+  #requeued = 0;
   #stopping = false;
   /**
    * A claim the stop abandoned while its statement was in flight, and when
@@ -109,7 +115,18 @@ export class WorkerRun<T> {
     this.#takeOverEveryMs = Math.min(TAKE_OVER_EVERY_MS, Math.floor(options.leaseMs / 4));
     this.#prefetch = options.adaptivePrefetch ? PrefetchSizer.adaptive(options.prefetch, options.clock) : PrefetchSizer.fixed(options.prefetch);
     this.#leases = new LeaseKeeper(store, options, workerId, log);
-    this.#recorder = new OutcomeRecorder({ store, workerId, secretFields: hooks.secretFields, policy: this.#policy, leaseMs: options.leaseMs, log, events });
+    const { queue, onDead } = parts;
+    this.#deadHooks = new DeadHookRunner({ store, queue, workerId, log, options, events, policy: this.#policy, secretFields: hooks.secretFields, hook: onDead });
+    this.#recorder = new OutcomeRecorder({
+      store,
+      workerId,
+      secretFields: hooks.secretFields,
+      policy: this.#policy,
+      leaseMs: options.leaseMs,
+      log,
+      events,
+      died: (job, error) => this.#deadHooks.died(job, error),
+    });
     this.#executor = new AttemptExecutor({ store, workerId, log, options, hooks, leases: this.#leases, recorder: this.#recorder, events });
   }
 
@@ -128,6 +145,7 @@ export class WorkerRun<T> {
       runOptions.maxRuntimeMs === undefined ? undefined : setTimeout(() => stop.abort("max-runtime" satisfies StopReason), runOptions.maxRuntimeMs);
     const wakeups = await this.#subscribe(runOptions);
     this.#leases.start();
+    this.#deadHooks.start();
     const runOver = new AbortController();
     const progress = this.#reportProgress(runOver.signal);
     let stoppedBecause: StopReason;
@@ -141,6 +159,8 @@ export class WorkerRun<T> {
     this.#stopping = true;
     const givingBack = this.#giveBackBuffered();
     await this.#finishStarted(stop.signal, runOptions.shutdownTimeoutMs ?? this.#parts.options.shutdownTimeoutMs);
+    // A drained run also runs the queue's pending onDead hooks (within its budget); a stopped one lets running hooks finish.
+    await this.#deadHooks.stop(stoppedBecause === "drained" ? "when-empty" : "now", stop.signal);
     clearTimeout(timer);
     runOptions.signal?.removeEventListener("abort", onSignal);
     // Writes and closes on a connection that stopped answering must not keep a stopping worker alive.
@@ -201,7 +221,7 @@ export class WorkerRun<T> {
 
   async #claimLoop(runOptions: RunOptions, stop: AbortSignal, deadline: number | undefined): Promise<StopReason> {
     const { store, options, workerId, queue, log } = this.#parts;
-    const { maxJobs, mode = "drain", pollIntervalMs = 2_000 } = runOptions;
+    const { maxJobs, mode = "drain", pollIntervalMs = POLL_INTERVAL_LIMITS.default } = runOptions;
     let idleWaitMs = FIRST_IDLE_WAIT_MS;
     let drainedAt: number | undefined;
     for (;;) {
@@ -221,24 +241,28 @@ export class WorkerRun<T> {
       this.#wokenFromOutside = false;
       // A process resumed after a pause stops its lapsed handlers before it takes more work.
       this.#leases.expireLapsed();
-      const sentAt = options.clock.now();
-      const recordedBefore = this.#recorded;
-      const maxTimeoutMs = deadline === undefined ? undefined : deadline - sentAt;
-      if (maxTimeoutMs !== undefined && maxTimeoutMs <= 0) return "max-runtime";
+      let sentAt = options.clock.now();
+      const requeuedBefore = this.#requeued;
+      if (deadline !== undefined && deadline - sentAt <= 0) return "max-runtime";
       // Expired leases are looked for every so often, not on every claim: the look costs the store a scan.
       const takeOverExpired = sentAt - this.#tookOverAt >= this.#takeOverEveryMs;
       if (takeOverExpired) this.#tookOverAt = sentAt;
       let sent: Promise<readonly ClaimedJob[]> | undefined;
       const jobs = await this.#policy.run(
-        () =>
-          (sent = store.claimBatch({
+        () => {
+          // Each try counts the lease (and the run's remaining time) from when it is sent: a claim retried
+          // through an outage must not hold the jobs it finally takes against the first try's clock.
+          sentAt = options.clock.now();
+          const maxTimeoutMs = deadline === undefined ? undefined : Math.max(0, deadline - sentAt);
+          return (sent = store.claimBatch({
             queue,
             workerId,
             limit: room,
             leaseMs: options.leaseMs,
             takeOverExpired,
             ...(maxTimeoutMs === undefined ? {} : { maxTimeoutMs }),
-          })),
+          }));
+        },
         { giveUpAfterMs: CLAIM_GIVE_UP_MS, signal: stop, onRetry: (message) => log.warn(`Claim failed, retrying: ${message}`, { queue, workerId }) },
       );
       if (jobs === undefined) {
@@ -275,7 +299,7 @@ export class WorkerRun<T> {
         continue;
       }
       // A retry written while this claim ran may already be due: look again before concluding.
-      if (this.#recorded !== recordedBefore) continue;
+      if (this.#requeued !== requeuedBefore) continue;
       // An attempt whose outcome is still being written may schedule a retry that is due at once.
       if (this.#started.size > 0 || this.#buffer.length > 0) {
         await this.#nudge.wait();
@@ -326,6 +350,7 @@ export class WorkerRun<T> {
       this.#count(result);
       if (this.#started.get(job.id)?.attempt === job.attempt) this.#started.delete(job.id);
       this.#recorded += 1;
+      if (result.outcome.kind !== "succeeded" && result.outcome.kind !== "dead") this.#requeued += 1;
       this.#nudge.wake();
     });
     this.#started.set(job.id, { attempt: job.attempt, done, signal: attempt.signal });

@@ -4,6 +4,7 @@ import { errorCodeOf, hasErrorCode, StintError } from "../../src/errors/stint-er
 import { coerceError, describeError, MAX_ERROR_TEXT } from "../../src/errors/coerce-error";
 import { permanent, retryAfter, snooze } from "../../src/errors/control-flow";
 import { ConfigError } from "../../src/errors/config-errors";
+import { RecordedError } from "../../src/errors/job-errors";
 
 describe("stint errors", () => {
   it("are recognised by code, also on look-alike objects from another copy of the package", () => {
@@ -52,5 +53,21 @@ describe("describeError", () => {
 
   it(`caps the text at ${MAX_ERROR_TEXT} characters`, () => {
     expect(describeError(new Error("x".repeat(50_000))).length).to.be.at.most(MAX_ERROR_TEXT);
+  });
+});
+
+describe("RecordedError", () => {
+  it("rebuilds a recorded error: its code, its first line as the message, the whole text as the stack", () => {
+    const error = new RecordedError(ErrorCode.Parse, "ParseError: invalid payload: n must be a number\n    at parse (worker.ts:1:1)");
+    expect(hasErrorCode(error, ErrorCode.Parse)).to.equal(true);
+    expect(error.message).to.equal("ParseError: invalid payload: n must be a number");
+    expect(error.stack).to.equal(error.recorded);
+  });
+
+  it("reads a code stint does not know as STINT_UNKNOWN, and says so when no text was recorded", () => {
+    const error = new RecordedError("E_CUSTOM", null);
+    expect(error.code).to.equal(ErrorCode.Unknown);
+    expect(error.message).to.equal("the job is dead (no error was recorded)");
+    expect(error.recorded).to.equal("");
   });
 });

@@ -5,7 +5,7 @@ import { ConfigError } from "../../src/errors/config-errors";
 describe("resolveWorkerOptions", () => {
   it("fills in defaults and derives the heartbeat from the lease", () => {
     const options = resolveWorkerOptions({ leaseMs: 90_000 });
-    expect(options).to.include({ concurrency: 5, leaseMs: 90_000, heartbeatIntervalMs: 30_000, shutdownTimeoutMs: 30_000 });
+    expect(options).to.include({ concurrency: 5, leaseMs: 90_000, heartbeatIntervalMs: 30_000, shutdownTimeoutMs: 30_000, onDeadTimeoutMs: 10_000 });
     expect(Object.isFrozen(options)).to.equal(true);
   });
 
@@ -22,6 +22,8 @@ describe("resolveWorkerOptions", () => {
       [{ concurrency: 2.5 }, "`concurrency`"],
       [{ leaseMs: 50 }, "`leaseMs`"],
       [{ shutdownTimeoutMs: -1 }, "`shutdownTimeoutMs`"],
+      [{ onDeadTimeoutMs: 0 }, "`onDeadTimeoutMs`"],
+      [{ onDeadTimeoutMs: 3_600_001 }, "`onDeadTimeoutMs`"],
       [{ backoff: { baseMs: "1s" } }, "`backoff.baseMs`"],
       [{ workerId: "" }, "`workerId`"],
       [{ prefetch: -1 }, "`prefetch`"],

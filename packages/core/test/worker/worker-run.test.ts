@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { InfrastructureError } from "../../src/errors/infrastructure-error";
 import { defineJob } from "../../src/job/job-definition";
 import type { ClaimedJob } from "../../src/job/job-record";
 import type { LogFields, Logger } from "../../src/logging/logger";
@@ -15,6 +16,8 @@ class BacklogStore {
   /** Whether each claim also asked for expired leases. */
   readonly takeOvers: boolean[] = [];
   readonly completed: string[] = [];
+  /** How many times the run looked for pending onDead hooks. */
+  deadHookClaims = 0;
   #next = 1;
 
   constructor(private backlog: number) {}
@@ -37,6 +40,10 @@ class BacklogStore {
   }
   extendLeases(params: { readonly jobs: readonly JobAttempt[] }): Promise<readonly string[]> {
     return Promise.resolve(params.jobs.map((job) => job.id));
+  }
+  claimDeadHooks(): Promise<readonly never[]> {
+    this.deadHookClaims += 1;
+    return Promise.resolve([]);
   }
 }
 
@@ -67,6 +74,36 @@ describe("WorkerRun", () => {
     expect(store.completed).to.have.length(100);
   });
 
+  it("claims with a run's overrides on top of the constructor's options, and keeps the constructor's for the next run", async () => {
+    const store = new BacklogStore(20);
+    const worker = new TaskWorker(store as unknown as JobStore, new RecordingLog(), { concurrency: 2, prefetch: 8, clock: new FakeClock() });
+    await worker.start({ concurrency: 3, prefetch: 1, maxJobs: 4 });
+    expect(store.claims[0], "3 slots + 1 ahead").to.equal(4);
+    expect(worker.options).to.include({ concurrency: 2, prefetch: 8 });
+    expect(worker.givenOptions).to.include({ concurrency: 2, prefetch: 8 });
+    store.claims.length = 0;
+    await worker.start({ maxJobs: 10 });
+    expect(store.claims[0], "2 slots + 8 ahead").to.equal(10);
+  });
+
+  it("checks a run's overrides by the options' own rules, naming the option", async () => {
+    const worker = new TaskWorker(new BacklogStore(0) as unknown as JobStore, new RecordingLog(), { clock: new FakeClock() });
+    let thrown: unknown;
+    try {
+      await worker.start({ concurrency: 0 });
+    } catch (error) {
+      thrown = error;
+    }
+    expect((thrown as Error).message).to.equal("Invalid option `concurrency`: must be an integer from 1 to 1000, got 0");
+  });
+
+  it("looks for pending onDead hooks once per drain, however many jobs succeed", async () => {
+    const store = new BacklogStore(1_000);
+    const summary = await new TaskWorker(store as unknown as JobStore, new RecordingLog(), { concurrency: 4, clock: new FakeClock() }).start();
+    expect(summary).to.include({ succeeded: 1_000 });
+    expect(store.deadHookClaims).to.equal(1);
+  });
+
   it("writes an info summary of a busy run every 30 s, and nothing when nothing happened", async () => {
     const clock = new FakeClock();
     const log = new RecordingLog();
@@ -84,6 +121,26 @@ describe("WorkerRun", () => {
     stop.abort();
     await clock.advance(1);
     expect(await run).to.include({ claimed: 3, succeeded: 3, stoppedBecause: "signal" });
+  });
+
+  it("counts a claim's lease from the try that got through, not from the first one an outage swallowed", async () => {
+    const clock = new FakeClock();
+    const store = new BacklogStore(1);
+    let failFirst!: (error: Error) => void;
+    const claim = store.claimBatch.bind(store);
+    let tries = 0;
+    store.claimBatch = (params) => {
+      tries += 1;
+      return tries === 1 ? new Promise((_, reject) => (failFirst = reject)) : claim(params);
+    };
+    const run = new TaskWorker(store as unknown as JobStore, new RecordingLog(), { concurrency: 1, leaseMs: 1_000, clock }).start();
+    await settle();
+    // The first try hangs through an outage longer than the lease, then fails; the retry takes the job.
+    await clock.advance(2_000);
+    failFirst(new InfrastructureError("connection timeout"));
+    await clock.advance(200);
+    expect(await run).to.include({ claimed: 1, succeeded: 1, leaseLost: 0 });
+    expect(store.completed).to.deep.equal(["1"]);
   });
 
   it("looks for expired leases on the first claim, then at most once a second", async () => {

@@ -57,6 +57,15 @@ export function appSchemaStatements(schema: string): readonly RawBuilder<unknown
   message_id text,
   sent_at timestamptz NOT NULL DEFAULT now()
 )`,
+    sql`CREATE TABLE IF NOT EXISTS ${table("undelivered_invoices")} (
+  job_id text NOT NULL,
+  attempt integer NOT NULL,
+  payload jsonb NOT NULL,
+  error_code text,
+  reason text NOT NULL,
+  recorded_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (job_id, attempt)
+)`,
     sql`CREATE TABLE IF NOT EXISTS ${table("sent_emails")} (
   id bigserial PRIMARY KEY,
   to_address text NOT NULL,

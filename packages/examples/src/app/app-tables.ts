@@ -21,6 +21,18 @@ export interface InvoiceEmailsTable {
   readonly sent_at: Generated<Date>;
 }
 
+/** Invoice e-mails given up on: one row per death of a `send-invoice-email` job, written by its worker's `onDead`. */
+export interface UndeliveredInvoicesTable {
+  readonly job_id: string;
+  /** The attempt after which the job died. */
+  readonly attempt: number;
+  /** The job's payload as stored (it may not have been a valid one). */
+  readonly payload: unknown;
+  readonly error_code: string | null;
+  readonly reason: string;
+  readonly recorded_at: Generated<Date>;
+}
+
 /** What the recording mailer "sent": one row per delivered e-mail. */
 export interface SentEmailsTable {
   readonly id: Generated<string>;
@@ -89,6 +101,7 @@ export interface DocumentSummariesTable {
 export interface AppTables {
   readonly invoices: InvoicesTable;
   readonly invoice_emails: InvoiceEmailsTable;
+  readonly undelivered_invoices: UndeliveredInvoicesTable;
   readonly sent_emails: SentEmailsTable;
   readonly reports: ReportsTable;
   readonly audit_events: AuditEventsTable;

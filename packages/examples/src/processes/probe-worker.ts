@@ -1,4 +1,14 @@
-import { AbstractQueueWorker, JOB_STORE, LOGGER, type JobContext, type JobStore, type Logger } from "@stint/core";
+import {
+  AbstractQueueWorker,
+  errorCodeOf,
+  JOB_STORE,
+  LOGGER,
+  type DeadJobContext,
+  type JobContext,
+  type JobRecord,
+  type JobStore,
+  type Logger,
+} from "@stint/core";
 import { sql, type Kysely } from "kysely";
 import { inject, injectable, type InjectionToken } from "tsyringe";
 import { ProbeJob, parseProbe, type Probe } from "./probe-job";
@@ -11,7 +21,13 @@ export interface ProbeSettings {
   readonly leaseMs: number;
   /** Each job waits this long (or until its signal aborts). 0: a no-op job. */
   readonly sleepMs: number;
-  /** Record every handler run in `<schema>.executions` on this database: its start (`at`) and its end (`done_at`). */
+  /** Each `onDead` call waits this long before it records itself (or until its signal aborts). Default 0. */
+  readonly deadHookSleepMs?: number;
+  /**
+   * Record every handler run in `<schema>.executions` on this database (its
+   * start, `at`, and its end, `done_at`), and every `onDead` call in
+   * `<schema>.dead_hook_calls`.
+   */
   readonly executions?: { readonly db: Kysely<any>; readonly schema: string };
 }
 
@@ -21,8 +37,9 @@ export const PROBE_SETTINGS: InjectionToken<ProbeSettings> = Symbol.for("stint.e
 /**
  * Runs probe jobs: the unit of work of the benchmarks and the multi-process
  * tests. It can wait (`sleepMs`, honouring its signal) and record each
- * handler run on its own autocommit connection, so a test can prove that
- * every job ran exactly once.
+ * handler run and every `onDead` call on its own autocommit connection, so
+ * a test can prove that every job ran, and every dead job's hook was
+ * called, exactly once.
  */
 @injectable()
 export class ProbeWorker extends AbstractQueueWorker<Probe> {
@@ -55,13 +72,25 @@ export class ProbeWorker extends AbstractQueueWorker<Probe> {
                  where job_id = ${ctx.job.id} and attempt = ${ctx.job.attempt}`.execute(executions.db);
     }
   }
+
+  protected override async onDead(job: JobRecord, error: Error, ctx: DeadJobContext): Promise<void> {
+    const { executions } = this.#settings;
+    if (executions === undefined) return;
+    const { deadHookSleepMs = 0 } = this.#settings;
+    if (deadHookSleepMs > 0) await waitOrAbort(deadHookSleepMs, ctx.signal);
+    await sql`insert into ${sql.id(executions.schema, "dead_hook_calls")} (job_id, attempt, delivery, worker_id, error_code, error_message)
+              values (${job.id}, ${ctx.attempt}, ${ctx.delivery}, ${ctx.workerId}, ${errorCodeOf(error) ?? null}, ${error.message})`.execute(executions.db);
+  }
 }
 
-/** Creates the table a {@link ProbeWorker} records executions in. */
+/** Creates the tables a {@link ProbeWorker} records executions and `onDead` calls in. */
 export async function createExecutionsTable(db: Kysely<any>, schema: string): Promise<void> {
   await sql`create table if not exists ${sql.id(schema, "executions")} (
               job_id bigint not null, seq int not null, attempt int not null, worker_id text not null,
               at timestamptz not null default clock_timestamp(), done_at timestamptz)`.execute(db);
+  await sql`create table if not exists ${sql.id(schema, "dead_hook_calls")} (
+              job_id bigint not null, attempt int not null, delivery int not null, worker_id text not null,
+              error_code text, error_message text not null, at timestamptz not null default clock_timestamp())`.execute(db);
 }
 
 function waitOrAbort(ms: number, signal: AbortSignal): Promise<void> {

@@ -1,10 +1,14 @@
 import {
   AbstractQueueWorker,
+  ErrorCode,
+  errorCodeOf,
   JOB_STORE,
   LOGGER,
   permanent,
   type BackoffOptions,
+  type DeadJobContext,
   type JobContext,
+  type JobRecord,
   type JobStore,
   type Logger,
 } from "@stint/core";
@@ -12,17 +16,10 @@ import type { Transaction } from "kysely";
 import { inject, injectable } from "tsyringe";
 import { APP_DB, APP_SCHEMA, MAILER, RETRY_BACKOFF } from "../app-tokens";
 import { appDatabase, type AppDb } from "../app/app-tables";
-import { parseSendInvoiceEmail, SendInvoiceEmail } from "../jobs/send-invoice-email";
+import { parseSendInvoiceEmail, SendInvoiceEmail, type SendInvoiceEmailResult } from "../jobs/send-invoice-email";
 import type { Mailer, MailReceipt, OutgoingMail } from "../services/mailer";
 
-/** What a `send-invoice-email` job stores as its result. */
-export interface SendInvoiceEmailResult {
-  readonly invoiceId: number;
-  /** False when the invoice had already been e-mailed (by an earlier job or attempt). */
-  readonly sent: boolean;
-  /** The provider's id of the one mail sent for the invoice, by this run or an earlier one. */
-  readonly messageId: string | null;
-}
+export type { SendInvoiceEmailResult } from "../jobs/send-invoice-email";
 
 /**
  * E-mails an invoice to its customer, at most once per invoice however
@@ -43,6 +40,11 @@ export interface SendInvoiceEmailResult {
  * retry. The key goes to the provider as `OutgoingMail.reference`, its
  * idempotency key, so a provider that deduplicates closes that window too.
  *
+ * A job that gives up (an invoice that does not exist, a malformed
+ * payload, the mailer failing every attempt, its worker killed on the last
+ * one) is written to `undelivered_invoices` by `onDead`, for someone to
+ * follow up.
+ *
  * @example
  * ```ts
  * registerWorkers(container, [SendInvoiceEmailWorker]);
@@ -51,7 +53,7 @@ export interface SendInvoiceEmailResult {
  * ```
  */
 @injectable()
-export class SendInvoiceEmailWorker extends AbstractQueueWorker<SendInvoiceEmail> {
+export class SendInvoiceEmailWorker extends AbstractQueueWorker<SendInvoiceEmail, SendInvoiceEmailResult> {
   readonly job = SendInvoiceEmail;
   readonly #db: AppDb;
   readonly #schema: string;
@@ -99,6 +101,15 @@ export class SendInvoiceEmailWorker extends AbstractQueueWorker<SendInvoiceEmail
     });
     if (!sent) ctx.log.info(`Invoice ${invoice.id} was already e-mailed; sending nothing`);
     return { invoiceId: invoice.id, sent, messageId: receipt.messageId };
+  }
+
+  protected override async onDead(job: JobRecord, error: Error, ctx: DeadJobContext): Promise<void> {
+    await this.#db
+      .insertInto("undelivered_invoices")
+      .values({ job_id: job.id, attempt: ctx.attempt, payload: JSON.stringify(job.payload), error_code: errorCodeOf(error) ?? ErrorCode.Unknown, reason: error.message })
+      .onConflict((conflict) => conflict.columns(["job_id", "attempt"]).doNothing()) // a second delivery of this death
+      .execute();
+    ctx.log.warn(`Invoice e-mail job ${job.id} gave up after attempt ${ctx.attempt}: ${error.message}`);
   }
 }
 

@@ -5,8 +5,10 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { sql } from "kysely";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
-import { loadManifests, type Manifest } from "./load-manifests";
-import { podSpecOf } from "./stint-pods";
+import { exampleQueues } from "./example-queues";
+import { describeManifest, loadManifests, type Manifest } from "./load-manifests";
+import { literalEnv, podSettings } from "./pod-settings";
+import { podSpecOf, stintPods } from "./stint-pods";
 
 /** The repository root, from dist/test/k8s: where the image's /app is, and where `--app @stint/examples/app` resolves. */
 const REPO_ROOT = join(__dirname, "..", "..", "..", "..", "..");
@@ -123,6 +125,24 @@ describe("the manifests' command lines, run by the stint CLI", function () {
       const { code, stdout, stderr } = await stint.exited;
       expect(code, `${manifest.name}: ${stderr}`).to.equal(0);
       expect(runSummary(stdout), manifest.name).to.include({ mode: "loop", exitCode: 0, stoppedBecause: "signal" });
+    }
+  });
+
+  it("resolves every worker pod's settings from its env and flags with `stint run --print-config`, as core resolves them", async () => {
+    const queues = await exampleQueues();
+    const workers = stintPods(loadManifests()).filter((pod) => pod.args.command === "run");
+    for (const pod of workers) {
+      const where = describeManifest(pod.manifest);
+      // The pod's own variables, but the test's database and schema.
+      const { STINT_SCHEMA: _schema, ...podEnv } = literalEnv(pod);
+      const { code, stdout, stderr } = await startStint([...containerArgs(pod.manifest), "--print-config", "--json"], { ...env, ...podEnv }).exited;
+      expect(code, `${where}: ${stderr}`).to.equal(0);
+      expect(stderr, where).to.equal("");
+      const printed = JSON.parse(stdout) as { queues: unknown; logLevel: { value: string }; warnings: unknown };
+      const expected = podSettings(pod, queues);
+      expect(printed.queues, where).to.deep.equal(expected.queues);
+      expect(printed.warnings, where).to.deep.equal([]);
+      expect(printed.logLevel.value, `${where}: the app's logger follows STINT_LOG_LEVEL`).to.equal(podEnv["STINT_LOG_LEVEL"]);
     }
   });
 });

@@ -1,11 +1,13 @@
-import { createSilentLogger, resolveWorkers } from "@stint/core";
+import { createSilentLogger, resolveWorkers, type TunableSettings } from "@stint/core";
 import { createCompositionRoot } from "../../src/composition-root";
 
-/** A queue of the example application and its job kind's per-attempt timeout. */
+/** A queue of the example application, its job kind's per-attempt timeout and the settings its worker's constructor passes. */
 export interface ExampleQueue {
   readonly queue: string;
   /** `null` when the kind has no timeout. */
   readonly timeoutMs: number | null;
+  /** What the worker's constructor sets (its code values, for the settings resolution). */
+  readonly code: Partial<TunableSettings>;
 }
 
 /**
@@ -16,7 +18,11 @@ export interface ExampleQueue {
 export async function exampleQueues(): Promise<readonly ExampleQueue[]> {
   const app = createCompositionRoot({ connectionString: "postgres://unused@127.0.0.1:1/unused", logger: { logger: createSilentLogger() } });
   try {
-    return resolveWorkers(app.container).map((worker) => ({ queue: worker.queue, timeoutMs: worker.job.defaults.timeoutMs }));
+    return resolveWorkers(app.container).map((worker) => {
+      const { concurrency, prefetch, leaseMs, shutdownTimeoutMs } = worker.givenOptions;
+      const code = Object.fromEntries(Object.entries({ concurrency, prefetch, leaseMs, shutdownTimeoutMs }).filter(([, value]) => value !== undefined));
+      return { queue: worker.queue, timeoutMs: worker.job.defaults.timeoutMs, code };
+    });
   } finally {
     await app.close();
   }

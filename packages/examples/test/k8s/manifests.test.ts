@@ -11,6 +11,7 @@ import { describeManifest, K8S_DIR, loadManifests, type Manifest } from "./load-
 import { containsRun, normalised, resourceTables } from "./readme-markdown";
 import { durationSeconds, optionValue, type StintArgs } from "./stint-args";
 import { cronSpecOf, jobSpecOf, probePort, stintPods, type StintPod } from "./stint-pods";
+import { literalEnv, podSettings, settingText } from "./pod-settings";
 
 /** The Secret (and key) every pod and KEDA read the database URL from. */
 const DATABASE_SECRET = { name: "stint-database", key: "url" };
@@ -25,6 +26,11 @@ function seconds(args: StintArgs, option: string, where: string): number {
   const value = optionValue(args, option);
   expect(value, `${where} passes ${option}`).to.be.a("string");
   return durationSeconds(value!);
+}
+
+/** The longest shutdown timeout among a worker pod's queues, in seconds, wherever it is set (flag, variable, worker). */
+function shutdownSeconds(pod: StintPod, queues: readonly ExampleQueue[]): number {
+  return Math.max(...podSettings(pod, queues).queues.map(({ settings }) => settings.shutdownTimeoutMs.value / 1000));
 }
 
 function formatTimeout(timeoutMs: number | null): string {
@@ -91,10 +97,11 @@ describe("the Kubernetes manifests of the examples", () => {
   });
 
   it("end each CronJob's run by its --max-runtime budget, with time for the last claimed jobs, before activeDeadlineSeconds", () => {
-    for (const { manifest, args } of workerCronJobs()) {
+    for (const pod of workerCronJobs()) {
+      const { manifest, args } = pod;
       const where = describeManifest(manifest);
       const maxRuntime = seconds(args, "--max-runtime", where);
-      const shutdownTimeout = seconds(args, "--shutdown-timeout", where);
+      const shutdownTimeout = shutdownSeconds(pod, queues);
       const lastJobs = Math.max(shutdownTimeout, (timeoutOf(args.positionals[0]!) ?? 0) / 1000);
       const deadline = jobSpecOf(manifest).activeDeadlineSeconds;
       expect(deadline, `${where} sets activeDeadlineSeconds`).to.be.a("number");
@@ -103,15 +110,32 @@ describe("the Kubernetes manifests of the examples", () => {
     }
   });
 
-  it("give every worker pod more termination grace than its --shutdown-timeout", () => {
+  it("give every worker pod more termination grace than its shutdown timeout", () => {
     const workers = pods.filter((pod) => pod.args.command === "run");
     expect(workers.map(({ manifest }) => manifest.kind)).to.include.members(["CronJob", "Deployment"]);
-    for (const { manifest, pod, args } of workers) {
+    for (const worker of workers) {
+      const { manifest, pod } = worker;
       const where = describeManifest(manifest);
-      const shutdownTimeout = seconds(args, "--shutdown-timeout", where);
+      const shutdownTimeout = shutdownSeconds(worker, queues);
       expect(pod.terminationGracePeriodSeconds, `${where} sets terminationGracePeriodSeconds`).to.be.a("number");
-      expect(shutdownTimeout, `${where}: --shutdown-timeout < terminationGracePeriodSeconds`).to.be.lessThan(pod.terminationGracePeriodSeconds!);
+      expect(shutdownTimeout, `${where}: shutdown timeout < terminationGracePeriodSeconds`).to.be.lessThan(pod.terminationGracePeriodSeconds!);
     }
+  });
+
+  it("set worker settings through STINT_* variables that resolve, each for a queue the pod runs, with no warning", () => {
+    const workers = pods.filter((pod) => pod.args.command === "run");
+    const used = new Set<string>();
+    for (const worker of workers) {
+      const where = describeManifest(worker.manifest);
+      const settings = podSettings(worker, queues);
+      expect(settings.warnings, where).to.deep.equal([]);
+      const sources = new Set(settings.queues.flatMap((queue) => Object.values(queue.settings).map(({ source }) => (source.kind === "env" ? source.name : ""))));
+      for (const name of Object.keys(literalEnv(worker)).filter((variable) => /^STINT_(?!SCHEMA$|LOG_LEVEL$|LOG_FORMAT$|APP$)/.test(variable))) {
+        expect(sources.has(name), `${where}: ${name} sets a value of a queue the pod runs`).to.equal(true);
+        used.add(name);
+      }
+    }
+    expect([...used], "the Deployment sets its concurrency in the environment").to.include("STINT_CONCURRENCY");
   });
 
   it("never restart a Job's pod in place, and fail the Job at once on a usage or configuration error (exit 2 or 78)", () => {
@@ -259,7 +283,10 @@ describe("the Kubernetes manifests of the examples", () => {
       queues: ({ args }) => args.positionals.join(", "),
       "job timeout": ({ args }) => args.positionals.map((queue) => formatTimeout(timeoutOf(queue))).join(", "),
       "--max-runtime": ({ args }) => optionValue(args, "--max-runtime") ?? "—",
-      "--shutdown-timeout": ({ args }) => optionValue(args, "--shutdown-timeout") ?? "—",
+      "shutdown timeout": (pod) => {
+        const texts = podSettings(pod, queues).queues.map(({ settings }) => settingText(pod, settings.shutdownTimeoutMs) ?? "—");
+        return [...new Set(texts)].join(", ");
+      },
       activeDeadlineSeconds: ({ manifest }) => String(manifest.kind === "CronJob" ? (jobSpecOf(manifest).activeDeadlineSeconds ?? "—") : "—"),
       terminationGracePeriodSeconds: ({ pod }) => String(pod.terminationGracePeriodSeconds ?? "—"),
       schedule: ({ manifest }) => (manifest.kind === "CronJob" ? cronSpecOf(manifest).schedule : "—"),

@@ -1,10 +1,9 @@
 import { expect } from "chai";
-import { sql } from "kysely";
 import { buildNewJob } from "@stint/core";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
 import { ProbeJob } from "../../src/processes/probe-job";
 import { startProbeProcess, type ProbeProcess } from "../../src/processes/spawn-probe-workers";
-import { eventually } from "./eventually";
+import { killMidJob } from "./kill-mid-job";
 
 describe("the history of an attempt whose worker process was killed", function () {
   this.timeout(60_000);
@@ -31,16 +30,7 @@ describe("the history of an attempt whose worker process was killed", function (
   it("has the worker that takes the job over write the lease-lost record of the killed one", async () => {
     const { id } = await t.store.enqueue(buildNewJob(ProbeJob, { seq: 1 }));
     const doomed = start({ MODE: "loop", PROBE_SLEEP_MS: "60000", PROBE_LEASE_MS: "1500" });
-    const held = await eventually(async () => {
-      const job = await t.store.getJob({ id });
-      return job?.state === "running" ? job : undefined;
-    }, 20_000, "the first process to start the job");
-    doomed.child.kill("SIGKILL");
-    expect((await doomed.exited).signal).to.equal("SIGKILL");
-    await eventually(async () => {
-      const { rows } = await sql<{ lapsed: boolean }>`SELECT locked_until < now() AS lapsed FROM ${sql.id(t.schema, "jobs")} WHERE id = ${id}`.execute(t.db);
-      return rows[0]?.lapsed;
-    }, 10_000, "the killed worker's lease to run out");
+    const held = await killMidJob(t, id, doomed);
     expect(await t.store.listAttempts({ jobId: id })).to.deep.equal([]);
 
     const heir = start({ MODE: "once", PROBE_SLEEP_MS: "0", PROBE_LEASE_MS: "30000" });

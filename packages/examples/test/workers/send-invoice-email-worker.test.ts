@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { JobClient, ErrorCode, RetryableError, type JobContext } from "@stint/core";
 import { drainQueues } from "../../src/demo/drain-queues";
 import { SendInvoiceEmail } from "../../src/jobs/send-invoice-email";
-import { FlakyMailer } from "../../src/services/flaky-mailer";
+import { FlakyMailer, MailServiceUnavailableError } from "../../src/services/flaky-mailer";
 import type { Mailer } from "../../src/services/mailer";
 import { RecordingMailer } from "../../src/services/recording-mailer";
 import { SendInvoiceEmailWorker, type SendInvoiceEmailResult } from "../../src/workers/send-invoice-email-worker";
@@ -128,5 +128,22 @@ describe("SendInvoiceEmailWorker", () => {
     const job = await jobRow(app.store, id);
     expect(job).to.include({ state: "dead", attempts: 1, errorCode: ErrorCode.Permanent });
     expect(job.lastError).to.contain("invoice 404 does not exist");
+  });
+
+  it("records each job it gives up on in undelivered_invoices, once, whatever the reason", async () => {
+    await insertInvoices(app.db, [7]);
+    const { id: missing } = await client.enqueue(SendInvoiceEmail, { invoiceId: 404 });
+    const { id: malformed } = await client.enqueue(untyped(SendInvoiceEmail), { invoiceId: "abc" });
+    const { id: undeliverable } = await client.enqueue(SendInvoiceEmail, { invoiceId: 7 }, { maxAttempts: 1 });
+
+    const down: Mailer = { send: () => Promise.reject(new MailServiceUnavailableError("the mail service is down")) };
+    await worker(down).start();
+
+    const rows = await app.db.selectFrom("undelivered_invoices").select(["job_id", "attempt", "payload", "error_code", "reason"]).orderBy("job_id").execute();
+    expect(rows).to.deep.equal([
+      { job_id: missing, attempt: 1, payload: { invoiceId: 404 }, error_code: ErrorCode.Permanent, reason: "invoice 404 does not exist" },
+      { job_id: malformed, attempt: 1, payload: { invoiceId: "abc" }, error_code: ErrorCode.Parse, reason: 'invalid payload: invoiceId must be a positive integer, got "abc"' },
+      { job_id: undeliverable, attempt: 1, payload: { invoiceId: 7 }, error_code: ErrorCode.Unknown, reason: "the mail service is down" },
+    ]);
   });
 });

@@ -10,7 +10,7 @@ import { SendWelcomeWorker } from "./send-welcome-worker";
  */
 export function createApp(env: AppEnvironment): StintApp {
   const container = rootContainer.createChildContainer();
-  registerLogger(container, { format: "json" });
+  registerLogger(container, { format: "json", ...(env.logLevel === undefined ? {} : { level: env.logLevel }) });
   const driver = registerPostgresDriver(container, { connectionString: env.connectionString, schema: env.schema });
   registerWorkers(container, [SendWelcomeWorker]);
   return {

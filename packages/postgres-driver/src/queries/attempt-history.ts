@@ -1,6 +1,7 @@
 import { ErrorCode, MAX_ERROR_MESSAGE, MAX_ERROR_TEXT } from "@stint/core";
 import { sql, type RawBuilder } from "kysely";
 import { heldBy } from "./held-by";
+import { selectAnnouncing } from "./announce-finished";
 
 /** `"<schema>"."job_attempts"`, quoted: one row per attempt that did not succeed. */
 export function attemptsTable(schema: string): RawBuilder<unknown> {
@@ -91,8 +92,10 @@ export function workerDuration(durationMs: number | null | undefined): number | 
  * attempts it finalized, in one statement: `update` is the
  * `UPDATE … AS jobs SET … FROM <batch rows> AS <batch>` part, and the batch
  * rows carry `id`, `attempt`, `outcome`, `last_error`, `error_code` and
- * `summary`; `duration` is the duration to record. Returns the ids that
- * applied.
+ * `summary`; `duration` is the duration to record; `also`, when given, is
+ * one more statement over the finalized rows (they carry `queue` too), run
+ * as a CTE named `also`. Returns the ids that applied; with `announce`, the
+ * batch finishes its jobs, and their waiters are told (see `announceFinished`).
  *
  * @example
  * ```ts
@@ -101,7 +104,13 @@ export function workerDuration(durationMs: number | null | undefined): number | 
  */
 export function finalizeRecordingAttempts(
   schema: string,
-  parts: { readonly batch: string; readonly workerId: string; readonly duration: RawBuilder<unknown> },
+  parts: {
+    readonly batch: string;
+    readonly workerId: string;
+    readonly duration: RawBuilder<unknown>;
+    readonly announce?: boolean;
+    readonly also?: RawBuilder<unknown>;
+  },
   update: RawBuilder<unknown>,
 ): RawBuilder<{ id: string }> {
   const batch = sql.id(parts.batch);
@@ -109,11 +118,14 @@ export function finalizeRecordingAttempts(
   ${update}
    WHERE jobs.id = ${batch}.id AND jobs.attempts = ${batch}.attempt
      AND ${heldBy(parts.workerId)}
-  RETURNING jobs.id, jobs.attempts, jobs.locked_by, jobs.started_at, ${batch}.outcome, ${parts.duration} AS duration_ms,
+  RETURNING jobs.id, jobs.attempts, jobs.queue, jobs.locked_by, jobs.started_at, ${batch}.outcome, ${parts.duration} AS duration_ms,
             ${batch}.last_error, ${batch}.error_code, ${batch}.summary
 ),
 history AS (
   ${failedAttemptInsert(schema, "finalized")}
-)
-SELECT id FROM finalized`;
+)${parts.also === undefined ? sql`` : sql`,
+also AS (
+  ${parts.also}
+)`}
+${parts.announce === true ? selectAnnouncing(schema, "finalized") : sql`SELECT id FROM finalized`}`;
 }

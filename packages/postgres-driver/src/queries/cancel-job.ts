@@ -1,14 +1,16 @@
 import { sql, type Kysely } from "kysely";
 import { ATTEMPT_COLUMNS, attemptsTable, millisecondsBetween } from "./attempt-history";
 import { isJobId, jobsTable } from "./job-row";
+import { selectAnnouncing } from "./announce-finished";
 
 /**
  * Cancels a job that has not finished (`queued`, `failed` or `running`):
  * state `cancelled`, `finished_at = now()`, lease cleared. A running attempt
  * carries on in its worker, but its outcome is refused by the fence; the
  * same statement gives it a `cancelled` history row and the job its
- * `duration_ms` (the database clock's, since the claim). Returns false when
- * the job does not exist or has already finished.
+ * `duration_ms` (the database clock's, since the claim), and tells the
+ * job's waiters (see `announceFinished`). Returns false when the job does
+ * not exist or has already finished.
  *
  * ### SQL
  * ```sql
@@ -25,7 +27,8 @@ import { isJobId, jobsTable } from "./job-row";
  *   INSERT INTO "stint"."job_attempts" (…)
  *   SELECT id, attempts, 'cancelled', locked_by, started_at, now(), <ms>, 'Cancelled by an operator', 'STINT_CANCELLED', NULL
  *     FROM cancelled WHERE state = 'running')
- * SELECT id FROM cancelled
+ * SELECT cancelled.id FROM cancelled
+ *  CROSS JOIN (SELECT "stint".notify_awaited($2, array_agg(id)) FROM cancelled) AS announced
  * ```
  *
  * @example
@@ -57,6 +60,6 @@ history AS (
     FROM cancelled
    WHERE state = 'running'
 )
-SELECT id FROM cancelled`.execute(executor);
+${selectAnnouncing(schema, "cancelled")}`.execute(executor);
   return rows.length > 0;
 }

@@ -1,6 +1,7 @@
 import type { ClaimedBatch } from "@stint/core";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { leaseLostInsert } from "./attempt-history";
+import { CompiledStatements, valueSlot } from "./compiled-statement";
 import { claimedBatch, jobsTable, millisecondsInterval, type ClaimedRow } from "./job-row";
 import { prepared } from "./prepared";
 
@@ -102,7 +103,14 @@ export interface ClaimBatchParams {
  * ```
  */
 export async function claimBatch(executor: Kysely<any>, schema: string, params: ClaimBatchParams): Promise<ClaimedBatch> {
-  const { rows } = await claimBatchStatement(schema, params).execute(executor);
+  const takeOverExpired = params.takeOverExpired !== false;
+  const fitsDeadline = params.maxTimeoutMs !== undefined;
+  const { rows } = await CLAIMS.execute(
+    executor,
+    `${schema}:${takeOverExpired}:${fitsDeadline}`,
+    () => claimBatchStatement(schema, { ...SLOTS, takeOverExpired, ...(fitsDeadline ? { maxTimeoutMs: valueSlot<number>("maxTimeoutMs") } : {}) }),
+    params,
+  );
   const held = rows.find((row) => row.held_paused !== null);
   if (held === undefined) return claimedBatch(rows);
   return claimedBatch(
@@ -110,6 +118,17 @@ export async function claimBatch(executor: Kysely<any>, schema: string, params: 
     { paused: held.held_paused === true, retryAfterMs: held.held_retry_ms },
   );
 }
+
+/** The claim statements, compiled once per schema and variant. */
+const CLAIMS = new CompiledStatements<ClaimRow>();
+
+/** The values a claim statement is compiled with (and `maxTimeoutMs` in the variant that has it); each call fills them in. */
+const SLOTS = {
+  queue: valueSlot<string>("queue"),
+  workerId: valueSlot<string>("workerId"),
+  limit: valueSlot<number>("limit"),
+  leaseMs: valueSlot<number>("leaseMs"),
+} as const;
 
 /** The claim statement itself (exported for plan tests and `EXPLAIN`). */
 export function claimBatchStatement(schema: string, params: ClaimBatchParams): RawBuilder<ClaimRow> {

@@ -3,6 +3,7 @@ import { sql, type Kysely, type RawBuilder } from "kysely";
 import { jobsTable } from "./job-row";
 import { prepared } from "./prepared";
 import { heldBy } from "./held-by";
+import { announceFinished } from "./announce-finished";
 
 /** What {@link completeJobs} takes. */
 export interface CompleteJobsParams {
@@ -40,6 +41,10 @@ const MAX_DURATION_MS = 2_147_483_647;
  * that applied come back as one array: a batch of hundreds costs a few
  * microseconds per job to send and to read.
  *
+ * Waiters of the finished jobs are told in the same statement (see
+ * `announceFinished`): with nobody waiting, that is one look at the empty
+ * `job_waiters` table per statement and no NOTIFY.
+ *
  * ### SQL
  * ```sql
  * WITH batch AS MATERIALIZED (
@@ -53,7 +58,9 @@ const MAX_DURATION_MS = 2_147_483_647;
  *    WHERE jobs.id = ANY(ARRAY(SELECT id FROM batch)) AND jobs.id = batch.id AND jobs.attempts = batch.attempt
  *      AND jobs.locked_by = $1 AND (jobs.state = 'running') IS TRUE
  *   RETURNING jobs.id)
- * SELECT coalesce(array_agg(id), '{}')::text[] AS ids FROM done
+ * SELECT coalesce(array_agg(id), '{}')::text[] AS ids,
+ *        "stint".notify_awaited($3, array_agg(id)) AS announced
+ *   FROM done
  * ```
  *
  * @example
@@ -92,7 +99,8 @@ done AS (
      AND ${heldBy(workerId)}
   RETURNING jobs.id
 )
-SELECT coalesce(array_agg(id), '{}')::text[] AS ids FROM done`);
+SELECT coalesce(array_agg(id), '{}')::text[] AS ids, ${announceFinished(schema, sql`array_agg(id)`)} AS announced
+  FROM done`);
 }
 
 /**

@@ -22,7 +22,8 @@ export interface DeleteFinishedBeforeParams {
  * older than `now() - olderThanMs`, oldest first, and returns how many it
  * deleted. Call it again until it returns less than `limit`. The same
  * statement deletes the deleted jobs' attempt history (`job_attempts`,
- * through `job_attempts_job_idx`).
+ * through `job_attempts_job_idx`), and any `job_waiters` rows a waiting
+ * process left behind when it died.
  *
  * Bounded and out of the workers' way: dead and cancelled candidates come
  * from `jobs_finished_idx` (state, finished_at) — one ordered range per
@@ -57,7 +58,8 @@ export interface DeleteFinishedBeforeParams {
  *      AND state = ANY($5::text[]) AND finished_at < now() - $2 * interval '1 millisecond'
  *    FOR UPDATE SKIP LOCKED),
  * deleted AS (DELETE FROM "stint"."jobs" AS jobs USING doomed WHERE jobs.id = doomed.id RETURNING jobs.id),
- * history AS (DELETE FROM "stint"."job_attempts" WHERE job_id = ANY(ARRAY(SELECT id FROM deleted)))
+ * history AS (DELETE FROM "stint"."job_attempts" WHERE job_id = ANY(ARRAY(SELECT id FROM deleted))),
+ * waiters AS (DELETE FROM "stint"."job_waiters" WHERE job_id = ANY(ARRAY(SELECT id FROM deleted)))
  * SELECT count(*) AS deleted FROM deleted
  * ```
  *
@@ -126,6 +128,9 @@ deleted AS (
 ),
 history AS (
   DELETE FROM ${attemptsTable(schema)} WHERE job_id = ANY(ARRAY(SELECT id FROM deleted))
+),
+waiters AS (
+  DELETE FROM ${sql.id(schema, "job_waiters")} WHERE job_id = ANY(ARRAY(SELECT id FROM deleted))
 )
 SELECT count(*) AS deleted FROM deleted`;
 }

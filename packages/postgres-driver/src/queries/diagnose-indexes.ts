@@ -22,6 +22,9 @@ export const EXPECTED_INDEXES: readonly ExpectedIndex[] = Object.freeze([
   { table: "job_attempts", name: "job_attempts_pkey", since: 5 },
   { table: "job_attempts", name: "job_attempts_job_idx", since: 5 },
   { table: "queues", name: "queues_pkey", since: 7 },
+  { table: "job_waiters", name: "job_waiters_pkey", since: 8 },
+  { table: "dead_hooks", name: "dead_hooks_pkey", since: 9 },
+  { table: "dead_hooks", name: "dead_hooks_claim_idx", since: 9 },
 ]);
 
 /** An index found in the schema. */

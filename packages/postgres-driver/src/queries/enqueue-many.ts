@@ -1,7 +1,9 @@
 import { InfrastructureError, type EnqueueResult, type NewJob } from "@stint/core";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { DEDUPE_CONFLICT_TARGET, isActive, MAX_DEDUPE_TRIES } from "./active-states";
+import { CompiledStatements, valueSlot } from "./compiled-statement";
 import { jobsTable } from "./job-row";
+import { prepared } from "./prepared";
 
 interface BatchRow {
   /** 1-based position in the batch. */
@@ -58,6 +60,7 @@ interface BatchRow {
  * ```
  */
 export async function enqueueMany(executor: Kysely<any>, schema: string, jobs: readonly NewJob[]): Promise<readonly EnqueueResult[]> {
+  if (jobs.every((job) => job.dedupeKey === null)) return insertWithoutKeys(executor, schema, jobs);
   const results: (EnqueueResult | undefined)[] = new Array<EnqueueResult | undefined>(jobs.length).fill(undefined);
   let pending = jobs.map((_, index) => index);
   for (let tries = 0; tries < MAX_DEDUPE_TRIES && pending.length > 0; tries += 1) {
@@ -126,4 +129,59 @@ SELECT input.ord, input.first_ord, fresh.id AS new_id, inserted.id IS NOT NULL A
      LIMIT 1
   ) AS existing ON true
  ORDER BY input.ord`;
+}
+
+/** The insert of a batch without dedupe keys, compiled once per schema. */
+const PLAIN_INSERTS = new CompiledStatements<{ readonly id: string }>();
+
+/**
+ * A batch in which no job has a dedupe key can hold no duplicate: it is one
+ * plain insert. The payloads travel as one JSON array (their JSON texts
+ * joined, not serialized again) and the other columns as arrays, read
+ * together with `ROWS FROM`; ids are drawn in input order (a volatile
+ * output column is evaluated after the sort), so the returned ids, in
+ * ascending order, belong to the inputs in order. On the peer benchmark's
+ * bulk enqueue (1,000 jobs a statement) this took about half the time of
+ * the statement that also handles keys.
+ *
+ * ```sql
+ * INSERT INTO "stint"."jobs" (id, queue, payload, …)
+ * SELECT nextval(…), queue, payload, … FROM ROWS FROM (unnest($1::text[]), jsonb_array_elements($2::jsonb), …)
+ *        WITH ORDINALITY AS i(queue, payload, …, ord)
+ *  ORDER BY ord RETURNING id
+ * ```
+ */
+async function insertWithoutKeys(executor: Kysely<any>, schema: string, jobs: readonly NewJob[]): Promise<readonly EnqueueResult[]> {
+  const { rows } = await PLAIN_INSERTS.execute(executor, schema, () => plainInsertStatement(schema), {
+    queues: jobs.map((job) => job.queue),
+    payloads: `[${jobs.map((job) => job.payloadJson).join(",")}]`,
+    priorities: jobs.map((job) => job.priority),
+    maxAttempts: jobs.map((job) => job.maxAttempts),
+    timeouts: jobs.map((job) => job.timeoutMs),
+    runAts: jobs.map((job) => job.runAt),
+    delays: jobs.map((job) => job.delayMs),
+    metas: jobs.map((job) => job.metaJson ?? null),
+  });
+  if (rows.length !== jobs.length) throw new InfrastructureError(`enqueueMany inserted ${rows.length} of ${jobs.length} jobs`);
+  const ids = rows.map((row) => String(row.id)).sort(byNumericValue);
+  return Object.freeze(ids.map((id) => Object.freeze({ id, duplicate: false })));
+}
+
+function plainInsertStatement(schema: string): RawBuilder<{ readonly id: string }> {
+  const sequence = `"${schema}".jobs_id_seq`;
+  return prepared(sql<{ readonly id: string }>`INSERT INTO ${jobsTable(schema)} (id, queue, payload, priority, max_attempts, timeout_ms, run_at, meta)
+SELECT nextval(${sql.lit(sequence)}::regclass), i.queue, i.payload, i.priority, i.max_attempts, i.timeout_ms,
+       COALESCE(i.run_at, now()) + i.delay_ms * interval '1 millisecond', i.meta::jsonb
+  FROM ROWS FROM (unnest(${valueSlot("queues")}::text[]), jsonb_array_elements(${valueSlot("payloads")}::jsonb),
+                  unnest(${valueSlot("priorities")}::smallint[]), unnest(${valueSlot("maxAttempts")}::integer[]),
+                  unnest(${valueSlot("timeouts")}::integer[]), unnest(${valueSlot("runAts")}::timestamptz[]),
+                  unnest(${valueSlot("delays")}::double precision[]), unnest(${valueSlot("metas")}::text[]))
+       WITH ORDINALITY AS i(queue, payload, priority, max_attempts, timeout_ms, run_at, delay_ms, meta, ord)
+ ORDER BY i.ord
+RETURNING id`);
+}
+
+/** Orders decimal ids (bigint as text) by their value. */
+function byNumericValue(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }

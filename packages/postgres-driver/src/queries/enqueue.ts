@@ -2,6 +2,7 @@ import { InfrastructureError, type EnqueueResult, type NewJob } from "@stint/cor
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { DEDUPE_CONFLICT_TARGET, isActive, MAX_DEDUPE_TRIES } from "./active-states";
 import { jobsTable, millisecondsInterval } from "./job-row";
+import { CompiledStatements, valueSlot } from "./compiled-statement";
 import { prepared } from "./prepared";
 
 /**
@@ -48,9 +49,11 @@ import { prepared } from "./prepared";
  * ```
  */
 export async function enqueue(executor: Kysely<any>, schema: string, job: NewJob): Promise<EnqueueResult> {
-  const statement = enqueueStatement(schema, job);
+  const variant = job.dedupeKey === null ? "plain" : job.onDuplicate === "replace" ? "replace" : "keep";
+  const build = (): RawBuilder<EnqueueRow> =>
+    enqueueStatement(schema, { ...SLOTS, dedupeKey: variant === "plain" ? null : SLOTS.dedupeKey, onDuplicate: variant === "replace" ? "replace" : "keep" });
   for (let tries = 0; tries < MAX_DEDUPE_TRIES; tries += 1) {
-    const { rows } = await statement.execute(executor);
+    const { rows } = await ENQUEUES.execute(executor, `${schema}:${variant}`, build, job);
     const row = rows[0];
     if (row !== undefined) return Object.freeze({ id: String(row.id), duplicate: row.duplicate, ...(row.replaced ? { replaced: true } : {}) });
   }
@@ -59,13 +62,36 @@ export async function enqueue(executor: Kysely<any>, schema: string, job: NewJob
   );
 }
 
-function enqueueStatement(schema: string, job: NewJob): RawBuilder<{ id: string; duplicate: boolean; replaced?: boolean }> {
+/** What the enqueue statement answers. */
+interface EnqueueRow {
+  readonly id: string;
+  readonly duplicate: boolean;
+  readonly replaced?: boolean;
+}
+
+/** The enqueue statements, compiled once per schema and variant. */
+const ENQUEUES = new CompiledStatements<EnqueueRow>();
+
+/** The values an enqueue statement is compiled with; each call fills them in from its `NewJob`. */
+const SLOTS: NewJob = {
+  queue: valueSlot("queue"),
+  payloadJson: valueSlot("payloadJson"),
+  priority: valueSlot("priority"),
+  maxAttempts: valueSlot("maxAttempts"),
+  timeoutMs: valueSlot("timeoutMs"),
+  runAt: valueSlot("runAt"),
+  delayMs: valueSlot("delayMs"),
+  dedupeKey: valueSlot("dedupeKey"),
+  metaJson: valueSlot("metaJson"),
+};
+
+function enqueueStatement(schema: string, job: NewJob): RawBuilder<EnqueueRow> {
   const jobs = jobsTable(schema);
   const insert = sql`INSERT INTO ${jobs} AS jobs (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta)
   VALUES (${job.queue}, ${job.payloadJson}::jsonb, ${job.priority}::smallint, ${job.maxAttempts}::integer,
           ${job.timeoutMs}::integer, COALESCE(${job.runAt}::timestamptz, now()) + ${millisecondsInterval(job.delayMs)},
-          ${job.dedupeKey}::text, ${job.metaJson ?? null}::jsonb)`;
-  if (job.dedupeKey === null) return prepared(sql<{ id: string; duplicate: boolean }>`${insert} RETURNING id, false AS duplicate`);
+          ${job.dedupeKey === null ? sql`NULL` : job.dedupeKey}::text, ${job.metaJson ?? null}::jsonb)`;
+  if (job.dedupeKey === null) return prepared(sql<EnqueueRow>`${insert} RETURNING id, false AS duplicate`);
   // replace: a queued holder of the key takes this job's fields; `xmax` is set on a row this statement updated, 0 on one it inserted.
   const onConflict =
     job.onDuplicate === "replace"
@@ -75,7 +101,7 @@ function enqueueStatement(schema: string, job: NewJob): RawBuilder<{ id: string;
   RETURNING id, xmax <> 0 AS replaced`
       : sql`DO NOTHING
   RETURNING id, false AS replaced`;
-  return prepared(sql<{ id: string; duplicate: boolean; replaced: boolean }>`WITH inserted AS (
+  return prepared(sql<EnqueueRow>`WITH inserted AS (
   ${insert}
   ON CONFLICT ${DEDUPE_CONFLICT_TARGET} ${onConflict}
 )

@@ -1,6 +1,7 @@
 import type { DeadJob } from "@stint/core";
 import { sql, type Kysely } from "kysely";
 import { finalizeRecordingAttempts, millisecondsBetween, workerDuration } from "./attempt-history";
+import { deadHookInsert } from "./dead-hooks-table";
 import { jobsTable } from "./job-row";
 import { prepared } from "./prepared";
 
@@ -16,7 +17,8 @@ export interface MarkJobsDeadParams {
  * worker's, or the database clock's since the claim), lease cleared.
  * Fenced on owner and attempt; returns the ids that applied. The same
  * statement inserts each applied attempt's history row (outcome `dead`, or
- * `lease-lost` when given).
+ * `lease-lost` when given) and its death's pending `onDead` hook (see
+ * `claimDeadHooks`), and tells the jobs' waiters (see `announceFinished`).
  *
  * ### SQL
  * ```sql
@@ -29,9 +31,12 @@ export interface MarkJobsDeadParams {
  *          AS dead(id, attempt, last_error, error_code, outcome, duration_ms, summary)
  *    WHERE jobs.id = dead.id AND jobs.attempts = dead.attempt
  *      AND jobs.locked_by = $1 AND (jobs.state = 'running') IS TRUE
- *   RETURNING jobs.id, jobs.attempts, jobs.locked_by, jobs.started_at, jobs.duration_ms, dead.*),
- * history AS (INSERT INTO "stint"."job_attempts" (…) SELECT … FROM finalized)
- * SELECT id FROM finalized
+ *   RETURNING jobs.id, jobs.attempts, jobs.queue, jobs.locked_by, jobs.started_at, jobs.duration_ms, dead.*),
+ * history AS (INSERT INTO "stint"."job_attempts" (…) SELECT … FROM finalized),
+ * also AS (INSERT INTO "stint"."dead_hooks" (job_id, attempt, queue, error_code, last_error)
+ *          SELECT id, attempts, queue, error_code, last_error FROM finalized ON CONFLICT (job_id, attempt) DO NOTHING)
+ * SELECT finalized.id FROM finalized
+ *  CROSS JOIN (SELECT "stint".notify_awaited($9, array_agg(id)) FROM finalized) AS announced
  * ```
  *
  * @example
@@ -57,7 +62,11 @@ export async function markJobsDead(executor: Kysely<any>, schema: string, params
                 ${jobs.map((job) => workerDuration(job.durationMs))}::integer[],
                 ${jobs.map((job) => job.failure.summary ?? null)}::text[])
          AS dead(id, attempt, last_error, error_code, outcome, duration_ms, summary)`;
-  const statement = finalizeRecordingAttempts(schema, { batch: "dead", workerId: params.workerId, duration: sql.ref("jobs.duration_ms") }, update);
+  const statement = finalizeRecordingAttempts(
+    schema,
+    { batch: "dead", workerId: params.workerId, duration: sql.ref("jobs.duration_ms"), announce: true, also: deadHookInsert(schema, "finalized") },
+    update,
+  );
   const { rows } = await prepared(statement).execute(executor);
   return Object.freeze(rows.map((row) => String(row.id)));
 }

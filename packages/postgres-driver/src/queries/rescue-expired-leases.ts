@@ -1,7 +1,9 @@
 import { ErrorCode } from "@stint/core";
 import { sql, type Kysely } from "kysely";
 import { leaseLostInsert, millisecondsBetween } from "./attempt-history";
+import { deadHookInsert } from "./dead-hooks-table";
 import { jobsTable } from "./job-row";
+import { announceFinished } from "./announce-finished";
 
 /** What {@link rescueExpiredLeases} takes. */
 export interface RescueExpiredLeasesParams {
@@ -16,8 +18,11 @@ export interface RescueExpiredLeasesParams {
  * connection) in one conditional UPDATE, never a write-back of rows read
  * earlier: those with attempts left become `failed`, due now; the others
  * become `dead` with `finished_at`. Both record `STINT_WORKER_DIED` and a
- * `last_error` naming the attempt that never finished. Rows another
- * transaction holds are skipped.
+ * `last_error` naming the attempt that never finished; each death also
+ * gets its pending `onDead` hook (see `claimDeadHooks`), so a worker of the
+ * queue runs the hook although none was there when the job died. Rows
+ * another transaction holds are skipped. Waiters of the jobs that became
+ * `dead` are told (see `announceFinished`).
  *
  * ### SQL
  * ```sql
@@ -34,9 +39,13 @@ export interface RescueExpiredLeasesParams {
  *          error_code = 'STINT_WORKER_DIED', last_error = 'The worker stopped … during attempt ' || jobs.attempts || …,
  *          locked_until = NULL, updated_at = now()
  *     FROM expired WHERE jobs.id = expired.id
- *   RETURNING jobs.state),
- * history AS (INSERT INTO "stint"."job_attempts" (…) SELECT id, attempts, 'lease-lost', locked_by, … FROM expired)
- * SELECT count(*) FILTER (WHERE state = 'failed') AS retried, count(*) FILTER (WHERE state = 'dead') AS dead FROM rescued
+ *   RETURNING jobs.id, jobs.attempts, jobs.queue, jobs.state, jobs.error_code, jobs.last_error),
+ * history AS (INSERT INTO "stint"."job_attempts" (…) SELECT id, attempts, 'lease-lost', locked_by, … FROM expired),
+ * hooks AS (INSERT INTO "stint"."dead_hooks" (…) SELECT id, attempts, queue, error_code, last_error FROM rescued
+ *            WHERE state = 'dead' ON CONFLICT (job_id, attempt) DO NOTHING)
+ * SELECT count(*) FILTER (WHERE state = 'failed') AS retried, count(*) FILTER (WHERE state = 'dead') AS dead,
+ *        "stint".notify_awaited($3, array_agg(id) FILTER (WHERE state = 'dead')) AS announced
+ *   FROM rescued
  * ```
  *
  * @example
@@ -75,13 +84,17 @@ rescued AS (
          updated_at = now()
     FROM expired
    WHERE jobs.id = expired.id
-  RETURNING jobs.state
+  RETURNING jobs.id, jobs.attempts, jobs.queue, jobs.state, jobs.error_code, jobs.last_error
 ),
 history AS (
   ${leaseLostInsert(schema, "expired", sql`'the lease rescue'`)}
+),
+hooks AS (
+  ${deadHookInsert(schema, "rescued", sql`died.state = 'dead'`)}
 )
 SELECT count(*) FILTER (WHERE state = 'failed') AS retried,
-       count(*) FILTER (WHERE state = 'dead') AS dead
+       count(*) FILTER (WHERE state = 'dead') AS dead,
+       ${announceFinished(schema, sql`array_agg(id) FILTER (WHERE state = 'dead')`)} AS announced
   FROM rescued`.execute(executor);
   const row = rows[0];
   return Object.freeze({ retried: Number(row?.retried ?? 0), dead: Number(row?.dead ?? 0) });

@@ -1,5 +1,6 @@
 import type { JobStore } from "@stint/core";
 import { describeClaimConformance } from "./claim-conformance";
+import { describeDeadHooksConformance } from "./dead-hooks-conformance";
 import type { ConformanceContext, JobStoreHarness, JobStoreHarnessFactory } from "./conformance-harness";
 import { describeEffectsConformance } from "./effects-conformance";
 import { describeEnqueueConformance } from "./enqueue-conformance";
@@ -19,7 +20,8 @@ export type { JobStoreHarness, JobStoreHarnessFactory } from "./conformance-harn
  * concurrency, transactional and batch enqueue, the operator calls, the
  * metrics gauges, listing,
  * retention and bulk retry, effects run once per key, completion in the
- * job's own transaction, attempt history, meta and progress.
+ * job's own transaction, attempt history, meta and progress, and the
+ * pending `onDead` hook every death leaves.
  *
  * The factory is called once for the suite; each test uses queues of its own.
  *
@@ -61,5 +63,6 @@ export function describeJobStoreConformance<Tx>(name: string, factory: JobStoreH
     describeRetentionConformance(ctx);
     describeEffectsConformance(ctx);
     describeHistoryConformance(ctx);
+    describeDeadHooksConformance(ctx);
   });
 }

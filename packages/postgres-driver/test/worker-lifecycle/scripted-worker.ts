@@ -4,9 +4,12 @@ import {
   buildNewJob,
   createSilentLogger,
   defineJob,
+  type DeadJobContext,
   type FailureDecision,
   type JobContext,
   type JobDefinition,
+  type JobRecord,
+  type Logger,
   type JobStore,
   type WorkerOptions,
 } from "@stint/core";
@@ -25,6 +28,9 @@ export interface Script {
   readonly process: (item: Task, ctx: JobContext) => Promise<unknown>;
   readonly parse?: (payload: unknown) => Task;
   readonly handleFailure?: (item: Task, error: unknown, ctx: JobContext) => FailureDecision | undefined;
+  readonly onDead?: (job: JobRecord, error: Error, ctx: DeadJobContext) => void | Promise<void>;
+  /** The worker's logger (default silent). */
+  readonly log?: Logger;
 }
 
 /**
@@ -36,7 +42,7 @@ export class ScriptedWorker extends AbstractQueueWorker<Task> {
   readonly #script: Script;
 
   constructor(store: JobStore, script: Script, options: WorkerOptions = {}) {
-    super(store, createSilentLogger(), { backoff: { baseMs: 0, maxMs: 0 }, ...options });
+    super(store, script.log ?? createSilentLogger(), { backoff: { baseMs: 0, maxMs: 0 }, ...options });
     this.job = script.job ?? TaskJob;
     this.#script = script;
   }
@@ -54,6 +60,10 @@ export class ScriptedWorker extends AbstractQueueWorker<Task> {
 
   protected override handleFailure(item: Task, error: unknown, ctx: JobContext) {
     return this.#script.handleFailure?.(item, error, ctx) ?? super.handleFailure(item, error, ctx);
+  }
+
+  protected override onDead(job: JobRecord, error: Error, ctx: DeadJobContext): void | Promise<void> {
+    return this.#script.onDead?.(job, error, ctx);
   }
 }
 

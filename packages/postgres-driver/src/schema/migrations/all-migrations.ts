@@ -5,7 +5,9 @@ import { jobsPageRoomMigration } from "./0004-jobs-page-room";
 import { attemptHistoryMigration } from "./0005-attempt-history";
 import { jobsRowLayoutMigration } from "./0006-jobs-row-layout";
 import { queueControlsMigration } from "./0007-queue-controls";
-import { finishedIndexQueueMigration } from "./0008-finished-index-queue";
+import { jobWaitersMigration } from "./0008-job-waiters";
+import { deadHooksMigration } from "./0009-dead-hooks";
+import { finishedIndexQueueMigration } from "./0010-finished-index-queue";
 import type { Migration } from "./migration";
 
 /**
@@ -13,7 +15,7 @@ import type { Migration } from "./migration";
  *
  * @example
  * ```ts
- * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 8
+ * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 10
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
@@ -24,5 +26,7 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   attemptHistoryMigration,
   jobsRowLayoutMigration,
   queueControlsMigration,
+  jobWaitersMigration,
+  deadHooksMigration,
   finishedIndexQueueMigration,
 ]);

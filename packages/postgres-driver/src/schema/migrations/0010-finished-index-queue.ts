@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { Migration } from "./migration";
 
 /**
- * Version 8: `jobs_finished_idx` carries each dead or cancelled job's
+ * Version 10: `jobs_finished_idx` carries each dead or cancelled job's
  * queue (`INCLUDE (queue)`), so counting them per queue — the dashboard's
  * overview and the metrics scrape's dead gauge — is an index-only scan
  * instead of a heap visit per dead job. Measured on a million jobs with
@@ -11,7 +11,7 @@ import type { Migration } from "./migration";
  * only), so no completion writes to it; the rebuild reads the table once.
  */
 export const finishedIndexQueueMigration: Migration = Object.freeze({
-  version: 8,
+  version: 10,
   name: "finished-index-queue",
   statements: (schema: string) => {
     const jobs = sql.id(schema, "jobs");

@@ -1,0 +1,31 @@
+import { describeSource, LOG_LEVEL_SETTING, TUNABLE_SETTINGS, type RunSettings, type SettingSpec, type TunableSetting } from "@stint/core";
+import { formatTable } from "./table";
+
+/**
+ * The resolved settings of a run as `stint run --print-config` prints them:
+ * per queue, each setting under its flag's name, its value as the flag and
+ * the variable spell it, and where it came from; then the process-wide log
+ * level.
+ *
+ * @example
+ * ```ts
+ * formatSettings(settings);
+ * // queue     setting           value  source
+ * // --------  ----------------  -----  ------------------
+ * // cli-echo  concurrency       8      flag --concurrency
+ * // cli-echo  lease             1m     default
+ * // …
+ * // (all)     log-level         info   env STINT_LOG_LEVEL
+ * ```
+ */
+export function formatSettings(settings: RunSettings): string {
+  const rows = settings.queues.flatMap(({ queue, settings: values }) =>
+    (Object.keys(TUNABLE_SETTINGS) as TunableSetting[]).map((key) => {
+      const spec = TUNABLE_SETTINGS[key] as SettingSpec<unknown>;
+      return [queue, spec.flag.slice(2), spec.format(values[key].value), describeSource(values[key].source)];
+    }),
+  );
+  const { value, source } = settings.logLevel;
+  rows.push(["(all)", LOG_LEVEL_SETTING.flag.slice(2), value, describeSource(source)]);
+  return formatTable([{ title: "queue" }, { title: "setting" }, { title: "value" }, { title: "source" }], rows);
+}

@@ -1,0 +1,67 @@
+import { CompiledQuery, type Kysely, type QueryResult, type RawBuilder } from "kysely";
+
+/** Stands in for one named value while a statement is compiled (see {@link CompiledStatements}). */
+class Slot {
+  constructor(readonly name: string) {}
+}
+
+/**
+ * A placeholder for the value `name` in a statement built for
+ * {@link CompiledStatements}: it compiles to a `$n` parameter like any value,
+ * and each call puts its own value of `name` there. Typed as the value it
+ * stands for, so statement builders need no change.
+ *
+ * @example
+ * ```ts
+ * const queue = valueSlot<string>("queue");
+ * ```
+ */
+export function valueSlot<T>(name: string): T {
+  return new Slot(name) as unknown as T;
+}
+
+/** A statement's text and, in order, the names of the values behind `$1`, `$2`, …. */
+interface Compiled {
+  readonly sql: string;
+  readonly names: readonly string[];
+}
+
+/**
+ * Hot statements built and compiled once per variant instead of on every
+ * call. A builder returns the statement with {@link valueSlot}s in place of
+ * its values; the text and the order of its parameters are kept under the
+ * variant's key (the schema and whatever changes the text), and each call
+ * only fills in its values. Building a statement of a few dozen template
+ * parts and compiling it cost about 30 µs per call on the path from enqueue
+ * to handler start; the kept text is also the same string on every call,
+ * so naming it as a prepared statement is a map lookup.
+ *
+ * @example
+ * ```ts
+ * const byQueue = new CompiledStatements<{ id: string }>();
+ * const { rows } = await byQueue.execute(db, `${schema}`, () => sql`SELECT id FROM t WHERE queue = ${valueSlot("queue")}`, { queue: "mail" });
+ * ```
+ */
+export class CompiledStatements<R> {
+  readonly #compiled = new Map<string, Compiled>();
+
+  /** Runs the variant `key` (built by `build` the first time) with `values`, on `executor` (a database or a transaction). */
+  async execute(executor: Kysely<any>, key: string, build: () => RawBuilder<R>, values: object): Promise<QueryResult<R>> {
+    let compiled = this.#compiled.get(key);
+    if (compiled === undefined) {
+      compiled = compile(executor, build());
+      this.#compiled.set(key, compiled);
+    }
+    const parameters = compiled.names.map((name) => (values as Readonly<Record<string, unknown>>)[name]);
+    return executor.executeQuery<R>(CompiledQuery.raw(compiled.sql, parameters) as CompiledQuery<R>);
+  }
+}
+
+function compile(executor: Kysely<any>, statement: RawBuilder<unknown>): Compiled {
+  const { sql, parameters } = statement.compile(executor);
+  const names = parameters.map((parameter, index) => {
+    if (!(parameter instanceof Slot)) throw new TypeError(`parameter $${index + 1} of a compiled statement is a value, not a valueSlot`);
+    return parameter.name;
+  });
+  return Object.freeze({ sql, names: Object.freeze(names) });
+}

@@ -1,0 +1,173 @@
+import {
+  buildNewJob,
+  defineJob,
+  ErrorCode,
+  JobClient,
+  JobFailedError,
+  JobNotFoundError,
+  PermanentError,
+  retryAfter,
+  WaitTimeoutError,
+  type JobContext,
+} from "@stint/core";
+import { expect } from "chai";
+import { sql } from "kysely";
+import { PostgresJobStore, type PostgresCompletionSource } from "../src";
+import { createTestSchema, type TestSchema } from "../src/testing";
+import { ScriptedWorker, type Task } from "./worker-lifecycle/scripted-worker";
+import { deferred, eventually } from "./support/eventually";
+import { testCompletions, type TestCompletions } from "./support/test-completions";
+
+/** A kind with a declared result, so waitFor's result is typed. */
+const Square = defineJob<Task, { square: number }>("square", { maxAttempts: 3 });
+
+describe("client.waitFor against PostgreSQL", () => {
+  let test: TestSchema;
+  let completions: PostgresCompletionSource;
+  let store: PostgresJobStore;
+  let client: JobClient;
+  let applicationName: string;
+  let helpers: TestCompletions;
+
+  beforeEach(async () => {
+    test = await createTestSchema();
+    helpers = testCompletions(test);
+    ({ source: completions, applicationName } = helpers);
+    store = new PostgresJobStore({ db: test.db, schema: test.schema, completions });
+    client = new JobClient(store);
+  });
+  afterEach(async () => {
+    await completions.close();
+    await test.drop();
+  });
+
+  function squareWorker(process: (item: Task, ctx: JobContext) => Promise<unknown>): ScriptedWorker {
+    return new ScriptedWorker(store, { job: Square, process }, { concurrency: 4 });
+  }
+
+  const listeners = (): Promise<number> => helpers.connections();
+  const registeredWaits = (): Promise<number> => helpers.registeredWaits();
+
+  it("resolves with the typed result within 50 ms of the completion's commit, with a real worker running the job", async () => {
+    const gaps: number[] = [];
+    for (let round = 0; round < 5; round += 1) {
+      const job = await client.enqueue(Square, { n: round });
+      const resolved = client.waitFor(job).then((result) => ({ result, at: Date.now() }));
+      await eventually(() => completions.watchedJobs === 1, 10_000, "the wait to watch the job");
+      const run = squareWorker(async (item) => ({ square: item.n * item.n })).start();
+      const { result, at } = await resolved;
+      const square: number = result.square;
+      expect(square).to.equal(round * round);
+      await run;
+      const { rows } = await sql<{ finished: Date }>`SELECT finished_at AS finished FROM ${sql.id(test.schema, "jobs")} WHERE id = ${job.id}::bigint`.execute(test.db);
+      gaps.push(at - rows[0]!.finished.getTime());
+    }
+    // finished_at is the completing statement's start, before its commit: each gap is at least the commit-to-resolve time.
+    const median = [...gaps].sort((a, b) => a - b)[2]!;
+    expect(median, `gaps from finished_at to resolve: ${gaps.join(", ")} ms`).to.be.below(50);
+  });
+
+  it("rejects with a JobFailedError carrying the last error for a job that dies", async () => {
+    const job = await client.enqueue(Square, { n: 3 });
+    const waiting = client.waitFor(job).catch((thrown: unknown) => thrown);
+    await squareWorker(async () => {
+      throw new PermanentError("3 is not a square we compute");
+    }).start();
+    const error = await waiting;
+    expect(error).to.be.instanceOf(JobFailedError).and.include({
+      code: ErrorCode.JobFailed,
+      jobId: job.id,
+      queue: "square",
+      state: "dead",
+      attempts: 1,
+      lastErrorCode: ErrorCode.Permanent,
+    });
+    expect((error as JobFailedError).lastError).to.match(/^PermanentError: 3 is not a square we compute/);
+  });
+
+  it("rejects with a JobFailedError in state cancelled when an operator cancels the job it waits for", async () => {
+    const job = await client.enqueue(Square, { n: 3 }, { delayMs: 60_000 });
+    const waiting = client.waitFor(job, { pollIntervalMs: 60_000 }).catch((thrown: unknown) => thrown);
+    await eventually(() => completions.watchedJobs === 1, 10_000, "the wait to watch the job");
+    expect(await store.cancelJob({ id: job.id })).to.equal(true);
+    expect(await waiting).to.be.instanceOf(JobFailedError).and.include({ state: "cancelled", jobId: job.id });
+  });
+
+  it("keeps waiting through a failed attempt and resolves when the retry succeeds", async () => {
+    const job = await client.enqueue(Square, { n: 4 });
+    let attempts = 0;
+    const waiting = client.waitFor(job, { pollIntervalMs: 60_000 });
+    await squareWorker(async (item) => {
+      attempts += 1;
+      if (attempts === 1) throw retryAfter(0, new Error("the calculator is warming up"));
+      return { square: item.n * item.n };
+    }).start();
+    expect(await waiting).to.deep.equal({ square: 16 });
+    expect(attempts).to.equal(2);
+  });
+
+  it("lets 200 waiters share one listening connection, and closes it when the last one leaves", async () => {
+    const jobs = await client.enqueueMany(
+      Square,
+      Array.from({ length: 200 }, (_, n) => ({ payload: { n } })),
+    );
+    expect(await listeners()).to.equal(0);
+    const waits = jobs.map((job) => client.waitFor(job, { pollIntervalMs: 60_000 }));
+    await eventually(async () => (await registeredWaits()) === 200, 10_000, "every wait to register its job");
+    expect(await listeners()).to.equal(1);
+    await squareWorker(async (item) => ({ square: item.n * item.n })).start();
+    const results = await Promise.all(waits);
+    expect(results.map((result) => result.square)).to.deep.equal(Array.from({ length: 200 }, (_, n) => n * n));
+    await eventually(async () => (await listeners()) === 0, 10_000, "the listening connection to close");
+  });
+
+  it("finds a finish whose notification never came at its next poll", async () => {
+    const job = await client.enqueue(Square, { n: 5 });
+    const waiting = client.waitFor(job, { pollIntervalMs: 200 });
+    await eventually(() => completions.watchedJobs === 1, 10_000, "the wait to watch the job");
+    // Finished by hand: no notify_awaited, so no NOTIFY.
+    await sql`UPDATE ${sql.id(test.schema, "jobs")} SET state = 'succeeded', result = '{"square":25}', finished_at = now() WHERE id = ${job.id}::bigint`.execute(test.db);
+    expect(await waiting).to.deep.equal({ square: 25 });
+  });
+
+  it("finds a finish that happened while its listening connection was terminated, once it reconnects", async () => {
+    const job = await client.enqueue(Square, { n: 6 });
+    const waiting = client.waitFor(job, { pollIntervalMs: 60_000 });
+    await eventually(() => completions.listening && completions.watchedJobs === 1, 10_000, "the wait to watch the job");
+    const finishing = deferred();
+    const run = squareWorker(async (item) => {
+      await finishing.promise;
+      return { square: item.n * item.n };
+    }).start();
+    await eventually(async () => (await store.getJob({ id: job.id }))?.state === "running", 10_000, "the job to run");
+    await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ${applicationName}`.execute(test.db);
+    finishing.resolve();
+    await run;
+    expect(await waiting).to.deep.equal({ square: 36 });
+  });
+
+  it("rejects with a WaitTimeoutError naming the job, and with the signal's reason on abort", async () => {
+    const job = await client.enqueue(Square, { n: 7 });
+    const timedOut = await client.waitFor(job, { timeoutMs: 100 }).catch((thrown: unknown) => thrown);
+    expect(timedOut).to.be.instanceOf(WaitTimeoutError).and.include({ jobId: job.id, timeoutMs: 100, lastState: "queued" });
+    const stop = new AbortController();
+    const waiting = client.waitFor(Square, job.id, { signal: stop.signal }).catch((thrown: unknown) => thrown);
+    await eventually(() => completions.watchedJobs === 1, 10_000, "the wait to watch the job");
+    stop.abort(new Error("the request was cancelled"));
+    expect(await waiting).to.have.property("message", "the request was cancelled");
+    await eventually(() => completions.watchedJobs === 0, 10_000, "the watch to end");
+  });
+
+  it("rejects with a JobNotFoundError for an unknown id", async () => {
+    const missing = await client.waitFor("987654321").catch((thrown: unknown) => thrown);
+    expect(missing).to.be.instanceOf(JobNotFoundError).and.include({ jobId: "987654321" });
+  });
+
+  it("polls alone when the store has no completion hints", async () => {
+    const pollingClient = new JobClient(test.store);
+    const id = (await test.store.enqueue(buildNewJob(Square, { n: 8 }))).id;
+    const waiting = pollingClient.waitFor(Square, id, { pollIntervalMs: 50 });
+    await squareWorker(async (item) => ({ square: item.n * item.n })).start();
+    expect(await waiting).to.deep.equal({ square: 64 });
+  });
+});

@@ -67,7 +67,8 @@ async function runWithThrowawayServer() {
     if (interruptedBy) await server?.stop();
   }
   try {
-    return await run({ ...process.env, DATABASE_URL: server.connectionString });
+    // STINT_THROWAWAY_POSTGRES tells the command that this database disappears when it exits (the demo says so).
+    return await run({ ...process.env, DATABASE_URL: server.connectionString, STINT_THROWAWAY_POSTGRES: "1" });
   } finally {
     await server.stop();
   }

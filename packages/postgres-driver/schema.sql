@@ -99,7 +99,7 @@ TABLE stint.jobs
   INDEXES
     CREATE INDEX jobs_claim_idx ON stint.jobs USING btree (queue, priority DESC, run_at, id) WHERE (state = ANY (ARRAY['queued'::text, 'failed'::text]))
     CREATE UNIQUE INDEX jobs_dedupe_key_idx ON stint.jobs USING btree (queue, dedupe_key) WHERE ((dedupe_key IS NOT NULL) AND (state = ANY (ARRAY['queued'::text, 'running'::text, 'failed'::text])))
-    CREATE INDEX jobs_finished_idx ON stint.jobs USING btree (state, finished_at) WHERE (state = ANY (ARRAY['dead'::text, 'cancelled'::text]))
+    CREATE INDEX jobs_finished_idx ON stint.jobs USING btree (state, finished_at) INCLUDE (queue) WHERE (state = ANY (ARRAY['dead'::text, 'cancelled'::text]))
     CREATE INDEX jobs_lease_idx ON stint.jobs USING btree (queue, locked_until) WHERE (state = 'running'::text)
     CREATE UNIQUE INDEX jobs_pkey ON stint.jobs USING btree (id)
   TRIGGERS
@@ -289,3 +289,4 @@ MIGRATIONS
   7 queue-controls
   8 job-waiters
   9 dead-hooks
+  10 finished-index-queue

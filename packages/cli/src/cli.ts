@@ -5,6 +5,7 @@ import { durationOption } from "./args/duration";
 import { configError, usageError } from "./cli-error";
 import type { Command, CommandContext, OptionSpec } from "./command";
 import { cancelCommand } from "./commands/cancel";
+import { dashboardCommand } from "./commands/dashboard";
 import { doctorCommand } from "./commands/doctor";
 import { enqueueCommand } from "./commands/enqueue";
 import { jobsListCommand } from "./commands/jobs-list";
@@ -44,6 +45,7 @@ export const COMMANDS: readonly Command[] = Object.freeze([
   pruneCommand,
   schedulesListCommand,
   doctorCommand,
+  dashboardCommand,
   runCommand,
 ]);
 

@@ -54,6 +54,7 @@ const DOCUMENTS = [
     atLeast: 1,
   },
   { name: "README.md", file: join(REPOSITORY, "README.md"), base: REPOSITORY, languages: ["ts", "yaml"], atLeast: 4 },
+  { name: "packages/dashboard/README.md", file: join(REPOSITORY, "packages", "dashboard", "README.md"), base: REPOSITORY, languages: ["ts"], atLeast: 2 },
   ...readdirSync(join(REPOSITORY, "docs"))
     .filter((file) => file.endsWith(".md"))
     .map((file) => ({ name: `docs/${file}`, file: join(REPOSITORY, "docs", file), base: REPOSITORY, languages: ["ts", "json"], atLeast: 1 })),

@@ -31,3 +31,9 @@ export { dropSchema } from "./schema/drop-schema";
 export { DEFAULT_SCHEMA } from "./schema/default-schema";
 export { MIGRATIONS } from "./schema/migrations/all-migrations";
 export type { Migration } from "./schema/migrations/migration";
+
+export { PostgresJobBrowser, MAX_ERROR_SEARCH_LENGTH } from "./postgres-job-browser";
+export type { PostgresJobBrowserOptions } from "./postgres-job-browser";
+export type { BrowseJobsParams, JobPage } from "./queries/browse-jobs";
+export type { JobSummary } from "./queries/job-summary-row";
+export type { RecentThroughput, RecentThroughputParams, QueueThroughput } from "./queries/read-recent-throughput";

@@ -24,18 +24,33 @@ export async function appJobKind(
   queue: string,
   force: boolean,
 ): Promise<JobDefinition<unknown> | undefined> {
+  const kinds = await appJobKinds(context, specifier);
+  const kind = kinds.find((candidate) => candidate.name === queue);
+  if (kind !== undefined) return kind;
+  if (force) return undefined;
+  const known = kinds.map((candidate) => candidate.name).sort();
+  throw configError(
+    `${specifier} has no worker for queue "${queue}" (known queues: ${known.join(", ")}); check the name, or pass --force to enqueue with stint's defaults`,
+  );
+}
+
+/**
+ * The job kinds of every worker the application registers, as its
+ * `defineJob`s say (with `secretFields`): loads the app module as
+ * `stint run --app` does and closes the app before returning.
+ *
+ * @example
+ * ```ts
+ * const kinds = await appJobKinds(context, "./dist/stint-app.js");
+ * kinds.map((kind) => kind.name); // ["send-invoice", …]
+ * ```
+ */
+export async function appJobKinds(context: CommandContext, specifier: string): Promise<JobDefinition<unknown>[]> {
   const target = context.databaseTarget();
   const createApp = await loadCreateApp(specifier, context.cwd);
   const app = assertStintApp(await createApp({ connectionString: target.url, schema: context.schema }), specifier);
   try {
-    const workers = resolveWorkers(app.container);
-    const worker = workers.find((candidate) => candidate.queue === queue);
-    if (worker !== undefined) return worker.job as JobDefinition<unknown>;
-    if (force) return undefined;
-    const known = workers.map((candidate) => candidate.queue).sort();
-    throw configError(
-      `${specifier} has no worker for queue "${queue}" (known queues: ${known.join(", ")}); check the name, or pass --force to enqueue with stint's defaults`,
-    );
+    return resolveWorkers(app.container).map((worker) => worker.job as JobDefinition<unknown>);
   } finally {
     await app.close();
   }

@@ -2,6 +2,7 @@
 // The report goes to standard output, the workers' logs to standard error.
 import "reflect-metadata";
 import { ExitCode, readLogSettings } from "@stint/core";
+import { dashboardHint } from "./dashboard-hint";
 import { runDemo } from "./run-demo";
 
 async function main(): Promise<number> {
@@ -20,7 +21,10 @@ async function main(): Promise<number> {
   const onSignal = (): void => stop.abort();
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
-  const result = await runDemo({ connectionString, schema: process.env["STINT_DEMO_SCHEMA"] ?? "stint_demo", signal: stop.signal });
+  const schema = process.env["STINT_DEMO_SCHEMA"] ?? "stint_demo";
+  const result = await runDemo({ connectionString, schema, signal: stop.signal });
+  const throwaway = process.env["STINT_THROWAWAY_POSTGRES"] === "1";
+  process.stdout.write(`\n${dashboardHint({ schema, throwaway }).join("\n")}\n`);
   return result.exitCode;
 }
 

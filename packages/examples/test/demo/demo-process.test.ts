@@ -44,6 +44,7 @@ describe("the demo as a process", () => {
     expect(code, stderr).to.equal(0);
     expect(stdout).to.contain(`stint demo in schema "${test.schema}"`);
     expect(stdout).to.contain("All checks passed.");
+    expect(stdout).to.contain(`npx stint dashboard --schema ${test.schema} --no-auth --app @stint/examples/app`);
     expect(logRecords(stdout), "log lines on stdout").to.deep.equal([]);
     expect(stdout).to.not.match(/"level":/);
     const records = logRecords(stderr);

@@ -6,7 +6,7 @@ import { join } from "node:path";
 export const REPOSITORY = join(__dirname, "..", "..", "..", "..", "..");
 
 /** The library packages an application installs. */
-export const LIBRARY_WORKSPACES = Object.freeze(["@stint/core", "@stint/postgres-driver", "@stint/cli"]);
+export const LIBRARY_WORKSPACES = Object.freeze(["@stint/core", "@stint/postgres-driver", "@stint/dashboard", "@stint/cli"]);
 
 /** What a finished command printed. */
 export interface CommandOutput {

@@ -33,6 +33,7 @@ describe("stint in an application of its own, installed from npm pack tarballs",
     expect(tarballs.map((path) => basename(path)).sort()).to.deep.equal([
       "stint-cli-0.1.0.tgz",
       "stint-core-0.1.0.tgz",
+      "stint-dashboard-0.1.0.tgz",
       "stint-postgres-driver-0.1.0.tgz",
     ]);
     await installApp(YOUR_APP, appDir, tarballs);

@@ -7,6 +7,7 @@ import { jobsRowLayoutMigration } from "./0006-jobs-row-layout";
 import { queueControlsMigration } from "./0007-queue-controls";
 import { jobWaitersMigration } from "./0008-job-waiters";
 import { deadHooksMigration } from "./0009-dead-hooks";
+import { finishedIndexQueueMigration } from "./0010-finished-index-queue";
 import type { Migration } from "./migration";
 
 /**
@@ -14,7 +15,7 @@ import type { Migration } from "./migration";
  *
  * @example
  * ```ts
- * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 9
+ * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 10
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
@@ -27,4 +28,5 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   queueControlsMigration,
   jobWaitersMigration,
   deadHooksMigration,
+  finishedIndexQueueMigration,
 ]);

@@ -1,0 +1,111 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createLogger, ExitCode, readLogSettings } from "@stint/core";
+import { createDashboard } from "@stint/dashboard";
+import { appJobKinds } from "../app/app-job-kind";
+import { configError } from "../cli-error";
+import { flagOption, stringOption, type Command, type CommandContext } from "../command";
+import { readDashboardSettings } from "../dashboard/dashboard-settings";
+import { logStreamOf } from "../output/log-stream";
+
+/**
+ * `stint dashboard`: serves the web dashboard over the database until
+ * interrupted. Refuses to start without a credential unless `--no-auth`,
+ * which it allows only on a loopback address; binds to 127.0.0.1 unless
+ * told otherwise. With `--app`, payloads of the app's job kinds are shown
+ * with their `secretFields` redacted; payloads of other queues are hidden
+ * unless `--show-payloads`.
+ */
+export const dashboardCommand: Command = {
+  name: "dashboard",
+  summary: "Serve the web dashboard: queues, jobs, attempts, retry, cancel, pause",
+  usage: ["dashboard [--port 3000] [--host 127.0.0.1] [--token T | --basic-auth USER:PASS | --no-auth] [--read-only] [--base-path /] [--app MODULE]"],
+  args: { min: 0, max: 0 },
+  json: false,
+  options: {
+    port: { type: "string", value: "N", description: "port to listen on (default: 3000; 0 picks a free one)" },
+    host: { type: "string", value: "ADDRESS", description: "address to bind (default: 127.0.0.1)" },
+    token: { type: "string", value: "T", description: "the token viewers sign in with (default: $STINT_DASHBOARD_TOKEN; at least 16 characters)" },
+    "basic-auth": { type: "string", value: "USER:PASS", description: "HTTP basic auth instead of a token" },
+    "no-auth": { type: "boolean", description: "no credential at all: allowed only on a loopback address" },
+    "read-only": { type: "boolean", description: "hide every action and refuse every POST" },
+    "base-path": { type: "string", value: "PATH", description: "serve under this path, e.g. /admin/jobs (default: /)" },
+    app: { type: "string", value: "MODULE", description: "app module whose job kinds say which payload fields are secret (default: $STINT_APP)" },
+    "show-payloads": { type: "boolean", description: "also show payloads of queues the app does not define, unredacted" },
+  },
+  notes: [
+    "A token on the command line is visible to other users of the machine (ps); prefer $STINT_DASHBOARD_TOKEN.",
+    "Without --app (or $STINT_APP) the dashboard cannot know which payload fields are secret, so it hides payloads",
+    "unless --show-payloads. Actions are logged to stderr with who did them (STINT_LOG_LEVEL, STINT_LOG_FORMAT).",
+    "",
+    "Examples:",
+    "  STINT_DASHBOARD_TOKEN=$(openssl rand -hex 24) stint dashboard --app ./dist/stint-app.js",
+    "  stint dashboard --no-auth --read-only --port 8080",
+  ],
+  async run(context) {
+    const settings = readDashboardSettings({
+      noAuth: flagOption(context, "no-auth"),
+      readOnly: flagOption(context, "read-only"),
+      ...definedFlags(context),
+    });
+    readLogSettings(context.io.env);
+    const connection = await context.connect();
+    const specifier = stringOption(context, "app") ?? (context.io.env["STINT_APP"]?.trim() || undefined);
+    const jobKinds = specifier === undefined ? [] : await appJobKinds(context, specifier);
+    const dashboard = createDashboard({
+      db: connection.db,
+      schema: context.schema,
+      auth: settings.auth,
+      readOnly: settings.readOnly,
+      basePath: settings.basePath,
+      jobKinds,
+      payloads: flagOption(context, "show-payloads") ? "all" : "known-kinds",
+      log: createLogger({ stream: logStreamOf(context.io.stderr), env: context.io.env }),
+    });
+    const server = createServer(dashboard);
+    const address = await listen(server, settings.port, settings.host);
+    const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;
+    context.out.line(`stint dashboard on http://${shown}:${address.port}${dashboard.basePath} (schema "${context.schema}", ${settings.authText}${settings.readOnly ? ", read-only" : ""})`);
+    if (specifier === undefined && !flagOption(context, "show-payloads")) {
+      context.out.note("stint: payloads are hidden: pass --app MODULE so the dashboard knows which fields are secret, or --show-payloads");
+    }
+    context.out.note("Press Ctrl-C to stop.");
+    await untilAborted(context.signal);
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    return ExitCode.Ok;
+  },
+};
+
+function definedFlags(context: CommandContext) {
+  const pick = (option: string) => stringOption(context, option);
+  const entries = {
+    port: pick("port"),
+    host: pick("host"),
+    token: pick("token"),
+    basicAuth: pick("basic-auth"),
+    basePath: pick("base-path"),
+    envToken: context.io.env["STINT_DASHBOARD_TOKEN"],
+  };
+  return Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined)) as Partial<typeof entries>;
+}
+
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === "EADDRINUSE"
+          ? configError(`port ${port} on ${host} is in use: pass another --port`)
+          : configError(`cannot listen on ${host}:${port}: ${error.message}`),
+      ),
+    );
+    server.listen(port, host, () => resolve(server.address() as AddressInfo));
+  });
+}
+
+function untilAborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+}

@@ -1,0 +1,78 @@
+import { isIP } from "node:net";
+import type { DashboardAuth } from "@stint/dashboard";
+import { isBasePath, MIN_PASSWORD_LENGTH, MIN_TOKEN_LENGTH } from "@stint/dashboard";
+import { integerValue } from "../args/option-values";
+import { configError } from "../cli-error";
+
+/** What `stint dashboard`'s options and environment say, checked. */
+export interface DashboardSettings {
+  readonly host: string;
+  readonly port: number;
+  readonly basePath: string;
+  readonly auth: DashboardAuth;
+  /** How the credential is described on start-up (never the credential itself). */
+  readonly authText: string;
+  readonly readOnly: boolean;
+}
+
+/** The flags and variables {@link readDashboardSettings} reads. */
+export interface DashboardFlags {
+  readonly port?: string;
+  readonly host?: string;
+  readonly token?: string;
+  readonly basicAuth?: string;
+  readonly noAuth: boolean;
+  readonly readOnly: boolean;
+  readonly basePath?: string;
+  /** `$STINT_DASHBOARD_TOKEN`. */
+  readonly envToken?: string;
+}
+
+/**
+ * Checks the dashboard's flags: exactly one credential (`--token`, else
+ * `$STINT_DASHBOARD_TOKEN`; or `--basic-auth user:pass`) unless
+ * `--no-auth`, and `--no-auth` only on a loopback address. Every refusal
+ * is a configuration error (exit 78) naming the flag.
+ *
+ * @example
+ * ```ts
+ * readDashboardSettings({ noAuth: false, readOnly: false, envToken: "…" }); // { host: "127.0.0.1", port: 3000, auth: { token: "…" }, … }
+ * ```
+ */
+export function readDashboardSettings(flags: DashboardFlags): DashboardSettings {
+  const host = (flags.host ?? "127.0.0.1").trim();
+  if (host === "" || (isIP(host) === 0 && !/^[A-Za-z0-9.-]{1,253}$/.test(host))) throw configError(`--host must be an address or a host name, got ${JSON.stringify(flags.host)}`);
+  const port = flags.port === undefined ? 3000 : integerValue("--port", flags.port, 0, 65_535);
+  const basePath = flags.basePath ?? "/";
+  if (!isBasePath(basePath)) throw configError(`--base-path must be a path such as / or /admin/jobs, got ${JSON.stringify(basePath)}`);
+  const token = flags.token ?? (flags.envToken?.trim() || undefined);
+  const given = [token !== undefined, flags.basicAuth !== undefined].filter(Boolean).length;
+  const base = { host, port, basePath, readOnly: flags.readOnly };
+  if (flags.noAuth) {
+    if (given > 0) throw configError("--no-auth cannot go with --token, $STINT_DASHBOARD_TOKEN or --basic-auth: choose one");
+    if (!isLoopback(host)) throw configError(`--no-auth serves the dashboard to anyone who can reach ${host}: it is allowed only on a loopback address such as 127.0.0.1`);
+    return { ...base, auth: "none", authText: "no authentication (loopback only)" };
+  }
+  if (given === 0) {
+    throw configError("the dashboard needs a credential: set $STINT_DASHBOARD_TOKEN (or pass --token or --basic-auth user:password), or pass --no-auth on 127.0.0.1");
+  }
+  if (given > 1) throw configError("give one credential: a token (--token or $STINT_DASHBOARD_TOKEN) or --basic-auth, not both");
+  if (token !== undefined) {
+    if (token.length < MIN_TOKEN_LENGTH || /\s/.test(token)) {
+      throw configError(`the token (--token or $STINT_DASHBOARD_TOKEN) must be at least ${MIN_TOKEN_LENGTH} characters without spaces; make one with: openssl rand -hex 24`);
+    }
+    return { ...base, auth: { token }, authText: "token; sign in with the token" };
+  }
+  const colon = flags.basicAuth!.indexOf(":");
+  const username = flags.basicAuth!.slice(0, colon);
+  const password = flags.basicAuth!.slice(colon + 1);
+  if (colon <= 0 || password.length < MIN_PASSWORD_LENGTH) {
+    throw configError(`--basic-auth must be user:password with a password of at least ${MIN_PASSWORD_LENGTH} characters`);
+  }
+  return { ...base, auth: { basicAuth: { username, password } }, authText: `basic auth as ${username}` };
+}
+
+/** True for 127.0.0.0/8, ::1 and localhost. */
+export function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127(?:\.\d{1,3}){3}$/.test(host);
+}

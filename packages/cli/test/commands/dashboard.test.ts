@@ -1,0 +1,67 @@
+import { expect } from "chai";
+import { buildNewJob, defineJob } from "@stint/core";
+import { join } from "node:path";
+import { Echo } from "../fixtures/test-app";
+import { stint, type StintResult } from "../helpers/run-stint";
+import { useSchemaAndDir } from "../helpers/schema-and-dir";
+import { waitFor } from "../helpers/wait-for";
+import { CapturedStream } from "../helpers/run-stint";
+import { runCli } from "../../src/index";
+
+const APP = join(__dirname, "..", "fixtures", "test-app.js");
+const TOKEN = "cli-dashboard-token-0123456789";
+
+describe("stint dashboard", () => {
+  const scene = useSchemaAndDir();
+
+  function refused(result: StintResult, message: RegExp): void {
+    expect(result.code, result.stderr).to.equal(78);
+    expect(result.stderr).to.match(message);
+  }
+
+  it("refuses to start without a credential, naming the ways to give one", async () => {
+    refused(await stint(["dashboard", "--schema", scene.test.schema]), /needs a credential: set \$STINT_DASHBOARD_TOKEN .*--no-auth on 127\.0\.0\.1/);
+  });
+
+  it("refuses --no-auth on an address other machines can reach", async () => {
+    refused(await stint(["dashboard", "--no-auth", "--host", "0.0.0.0", "--schema", scene.test.schema]), /--no-auth .* only on a loopback address/);
+  });
+
+  it("refuses a short token, two credentials, and a bad port", async () => {
+    const env = { DATABASE_URL: process.env["DATABASE_URL"], STINT_DASHBOARD_TOKEN: "short" };
+    refused(await stint(["dashboard", "--schema", scene.test.schema], { env }), /at least 16 characters/);
+    refused(await stint(["dashboard", "--token", TOKEN, "--basic-auth", "a:bcdefghij", "--schema", scene.test.schema]), /give one credential/);
+    refused(await stint(["dashboard", "--token", TOKEN, "--port", "70000", "--schema", scene.test.schema]), /--port must be an integer from 0 to 65535/);
+  });
+
+  it("serves the dashboard with the token from the environment until interrupted, redacting the app's secret fields", async () => {
+    const { store } = scene.test;
+    const { id } = await store.enqueue(buildNewJob(Echo, { text: "hello", apiKey: "sk_live_abcdef" }));
+    const { id: otherId } = await store.enqueue(buildNewJob(defineJob<{ card: string }>("not-in-app"), { card: "4242" }));
+    const stdout = new CapturedStream();
+    const stderr = new CapturedStream();
+    const stop = new AbortController();
+    const running = runCli(["dashboard", "--port", "0", "--app", APP, "--schema", scene.test.schema], {
+      stdout,
+      stderr,
+      env: { DATABASE_URL: process.env["DATABASE_URL"], STINT_DASHBOARD_TOKEN: TOKEN },
+      signal: stop.signal,
+    });
+    try {
+      const url = await waitFor("the dashboard's address", () => /on (http:\/\/127\.0\.0\.1:\d+\/) /.exec(stdout.text)?.[1]);
+      expect(stdout.text).to.contain(`(schema "${scene.test.schema}", token; sign in with the token)`);
+      expect((await fetch(url)).status).to.equal(401);
+      const headers = { authorization: `Bearer ${TOKEN}` };
+      const overview = await fetch(url, { headers });
+      expect(overview.status).to.equal(200);
+      expect(await overview.text()).to.contain('data-queue="cli-echo"');
+      const job = await (await fetch(`${url}jobs/${id}`, { headers })).text();
+      expect(job).to.contain("[redacted]").and.contain("hello").and.not.contain("sk_live_abcdef");
+      const other = await (await fetch(`${url}jobs/${otherId}`, { headers })).text();
+      expect(other).to.contain("data-payload-hidden").and.not.contain("4242");
+    } finally {
+      stop.abort();
+    }
+    expect(await running).to.equal(0);
+  });
+});

@@ -1,0 +1,119 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { ConfigError, createLogger, integerOption, QueueAdmin, rejectUnknownOptions, type Logger } from "@stint/core";
+import { createDatabase, isKysely, PostgresJobBrowser, PostgresJobStore } from "@stint/postgres-driver";
+import type { Kysely } from "kysely";
+import { PayloadPolicy, type KnownJobKind, type PayloadVisibility } from "./data/payload-policy";
+import { resolveAuth, type DashboardAuth } from "./http/auth";
+import { DashboardApp } from "./http/dashboard-app";
+import { StaticAssets } from "./http/static-assets";
+
+/** Options of {@link createDashboard}. */
+export interface DashboardOptions {
+  /** The application's Kysely instance (its pool stays the application's). Give this or `connectionString`. */
+  readonly db?: Kysely<any>;
+  /** A database URL: the dashboard opens a small pool of its own, ended by `close()`. */
+  readonly connectionString?: string;
+  /** The schema `migrate` created. Default `"stint"`. */
+  readonly schema?: string;
+  /** Where the dashboard is mounted, such as `"/admin/jobs"`. Default `"/"`. */
+  readonly basePath?: string;
+  /** Required: a token, basic-auth credentials, or `"none"` (localhost only). */
+  readonly auth: DashboardAuth;
+  /** Hide every action and refuse every POST. Default false. */
+  readonly readOnly?: boolean;
+  /** The job kinds whose payloads the dashboard may show, each redacted by its `secretFields` (use your `defineJob` results). */
+  readonly jobKinds?: readonly KnownJobKind[];
+  /** `"known-kinds"` (default): hide payloads of other queues; `"all"`: show them unredacted, with a note. */
+  readonly payloads?: PayloadVisibility;
+  /** Where actions (who did what) and failures are logged. Default: stint's logger on stderr. */
+  readonly log?: Logger;
+  /** How often the overview refreshes itself, in ms. Default 5,000. */
+  readonly refreshMs?: number;
+}
+
+/** A Node request handler (`node:http`, Express, Fastify's raw request) that serves the dashboard. */
+export interface DashboardHandler {
+  (request: IncomingMessage, response: ServerResponse, next?: (error?: unknown) => void): void;
+  /** The normalised base path: `"/"` or `"/admin/jobs"`. */
+  readonly basePath: string;
+  /** Ends the pool the dashboard opened for `connectionString` (nothing for `db`). Idempotent. */
+  close(): Promise<void>;
+}
+
+const OPTION_KEYS = ["db", "connectionString", "schema", "basePath", "auth", "readOnly", "jobKinds", "payloads", "log", "refreshMs"];
+
+/**
+ * Creates the dashboard: a request handler that serves the overview, the
+ * jobs list, job pages and the operator actions under `basePath`. Options
+ * are checked here (`ConfigError` naming the option); nothing connects
+ * until the first request.
+ *
+ * @example
+ * ```ts
+ * const dashboard = createDashboard({ db, basePath: "/admin/jobs", auth: { token: process.env.DASHBOARD_TOKEN! }, jobKinds: [SendInvoice] });
+ * http.createServer(dashboard).listen(3000, "127.0.0.1");
+ * app.use(dashboard);                                   // Express: requests outside /admin/jobs go to next()
+ * ```
+ */
+export function createDashboard(options: DashboardOptions): DashboardHandler {
+  if (typeof options !== "object" || options === null) throw new ConfigError("dashboard", "options must be an object");
+  rejectUnknownOptions("dashboard", options, OPTION_KEYS);
+  const auth = resolveAuth(options.auth);
+  const prefix = basePrefix(options.basePath ?? "/");
+  if (options.readOnly !== undefined && typeof options.readOnly !== "boolean") throw new ConfigError("readOnly", "must be true or false");
+  const refreshMs = integerOption("refreshMs", options.refreshMs ?? 5_000, 500, 3_600_000);
+  const policy = new PayloadPolicy(options.jobKinds ?? [], options.payloads ?? "known-kinds");
+  const { db, close } = openDatabase(options);
+  const schema = options.schema;
+  const store = new PostgresJobStore(schema === undefined ? { db } : { db, schema });
+  const browser = new PostgresJobBrowser(schema === undefined ? { db } : { db, schema });
+  const app = new DashboardApp({
+    sources: { store, browser, admin: new QueueAdmin(store) },
+    auth,
+    policy,
+    assets: new StaticAssets(),
+    prefix,
+    readOnly: options.readOnly ?? false,
+    refreshMs,
+    log: options.log ?? createLogger(),
+  });
+  const handler = (request: IncomingMessage, response: ServerResponse, next?: (error?: unknown) => void): void => {
+    void app.handle(request, response, next);
+  };
+  return Object.assign(handler, { basePath: prefix === "" ? "/" : prefix, close });
+}
+
+/**
+ * True for a base path the dashboard can be mounted at: `/`, or segments of
+ * letters, digits and `. _ ~ -` (not `.` or `..` alone), at most 200
+ * characters, with or without a trailing slash.
+ *
+ * @example
+ * ```ts
+ * isBasePath("/admin/jobs"); // true
+ * isBasePath("admin");       // false
+ * ```
+ */
+export function isBasePath(basePath: unknown): basePath is string {
+  if (typeof basePath !== "string" || basePath.length > 200 || !/^(?:\/[A-Za-z0-9._~-]+)*\/?$/.test(basePath)) return false;
+  return basePath.split("/").every((segment) => segment !== "." && segment !== "..");
+}
+
+function basePrefix(basePath: unknown): string {
+  if (!isBasePath(basePath)) {
+    throw new ConfigError("basePath", 'must be a path such as "/" or "/admin/jobs" (letters, digits, . _ ~ -)');
+  }
+  return basePath.replace(/\/$/, "");
+}
+
+function openDatabase(options: DashboardOptions): { readonly db: Kysely<any>; close(): Promise<void> } {
+  const given = [options.db !== undefined, options.connectionString !== undefined].filter(Boolean).length;
+  if (given !== 1) throw new ConfigError("db", "give exactly one of db (your Kysely instance) or connectionString");
+  if (options.db !== undefined) {
+    if (!isKysely(options.db)) throw new ConfigError("db", "must be a Kysely instance");
+    return { db: options.db, close: () => Promise.resolve() };
+  }
+  if (typeof options.connectionString !== "string" || options.connectionString === "") throw new ConfigError("connectionString", "must be a database URL");
+  const database = createDatabase({ connectionString: options.connectionString, maxConnections: 4, applicationName: "stint-dashboard", statementTimeoutMs: 30_000 });
+  return database;
+}

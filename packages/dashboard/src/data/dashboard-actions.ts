@@ -1,0 +1,97 @@
+import { assertQueueName, type Logger } from "@stint/core";
+import { badParameter, DashboardErrorCode, RequestRefused } from "../http/request-refused";
+import type { DashboardSources } from "./dashboard-sources";
+import { noSuchJob } from "./job-detail-data";
+
+/** Who asks for an action, for the log. */
+export interface Actor {
+  /** `token:1a2b3c4d`, `user:alice` or `anonymous`. */
+  readonly who: string;
+  readonly remoteAddress: string | undefined;
+}
+
+/** Dead jobs retried per statement by "retry all dead". */
+export const RETRY_DEAD_BATCH = 500;
+/** The most "retry all dead" retries in one request. */
+export const MAX_RETRY_DEAD = 100_000;
+
+/**
+ * The dashboard's writes: each checks its target, calls the store method
+ * the CLI's command calls, and logs who did what at `info` with the
+ * fields `action`, `who`, `remoteAddress` and `jobId` or `queue`.
+ *
+ * @example
+ * ```ts
+ * const actions = new DashboardActions(sources, log);
+ * await actions.retryJob("812", { who: "user:alice", remoteAddress: "127.0.0.1" });
+ * ```
+ */
+export class DashboardActions {
+  readonly #sources: DashboardSources;
+  readonly #log: Logger;
+
+  constructor(sources: DashboardSources, log: Logger) {
+    this.#sources = sources;
+    this.#log = log;
+  }
+
+  /** Runs a dead, cancelled or failed job again now with a fresh attempt budget. */
+  async retryJob(id: string, actor: Actor): Promise<void> {
+    const job = await this.#sources.store.getJob({ id });
+    if (job === undefined) throw noSuchJob(id);
+    if (!["dead", "cancelled", "failed"].includes(job.state) || !(await this.#sources.store.retryJob({ id }))) {
+      throw new RequestRefused(DashboardErrorCode.Conflict, `Job ${id} is ${job.state}: only dead, cancelled or failed jobs can be retried.`);
+    }
+    this.#done("retry-job", `retried job ${id} (${job.queue})`, actor, { jobId: id, queue: job.queue });
+  }
+
+  /** Cancels a job that has not finished. */
+  async cancelJob(id: string, actor: Actor): Promise<void> {
+    const job = await this.#sources.store.getJob({ id });
+    if (job === undefined) throw noSuchJob(id);
+    if (!(await this.#sources.store.cancelJob({ id }))) {
+      throw new RequestRefused(DashboardErrorCode.Conflict, `Job ${id} is ${job.state}: only queued, failed or running jobs can be cancelled.`);
+    }
+    this.#done("cancel-job", `cancelled job ${id} (${job.queue})`, actor, { jobId: id, queue: job.queue });
+  }
+
+  /**
+   * Retries the dead jobs of `queue`, at most `expected` of them (the count
+   * the confirmation showed): jobs that die while this runs are not
+   * retried twice. Returns how many were queued.
+   */
+  async retryDeadJobs(queue: string, expected: number, actor: Actor): Promise<number> {
+    const name = checkedQueue(queue);
+    if (!Number.isInteger(expected) || expected < 1 || expected > MAX_RETRY_DEAD) {
+      throw badParameter("expected", `must be the number of jobs to retry, from 1 to ${MAX_RETRY_DEAD}`);
+    }
+    let retried = 0;
+    while (retried < expected) {
+      const batch = Math.min(RETRY_DEAD_BATCH, expected - retried);
+      const queued = await this.#sources.store.retryDeadJobs({ queue: name, limit: batch });
+      retried += queued;
+      if (queued < batch) break;
+    }
+    this.#done("retry-dead", `retried ${retried} dead jobs of ${name}`, actor, { queue: name, jobs: retried });
+    return retried;
+  }
+
+  /** Pauses or resumes `queue` for every worker. */
+  async setPaused(queue: string, paused: boolean, actor: Actor): Promise<void> {
+    const name = checkedQueue(queue);
+    await (paused ? this.#sources.admin.pause(name) : this.#sources.admin.resume(name));
+    this.#done(paused ? "pause" : "resume", `${paused ? "paused" : "resumed"} queue ${name}`, actor, { queue: name });
+  }
+
+  #done(action: string, what: string, actor: Actor, fields: Record<string, unknown>): void {
+    this.#log.info(`Dashboard: ${actor.who} ${what}`, { action, who: actor.who, remoteAddress: actor.remoteAddress, ...fields });
+  }
+}
+
+function checkedQueue(queue: string): string {
+  try {
+    return assertQueueName(queue);
+  } catch {
+    throw badParameter("queue", "must be a queue name of 1 to 128 characters");
+  }
+}

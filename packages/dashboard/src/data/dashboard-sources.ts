@@ -1,0 +1,14 @@
+import type { JobStore, QueueAdmin } from "@stint/core";
+import type { PostgresJobBrowser } from "@stint/postgres-driver";
+
+/** The bounded reads of a large jobs table (implemented by `PostgresJobBrowser`). */
+export type JobBrowser = Pick<PostgresJobBrowser, "browseJobs" | "countJobsUpTo" | "readRecentThroughput" | "readQueueGauges">;
+
+/** Where the dashboard's figures come from and where its actions go. */
+export interface DashboardSources {
+  /** Jobs, attempts, controls, retry and cancel: the store the CLI uses. */
+  readonly store: JobStore;
+  readonly browser: JobBrowser;
+  /** Pause and resume. */
+  readonly admin: QueueAdmin;
+}

@@ -1,0 +1,94 @@
+import { assertQueueName, JOB_STATES, type JobState } from "@stint/core";
+import { MAX_ERROR_SEARCH_LENGTH } from "@stint/postgres-driver";
+import { badParameter } from "../http/request-refused";
+
+/** The filters of the jobs page, checked. */
+export interface JobsFilter {
+  readonly queue?: string;
+  readonly state?: JobState;
+  readonly errorText?: string;
+  readonly createdFrom?: Date;
+  readonly createdTo?: Date;
+  readonly beforeId?: string;
+  /** The texts as given, to show in the form again. */
+  readonly raw: Readonly<Record<"queue" | "state" | "q" | "from" | "to" | "tz", string>>;
+}
+
+const LOCAL_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?$/;
+/** A `+` in a query string arrives as a space, so ` 02:00` is read as `+02:00`. */
+const ZONED_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+ -]\d{2}:\d{2})$/;
+
+/**
+ * Reads the jobs page's query: `queue`, `state`, `q` (text in the last
+ * error), `from` and `to` (the time a job was created: ISO 8601 with a
+ * zone, or `YYYY-MM-DDTHH:MM` in the zone `tz` names as minutes east of
+ * UTC, which the page's script fills in), and `before` (the cursor).
+ * Empty fields are no filter. A malformed one is a 400 naming it.
+ *
+ * @example
+ * ```ts
+ * parseJobsFilter(new URLSearchParams("state=dead&q=timeout&from=2024-05-01T09:00&tz=120"));
+ * // { state: "dead", errorText: "timeout", createdFrom: 2024-05-01T07:00:00.000Z, … }
+ * ```
+ */
+export function parseJobsFilter(query: URLSearchParams): JobsFilter {
+  const text = (name: string): string => {
+    const values = query.getAll(name);
+    if (values.length > 1) throw badParameter(name, "is given more than once");
+    return (values[0] ?? "").trim();
+  };
+  const raw = { queue: text("queue"), state: text("state"), q: text("q"), from: text("from"), to: text("to"), tz: text("tz") };
+  const filter: { -readonly [K in keyof JobsFilter]: JobsFilter[K] } = { raw };
+  if (raw.queue !== "") {
+    filter.queue = queueName(raw.queue);
+  }
+  if (raw.state !== "") {
+    if (!(JOB_STATES as readonly string[]).includes(raw.state)) throw badParameter("state", `must be one of ${JOB_STATES.join(", ")}`);
+    filter.state = raw.state as JobState;
+  }
+  if (raw.q !== "") {
+    if (raw.q.length > MAX_ERROR_SEARCH_LENGTH) throw badParameter("q", `must be at most ${MAX_ERROR_SEARCH_LENGTH} characters`);
+    if (raw.q.includes("\u0000")) throw badParameter("q", "must not contain a NUL character");
+    filter.errorText = raw.q;
+  }
+  const offsetText = raw.tz;
+  if (offsetText !== "" && !/^[+-]?\d{1,4}$/.test(offsetText)) throw badParameter("tz", "must be minutes east of UTC, such as 120 or -300");
+  const offsetMinutes = offsetText === "" ? 0 : Number(offsetText);
+  if (Math.abs(offsetMinutes) > 14 * 60) throw badParameter("tz", "must be within 14 hours of UTC");
+  if (raw.from !== "") filter.createdFrom = parseTime("from", raw.from, offsetMinutes);
+  if (raw.to !== "") filter.createdTo = parseTime("to", raw.to, offsetMinutes);
+  const before = text("before");
+  if (before !== "") {
+    if (!/^[1-9][0-9]{0,18}$/.test(before) || BigInt(before) > 9_223_372_036_854_775_807n) throw badParameter("before", "must be a job id");
+    filter.beforeId = before;
+  }
+  return Object.freeze(filter);
+}
+
+function parseTime(name: string, value: string, offsetMinutes: number): Date {
+  const local = LOCAL_TIME.exec(value);
+  let date: Date;
+  if (local !== null) {
+    const [year, month, day, hour, minute, second] = local.slice(1).map((part) => Number(part ?? 0)) as [number, number, number, number, number, number];
+    const wall = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+    const exists = wall.getUTCMonth() === month - 1 && wall.getUTCDate() === day && hour < 24 && minute < 60 && second < 60;
+    if (!exists) throw badParameter(name, "is not a date and time that exists");
+    date = new Date(wall.getTime() - offsetMinutes * 60_000);
+  } else if (ZONED_TIME.test(value)) {
+    date = new Date(value.replace(" ", "+"));
+  } else {
+    throw badParameter(name, "must be a time such as 2024-05-01T09:30 or 2024-05-01T09:30:00Z");
+  }
+  if (!Number.isFinite(date.getTime()) || date.getUTCFullYear() < 1970 || date.getUTCFullYear() > 9999) {
+    throw badParameter(name, "is not a time the dashboard can search for");
+  }
+  return date;
+}
+
+function queueName(text: string): string {
+  try {
+    return assertQueueName(text);
+  } catch {
+    throw badParameter("queue", "must be a queue name: 1 to 128 lower-case letters, digits and _ . : -");
+  }
+}

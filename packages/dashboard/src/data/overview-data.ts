@@ -1,0 +1,72 @@
+import type { QueueControls } from "@stint/core";
+import type { RecentThroughput } from "@stint/postgres-driver";
+import type { DashboardSources } from "./dashboard-sources";
+
+/** The window of the "succeeded" column and the throughput chart. */
+export const THROUGHPUT_WINDOW_MS = 60 * 60_000;
+/** Buckets of the chart: five minutes each. */
+export const THROUGHPUT_BUCKETS = 12;
+/** How many of the newest jobs the throughput estimate looks at. */
+export const THROUGHPUT_SCAN_LIMIT = 50_000;
+
+/** One row of the overview. */
+export interface QueueRow {
+  readonly queue: string;
+  readonly queued: number;
+  readonly due: number;
+  readonly running: number;
+  /** `failed`: an attempt failed and a retry is scheduled. */
+  readonly retrying: number;
+  readonly dead: number;
+  readonly succeededLastHour: number;
+  /** Succeeded jobs per five minutes over the last hour, oldest first. */
+  readonly buckets: readonly number[];
+  readonly oldestDueAgeMs: number | null;
+  readonly controls: QueueControls | undefined;
+}
+
+/** What the overview shows. */
+export interface Overview {
+  readonly queues: readonly QueueRow[];
+  readonly throughput: Omit<RecentThroughput, "queues">;
+}
+
+/**
+ * Reads the overview in three bounded statements, side by side: the
+ * gauges a metrics scrape reads (waiting, running and dead jobs through
+ * their partial indexes, never the succeeded history), the queues'
+ * controls, and the throughput estimate of the last hour. A queue shows
+ * when it has jobs waiting, running or dead, succeeded within the hour,
+ * or controls set.
+ */
+export async function readOverview(sources: DashboardSources): Promise<Overview> {
+  const [gauges, controls, throughput] = await Promise.all([
+    sources.browser.readQueueGauges(),
+    sources.store.listQueueControls(),
+    sources.browser.readRecentThroughput({ windowMs: THROUGHPUT_WINDOW_MS, buckets: THROUGHPUT_BUCKETS, scanLimit: THROUGHPUT_SCAN_LIMIT }),
+  ]);
+  const gaugesByQueue = new Map(gauges.map((entry) => [entry.queue, entry]));
+  const controlsByQueue = new Map(controls.map((entry) => [entry.queue, entry]));
+  const throughputByQueue = new Map(throughput.queues.map((entry) => [entry.queue, entry]));
+  const names = [...new Set([...gaugesByQueue.keys(), ...controlsByQueue.keys(), ...throughputByQueue.keys()])].sort();
+  const { queues: _queues, ...window } = throughput;
+  return Object.freeze({
+    throughput: window,
+    queues: names.map((queue) => {
+      const gauge = gaugesByQueue.get(queue);
+      const recent = throughputByQueue.get(queue);
+      return Object.freeze({
+        queue,
+        queued: gauge?.queued ?? 0,
+        due: gauge?.due ?? 0,
+        running: gauge?.running ?? 0,
+        retrying: gauge?.failed ?? 0,
+        dead: gauge?.dead ?? 0,
+        succeededLastHour: recent?.succeeded ?? 0,
+        buckets: recent?.buckets ?? new Array<number>(THROUGHPUT_BUCKETS).fill(0),
+        oldestDueAgeMs: gauge?.oldestDueAgeMs ?? null,
+        controls: controlsByQueue.get(queue),
+      });
+    }),
+  });
+}

@@ -1,0 +1,267 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { errorCodeOf, ErrorCode, type Logger } from "@stint/core";
+import { DashboardActions } from "../data/dashboard-actions";
+import type { DashboardSources } from "../data/dashboard-sources";
+import { readJobDetail } from "../data/job-detail-data";
+import { parseJobsFilter } from "../data/jobs-filter";
+import { readJobsList } from "../data/jobs-list-data";
+import { readOverview } from "../data/overview-data";
+import type { PayloadPolicy } from "../data/payload-policy";
+import { MAX_RETRY_DEAD } from "../data/dashboard-actions";
+import { jobPage } from "../pages/job-page";
+import { jobsPage } from "../pages/jobs-page";
+import { overviewFragment, overviewPage } from "../pages/overview-page";
+import { href, type PageContext } from "../pages/page-context";
+import { confirmRetryDeadPage, errorPage, signInPage } from "../pages/simple-pages";
+import type { Authenticator } from "./auth";
+import { cookieHeader, CSRF_COOKIE, parseCookies, SESSION_COOKIE } from "./cookies";
+import { CSRF_FIELD, CsrfTokens } from "./csrf";
+import { flashMessage } from "./flash";
+import { readForm } from "./read-form";
+import { DashboardErrorCode, RequestRefused } from "./request-refused";
+import { isCrossSite, isSecure } from "./request-guard";
+import { redirect, sendHtml } from "./respond";
+import type { StaticAssets } from "./static-assets";
+
+/** Longest request target accepted (path and query), in characters. */
+export const MAX_URL_LENGTH = 2_048;
+
+/** What {@link DashboardApp} is built from (see `createDashboard`). */
+export interface DashboardAppSettings {
+  readonly sources: DashboardSources;
+  readonly auth: Authenticator;
+  readonly policy: PayloadPolicy;
+  readonly assets: StaticAssets;
+  /** `""` at the root, else the base path without a trailing slash. */
+  readonly prefix: string;
+  readonly readOnly: boolean;
+  readonly refreshMs: number;
+  readonly log: Logger;
+}
+
+/** A request after the dashboard's checks: who, the CSRF token, cookies to set. */
+interface Viewer {
+  readonly context: PageContext;
+  readonly nonce: string;
+  readonly setCookies: string[];
+}
+
+/**
+ * Answers the dashboard's requests: routing under the base path, static
+ * files, sign-in, the credential on every page, the CSRF token, read-only
+ * mode and the origin check on every POST, and error pages that never
+ * show a stack. One instance per `createDashboard`.
+ */
+export class DashboardApp {
+  readonly #settings: DashboardAppSettings;
+  readonly #csrf: CsrfTokens;
+  readonly #actions: DashboardActions;
+
+  constructor(settings: DashboardAppSettings) {
+    this.#settings = settings;
+    this.#csrf = new CsrfTokens(settings.auth.csrfKey);
+    this.#actions = new DashboardActions(settings.sources, settings.log);
+  }
+
+  /**
+   * Handles one request; calls `next` (when given) for a path outside the
+   * base path, else answers 404. Never rejects.
+   */
+  async handle(request: IncomingMessage & { originalUrl?: string }, response: ServerResponse, next?: (error?: unknown) => void): Promise<void> {
+    let viewer: Viewer | undefined;
+    try {
+      const target = request.originalUrl ?? request.url ?? "/";
+      if (target.length > MAX_URL_LENGTH) throw new RequestRefused(DashboardErrorCode.UriTooLong, `Addresses may be at most ${MAX_URL_LENGTH} characters long.`);
+      const url = new URL(target, "http://dashboard.invalid");
+      const path = this.#relativePath(url.pathname);
+      if (path === undefined) {
+        if (next !== undefined) return next();
+        throw new RequestRefused(DashboardErrorCode.NotFound, "There is no such page.");
+      }
+      const method = request.method === "HEAD" ? "GET" : (request.method ?? "GET");
+      if (method !== "GET" && method !== "POST") throw new RequestRefused(DashboardErrorCode.MethodNotAllowed, "Only GET and POST are answered.");
+      if (path.startsWith("/assets/") && method === "GET") {
+        if (this.#settings.assets.send(path.slice("/assets/".length), response, request.headers["if-none-match"])) return;
+        throw new RequestRefused(DashboardErrorCode.NotFound, "There is no such file.");
+      }
+      const cookies = parseCookies(request.headers.cookie);
+      if (path === "/login") return await this.#signIn(request, response, method, url);
+      viewer = this.#viewer(request, response, cookies, method, url);
+      if (viewer === undefined) return;
+      if (method === "POST") return await this.#post(request, response, viewer, path);
+      return await this.#get(response, viewer, path, url.searchParams);
+    } catch (thrown) {
+      this.#fail(request, response, viewer, thrown);
+    }
+  }
+
+  #relativePath(pathname: string): string | undefined {
+    const { prefix } = this.#settings;
+    if (prefix === "") return pathname;
+    if (pathname === prefix) return "/";
+    return pathname.startsWith(`${prefix}/`) ? pathname.slice(prefix.length) : undefined;
+  }
+
+  /** Who is asking, or `undefined` after answering a request without a valid credential. */
+  #viewer(request: IncomingMessage, response: ServerResponse, cookies: ReadonlyMap<string, string>, method: string, url: URL): Viewer | undefined {
+    const { auth, prefix } = this.#settings;
+    const who = auth.identify(request, cookies.get(SESSION_COOKIE));
+    if (who === undefined) {
+      if (method === "POST") {
+        this.#settings.log.warn("Dashboard: refused an action without a valid credential", { remoteAddress: request.socket.remoteAddress });
+        throw new RequestRefused(DashboardErrorCode.Forbidden, "Actions need the dashboard's credential.");
+      }
+      if (auth.kind === "token") {
+        sendHtml(response, 401, signInPage(prefix, this.#settings.assets.version, `${url.pathname}${url.search}`, false));
+      } else {
+        sendHtml(response, 401, errorPage(undefined, 401, "This dashboard needs a user name and password.", this.#stylesheet()), {
+          "WWW-Authenticate": 'Basic realm="stint dashboard", charset="UTF-8"',
+        });
+      }
+      return undefined;
+    }
+    const setCookies: string[] = [];
+    let nonce = cookies.get(CSRF_COOKIE);
+    if (nonce === undefined || !/^[A-Za-z0-9_-]{16,64}$/.test(nonce)) {
+      nonce = this.#csrf.newNonce();
+      setCookies.push(cookieHeader(CSRF_COOKIE, nonce, { path: this.#cookiePath(), secure: isSecure(request) }));
+    }
+    const context: PageContext = Object.freeze({
+      prefix,
+      assetsVersion: this.#settings.assets.version,
+      who,
+      authKind: auth.kind,
+      readOnly: this.#settings.readOnly,
+      csrfToken: this.#csrf.tokenFor(nonce, who),
+      refreshMs: this.#settings.refreshMs,
+    });
+    return { context, nonce, setCookies };
+  }
+
+  async #get(response: ServerResponse, viewer: Viewer, path: string, query: URLSearchParams): Promise<void> {
+    const { sources, policy } = this.#settings;
+    const { context } = viewer;
+    const headers: Record<string, string[]> = viewer.setCookies.length === 0 ? {} : { "Set-Cookie": viewer.setCookies };
+    const send = (body: Parameters<typeof sendHtml>[2]) => sendHtml(response, 200, body, headers);
+    if (path === "/") return send(overviewPage(context, await readOverview(sources), flashMessage(query)));
+    if (path === "/fragments/overview") return send(overviewFragment(context, await readOverview(sources)));
+    if (path === "/jobs") return send(jobsPage(context, await readJobsList(sources, parseJobsFilter(query))));
+    const job = /^\/jobs\/([^/]+)$/.exec(path);
+    if (job !== null) return send(jobPage(context, await readJobDetail(sources, policy, decodeSegment(job[1]!)), flashMessage(query)));
+    const retryDead = /^\/queues\/([^/]+)\/retry-dead$/.exec(path);
+    if (retryDead !== null) {
+      const queue = decodeSegment(retryDead[1]!);
+      const dead = await sources.browser.countJobsUpTo({ queue: checkedQueueName(queue), states: ["dead"], cap: MAX_RETRY_DEAD });
+      return send(confirmRetryDeadPage(context, queue, dead, MAX_RETRY_DEAD));
+    }
+    throw new RequestRefused(DashboardErrorCode.NotFound, "There is no such page.");
+  }
+
+  async #post(request: IncomingMessage, response: ServerResponse, viewer: Viewer, path: string): Promise<void> {
+    const { context } = viewer;
+    if (isCrossSite(request)) throw this.#refuse(request, context.who, "a POST from another site");
+    if (this.#settings.readOnly && path !== "/logout") throw this.#refuse(request, context.who, "an action in read-only mode", "This dashboard is read-only.");
+    const form = await readForm(request);
+    if (!this.#csrf.check(viewer.nonce, context.who, form.get(CSRF_FIELD) ?? undefined)) throw this.#refuse(request, context.who, "a POST without a valid CSRF token");
+    if (path === "/logout") {
+      redirect(response, `${this.#settings.prefix}/login`, {
+        "Set-Cookie": cookieHeader(SESSION_COOKIE, "", { path: this.#cookiePath(), secure: isSecure(request), maxAgeSeconds: 0 }),
+      });
+      return;
+    }
+    const actor = { who: context.who, remoteAddress: request.socket.remoteAddress };
+    const jobAction = /^\/jobs\/([^/]+)\/(retry|cancel)$/.exec(path);
+    if (jobAction !== null) {
+      const id = decodeSegment(jobAction[1]!);
+      if (jobAction[2] === "retry") await this.#actions.retryJob(id, actor);
+      else await this.#actions.cancelJob(id, actor);
+      return redirect(response, href(context, `/jobs/${id}`, { done: jobAction[2] === "retry" ? "retried" : "cancelled" }));
+    }
+    const queueAction = /^\/queues\/([^/]+)\/(pause|resume|retry-dead)$/.exec(path);
+    if (queueAction !== null) {
+      const queue = decodeSegment(queueAction[1]!);
+      if (queueAction[2] === "retry-dead") {
+        const retried = await this.#actions.retryDeadJobs(queue, Number(form.get("expected") ?? ""), actor);
+        return redirect(response, href(context, "/", { done: "retried-dead", queue, n: String(retried) }));
+      }
+      await this.#actions.setPaused(queue, queueAction[2] === "pause", actor);
+      return redirect(response, href(context, "/", { done: queueAction[2] === "pause" ? "paused" : "resumed", queue }));
+    }
+    throw new RequestRefused(DashboardErrorCode.NotFound, "There is no such action.");
+  }
+
+  async #signIn(request: IncomingMessage, response: ServerResponse, method: string, url: URL): Promise<void> {
+    const { auth, prefix, assets } = this.#settings;
+    if (auth.kind !== "token") return redirect(response, `${prefix}/`);
+    const next = safeNext(url.searchParams.get("next") ?? "", prefix);
+    if (method === "GET") return sendHtml(response, 200, signInPage(prefix, assets.version, next, false));
+    if (isCrossSite(request)) throw this.#refuse(request, "anonymous", "a sign-in from another site");
+    const form = await readForm(request);
+    const session = auth.signIn(form.get("token") ?? "");
+    if (session === undefined) {
+      this.#settings.log.warn("Dashboard: refused a sign-in with a wrong token", { remoteAddress: request.socket.remoteAddress });
+      return sendHtml(response, 401, signInPage(prefix, assets.version, safeNext(form.get("next") ?? "", prefix), true));
+    }
+    redirect(response, safeNext(form.get("next") ?? "", prefix), {
+      "Set-Cookie": cookieHeader(SESSION_COOKIE, session, { path: this.#cookiePath(), secure: isSecure(request) }),
+    });
+  }
+
+  #refuse(request: IncomingMessage, who: string, what: string, message = "The request was refused."): RequestRefused {
+    this.#settings.log.warn(`Dashboard: refused ${what}`, { who, remoteAddress: request.socket.remoteAddress });
+    return new RequestRefused(DashboardErrorCode.Forbidden, message);
+  }
+
+  #fail(request: IncomingMessage, response: ServerResponse, viewer: Viewer | undefined, thrown: unknown): void {
+    if (response.headersSent) {
+      response.destroy();
+      return;
+    }
+    const refused = asRefusal(thrown);
+    if (refused === undefined) {
+      this.#settings.log.error("Dashboard: a request failed", { method: request.method, error: thrown });
+    }
+    const status = refused?.status ?? 500;
+    const message = refused?.message ?? "The dashboard could not answer this request; the details are in its log.";
+    if (status === 503) this.#settings.log.warn("Dashboard: the database did not answer", { error: thrown });
+    sendHtml(response, status, errorPage(viewer?.context, status, message, this.#stylesheet()));
+  }
+
+  #stylesheet(): string {
+    return `${this.#settings.prefix}/assets/dashboard.css?v=${this.#settings.assets.version}`;
+  }
+
+  #cookiePath(): string {
+    return this.#settings.prefix === "" ? "/" : this.#settings.prefix;
+  }
+}
+
+/** A thrown value as the refusal it stands for, or `undefined` for a failure of the dashboard itself. */
+function asRefusal(thrown: unknown): RequestRefused | undefined {
+  if (thrown instanceof RequestRefused) return thrown;
+  const code = errorCodeOf(thrown);
+  if (code === ErrorCode.Config || code === ErrorCode.InvalidName) return new RequestRefused(DashboardErrorCode.BadRequest, "A parameter of the request is not valid.");
+  if (code === ErrorCode.Infrastructure) return new RequestRefused(DashboardErrorCode.Unavailable, "The database did not answer; try again in a moment.");
+  return undefined;
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new RequestRefused(DashboardErrorCode.BadRequest, "The address is not valid.");
+  }
+}
+
+function checkedQueueName(queue: string): string {
+  if (queue.length === 0 || queue.length > 128) throw new RequestRefused(DashboardErrorCode.BadRequest, "The queue name is not valid.");
+  return queue;
+}
+
+/** Where to go after signing in: a path under the dashboard, never another site. */
+function safeNext(next: string, prefix: string): string {
+  const home = `${prefix}/`;
+  if (!next.startsWith("/") || next.startsWith("//") || next.includes("\\")) return home;
+  if (prefix !== "" && next !== prefix && !next.startsWith(home)) return home;
+  return next;
+}

@@ -1,0 +1,92 @@
+import type { AttemptRecord, JobRecord } from "@stint/core";
+import type { JobDetail } from "../data/job-detail-data";
+import { formatDuration, timeElement } from "../html/format";
+import { html, type Html } from "../html/html";
+import { actionButton, layout, stateBadge } from "./layout";
+import { href, type PageContext } from "./page-context";
+
+const RETRYABLE = ["dead", "cancelled", "failed"];
+const CANCELLABLE = ["queued", "failed", "running"];
+
+/** One job: its fields, payload (redacted or hidden), result, meta, progress and every attempt. */
+export function jobPage(context: PageContext, detail: JobDetail, flash?: string): Html {
+  const { job } = detail;
+  return layout(context, {
+    title: `Job ${job.id}`,
+    active: "jobs",
+    flash,
+    body: html`<p class="crumbs"><a href="${href(context, "/jobs", { queue: job.queue })}">Jobs of ${job.queue}</a></p>
+<h1>Job ${job.id} ${stateBadge(job.state)}</h1>
+<div class="actions" data-actions>
+${RETRYABLE.includes(job.state) ? actionButton(context, { path: `/jobs/${job.id}/retry`, label: "Retry now" }) : ""}
+${CANCELLABLE.includes(job.state) ? actionButton(context, { path: `/jobs/${job.id}/cancel`, label: "Cancel", danger: true, confirm: `Cancel job ${job.id}?` }) : ""}
+</div>
+${fieldsTable(job)}
+${detail.lastError === null ? "" : html`<h2>Last error</h2><pre class="error" data-last-error>${detail.lastError}</pre>`}
+<h2>Payload</h2>
+${payloadSection(detail)}
+${detail.progressText === null ? "" : html`<h2>Progress</h2><pre>${detail.progressText}</pre>`}
+${detail.resultText === null ? "" : html`<h2>Result</h2><pre data-result>${detail.resultText}</pre>`}
+${detail.metaText === null ? "" : html`<h2>Meta</h2><pre>${detail.metaText}</pre>`}
+<h2>Attempts</h2>
+${detail.attempts.length === 0 ? html`<p class="empty">No attempt has ended yet.</p>` : attemptsTable(detail.attempts)}`,
+  });
+}
+
+function fieldsTable(job: JobRecord): Html {
+  const rows: [string, Html | string][] = [
+    ["Queue", job.queue],
+    ["Attempts", `${job.attempts} of ${job.maxAttempts}`],
+    ["Priority", String(job.priority)],
+    ["Run at", timeElement(job.runAt)],
+    ["Created", timeElement(job.createdAt)],
+    ["Started", timeElement(job.startedAt)],
+    ["Finished", timeElement(job.finishedAt)],
+    ["Duration", job.durationMs === null ? "–" : formatDuration(job.durationMs)],
+    ["Timeout", job.timeoutMs === null ? "–" : formatDuration(job.timeoutMs)],
+    ["Locked by", job.lockedBy ?? "–"],
+    ["Locked until", timeElement(job.lockedUntil)],
+    ["Dedupe key", job.dedupeKey ?? "–"],
+    ["Error code", job.errorCode ?? "–"],
+    ["Updated", timeElement(job.updatedAt)],
+  ];
+  return html`<dl class="fields">${rows.map(([name, value]) => html`<dt>${name}</dt><dd>${value}</dd>`)}</dl>`;
+}
+
+function payloadSection(detail: JobDetail): Html {
+  const shown = detail.payload;
+  if (!shown.shown) {
+    return html`<p class="notice" data-payload-hidden>${shown.reason} Start the dashboard with <code>--app</code> (or pass <code>jobKinds</code>), or show every payload with <code>--show-payloads</code>.</p>`;
+  }
+  const note = shown.kindKnown
+    ? shown.redactedFields.length === 0
+      ? html``
+      : html`<p class="muted">Secret fields redacted: ${shown.redactedFields.join(", ")}.</p>`
+    : html`<p class="notice">The job kind of this queue is unknown: the payload is shown unredacted.</p>`;
+  return html`${note}<pre data-payload>${JSON.stringify(shown.value, null, 2)}</pre>`;
+}
+
+function attemptsTable(attempts: readonly AttemptRecord[]): Html {
+  return html`<div class="table-wrap"><table class="attempts">
+<thead><tr><th scope="col" class="num">#</th><th scope="col">Outcome</th><th scope="col">Worker</th><th scope="col">Started</th>
+<th scope="col" class="num">Duration</th><th scope="col">Error</th></tr></thead>
+<tbody>
+${attempts.map(
+  (attempt) => html`<tr>
+<td class="num">${attempt.attempt}</td>
+<td>${stateBadge(attempt.outcome)}</td>
+<td>${attempt.workerId ?? "–"}</td>
+<td>${timeElement(attempt.startedAt)}</td>
+<td class="num">${attempt.durationMs === null ? "–" : formatDuration(attempt.durationMs)}</td>
+<td>${attempt.error === null ? html`<span class="muted">–</span>` : attemptError(attempt.error)}</td>
+</tr>`,
+)}
+</tbody></table></div>`;
+}
+
+function attemptError(error: NonNullable<AttemptRecord["error"]>): Html {
+  const title = error.message ?? error.code ?? "error";
+  return html`${error.code === null ? "" : html`<code>${error.code}</code> `}${
+    error.stack === null ? title : html`<details><summary>${title}</summary><pre class="error">${error.stack}</pre></details>`
+  }`;
+}

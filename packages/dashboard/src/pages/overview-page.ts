@@ -1,0 +1,71 @@
+import { formatRateLimit } from "@stint/core";
+import { formatCount, formatDuration } from "../html/format";
+import { html, type Html } from "../html/html";
+import type { Overview, QueueRow } from "../data/overview-data";
+import { actionButton, layout } from "./layout";
+import { href, queuePath, type PageContext } from "./page-context";
+import { sparkline } from "./sparkline";
+
+/** The overview: one row per queue, refreshed in place by the script. */
+export function overviewPage(context: PageContext, overview: Overview, flash?: string): Html {
+  return layout(context, {
+    title: "Overview",
+    active: "overview",
+    flash,
+    body: html`<h1>Queues</h1>
+<section id="overview" data-refresh="${href(context, "/fragments/overview")}" data-refresh-ms="${context.refreshMs}" aria-live="polite">
+${overviewFragment(context, overview)}
+</section>`,
+  });
+}
+
+/** The part of the overview the script fetches and swaps every few seconds. */
+export function overviewFragment(context: PageContext, overview: Overview): Html {
+  if (overview.queues.length === 0) return html`<p class="empty">No jobs yet.</p>`;
+  const { throughput } = overview;
+  return html`<div class="table-wrap"><table class="queues">
+<thead><tr>
+<th scope="col">Queue</th><th scope="col" class="num">Queued</th><th scope="col" class="num">Due</th><th scope="col" class="num">Running</th>
+<th scope="col" class="num">Retrying</th><th scope="col" class="num">Dead</th><th scope="col" class="num">Succeeded 1 h</th>
+<th scope="col" class="num">Oldest due</th><th scope="col">Last hour</th><th scope="col">Controls</th>${context.readOnly ? "" : html`<th scope="col">Actions</th>`}
+</tr></thead>
+<tbody>
+${overview.queues.map((row) => queueRow(context, row, throughput.coversWindow))}
+</tbody></table></div>
+<p class="note muted">Succeeded and the chart count jobs finished in the last hour among the newest ${formatCount(throughput.scanned)} jobs${
+    throughput.oldestScannedAgeMs === null ? "" : html` (created within the last ${formatDuration(throughput.oldestScannedAgeMs)})`
+  }; ${throughput.coversWindow ? "a job created before those and finished within the hour is not counted." : html`<strong>more jobs were created within the hour than that, so the figures are lower bounds.</strong>`}
+Updated <time datetime="${new Date().toISOString()}" data-relative>now</time>.</p>`;
+}
+
+function queueRow(context: PageContext, row: QueueRow, covered: boolean): Html {
+  const controls = row.controls;
+  const paused = controls?.paused === true;
+  const jobsOf = (state?: string) => href(context, "/jobs", { queue: row.queue, state });
+  return html`<tr data-queue="${row.queue}"${paused ? html` class="paused"` : ""}>
+<th scope="row"><a href="${jobsOf()}">${row.queue}</a></th>
+<td class="num" data-col="queued"><a href="${jobsOf("queued")}">${formatCount(row.queued)}</a></td>
+<td class="num" data-col="due">${formatCount(row.due)}</td>
+<td class="num" data-col="running"><a href="${jobsOf("running")}">${formatCount(row.running)}</a></td>
+<td class="num" data-col="retrying"><a href="${jobsOf("failed")}">${formatCount(row.retrying)}</a></td>
+<td class="num${row.dead > 0 ? " bad" : ""}" data-col="dead"><a href="${jobsOf("dead")}">${formatCount(row.dead)}</a></td>
+<td class="num" data-col="succeeded"><a href="${jobsOf("succeeded")}">${covered ? "" : "≥ "}${formatCount(row.succeededLastHour)}</a></td>
+<td class="num" data-col="oldest-due">${row.oldestDueAgeMs === null ? html`<span class="muted">–</span>` : formatDuration(row.oldestDueAgeMs)}</td>
+<td>${sparkline(row.buckets, `${row.queue}: succeeded per 5 minutes`)}</td>
+<td data-col="controls">${describeControls(row)}</td>
+${context.readOnly ? "" : html`<td class="actions">${
+    paused
+      ? actionButton(context, { path: `${queuePath(row.queue)}/resume`, label: "Resume" })
+      : actionButton(context, { path: `${queuePath(row.queue)}/pause`, label: "Pause", confirm: `Pause queue ${row.queue}? Running jobs finish; no new ones start.` })
+  }${row.dead > 0 ? html` <a class="button" href="${href(context, `${queuePath(row.queue)}/retry-dead`)}">Retry dead</a>` : ""}</td>`}
+</tr>`;
+}
+
+function describeControls(row: QueueRow): Html {
+  const controls = row.controls;
+  const parts: Html[] = [];
+  if (controls?.paused === true) parts.push(html`<span class="badge warn">paused</span>`);
+  if (controls?.maxRunning != null) parts.push(html`<span class="badge">max ${formatCount(controls.maxRunning)} running</span>`);
+  if (controls?.rateLimit != null) parts.push(html`<span class="badge">${formatRateLimit(controls.rateLimit)}</span>`);
+  return parts.length === 0 ? html`<span class="muted">–</span>` : html`${parts}`;
+}

@@ -1,0 +1,49 @@
+import { expect } from "chai";
+import { parseJobsFilter } from "../../src/data/jobs-filter";
+
+function parse(query: string) {
+  return parseJobsFilter(new URLSearchParams(query));
+}
+
+describe("parseJobsFilter", () => {
+  it("reads every filter and treats empty fields as none", () => {
+    const filter = parse("queue=send-invoice&state=dead&q=+timeout+&before=812&from=&to=");
+    expect(filter).to.include({ queue: "send-invoice", state: "dead", errorText: "timeout", beforeId: "812" });
+    expect(filter.createdFrom).to.equal(undefined);
+    expect(parse("")).to.deep.equal({ raw: { queue: "", state: "", q: "", from: "", to: "", tz: "" } });
+  });
+
+  it("reads a wall-clock time in the viewer's offset, and a zoned time as it says", () => {
+    expect(parse("from=2024-05-01T09:30&tz=120").createdFrom?.toISOString()).to.equal("2024-05-01T07:30:00.000Z");
+    expect(parse("from=2024-05-01T09:30&tz=-300").createdFrom?.toISOString()).to.equal("2024-05-01T14:30:00.000Z");
+    expect(parse("to=2024-05-01T09:30:15Z").createdTo?.toISOString()).to.equal("2024-05-01T09:30:15.000Z");
+    expect(parse("to=2024-05-01T09:30:00+02:00").createdTo?.toISOString()).to.equal("2024-05-01T07:30:00.000Z");
+  });
+
+  const refused: [string, RegExp][] = [
+    ["state=nope", /"state" must be one of/],
+    ["queue=Upper", /"queue" must be a queue name/],
+    ["before=0", /"before" must be a job id/],
+    ["before=99999999999999999999", /"before" must be a job id/],
+    ["from=2023-02-29T10:00", /"from" is not a date and time that exists/],
+    ["from=2023-02-01T24:00", /"from" is not a date and time that exists/],
+    ["to=soon", /"to" must be a time/],
+    ["from=2024-01-01T00:00&tz=1000", /"tz" must be within 14 hours/],
+    ["tz=east", /"tz" must be minutes/],
+    [`q=${"x".repeat(201)}`, /"q" must be at most 200 characters/],
+    ["q=a&q=b", /"q" is given more than once/],
+    ["q=%00", /"q" must not contain a NUL character/],
+  ];
+  for (const [query, message] of refused) {
+    it(`refuses ${query.slice(0, 40)} with a 400 naming the parameter`, () => {
+      let thrown: unknown;
+      try {
+        parse(query);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).to.include({ status: 400, code: "STINT_DASHBOARD_BAD_REQUEST" });
+      expect((thrown as Error).message).to.match(message);
+    });
+  }
+});

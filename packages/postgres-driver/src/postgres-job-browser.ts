@@ -1,0 +1,117 @@
+import { assertQueueName, assertSqlIdentifier, ConfigError, integerOption, JOB_STATES, rejectUnknownOptions, type JobState, type QueueGauges } from "@stint/core";
+import { sql, type Kysely } from "kysely";
+import { interpretError } from "./interpret-error";
+import { assertKysely } from "./is-kysely";
+import { browseJobs, type BrowseJobsParams, type JobPage } from "./queries/browse-jobs";
+import { countJobsUpTo } from "./queries/count-jobs-up-to";
+import { isJobId } from "./queries/job-row";
+import { readQueueGauges } from "./queries/read-queue-gauges";
+import { readRecentThroughput, type RecentThroughput, type RecentThroughputParams } from "./queries/read-recent-throughput";
+import { DEFAULT_SCHEMA } from "./schema/default-schema";
+
+/** Options of {@link PostgresJobBrowser}. */
+export interface PostgresJobBrowserOptions {
+  readonly db: Kysely<any>;
+  /** Default `"stint"`. */
+  readonly schema?: string;
+}
+
+/** Longest error text {@link PostgresJobBrowser.browseJobs} searches for. */
+export const MAX_ERROR_SEARCH_LENGTH = 200;
+
+/**
+ * The reads a dashboard makes of a large jobs table, each bounded however
+ * many rows the table holds: pages of job summaries with keyset pagination
+ * and searched filters, capped counts, and an estimate of recent
+ * throughput. Read-only; every parameter is checked before any SQL runs
+ * (`ConfigError` naming it), and database errors are interpreted as the
+ * store's are.
+ *
+ * Each statement runs in a transaction of its own with `enable_seqscan`
+ * off: each is built to read an index range, and the planner's cost model
+ * misjudges this table. It assumes the waiting jobs are scattered over the
+ * heap, while they are its newest rows, clustered at the end; measured on
+ * a million jobs with 12,667 waiting, it chose a parallel scan of the whole
+ * table (184 ms) over the partial index `jobs_claim_idx` (6 ms).
+ *
+ * @example
+ * ```ts
+ * const browser = new PostgresJobBrowser({ db, schema: "stint" });
+ * const page = await browser.browseJobs({ states: ["dead"], queue: "send-invoice", limit: 50, scanLimit: 10_000 });
+ * const dead = await browser.countJobsUpTo({ states: ["dead"], cap: 10_000 });
+ * ```
+ */
+export class PostgresJobBrowser {
+  readonly #db: Kysely<any>;
+  readonly #schema: string;
+
+  constructor(options: PostgresJobBrowserOptions) {
+    if (typeof options !== "object" || options === null) throw new ConfigError("browser", "options must be an object");
+    rejectUnknownOptions("browser", options, ["db", "schema"]);
+    this.#db = assertKysely(options.db, "db");
+    this.#schema = assertSqlIdentifier(options.schema ?? DEFAULT_SCHEMA, "schema");
+  }
+
+  /**
+   * The gauges of every queue with waiting, running or dead jobs (see
+   * `readQueueGauges` in `queries/read-queue-gauges.ts`), planned as the
+   * browser's other reads are.
+   */
+  readQueueGauges(): Promise<readonly QueueGauges[]> {
+    return this.#read("readQueueGauges", (executor) => readQueueGauges(executor, this.#schema, {}));
+  }
+
+  /** See `browseJobs` in `queries/browse-jobs.ts`. */
+  async browseJobs(params: BrowseJobsParams): Promise<JobPage> {
+    integerOption("limit", params.limit, 1, 1_000);
+    integerOption("scanLimit", params.scanLimit, 1, 1_000_000);
+    checkFilters(params);
+    const { errorText } = params;
+    if (errorText !== undefined && (typeof errorText !== "string" || errorText.length > MAX_ERROR_SEARCH_LENGTH || errorText.includes("\u0000"))) {
+      throw new ConfigError("errorText", `must be a text of at most ${MAX_ERROR_SEARCH_LENGTH} characters without NUL`);
+    }
+    for (const name of ["createdFrom", "createdTo"] as const) {
+      const value = params[name];
+      if (value !== undefined && !(value instanceof Date && Number.isFinite(value.getTime()))) throw new ConfigError(name, "must be a valid Date");
+    }
+    if (params.beforeId !== undefined && !isJobId(params.beforeId)) {
+      throw new ConfigError("beforeId", `must be a job id (a positive integer as a string), got ${JSON.stringify(params.beforeId)}`);
+    }
+    return this.#read("browseJobs", (executor) => browseJobs(executor, this.#schema, params));
+  }
+
+  /** See `countJobsUpTo` in `queries/count-jobs-up-to.ts`. */
+  async countJobsUpTo(params: { readonly queue?: string; readonly states?: readonly JobState[]; readonly cap: number }): Promise<number> {
+    integerOption("cap", params.cap, 1, 1_000_000);
+    checkFilters(params);
+    return this.#read("countJobsUpTo", (executor) => countJobsUpTo(executor, this.#schema, params));
+  }
+
+  /** See `readRecentThroughput` in `queries/read-recent-throughput.ts`. */
+  async readRecentThroughput(params: RecentThroughputParams): Promise<RecentThroughput> {
+    integerOption("windowMs", params.windowMs, 1_000, 7 * 86_400_000);
+    integerOption("buckets", params.buckets, 1, 1_000);
+    integerOption("scanLimit", params.scanLimit, 1, 10_000_000);
+    return this.#read("readRecentThroughput", (executor) => readRecentThroughput(executor, this.#schema, params));
+  }
+
+  /** Runs one read in a transaction of its own, with sequential scans of the table off (see the class). */
+  async #read<T>(operation: string, query: (executor: Kysely<any>) => Promise<T>): Promise<T> {
+    try {
+      return await this.#db.transaction().execute(async (trx) => {
+        await sql`SET LOCAL enable_seqscan = off`.execute(trx);
+        return query(trx);
+      });
+    } catch (thrown) {
+      throw interpretError(thrown, operation);
+    }
+  }
+}
+
+function checkFilters(params: { readonly queue?: string; readonly states?: readonly JobState[] }): void {
+  if (params.queue !== undefined) assertQueueName(params.queue);
+  const { states } = params;
+  if (states !== undefined && (!Array.isArray(states) || states.length === 0 || !states.every((state) => JOB_STATES.includes(state)))) {
+    throw new ConfigError("states", `must be a non-empty list of ${JOB_STATES.join(", ")}, got ${JSON.stringify(states)}`);
+  }
+}

@@ -5,7 +5,7 @@
   "use strict";
   var zone = Intl.DateTimeFormat().resolvedOptions().timeZone || "local time";
   var format = new Intl.DateTimeFormat(undefined, {
-    year: "numeric", month: "short", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false,
+    year: "numeric", month: "short", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23",
   });
 
   function localizeTimes(root) {

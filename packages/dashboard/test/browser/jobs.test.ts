@@ -74,7 +74,7 @@ describe("the jobs list and a job's page in Chromium", () => {
   it("shows times in the viewer's time zone", async () => {
     await page.goto(`${server.url}/jobs/${dead[0]}`);
     const created = await page.$eval("dd time", (element) => ({ iso: element.getAttribute("datetime")!, text: element.textContent! }));
-    const tokyo = new Intl.DateTimeFormat("en-US", { timeZone: "Asia/Tokyo", hour: "2-digit", minute: "2-digit", hour12: false }).format(new Date(created.iso));
+    const tokyo = new Intl.DateTimeFormat("en-US", { timeZone: "Asia/Tokyo", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(new Date(created.iso));
     expect(created.text).to.contain(tokyo);
     expect(await page.textContent("[data-zone]")).to.equal("Asia/Tokyo");
   });

@@ -14,7 +14,7 @@ export {
   ShutdownError,
   RecordedError,
 } from "./errors/job-errors";
-export { ConfigError, PayloadError, InvalidNameError } from "./errors/config-errors";
+export { ConfigError, PayloadError, PayloadSchemaError, InvalidNameError } from "./errors/config-errors";
 export { EnvironmentError } from "./errors/environment-error";
 export { InfrastructureError, DatabaseError } from "./errors/infrastructure-error";
 export { coerceError, describeError, errorSummary, MAX_ERROR_TEXT, MAX_ERROR_MESSAGE } from "./errors/coerce-error";
@@ -24,7 +24,18 @@ export { JobFailedError, WaitTimeoutError, JobNotFoundError } from "./errors/wai
 export type { JobState } from "./job/job-state";
 export { JOB_STATES, ACTIVE_JOB_STATES } from "./job/job-state";
 export type { ClaimedJob, JobRecord } from "./job/job-record";
-export type { JobDefinition, JobDefaults, JobKindOptions, PayloadOf, ResultOf } from "./job/job-definition";
+export type {
+  JobDefinition,
+  JobDefaults,
+  JobKindOptions,
+  SchemaJobDefinition,
+  SchemaJobKindOptions,
+  PayloadOf,
+  ResultOf,
+  ItemOf,
+} from "./job/job-definition";
+export type { PayloadSchema } from "./job/payload-schema";
+export type { PayloadIssue } from "./job/payload-issues";
 export { defineJob, DEFAULT_JOB_DEFAULTS, MAX_PAYLOAD_BYTES_LIMIT } from "./job/job-definition";
 export type { EnqueueOptions, DedupeMode } from "./job/enqueue-options";
 export { buildNewJob, MAX_DEDUPE_KEY_LENGTH } from "./job/enqueue-options";
@@ -113,6 +124,7 @@ export type { ScheduleStore, ScheduleSpec, ScheduleRecord, SchedulePlan, Schedul
 export type { WakeupSource, LeaderLock } from "./runtime/coordination";
 
 export { AbstractQueueWorker } from "./worker/abstract-queue-worker";
+export { SchemaQueueWorker } from "./worker/schema-queue-worker";
 export type { WorkerOptions, ResolvedWorkerOptions } from "./worker/worker-options";
 export { resolveWorkerOptions } from "./worker/worker-options";
 export type { RunOptions } from "./worker/run-options";

@@ -22,7 +22,7 @@ export type {
 export { ValidationError } from "./jobs/validation-error";
 export { PayloadFields } from "./jobs/payload-fields";
 export { SendInvoiceEmail, parseSendInvoiceEmail } from "./jobs/send-invoice-email";
-export { SendReportEmail, parseSendReportEmail } from "./jobs/send-report-email";
+export { SendReportEmail } from "./jobs/send-report-email";
 export { WeeklyReport, parseWeeklyReport } from "./jobs/weekly-report";
 export { NightlyCleanup, parseNightlyCleanup, CLEANUP_TARGETS, DEFAULT_CLEANUP_BATCH } from "./jobs/nightly-cleanup";
 export type { CleanupTarget } from "./jobs/nightly-cleanup";

@@ -1,6 +1,7 @@
 import { inject, injectable } from "tsyringe";
 import { buildNewJob, type EnqueueOptions } from "../job/enqueue-options";
 import type { JobDefinition } from "../job/job-definition";
+import { assertPayloadFitsSchema } from "../job/payload-schema";
 import { ConfigError } from "../errors/config-errors";
 import { awaitJobEnd, type WaitOptions, type WaitTarget } from "./await-job";
 import type { JsonObject } from "../job/json-types";
@@ -66,7 +67,10 @@ export class JobClient {
    * array, `NaN` …), text `jsonb` cannot store, nesting deeper than 64
    * levels or more than the kind's `maxPayloadBytes` is refused with a
    * `PayloadError` naming its path, and nothing is inserted (see
-   * `serializePayload`).
+   * `serializePayload`). A job kind defined with a `schema` validates the
+   * payload first (awaiting an asynchronous validator): a payload it rejects
+   * is refused with a `PayloadSchemaError` naming each field, and nothing is
+   * inserted.
    *
    * @example
    * ```ts
@@ -74,7 +78,9 @@ export class JobClient {
    * await client.enqueue(Report, { tags: new Set(["a"]) }); // PayloadError: payload.tags: a Set cannot be stored as JSON; convert it to an array
    * ```
    */
-  async enqueue<T, R = unknown>(definition: JobDefinition<T, R>, payload: T, options: EnqueueOptions = {}): Promise<EnqueuedJob<R>> {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  async enqueue<T, R = unknown>(definition: JobDefinition<T, R, any>, payload: T, options: EnqueueOptions = {}): Promise<EnqueuedJob<R>> {
+    await assertPayloadFitsSchema(definition.name, definition.schema, payload);
     // In a producer span whose trace context goes into the job's meta: the attempts run under it.
     const result = await traceEnqueue(definition.name, 1, (withContext) =>
       this.#store.enqueue(buildNewJob(definition, payload, withMeta(options, withContext(options.meta))), options.transaction),
@@ -89,10 +95,12 @@ export class JobClient {
    * written: one refused payload refuses the whole batch.
    */
   async enqueueMany<T, R = unknown>(
-    definition: JobDefinition<T, R>,
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    definition: JobDefinition<T, R, any>,
     items: readonly BatchItem<T>[],
     options: { readonly transaction?: unknown } = {},
   ): Promise<readonly EnqueuedJob<R>[]> {
+    for (const item of items) await assertPayloadFitsSchema(definition.name, definition.schema, item.payload);
     const results = await traceEnqueue(definition.name, items.length, (withContext) => {
       const jobs = items.map((item) => buildNewJob(definition, item.payload, withMeta(item.options ?? {}, withContext(item.options?.meta))));
       return this.#store.enqueueMany(jobs, options.transaction);

@@ -1,5 +1,6 @@
 import { ErrorCode } from "./error-codes";
 import { StintError } from "./stint-error";
+import { describeIssues, type PayloadIssue } from "../job/payload-issues";
 
 /**
  * An option, registration or descriptor is invalid. Thrown at construction,
@@ -46,6 +47,28 @@ export class PayloadError extends StintError {
     this.sizeBytes = options?.sizeBytes;
     this.limitBytes = options?.limitBytes;
     this.path = options?.path;
+  }
+}
+
+/**
+ * A payload failed its job kind's `schema` at enqueue: nothing was
+ * inserted. The code is `STINT_PAYLOAD`, like any refused payload;
+ * `issues` lists each field the validator named with its message, and
+ * `path` is the first of them.
+ *
+ * @example
+ * ```ts
+ * // PayloadSchemaError: payload of queue "send-welcome" failed its schema: payload.email: Invalid email address
+ * err.issues; // [{ path: "payload.email", message: "Invalid email address" }]
+ * ```
+ */
+export class PayloadSchemaError extends PayloadError {
+  /** Each problem the validator reported: where in the payload, and its message. */
+  readonly issues: readonly PayloadIssue[];
+
+  constructor(queue: string, issues: readonly PayloadIssue[]) {
+    super(`payload of queue "${queue}" failed its schema: ${describeIssues(issues)}`, { path: issues[0]?.path ?? "payload" });
+    this.issues = Object.freeze([...issues]);
   }
 }
 

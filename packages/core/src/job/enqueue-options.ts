@@ -66,7 +66,8 @@ export const MAX_DEDUPE_KEY_LENGTH = 512;
  * kind's `maxPayloadBytes` (and `meta`, see `serializeMeta`). Throws before anything is written: a
  * `ConfigError` for an option, a `PayloadError` for the payload.
  */
-export function buildNewJob<T>(definition: JobDefinition<T>, payload: T, options: EnqueueOptions<unknown> = {}): NewJob {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function buildNewJob<T>(definition: JobDefinition<T, unknown, any>, payload: T, options: EnqueueOptions<unknown> = {}): NewJob {
   rejectUnknownOptions("enqueue", options, ENQUEUE_KEYS);
   const { maxAttempts, timeoutMs, priority } = resolveJobDefaults(options, definition.defaults);
   if (options.runAt !== undefined && !(options.runAt instanceof Date && Number.isFinite(options.runAt.getTime()))) {

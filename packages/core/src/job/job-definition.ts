@@ -1,4 +1,6 @@
+import type { StandardSchemaV1 } from "@standard-schema/spec";
 import { ConfigError } from "../errors/config-errors";
+import { isStandardSchema, type PayloadSchema } from "./payload-schema";
 import { assertQueueName } from "../validation/names";
 import { integerOption, rejectUnknownOptions } from "../validation/option-checks";
 import { resolveSecretFields } from "./secret-fields";
@@ -33,28 +35,56 @@ export interface JobKindOptions extends Partial<JobDefaults> {
   readonly secretFields?: readonly string[];
 }
 
+/** {@link JobKindOptions} with a payload schema: see {@link defineJob}. */
+export interface SchemaJobKindOptions<S extends PayloadSchema> extends JobKindOptions {
+  /**
+   * A Standard Schema validator of the payload (a zod, valibot or arktype
+   * schema, or your own object with a `~standard` property). `enqueue`
+   * refuses a payload it rejects with a `PayloadSchemaError` and inserts
+   * nothing; a worker extending `SchemaQueueWorker` validates each stored
+   * payload with it before `processItem`, and a job whose payload fails goes
+   * to `dead` with the validator's messages.
+   */
+  readonly schema: S;
+}
+
 /**
  * A job kind: its queue name, defaults and settings, with the payload type
- * `T` and the result type `R` (what its handler returns, `unknown` unless
- * declared) carried in the type only. Producers and workers import the same
- * descriptor, so enqueueing the wrong payload does not compile, and
- * `client.waitFor` resolves to an `R`.
+ * `T`, the result type `R` (what its handler returns, `unknown` unless
+ * declared) and the item type `Item` (what its worker works on: the
+ * schema's output, else `T`) carried in the type only. Producers and
+ * workers import the same descriptor, so enqueueing the wrong payload does
+ * not compile, and `client.waitFor` resolves to an `R`.
  */
-export interface JobDefinition<T, R = unknown> {
+export interface JobDefinition<T, R = unknown, Item = T> {
   readonly name: string;
   readonly defaults: JobDefaults;
   /** Largest payload in bytes of UTF-8 JSON (default 1 MiB). */
   readonly maxPayloadBytes?: number;
   /** Payload fields kept out of logs and `last_error` (default none). */
   readonly secretFields?: readonly string[];
+  /** The payload's Standard Schema validator, when the kind was defined with one. */
+  readonly schema?: PayloadSchema<unknown, Item>;
   /** Type-level only: never read at run time. */
   readonly __payload?: (payload: T) => void;
   /** Type-level only: never read at run time. */
   readonly __result?: () => R;
+  /** Type-level only: never read at run time. */
+  readonly __item?: () => Item;
 }
 
-/** The payload type of a job kind. */
-export type PayloadOf<D> = D extends JobDefinition<infer T> ? T : never;
+/** A job kind defined with a schema: `T` is what the schema accepts, `Item` what it outputs. */
+export interface SchemaJobDefinition<T, R = unknown, Item = T> extends JobDefinition<T, R, Item> {
+  readonly schema: PayloadSchema<unknown, Item>;
+}
+
+/** The payload type of a job kind (what `enqueue` takes). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type PayloadOf<D> = D extends JobDefinition<infer T, any, any> ? T : never;
+
+/** The item type of a job kind (what its worker's `processItem` gets: the schema's output, else the payload type). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ItemOf<D> = D extends JobDefinition<any, any, infer Item> ? Item : never;
 
 /** The result type of a job kind (`unknown` when it declares none). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -63,7 +93,7 @@ export type ResultOf<D> = D extends JobDefinition<any, infer R> ? R : never;
 /** The defaults stint uses when a job kind names none. */
 export const DEFAULT_JOB_DEFAULTS: JobDefaults = Object.freeze({ maxAttempts: 25, timeoutMs: null, priority: 0 });
 
-const JOB_KIND_KEYS = ["maxAttempts", "timeoutMs", "priority", "maxPayloadBytes", "secretFields"] as const;
+const JOB_KIND_KEYS = ["maxAttempts", "timeoutMs", "priority", "maxPayloadBytes", "secretFields", "schema"] as const;
 
 /** Largest `maxPayloadBytes` a job kind may ask for: 256 MiB, jsonb's own ceiling. */
 export const MAX_PAYLOAD_BYTES_LIMIT = 268_435_455;
@@ -74,6 +104,13 @@ export const MAX_PAYLOAD_BYTES_LIMIT = 268_435_455;
  * declared as `AbstractQueueWorker<T, R>` must return it, and
  * `client.waitFor` resolves to it.
  *
+ * With a `schema` (any Standard Schema validator: zod, valibot, arktype …)
+ * the payload type is the schema's input, `enqueue` validates every
+ * payload before inserting it, and a `SchemaQueueWorker` validates it
+ * again when it claims the job (see {@link SchemaJobKindOptions}). To name
+ * a result type then, pass the schema's type first:
+ * `defineJob<typeof schema, { width: number }>("resize", { schema })`.
+ *
  * @example
  * ```ts
  * interface SendInvoice { invoiceId: number }
@@ -83,19 +120,31 @@ export const MAX_PAYLOAD_BYTES_LIMIT = 268_435_455;
  *
  * const ChargeCard = defineJob<ChargeCard>("charge-card", { maxPayloadBytes: 4_096, secretFields: ["card.number"] });
  * const Resize = defineJob<{ imageId: number }, { width: number }>("resize"); // waitFor resolves to { width: number }
+ *
+ * const Welcome = defineJob("send-welcome", { schema: z.object({ email: z.email() }) });
+ * await client.enqueue(Welcome, { email: "nope" }); // PayloadSchemaError: payload.email: Invalid email address
  * ```
  */
-export function defineJob<T, R = unknown>(name: string, options: JobKindOptions = {}): JobDefinition<T, R> {
+export function defineJob<S extends PayloadSchema, R = unknown>(
+  name: string,
+  options: SchemaJobKindOptions<S>,
+): SchemaJobDefinition<StandardSchemaV1.InferInput<S>, R, StandardSchemaV1.InferOutput<S>>;
+export function defineJob<T, R = unknown>(name: string, options?: JobKindOptions): JobDefinition<T, R>;
+export function defineJob(name: string, options: JobKindOptions & { readonly schema?: unknown } = {}): JobDefinition<unknown> {
   assertQueueName(name);
   if (typeof options !== "object" || options === null) {
     throw new ConfigError("defaults", "must be an object");
   }
   rejectUnknownOptions("defaults", options, JOB_KIND_KEYS);
+  if (options.schema !== undefined && !isStandardSchema(options.schema)) {
+    throw new ConfigError("schema", "must be a Standard Schema validator (zod, valibot, arktype …): an object with a `~standard` property of version 1");
+  }
   return Object.freeze({
     name,
     defaults: Object.freeze(resolveJobDefaults(options)),
     maxPayloadBytes: integerOption("maxPayloadBytes", options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES, 2, MAX_PAYLOAD_BYTES_LIMIT),
     secretFields: resolveSecretFields(options.secretFields),
+    ...(options.schema === undefined ? {} : { schema: options.schema }),
   });
 }
 

@@ -129,7 +129,7 @@ function constructorName(value: object): string {
 }
 
 /** `payload.items`, or `payload["a key"]` for a key that is not an identifier. */
-function childPath(path: string, key: string): string {
+export function childPath(path: string, key: string): string {
   if (/^[A-Za-z_$][\w$]*$/.test(key)) return `${path}.${key}`;
   const shown = key.length > 40 ? `${key.slice(0, 40)}…` : key;
   return `${path}[${JSON.stringify(shown)}]`;

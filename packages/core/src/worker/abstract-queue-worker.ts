@@ -68,8 +68,9 @@ import { validateRunOptions, WORKER_OVERRIDES } from "./run-options";
  * ```
  */
 export abstract class AbstractQueueWorker<T, R = unknown> {
-  /** The job kind this worker runs; its name is the queue it claims from. */
-  abstract readonly job: JobDefinition<T, R>;
+  /** The job kind this worker runs; its name is the queue it claims from; its items are `T`. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  abstract readonly job: JobDefinition<any, R, T>;
 
   /**
    * This worker's typed events (`job.started`, `job.succeeded`,
@@ -195,7 +196,10 @@ export abstract class AbstractQueueWorker<T, R = unknown> {
    * Turns a stored payload into the item `processItem` works on. Called
    * once per attempt, before `processItem`. Throw when the payload is
    * invalid: the job goes to `dead` at once (no retries) with your message
-   * as `last_error`, and `processItem` is not called. May be async.
+   * as `last_error`, and `processItem` is not called. May be async. A job
+   * kind defined with a `schema` needs none: extend `SchemaQueueWorker`,
+   * whose `parse` validates with it (a `parse` written here replaces the
+   * schema's check on claim; `enqueue` still checks).
    */
   protected abstract parse(payload: unknown): T | Promise<T>;
 

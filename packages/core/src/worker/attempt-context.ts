@@ -1,6 +1,7 @@
 import { ConfigError } from "../errors/config-errors";
 import { LeaseLostError } from "../errors/job-errors";
 import { buildNewJob } from "../job/enqueue-options";
+import { assertPayloadFitsSchema } from "../job/payload-schema";
 import type { ClaimedJob } from "../job/job-record";
 import { EMPTY_META } from "../job/job-meta";
 import type { JsonObject } from "../job/json-types";
@@ -82,8 +83,10 @@ export class AttemptContext implements JobContext {
     return this.#completedInTransaction;
   }
 
-  readonly enqueue: JobContext["enqueue"] = (definition, payload, options) =>
-    this.#store.enqueue(buildNewJob(definition, payload, options), options?.transaction);
+  readonly enqueue: JobContext["enqueue"] = async (definition, payload, options) => {
+    await assertPayloadFitsSchema(definition.name, definition.schema, payload);
+    return this.#store.enqueue(buildNewJob(definition, payload, options), options?.transaction);
+  };
 
   readonly once: JobContext["once"] = async (key, effect) => {
     if (typeof key !== "string" || key.length === 0 || key.length > 512) {

@@ -59,7 +59,8 @@ export interface JobContext {
    */
   progress(value: JsonValue): void;
   /** Enqueues another job (chaining). */
-  enqueue<U>(definition: JobDefinition<U>, payload: U, options?: EnqueueOptions): Promise<EnqueueResult>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  enqueue<U>(definition: JobDefinition<U, unknown, any>, payload: U, options?: EnqueueOptions): Promise<EnqueueResult>;
 
   /**
    * Runs a side effect at most once per `key`, across attempts, workers and

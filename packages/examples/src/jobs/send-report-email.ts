@@ -1,33 +1,27 @@
-import { defineJob } from "@stint/core";
-import { PayloadFields } from "./payload-fields";
-
-/** Payload of a `send-report-email` job: e-mail a stored report. */
-export interface SendReportEmail {
-  readonly reportId: number;
-  readonly recipient: string;
-}
+import { defineJob, type ItemOf } from "@stint/core";
+import { z } from "zod";
 
 /**
  * The `send-report-email` job kind, chained by the weekly report worker.
+ * Its payload is described by a zod schema: `enqueue` (and `ctx.enqueue`)
+ * refuses a payload that fails it and inserts nothing, and the worker
+ * validates each stored payload with it before sending.
  *
  * @example
  * ```ts
  * await ctx.enqueue(SendReportEmail, { reportId: 3, recipient: "finance@example.com" });
+ * await ctx.enqueue(SendReportEmail, { reportId: 3, recipient: "finance" });
+ * // PayloadSchemaError: payload of queue "send-report-email" failed its schema: payload.recipient: Invalid email address
  * ```
  */
-export const SendReportEmail = defineJob<SendReportEmail>("send-report-email", { maxAttempts: 8, timeoutMs: 30_000 });
+export const SendReportEmail = defineJob("send-report-email", {
+  schema: z.strictObject({
+    reportId: z.int().positive(),
+    recipient: z.email(),
+  }),
+  maxAttempts: 8,
+  timeoutMs: 30_000,
+});
 
-/**
- * Validates a stored `send-report-email` payload.
- *
- * @example
- * ```ts
- * parseSendReportEmail({ reportId: 3, recipient: "finance@example.com" }); // ok
- * parseSendReportEmail({ reportId: 3, recipient: "finance" });
- * // throws: recipient must be an e-mail address, got "finance"
- * ```
- */
-export function parseSendReportEmail(payload: unknown): SendReportEmail {
-  const fields = PayloadFields.of(payload, ["reportId", "recipient"]);
-  return { reportId: fields.positiveInteger("reportId"), recipient: fields.email("recipient") };
-}
+/** Payload of a `send-report-email` job: e-mail a stored report. */
+export type SendReportEmail = ItemOf<typeof SendReportEmail>;

@@ -1,8 +1,8 @@
 import {
-  AbstractQueueWorker,
   JOB_STORE,
   LOGGER,
   permanent,
+  SchemaQueueWorker,
   type BackoffOptions,
   type JobContext,
   type JobStore,
@@ -12,7 +12,7 @@ import { sql } from "kysely";
 import { inject, injectable } from "tsyringe";
 import { APP_DB, MAILER, RETRY_BACKOFF } from "../app-tokens";
 import type { AppDb } from "../app/app-tables";
-import { parseSendReportEmail, SendReportEmail } from "../jobs/send-report-email";
+import { SendReportEmail } from "../jobs/send-report-email";
 import type { Mailer } from "../services/mailer";
 
 /** What a `send-report-email` job stores as its result. */
@@ -29,7 +29,8 @@ export interface SendReportEmailResult {
  * (`UPDATE reports SET emailed_at = now() WHERE id = $1 AND emailed_at IS NULL`)
  * in the transaction around the send. The row lock makes a concurrent
  * second run wait, then find `emailed_at` set and send nothing; a failed
- * send rolls the claim back for the retry.
+ * send rolls the claim back for the retry. It has no `parse`: the job
+ * kind's schema checks each payload.
  *
  * @example
  * ```ts
@@ -37,7 +38,7 @@ export interface SendReportEmailResult {
  * ```
  */
 @injectable()
-export class SendReportEmailWorker extends AbstractQueueWorker<SendReportEmail> {
+export class SendReportEmailWorker extends SchemaQueueWorker<SendReportEmail> {
   readonly job = SendReportEmail;
   readonly #db: AppDb;
   readonly #mailer: Mailer;
@@ -52,10 +53,6 @@ export class SendReportEmailWorker extends AbstractQueueWorker<SendReportEmail> 
     super(store, log, { concurrency: 2, leaseMs: 60_000, backoff });
     this.#db = db;
     this.#mailer = mailer;
-  }
-
-  protected override parse(payload: unknown): SendReportEmail {
-    return parseSendReportEmail(payload);
   }
 
   protected override async processItem(item: SendReportEmail, ctx: JobContext): Promise<SendReportEmailResult> {

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { JobClient } from "@stint/core";
+import { buildNewJob, ErrorCode, JobClient, PayloadSchemaError } from "@stint/core";
 import { sql } from "kysely";
 import { drainQueues } from "../../src/demo/drain-queues";
 import { SendReportEmail } from "../../src/jobs/send-report-email";
@@ -113,5 +113,25 @@ describe("WeeklyReportWorker and SendReportEmailWorker", () => {
     expect(job.lastError).to.contain("reports are read-only today");
     const [emails] = await app.store.countByQueue({ queues: [SendReportEmail.name] });
     expect(emails!.counts).to.deep.equal({ queued: 0, running: 0, failed: 0, succeeded: 0, dead: 0, cancelled: 0 });
+  });
+
+  it("refuses a report e-mail whose recipient fails the schema, inserting nothing", async () => {
+    const error = await client.enqueue(SendReportEmail, { reportId: 3, recipient: "finance" }).catch((thrown: unknown) => thrown);
+    expect(error).to.be.instanceOf(PayloadSchemaError);
+    expect((error as PayloadSchemaError).issues.map((issue) => issue.path)).to.deep.equal(["payload.recipient"]);
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from ${sql.id(app.test.schema, "jobs")}`.execute(app.test.db);
+    expect(rows[0]?.n).to.equal(0);
+  });
+
+  it("sends a stored report e-mail whose payload fails the schema to dead without mailing", async () => {
+    const stored = { ...buildNewJob(SendReportEmail, { reportId: 3, recipient: "x@example.com" }), payloadJson: '{"reportId":3,"recipient":"finance"}' };
+    const { id } = await app.store.enqueue(stored);
+
+    await drainQueues(workers(), app.store, { deadlineMs: 10_000, pollMs: 10 });
+
+    const job = await jobRow(app.store, id);
+    expect(job).to.include({ state: "dead", attempts: 1, errorCode: ErrorCode.Parse });
+    expect(job.lastError).to.match(/^ParseError: invalid payload: payload\.recipient: Invalid email address/);
+    expect(await sentEmails(app.db, "report:3")).to.have.length(0);
   });
 });

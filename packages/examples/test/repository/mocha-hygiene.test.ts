@@ -40,27 +40,17 @@ describe("the repository's mocha configuration", () => {
     expect(run.status).to.equal(0);
   });
 
-  it("fails a run that contains it.only", () => {
-    const run = runWithRepositoryConfig("focused.cjs");
-    expect(run.output).to.include("`.only` forbidden");
-    expect(run.status).to.not.equal(0);
-  });
-
-  it("fails a run that contains it.skip", () => {
-    const run = runWithRepositoryConfig("skipped.cjs");
-    expect(run.output).to.include("Pending test forbidden");
-    expect(run.status).to.not.equal(0);
-  });
-
-  it("fails a run that contains xdescribe", () => {
-    const run = runWithRepositoryConfig("skipped-suite.cjs");
-    expect(run.output).to.include("Pending test forbidden");
-    expect(run.status).to.not.equal(0);
-  });
-
-  it("fails a run in which a test calls this.skip()", () => {
-    const run = runWithRepositoryConfig("skipped-at-run-time.cjs");
-    expect(run.output).to.include("Pending test forbidden");
-    expect(run.status).to.not.equal(0);
-  });
+  const REFUSED = [
+    { fixture: "focused.cjs", contains: "it.only", message: "`.only` forbidden" },
+    { fixture: "skipped.cjs", contains: "it.skip", message: "Pending test forbidden" },
+    { fixture: "skipped-suite.cjs", contains: "xdescribe", message: "Pending test forbidden" },
+    { fixture: "skipped-at-run-time.cjs", contains: "a test that calls this.skip()", message: "Pending test forbidden" },
+  ];
+  for (const { fixture, contains, message } of REFUSED) {
+    it(`fails a run that contains ${contains}`, () => {
+      const run = runWithRepositoryConfig(fixture);
+      expect(run.output).to.include(message);
+      expect(run.status).to.not.equal(0);
+    });
+  }
 });

@@ -80,7 +80,8 @@ export class JobClient {
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   async enqueue<T, R = unknown>(definition: JobDefinition<T, R, any>, payload: T, options: EnqueueOptions = {}): Promise<EnqueuedJob<R>> {
-    await assertPayloadFitsSchema(definition.name, definition.schema, payload);
+    // Only a kind with a schema pays for the await: enqueue is on the path from producer to handler start.
+    if (definition.schema !== undefined) await assertPayloadFitsSchema(definition.name, definition.schema, payload);
     // In a producer span whose trace context goes into the job's meta: the attempts run under it.
     const result = await traceEnqueue(definition.name, 1, (withContext) =>
       this.#store.enqueue(buildNewJob(definition, payload, withMeta(options, withContext(options.meta))), options.transaction),
@@ -100,7 +101,7 @@ export class JobClient {
     items: readonly BatchItem<T>[],
     options: { readonly transaction?: unknown } = {},
   ): Promise<readonly EnqueuedJob<R>[]> {
-    for (const item of items) await assertPayloadFitsSchema(definition.name, definition.schema, item.payload);
+    if (definition.schema !== undefined) for (const item of items) await assertPayloadFitsSchema(definition.name, definition.schema, item.payload);
     const results = await traceEnqueue(definition.name, items.length, (withContext) => {
       const jobs = items.map((item) => buildNewJob(definition, item.payload, withMeta(item.options ?? {}, withContext(item.options?.meta))));
       return this.#store.enqueueMany(jobs, options.transaction);

@@ -84,7 +84,7 @@ export class AttemptContext implements JobContext {
   }
 
   readonly enqueue: JobContext["enqueue"] = async (definition, payload, options) => {
-    await assertPayloadFitsSchema(definition.name, definition.schema, payload);
+    if (definition.schema !== undefined) await assertPayloadFitsSchema(definition.name, definition.schema, payload);
     return this.#store.enqueue(buildNewJob(definition, payload, options), options?.transaction);
   };
 

@@ -66,8 +66,7 @@ export const MAX_DEDUPE_KEY_LENGTH = 512;
  * kind's `maxPayloadBytes` (and `meta`, see `serializeMeta`). Throws before anything is written: a
  * `ConfigError` for an option, a `PayloadError` for the payload.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function buildNewJob<T>(definition: JobDefinition<T, unknown, any>, payload: T, options: EnqueueOptions<unknown> = {}): NewJob {
+export function buildNewJob<T>(definition: JobDefinition<T, unknown, any>, payload: T, options: EnqueueOptions = {}): NewJob {
   rejectUnknownOptions("enqueue", options, ENQUEUE_KEYS);
   const { maxAttempts, timeoutMs, priority } = resolveJobDefaults(options, definition.defaults);
   if (options.runAt !== undefined && !(options.runAt instanceof Date && Number.isFinite(options.runAt.getTime()))) {
@@ -91,7 +90,7 @@ export function buildNewJob<T>(definition: JobDefinition<T, unknown, any>, paylo
   };
 }
 
-function dedupeModeOf(options: EnqueueOptions<unknown>, dedupeKey: string | null, delayMs: number): "keep" | "replace" {
+function dedupeModeOf(options: EnqueueOptions, dedupeKey: string | null, delayMs: number): "keep" | "replace" {
   const mode = options.dedupe ?? "keep";
   if (!DEDUPE_MODES.includes(mode)) throw new ConfigError("dedupe", `must be one of ${DEDUPE_MODES.join(", ")}, got ${JSON.stringify(mode)}`);
   if (mode !== "keep" && dedupeKey === null) throw new ConfigError("dedupe", `"${mode}" needs a dedupeKey`);

@@ -69,7 +69,6 @@ import { validateRunOptions, WORKER_OVERRIDES } from "./run-options";
  */
 export abstract class AbstractQueueWorker<T, R = unknown> {
   /** The job kind this worker runs; its name is the queue it claims from; its items are `T`. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   abstract readonly job: JobDefinition<any, R, T>;
 
   /**

@@ -54,7 +54,7 @@ function checkMetaJson(metaJson: unknown, queue: string): void {
  */
 export function checkNewJobs(jobs: readonly NewJob[], maxPayloadBytes: number): void {
   if (!Array.isArray(jobs)) throw new ConfigError("jobs", "must be an array of NewJob objects");
-  for (const job of jobs) {
+  for (const job of jobs as readonly NewJob[]) {
     checkNewJob(job, maxPayloadBytes);
     if (job.onDuplicate === "replace") throw new ConfigError("dedupe", 'a batch keeps the jobs that hold its keys; enqueue one by one to "replace" or "debounce"');
   }

@@ -412,7 +412,7 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
 }
 
 function checkStates(option: string, states: readonly string[], allowed: readonly string[]): void {
-  if (!Array.isArray(states) || states.length === 0 || !states.every((state) => allowed.includes(state))) {
+  if (!Array.isArray(states) || states.length === 0 || !states.every((state: string) => allowed.includes(state))) {
     throw new ConfigError(option, `must be a non-empty list of ${allowed.join(", ")}, got ${JSON.stringify(states)}`);
   }
 }

@@ -16,6 +16,7 @@ class Slot {
  * const queue = valueSlot<string>("queue");
  * ```
  */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the type of the value the slot stands for
 export function valueSlot<T>(name: string): T {
   return new Slot(name) as unknown as T;
 }
@@ -53,7 +54,7 @@ export class CompiledStatements<R> {
       this.#compiled.set(key, compiled);
     }
     const parameters = compiled.names.map((name) => (values as Readonly<Record<string, unknown>>)[name]);
-    return executor.executeQuery<R>(CompiledQuery.raw(compiled.sql, parameters) as CompiledQuery<R>);
+    return executor.executeQuery<R>(CompiledQuery.raw(compiled.sql, parameters));
   }
 }
 

@@ -20,7 +20,7 @@ export interface TransactionalCompletion {
 }
 
 /** Thrown inside the transaction to roll it back when the fence matched no row. */
-class AttemptNotOwned {}
+class AttemptNotOwned extends Error {}
 
 /**
  * Runs `work` and then marks the attempt `succeeded` with its result, in

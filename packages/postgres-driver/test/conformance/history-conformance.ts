@@ -156,7 +156,10 @@ export function describeHistoryConformance<Tx>(ctx: ConformanceContext<Tx>): voi
 
     it("refuses meta that is not an object before anything is written", async () => {
       const queue = ctx.freshQueue();
-      const error = await ctx.store().enqueue(newJob(queue, {}, { metaJson: "[1]" })).then(() => undefined, (thrown: Error) => thrown);
+      const error = await ctx.store().enqueue(newJob(queue, {}, { metaJson: "[1]" })).then(
+        () => undefined,
+        (thrown: unknown) => thrown as Error,
+      );
       expect(error?.message).to.match(/meta/);
       expect(await ctx.store().listJobs({ queue, limit: 5 })).to.have.length(0);
     });

@@ -63,6 +63,14 @@ export default defineConfig(
       "no-control-regex": "off",
     },
   },
+  {
+    files: ["packages/examples/your-app/**/*.ts"],
+    rules: {
+      // The application docs/use-in-your-app.md shows: its worker does its work without awaiting anything, and
+      // `async processItem` is how a user writes that.
+      "@typescript-eslint/require-await": "off",
+    },
+  },
   { files: ["**/*.{js,mjs,cjs}"], languageOptions: { globals: { ...globals.node } } },
   // The CLI's bin shim runs before anything is compiled: plain CommonJS.
   { files: ["packages/*/bin/**/*.js"], languageOptions: { sourceType: "commonjs" } },

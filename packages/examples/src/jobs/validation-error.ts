@@ -28,6 +28,6 @@ function describeValue(value: unknown): string {
     const text = JSON.stringify(value);
     return text.length > 80 ? `${text.slice(0, 77)}...` : text;
   } catch {
-    return String(value);
+    return "a value JSON cannot write (a cycle, or a bigint inside)";
   }
 }

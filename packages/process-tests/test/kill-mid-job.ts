@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { sql } from "kysely";
 import type { JobRecord } from "@stint/core";
 import type { TestSchema } from "@stint/postgres-driver/testing";
-import type { ProbeProcess } from "../../src/processes/spawn-probe-workers";
+import type { ProbeProcess } from "../src/spawn-probe-workers";
 import { eventually } from "./eventually";
 
 /**

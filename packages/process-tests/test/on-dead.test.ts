@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { sql } from "kysely";
 import { buildNewJob } from "@stint/core";
-import { ProbeJob } from "../../src/processes/probe-job";
+import { ProbeJob } from "../src/probe-job";
 import { eventually } from "./eventually";
 import { killMidJob } from "./kill-mid-job";
 import { useProbeProcesses } from "./probe-fixture";

@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import { sql } from "kysely";
 import { buildNewJob, firstRunAt } from "@stint/core";
-import { ProbeJob } from "../../src/processes/probe-job";
-import type { ProbeProcess } from "../../src/processes/spawn-probe-workers";
+import { ProbeJob } from "../src/probe-job";
+import type { ProbeProcess } from "../src/spawn-probe-workers";
 import type { TestSchema } from "@stint/postgres-driver/testing";
 import { useProbeProcesses } from "./probe-fixture";
 import { eventually } from "./eventually";

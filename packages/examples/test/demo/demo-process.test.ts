@@ -1,22 +1,11 @@
-import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { expect } from "chai";
 import { ExitCode } from "@stint/core";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
-
-const DEMO = join(__dirname, "..", "..", "src", "demo", "main.js");
+import { startScript, type ScriptExit } from "../support/run-script";
 
 /** Runs the demo as `npm start` does, with stdout and stderr piped apart. */
-function runDemoProcess(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [DEMO], { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  return new Promise((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+function runDemoProcess(env: Record<string, string>): Promise<ScriptExit> {
+  return startScript("demo/main.js", [], env).exited;
 }
 
 /** Lines that are JSON log records (`level` and `message`). */

@@ -59,6 +59,14 @@ describe("the demo as a process", () => {
     for (const line of lines) expect(line).to.match(/^\d\d:\d\d:\d\d\.\d{3} \S*error\S* /);
   });
 
+  it("asks for DATABASE_URL when it has none (exit 78, as `stint run` does)", async () => {
+    const { code, stdout, stderr } = await runDemoProcess({ STINT_DEMO_SCHEMA: test.schema });
+
+    expect(code).to.equal(ExitCode.Config);
+    expect(stderr).to.contain("Set DATABASE_URL");
+    expect(stdout).to.equal("");
+  });
+
   it("refuses an invalid STINT_LOG_LEVEL at start, naming it (exit 78)", async () => {
     const { code, stdout, stderr } = await runDemoProcess({ DATABASE_URL: test.connectionString, STINT_DEMO_SCHEMA: test.schema, STINT_LOG_LEVEL: "verbose" });
 

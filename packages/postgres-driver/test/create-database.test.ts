@@ -3,7 +3,7 @@ import { expect } from "chai";
 import { sql } from "kysely";
 import pg from "pg";
 import { createDatabase, type DatabaseHandle } from "../src";
-import { rejectionOf } from "./conformance/conformance-harness";
+import { rejectionOf } from "@stint/core/testing";
 import { prepared } from "../src/queries/prepared";
 import { startFreezableProxy } from "./support/freezable-proxy";
 

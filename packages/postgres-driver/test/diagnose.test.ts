@@ -4,7 +4,7 @@ import pg from "pg";
 import { diagnose, MIGRATIONS, schemaStatus, type Diagnosis, type DiagnosisCheck } from "../src";
 import { EXPECTED_INDEXES } from "../src/queries/diagnose-indexes";
 import { createTestSchema, type TestSchema } from "../src/testing";
-import { newJob } from "./conformance/conformance-harness";
+import { newJob } from "@stint/core/testing";
 import { eventually } from "./support/eventually";
 
 /** Checks that look only at the schema, not at the rest of the database (which other sessions share). */

@@ -4,7 +4,7 @@ import { sql } from "kysely";
 import pg from "pg";
 import { completionChannel, PostgresCompletionSource } from "../src";
 import { createTestSchema, type TestSchema } from "../src/testing";
-import { rejectionOf } from "./conformance/conformance-harness";
+import { rejectionOf } from "@stint/core/testing";
 import { eventually } from "./support/eventually";
 import { testCompletions, type TestCompletions } from "./support/test-completions";
 

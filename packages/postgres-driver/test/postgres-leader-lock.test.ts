@@ -3,7 +3,7 @@ import { expect } from "chai";
 import { sql } from "kysely";
 import { PostgresLeaderLock } from "../src";
 import { createTestSchema, type TestSchema } from "../src/testing";
-import { rejectionOf } from "./conformance/conformance-harness";
+import { rejectionOf } from "@stint/core/testing";
 import { eventually } from "./support/eventually";
 import { startFreezableProxy } from "./support/freezable-proxy";
 

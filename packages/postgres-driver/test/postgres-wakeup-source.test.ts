@@ -3,7 +3,7 @@ import { expect } from "chai";
 import { sql } from "kysely";
 import { PostgresWakeupSource, wakeupChannel } from "../src";
 import { createTestSchema, type TestSchema } from "../src/testing";
-import { newJob, rejectionOf } from "./conformance/conformance-harness";
+import { newJob, rejectionOf } from "@stint/core/testing";
 import { eventually } from "./support/eventually";
 import { startFreezableProxy } from "./support/freezable-proxy";
 

@@ -78,7 +78,7 @@ export class ManualClock implements Clock {
   }
 
   /** Moves time forward to `instant` as {@link advance} does; time never goes back. */
-  set(instant: Date | number): Promise<void> {
+  async set(instant: Date | number): Promise<void> {
     const target = typeof instant === "number" ? instant : instant.getTime();
     if (!(target >= this.#now)) throw new ConfigError("instant", `must not be before the clock's time ${new Date(this.#now).toISOString()}`);
     return this.advance(target - this.#now);

@@ -34,6 +34,12 @@ export interface RunJobFacts {
  *   past it without a heartbeat getting through);
  * - `released` — the run's `signal` aborted and the job went back to the
  *   queue without spending the attempt, as at a shutdown.
+ *
+ * @example
+ * ```ts
+ * const outcome = await runJob(worker, { invoiceId: 812 });
+ * if (outcome.status === "retry") console.log(`again at ${outcome.runAt.toISOString()}: ${outcome.error.message}`);
+ * ```
  */
 export type RunJobResult<R = unknown> = RunJobFacts &
   (

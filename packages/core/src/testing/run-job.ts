@@ -19,7 +19,14 @@ import type { ResolvedWorkerOptions } from "../worker/worker-options";
 import { InMemoryJobStore } from "./memory/in-memory-job-store";
 import { toRunJobResult, type RunJobResult } from "./run-job-result";
 
-/** Options of {@link runJob}. */
+/**
+ * Options of {@link runJob}.
+ *
+ * @example
+ * ```ts
+ * await runJob(worker, { invoiceId: 812 }, { attempt: 3, maxAttempts: 3, clock: new ManualClock(), meta: { tenant: "acme" } });
+ * ```
+ */
 export interface RunJobOptions {
   /** The attempt to run (the attempts before it count as spent). Default 1. */
   readonly attempt?: number;

@@ -5,6 +5,17 @@ import type { JobStore, NewJob } from "../../store/job-store";
 /**
  * What a store under test provides to the conformance suite: the store
  * itself plus the few things the suite cannot do through `JobStore`.
+ *
+ * @example
+ * ```ts
+ * const harness: JobStoreHarness<MemoryTransaction> = {
+ *   store,
+ *   withTransaction: (work) => store.transaction(work),
+ *   waitUntilPast: (instant) => clock.set(Math.max(clock.now(), instant.getTime() + 1)),
+ *   now: () => clock.now(),
+ *   close: async () => undefined,
+ * };
+ * ```
  */
 export interface JobStoreHarness<Tx> {
   /** A store over fresh, empty storage, able to serve at least 16 concurrent calls. */
@@ -40,7 +51,15 @@ export interface ConformanceContext<Tx> {
   now(): number;
 }
 
-/** A job to enqueue, with the defaults a user would get. */
+/**
+ * A `NewJob` for a store's own tests: `payload` as JSON, no delay, no
+ * dedupe key, three attempts, priority 0, and whatever `overrides` says.
+ *
+ * @example
+ * ```ts
+ * await store.enqueue(newJob("send-invoice", { invoiceId: 812 }, { dedupeKey: "invoice:812" }));
+ * ```
+ */
 export function newJob(queue: string, payload: unknown, overrides: Partial<NewJob> = {}): NewJob {
   return {
     queue,
@@ -87,7 +106,15 @@ export async function claimAndAbandon<Tx>(harness: JobStoreHarness<Tx>, queue: s
   return job;
 }
 
-/** The promise's rejection, failing the test if it resolved. */
+/**
+ * The promise's rejection, failing the test if it resolved.
+ *
+ * @example
+ * ```ts
+ * const error = await rejectionOf(store.retryJob({ id }));
+ * assert.match(error.message, /dedupe key/);
+ * ```
+ */
 export async function rejectionOf(promise: Promise<unknown>): Promise<Error> {
   try {
     await promise;

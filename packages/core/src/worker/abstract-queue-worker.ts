@@ -11,6 +11,8 @@ import { WorkerEvents } from "../events/worker-events";
 import { backoffDelay } from "../policy/backoff";
 import { isRetryableByDefault } from "../policy/classify-error";
 import type { JobStore } from "../store/job-store";
+import type { JobHooks } from "./attempt-executor";
+import type { DeadHook } from "./dead-hook-runner";
 import type { DeadJobContext } from "./dead-job-context";
 import type { FailureDecision, JobContext } from "./job-context";
 import type { RunSummary } from "./run-summary";
@@ -19,6 +21,18 @@ import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } 
 import { WorkerRun } from "./worker-run";
 import type { RunOptions } from "./run-options";
 import { validateRunOptions, WORKER_OVERRIDES } from "./run-options";
+
+/**
+ * The key of a worker's hooks bound to it, as a run calls them. Not
+ * exported by the package's index: the test kit's `runJob` runs one
+ * attempt through them.
+ */
+export const WORKER_HOOKS: unique symbol = Symbol("stint.workerHooks");
+
+/** A worker's hooks bound to it: what a run (and `runJob`) calls. */
+export interface BoundWorkerHooks<T> extends JobHooks<T> {
+  readonly onDead: DeadHook;
+}
 
 /**
  * The base class of every worker: one subclass per job kind. The subclass
@@ -171,24 +185,22 @@ export abstract class AbstractQueueWorker<T, R = unknown> {
     const hubs = [logLines(log, secretFields), this.events, ...(runOptions.events === undefined ? [] : [runOptions.events])];
     const events = new RunEvents(hubs, { queue, workerId, clock: options.clock });
     events.workerStarted(options.concurrency, options.leaseMs);
-    const run = new WorkerRun<T>({
-      store: this.#store,
-      log,
-      options,
-      workerId,
-      queue,
-      hooks: {
-        parse: (payload) => this.parse(payload),
-        process: async (item, ctx) => this.processItem(item, ctx),
-        decide: (item, error, ctx) => this.handleFailure(item, error, ctx),
-        secretFields,
-      },
-      onDead: (job, error, ctx) => this.onDead(job, error, ctx),
-      events,
-    });
+    const { onDead, ...hooks } = this[WORKER_HOOKS]();
+    const run = new WorkerRun<T>({ store: this.#store, log, options, workerId, queue, hooks, onDead, events });
     const summary = await run.run(runOptions);
     events.workerStopped(summary);
     return summary;
+  }
+
+  /** The hooks bound to this worker, as a run calls them (see {@link WORKER_HOOKS}). */
+  [WORKER_HOOKS](): BoundWorkerHooks<T> {
+    return {
+      parse: (payload) => this.parse(payload),
+      process: async (item, ctx) => this.processItem(item, ctx),
+      decide: (item, error, ctx) => this.handleFailure(item, error, ctx),
+      secretFields: this.job.secretFields ?? [],
+      onDead: (job, error, ctx) => this.onDead(job, error, ctx),
+    };
   }
 
   /**

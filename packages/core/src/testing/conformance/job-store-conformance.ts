@@ -1,0 +1,72 @@
+import type { JobStore } from "../../store/job-store";
+import { describeClaimConformance } from "./claim-conformance";
+import type { ConformanceContext, JobStoreHarness, JobStoreHarnessFactory } from "./conformance-harness";
+import { describeControlsConformance } from "./controls-conformance";
+import { describeDeadHooksConformance } from "./dead-hooks-conformance";
+import { describeEffectsConformance } from "./effects-conformance";
+import { describeEnqueueConformance } from "./enqueue-conformance";
+import { describeFenceConformance } from "./fence-conformance";
+import { describeGaugesConformance } from "./gauges-conformance";
+import { describeHistoryConformance } from "./history-conformance";
+import { describeListingConformance } from "./listing-conformance";
+import { describeOperationsConformance } from "./operations-conformance";
+import { describeRetentionConformance } from "./retention-conformance";
+import { afterTests, beforeTests, suite } from "./test-runner";
+
+/**
+ * The behaviour every `JobStore` must show, as a suite of the test
+ * runner's `describe` and `it` (mocha; jest or vitest with globals): claim
+ * order and limits, exclusivity under racing claimers, lease expiry and
+ * rescue, the owner/attempt fence on every write after a claim, dedupe keys
+ * under concurrency, transactional and batch enqueue, the operator calls,
+ * the queue controls, the metrics gauges, listing, retention and bulk
+ * retry, effects run once per key, completion in the job's own
+ * transaction, attempt history, meta and progress, and the pending
+ * `onDead` hook every death leaves. Assertions use `node:assert`.
+ *
+ * The factory is called once for the suite, in its first hook; each test
+ * uses queues of its own. Each test may take up to a minute (the largest
+ * enqueues 10,000 jobs in one call).
+ *
+ * @example
+ * ```ts
+ * describeJobStoreConformance("PostgresJobStore", async () => {
+ *   const test = await createTestSchema();
+ *   return { store: test.store, withTransaction: …, waitUntilPast: …, close: () => test.drop() };
+ * });
+ * ```
+ */
+export function describeJobStoreConformance<Tx>(name: string, factory: JobStoreHarnessFactory<Tx>): void {
+  suite(`${name} conforms to JobStore`, () => {
+    let harness: JobStoreHarness<Tx> | undefined;
+    let queues = 0;
+    const ctx: ConformanceContext<Tx> = {
+      harness: () => {
+        if (harness === undefined) throw new Error("the conformance harness was not created");
+        return harness;
+      },
+      store: (): JobStore<Tx> => ctx.harness().store,
+      freshQueue: () => `conformance-${(queues += 1)}`,
+      now: () => ctx.harness().now?.() ?? Date.now(),
+    };
+
+    beforeTests(async () => {
+      harness = await factory();
+    });
+    afterTests(async () => {
+      await harness?.close();
+    });
+
+    describeEnqueueConformance(ctx);
+    describeClaimConformance(ctx);
+    describeFenceConformance(ctx);
+    describeOperationsConformance(ctx);
+    describeControlsConformance(ctx);
+    describeGaugesConformance(ctx);
+    describeListingConformance(ctx);
+    describeRetentionConformance(ctx);
+    describeEffectsConformance(ctx);
+    describeHistoryConformance(ctx);
+    describeDeadHooksConformance(ctx);
+  });
+}

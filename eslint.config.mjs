@@ -56,11 +56,16 @@ export default defineConfig(
   {
     files: ["packages/*/test/**/*.ts"],
     rules: {
-      // Fakes implement async interfaces (JobStore, Clock) with synchronous bodies; `async` keeps a throw a rejection,
-      // as in the real implementation.
-      "@typescript-eslint/require-await": "off",
       // Tests match the terminal's escape sequences (`\x1b[K`) in the CLI's output.
       "no-control-regex": "off",
+    },
+  },
+  {
+    files: ["packages/*/test/**/*.ts", "packages/core/src/testing/**/*.ts"],
+    rules: {
+      // Fakes and the test kit's in-memory store implement async interfaces (JobStore, Clock, an effect) with
+      // synchronous bodies; `async` keeps a throw a rejection, as in the real implementation.
+      "@typescript-eslint/require-await": "off",
     },
   },
   {
@@ -69,6 +74,11 @@ export default defineConfig(
       // The application docs/use-in-your-app.md shows: its worker does its work without awaiting anything, and
       // `async processItem` is how a user writes that.
       "@typescript-eslint/require-await": "off",
+      // Its tests run on node:test, whose describe() and it() return promises that the runner itself awaits.
+      "@typescript-eslint/no-floating-promises": [
+        "error",
+        { allowForKnownSafeCalls: [{ from: "package", package: "node:test", name: ["describe", "it", "test", "suite"] }] },
+      ],
     },
   },
   { files: ["**/*.{js,mjs,cjs}"], languageOptions: { globals: { ...globals.node } } },

@@ -36,7 +36,8 @@ export async function enqueueOne(state: MemoryState, job: NewJob, transaction: M
  * Every job is checked before any is written; a batch never replaces.
  */
 export async function enqueueBatch(state: MemoryState, jobs: readonly NewJob[], transaction: MemoryTransaction | undefined): Promise<readonly EnqueueResult[]> {
-  if (!Array.isArray(jobs)) throw new ConfigError("jobs", "must be an array of NewJob objects");
+  const given: unknown = jobs; // checked as what a JavaScript caller may pass, so that `jobs` keeps its type
+  if (!Array.isArray(given)) throw new ConfigError("jobs", "must be an array of NewJob objects");
   for (const job of jobs) {
     checkNewJob(job);
     if (job.onDuplicate === "replace") throw new ConfigError("dedupe", 'a batch keeps the jobs that hold its keys; enqueue one by one to "replace" or "debounce"');

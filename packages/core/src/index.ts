@@ -17,7 +17,8 @@ export {
 export { ConfigError, PayloadError, PayloadSchemaError, InvalidNameError } from "./errors/config-errors";
 export { EnvironmentError } from "./errors/environment-error";
 export { InfrastructureError, DatabaseError } from "./errors/infrastructure-error";
-export { coerceError, describeError, errorSummary, MAX_ERROR_TEXT, MAX_ERROR_MESSAGE } from "./errors/coerce-error";
+export { coerceError, describeError, errorSummary } from "./errors/coerce-error";
+export { MAX_QUEUE_NAME_LENGTH, MAX_EFFECT_KEY_LENGTH, MAX_INT4, MAX_TIMER_MS, MIN_PRIORITY, MAX_PRIORITY, MAX_ATTEMPTS, MAX_TIMEOUT_MS, MAX_BATCH_SIZE, MAX_PAGE_SIZE, MAX_ERROR_TEXT, MAX_ERROR_MESSAGE, DEFAULT_MAX_PAYLOAD_BYTES, MAX_PAYLOAD_BYTES_LIMIT, MAX_DEDUPE_KEY_LENGTH, MAX_PAYLOAD_DEPTH, MAX_META_BYTES, MAX_PROGRESS_BYTES, MAX_RATE_LIMIT, MAX_RATE_PERIOD_MS, MAX_RUNNING_CAP } from "./limits";
 export { permanent, retryAfter, snooze } from "./errors/control-flow";
 export { JobFailedError, WaitTimeoutError, JobNotFoundError } from "./errors/wait-errors";
 
@@ -36,20 +37,19 @@ export type {
 } from "./job/job-definition";
 export type { PayloadSchema } from "./job/payload-schema";
 export type { PayloadIssue } from "./job/payload-issues";
-export { defineJob, DEFAULT_JOB_DEFAULTS, MAX_PAYLOAD_BYTES_LIMIT } from "./job/job-definition";
+export { defineJob, DEFAULT_JOB_DEFAULTS } from "./job/job-definition";
 export type { EnqueueOptions, DedupeMode } from "./job/enqueue-options";
-export { buildNewJob, MAX_DEDUPE_KEY_LENGTH } from "./job/enqueue-options";
+export { buildNewJob } from "./job/enqueue-options";
 export {
   serializePayload,
   serializeResult,
   assertPayloadSize,
   assertStorableJson,
-  DEFAULT_MAX_PAYLOAD_BYTES,
 } from "./job/serialize-payload";
-export { assertJsonValue, MAX_PAYLOAD_DEPTH } from "./job/json-value-check";
+export { assertJsonValue } from "./job/json-value-check";
 export type { JsonValue, JsonObject } from "./job/json-types";
-export { serializeMeta, assertStorableMeta, MAX_META_BYTES, EMPTY_META } from "./job/job-meta";
-export { serializeProgress, MAX_PROGRESS_BYTES } from "./job/progress-value";
+export { serializeMeta, assertStorableMeta, EMPTY_META } from "./job/job-meta";
+export { serializeProgress } from "./job/progress-value";
 export { redact, redactText, redactingLogger, secretValuesOf, REDACTED } from "./job/secret-fields";
 
 export type {
@@ -70,8 +70,8 @@ export type { AttemptRecord, AttemptOutcomeName, AttemptError } from "./store/at
 export type { JobCompletionSource, JobWatch } from "./store/job-completion-source";
 export type { DeadHookClaim } from "./store/dead-hook-claim";
 export type { QueueControls, QueueControlsChange, RateLimit, ClaimHold, ClaimedBatch } from "./queue/queue-controls";
-export { parseRateLimit, formatRateLimit, checkRateLimit, MAX_RATE_LIMIT, MAX_RATE_PERIOD_MS } from "./queue/rate-limit-text";
-export { checkControlsChange, MAX_RUNNING_CAP } from "./queue/check-controls-change";
+export { parseRateLimit, formatRateLimit, checkRateLimit } from "./queue/rate-limit-text";
+export { checkControlsChange } from "./queue/check-controls-change";
 export { QueueAdmin } from "./client/queue-admin";
 export type { QueueRef, QueueLimits } from "./client/queue-admin";
 

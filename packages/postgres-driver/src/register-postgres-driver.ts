@@ -8,6 +8,7 @@ import {
   rejectUnknownOptions,
   SCHEDULE_STORE,
   WAKEUP_SOURCE,
+  MAX_INT4,
 } from "@stint/core";
 import type { Kysely } from "kysely";
 import type { DependencyContainer } from "tsyringe";
@@ -143,7 +144,7 @@ export function registerPostgresDriver(
     "controlStatementTimeoutMs",
     options.controlStatementTimeoutMs ?? 10_000,
     0,
-    2_147_483_647,
+    MAX_INT4,
   );
   if (controlConnections > 0 && !fromString) {
     throw new ConfigError("controlConnections", "needs a `connectionString` (a separate pool cannot be made from your pool)");

@@ -1,7 +1,8 @@
 import { ConfigError } from "../errors/config-errors";
 import type { NewJob } from "../store/job-store";
 import { resolveJobDefaults, type JobDefinition } from "./job-definition";
-import { DEFAULT_MAX_PAYLOAD_BYTES, serializePayload } from "./serialize-payload";
+import { serializePayload } from "./serialize-payload";
+import { DEFAULT_MAX_PAYLOAD_BYTES, MAX_DEDUPE_KEY_LENGTH, MAX_DELAY_MS } from "../limits";
 import type { JsonObject } from "./json-types";
 import { serializeMeta } from "./job-meta";
 import { assertStorableKey } from "../validation/names";
@@ -57,9 +58,6 @@ const DEDUPE_MODES: readonly DedupeMode[] = ["keep", "replace", "debounce"];
 
 const ENQUEUE_KEYS = ["runAt", "delayMs", "priority", "maxAttempts", "timeoutMs", "dedupeKey", "dedupe", "meta", "transaction"];
 
-/** Longest dedupe key, in UTF-16 code units. */
-export const MAX_DEDUPE_KEY_LENGTH = 512;
-
 /**
  * Builds the row to insert from a job kind, a payload and options, checking
  * each option (messages name it) and serialising the payload within the
@@ -73,7 +71,7 @@ export function buildNewJob<T>(definition: JobDefinition<T, unknown, any>, paylo
   if (options.runAt !== undefined && !(options.runAt instanceof Date && Number.isFinite(options.runAt.getTime()))) {
     throw new ConfigError("runAt", "must be a valid Date");
   }
-  const delayMs = integerOption("delayMs", options.delayMs ?? 0, 0, 10 * 365 * 86_400_000);
+  const delayMs = integerOption("delayMs", options.delayMs ?? 0, 0, MAX_DELAY_MS);
   const given = options.dedupeKey;
   const dedupeKey = given === undefined || given === null ? null : assertStorableKey("dedupeKey", given, MAX_DEDUPE_KEY_LENGTH);
   const onDuplicate = dedupeModeOf(options, dedupeKey, delayMs);

@@ -2,9 +2,7 @@ import { PayloadError } from "../errors/config-errors";
 import { assertJsonValue } from "./json-value-check";
 import type { JsonObject } from "./json-types";
 import { assertPayloadSize, assertStorableJson } from "./serialize-payload";
-
-/** Largest `meta` object stint stores: 8 KiB of UTF-8 JSON. */
-export const MAX_META_BYTES = 8_192;
+import { MAX_META_BYTES } from "../limits";
 
 /** The `meta` a job without one reads as: an empty, frozen object. */
 export const EMPTY_META: JsonObject = Object.freeze({});

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { defineJob, type PayloadOf } from "../../src/job/job-definition";
 import { buildNewJob } from "../../src/job/enqueue-options";
 import { ConfigError, InvalidNameError, PayloadError } from "../../src/errors/config-errors";
-import { DEFAULT_MAX_PAYLOAD_BYTES } from "../../src/job/serialize-payload";
+import { DEFAULT_MAX_PAYLOAD_BYTES } from "../../src/limits";
 
 interface SendInvoice {
   invoiceId: number;

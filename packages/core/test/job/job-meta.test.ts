@@ -1,9 +1,10 @@
 import { expect } from "chai";
 import { PayloadError } from "../../src/errors/config-errors";
-import { errorSummary, MAX_ERROR_MESSAGE } from "../../src/errors/coerce-error";
+import { errorSummary } from "../../src/errors/coerce-error";
+import { MAX_ERROR_MESSAGE, MAX_META_BYTES } from "../../src/limits";
 import { buildNewJob } from "../../src/job/enqueue-options";
 import { defineJob } from "../../src/job/job-definition";
-import { MAX_META_BYTES, serializeMeta } from "../../src/job/job-meta";
+import { serializeMeta } from "../../src/job/job-meta";
 
 const Report = defineJob<{ id: number }>("report");
 

@@ -67,6 +67,31 @@ export type {
   StoreTransaction,
 } from "./store/job-store";
 export type { AttemptRecord, AttemptOutcomeName, AttemptError } from "./store/attempt-record";
+export type {
+  ClaimBatchParams,
+  ClaimDeadHooksParams,
+  CompleteInTransactionParams,
+  CompleteJobsParams,
+  CountByQueueParams,
+  DeleteEffectsBeforeParams,
+  DeleteFinishedBeforeParams,
+  EffectOutcome,
+  ExtendLeasesParams,
+  FinishDeadHooksParams,
+  FinishedState,
+  WorkerBatch,
+  JobIdParams,
+  ListAttemptsParams,
+  ListJobsParams,
+  MarkJobsDeadParams,
+  ReadQueueGaugesParams,
+  RescueExpiredLeasesParams,
+  RescueResult,
+  RetryDeadJobsParams,
+  RunEffectOnceParams,
+  ScheduleRetriesParams,
+  TransactionalCompletion,
+} from "./store/store-params";
 export type { JobCompletionSource, JobWatch } from "./store/job-completion-source";
 export type { DeadHookClaim } from "./store/dead-hook-claim";
 export type { QueueControls, QueueControlsChange, RateLimit, ClaimHold, ClaimedBatch } from "./queue/queue-controls";
@@ -120,7 +145,7 @@ export type { BatchItem, EnqueuedJob } from "./client/job-client";
 export type { WaitOptions } from "./client/await-job";
 export { DEFAULT_WAIT_POLL_MS } from "./client/await-job";
 export { JOB_STORE, LOGGER, CLOCK, WORKERS, SCHEDULE_STORE, WAKEUP_SOURCE, LEADER_LOCK, SCHEDULES } from "./di/tokens";
-export type { ScheduleStore, ScheduleSpec, ScheduleRecord, SchedulePlan, ScheduleFire } from "./store/schedule-store";
+export type { ScheduleStore, ScheduleSpec, ScheduleRecord, SchedulePlan, ScheduleFire, SyncSchedulesParams, FireDueSchedulesParams } from "./store/schedule-store";
 export type { WakeupSource, LeaderLock } from "./runtime/coordination";
 
 export { AbstractQueueWorker } from "./worker/abstract-queue-worker";

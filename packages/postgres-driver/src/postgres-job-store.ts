@@ -18,25 +18,41 @@ import {
   checkControlsChange,
   type QueueControls,
   type QueueControlsChange,
-  type CompletedJob,
-  type DeadJob,
   type DeadHookClaim,
   type EnqueueResult,
-  type JobAttempt,
   type JobCompletionSource,
   type JobRecord,
-  type JobState,
   type JobStore,
   type NewJob,
   type QueueCounts,
   type QueueGauges,
-  type RetryingJob,
   type ScheduleFire,
-  type SchedulePlan,
   type ScheduleRecord,
-  type ScheduleSpec,
   type ScheduleStore,
   type StoreTransaction,
+  type ClaimBatchParams,
+  type ExtendLeasesParams,
+  type CompleteJobsParams,
+  type ScheduleRetriesParams,
+  type MarkJobsDeadParams,
+  type RescueExpiredLeasesParams,
+  type RescueResult,
+  type ClaimDeadHooksParams,
+  type FinishDeadHooksParams,
+  type JobIdParams,
+  type ListAttemptsParams,
+  type CountByQueueParams,
+  type ReadQueueGaugesParams,
+  type ListJobsParams,
+  type DeleteFinishedBeforeParams,
+  type DeleteEffectsBeforeParams,
+  type RetryDeadJobsParams,
+  type RunEffectOnceParams,
+  type EffectOutcome,
+  type CompleteInTransactionParams,
+  type TransactionalCompletion,
+  type SyncSchedulesParams,
+  type FireDueSchedulesParams,
 } from "@stint/core";
 import type { Kysely, Transaction } from "kysely";
 import { checkNewJob, checkNewJobs, checkScheduleSpec } from "./check-new-job";
@@ -51,7 +67,7 @@ import { completeJobs } from "./queries/complete-jobs";
 import { countByQueue } from "./queries/count-by-queue";
 import { readQueueGauges } from "./queries/read-queue-gauges";
 import { deleteEffectsBefore } from "./queries/delete-effects-before";
-import { deleteFinishedBefore, type FinishedState } from "./queries/delete-finished-before";
+import { deleteFinishedBefore } from "./queries/delete-finished-before";
 import { enqueue } from "./queries/enqueue";
 import { enqueueMany } from "./queries/enqueue-many";
 import { extendLeases } from "./queries/extend-leases";
@@ -174,14 +190,7 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
     });
   }
 
-  claimBatch(params: {
-    readonly queue: string;
-    readonly workerId: string;
-    readonly limit: number;
-    readonly leaseMs: number;
-    readonly maxTimeoutMs?: number;
-    readonly takeOverExpired?: boolean;
-  }): Promise<ClaimedBatch> {
+  claimBatch(params: ClaimBatchParams): Promise<ClaimedBatch> {
     return this.#run("claimBatch", () => {
       if (params.takeOverExpired !== undefined && typeof params.takeOverExpired !== "boolean") {
         throw new ConfigError("takeOverExpired", "must be true or false");
@@ -205,48 +214,36 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
     return this.#run("listQueueControls", () => listQueueControls(this.#db, this.#schema));
   }
 
-  extendLeases(params: {
-    readonly workerId: string;
-    readonly leaseMs: number;
-    readonly jobs: readonly JobAttempt[];
-  }): Promise<readonly string[]> {
+  extendLeases(params: ExtendLeasesParams): Promise<readonly string[]> {
     return this.#run("extendLeases", () => {
       integerOption("leaseMs", params.leaseMs, 1, MAX_MS);
       return extendLeases(this.#control, this.#schema, params);
     });
   }
 
-  completeJobs(params: { readonly workerId: string; readonly jobs: readonly CompletedJob[] }): Promise<readonly string[]> {
+  completeJobs(params: CompleteJobsParams): Promise<readonly string[]> {
     return this.#run("completeJobs", () => completeJobs(this.#control, this.#schema, params));
   }
 
-  scheduleRetries(params: { readonly workerId: string; readonly jobs: readonly RetryingJob[] }): Promise<readonly string[]> {
+  scheduleRetries(params: ScheduleRetriesParams): Promise<readonly string[]> {
     return this.#run("scheduleRetries", () => {
       for (const job of params.jobs) integerOption("delayMs", Math.round(job.delayMs), 0, Number.MAX_SAFE_INTEGER);
       return scheduleRetries(this.#control, this.#schema, params);
     });
   }
 
-  markJobsDead(params: { readonly workerId: string; readonly jobs: readonly DeadJob[] }): Promise<readonly string[]> {
+  markJobsDead(params: MarkJobsDeadParams): Promise<readonly string[]> {
     return this.#run("markJobsDead", () => markJobsDead(this.#control, this.#schema, params));
   }
 
-  rescueExpiredLeases(params: {
-    readonly queues?: readonly string[];
-    readonly limit: number;
-  }): Promise<{ readonly retried: number; readonly dead: number }> {
+  rescueExpiredLeases(params: RescueExpiredLeasesParams): Promise<RescueResult> {
     return this.#run("rescueExpiredLeases", () => {
       integerOption("limit", params.limit, 1, 1_000_000);
       return rescueExpiredLeases(this.#db, this.#schema, params);
     });
   }
 
-  claimDeadHooks(params: {
-    readonly queue: string;
-    readonly workerId: string;
-    readonly limit: number;
-    readonly leaseMs: number;
-  }): Promise<readonly DeadHookClaim[]> {
+  claimDeadHooks(params: ClaimDeadHooksParams): Promise<readonly DeadHookClaim[]> {
     return this.#run("claimDeadHooks", () => {
       assertQueueName(params.queue);
       assertStorableKey("workerId", params.workerId, 200);
@@ -257,15 +254,15 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
   }
 
   /** On the main pool, like claims (the control pool is kept for leases and outcomes); ids that cannot be jobs' match nothing. */
-  finishDeadHooks(params: { readonly workerId: string; readonly hooks: readonly JobAttempt[] }): Promise<readonly string[]> {
+  finishDeadHooks(params: FinishDeadHooksParams): Promise<readonly string[]> {
     return this.#run("finishDeadHooks", () => finishDeadHooks(this.#db, this.#schema, { ...params, hooks: params.hooks.filter((hook) => isJobId(hook.id)) }));
   }
 
-  cancelJob(params: { readonly id: string }): Promise<boolean> {
+  cancelJob(params: JobIdParams): Promise<boolean> {
     return this.#run("cancelJob", () => cancelJob(this.#db, this.#schema, params));
   }
 
-  retryJob(params: { readonly id: string }): Promise<boolean> {
+  retryJob(params: JobIdParams): Promise<boolean> {
     return this.#run("retryJob", () => retryJob(this.#db, this.#schema, params));
   }
 
@@ -280,28 +277,23 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
     });
   }
 
-  listAttempts(params: { readonly jobId: string }): Promise<readonly AttemptRecord[]> {
+  listAttempts(params: ListAttemptsParams): Promise<readonly AttemptRecord[]> {
     return this.#run("listAttempts", () => listAttempts(this.#db, this.#schema, params));
   }
 
-  getJob(params: { readonly id: string }): Promise<JobRecord | undefined> {
+  getJob(params: JobIdParams): Promise<JobRecord | undefined> {
     return this.#run("getJob", () => getJob(this.#db, this.#schema, params));
   }
 
-  countByQueue(params?: { readonly queues?: readonly string[]; readonly completedSinceMs?: number }): Promise<readonly QueueCounts[]> {
+  countByQueue(params?: CountByQueueParams): Promise<readonly QueueCounts[]> {
     return this.#run("countByQueue", () => countByQueue(this.#db, this.#schema, params));
   }
 
-  readQueueGauges(params?: { readonly queues?: readonly string[] }): Promise<readonly QueueGauges[]> {
+  readQueueGauges(params?: ReadQueueGaugesParams): Promise<readonly QueueGauges[]> {
     return this.#run("readQueueGauges", () => readQueueGauges(this.#db, this.#schema, params));
   }
 
-  listJobs(params: {
-    readonly queue?: string;
-    readonly states?: readonly JobState[];
-    readonly limit: number;
-    readonly beforeId?: string;
-  }): Promise<readonly JobRecord[]> {
+  listJobs(params: ListJobsParams): Promise<readonly JobRecord[]> {
     return this.#run("listJobs", () => {
       integerOption("limit", params.limit, 1, 10_000);
       if (params.states !== undefined) checkStates("states", params.states, JOB_STATES);
@@ -312,12 +304,7 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
     });
   }
 
-  deleteFinishedBefore(params: {
-    readonly states: readonly FinishedState[];
-    readonly olderThanMs: number;
-    readonly limit: number;
-    readonly queues?: readonly string[];
-  }): Promise<number> {
+  deleteFinishedBefore(params: DeleteFinishedBeforeParams): Promise<number> {
     return this.#run("deleteFinishedBefore", () => {
       checkStates("states", params.states, FINISHED_STATES);
       integerOption("olderThanMs", params.olderThanMs, 0, Number.MAX_SAFE_INTEGER);
@@ -326,7 +313,7 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
     });
   }
 
-  deleteEffectsBefore(params: { readonly olderThanMs: number; readonly limit: number }): Promise<number> {
+  deleteEffectsBefore(params: DeleteEffectsBeforeParams): Promise<number> {
     return this.#run("deleteEffectsBefore", () => {
       integerOption("olderThanMs", params.olderThanMs, 0, Number.MAX_SAFE_INTEGER);
       integerOption("limit", params.limit, 1, 100_000);
@@ -334,7 +321,7 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
     });
   }
 
-  retryDeadJobs(params: { readonly queue: string; readonly limit: number }): Promise<number> {
+  retryDeadJobs(params: RetryDeadJobsParams): Promise<number> {
     return this.#run("retryDeadJobs", () => {
       assertQueueName(params.queue);
       integerOption("limit", params.limit, 1, 100_000);
@@ -353,9 +340,9 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
    * unchanged, after the rollback.
    */
   runEffectOnce(
-    params: { readonly key: string; readonly jobId: string; readonly resultJson: (value: unknown) => string | null },
+    params: RunEffectOnceParams,
     effect: (transaction: StoreTransaction) => Promise<unknown>,
-  ): Promise<{ readonly ran: boolean; readonly result: unknown }> {
+  ): Promise<EffectOutcome> {
     return this.#run("runEffectOnce", () => {
       assertStorableKey("key", params.key, 512);
       return runEffectOnce(this.#db, this.#schema, params, effect);
@@ -367,16 +354,13 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
    * `Transaction`; an error it throws comes back unchanged, after the rollback.
    */
   completeInTransaction(
-    params: { readonly workerId: string; readonly job: JobAttempt; readonly resultJson: (value: unknown) => string | null },
+    params: CompleteInTransactionParams,
     work: (transaction: StoreTransaction) => Promise<unknown>,
-  ): Promise<{ readonly applied: boolean; readonly value: unknown }> {
+  ): Promise<TransactionalCompletion> {
     return this.#run("completeInTransaction", () => completeInTransaction(this.#db, this.#schema, params, work));
   }
 
-  syncSchedules(params: {
-    readonly schedules: readonly ScheduleSpec[];
-    readonly firstRunAt: (spec: ScheduleSpec, now: Date) => Date;
-  }): Promise<void> {
+  syncSchedules(params: SyncSchedulesParams): Promise<void> {
     return this.#run("syncSchedules", () => {
       for (const spec of params.schedules) checkScheduleSpec(spec, this.#maxPayloadBytes);
       return syncSchedules(this.#db, this.#schema, params);
@@ -387,10 +371,7 @@ export class PostgresJobStore implements JobStore<Kysely<any> | Transaction<any>
     return this.#run("listSchedules", () => listSchedules(this.#db, this.#schema));
   }
 
-  fireDueSchedules(params: {
-    readonly limit: number;
-    readonly plan: (schedule: ScheduleRecord, now: Date) => SchedulePlan;
-  }): Promise<readonly ScheduleFire[]> {
+  fireDueSchedules(params: FireDueSchedulesParams): Promise<readonly ScheduleFire[]> {
     return this.#run("fireDueSchedules", () => {
       integerOption("limit", params.limit, 1, 10_000);
       return fireDueSchedules(this.#db, this.#schema, params);

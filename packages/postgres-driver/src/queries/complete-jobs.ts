@@ -1,16 +1,10 @@
+import type { CompleteJobsParams } from "@stint/core";
 import { MAX_INT4 } from "@stint/core";
-import type { CompletedJob } from "@stint/core";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { jobsTable } from "./job-row";
 import { prepared } from "./prepared";
 import { heldBy } from "./held-by";
 import { announceFinished } from "./announce-finished";
-
-/** What {@link completeJobs} takes. */
-export interface CompleteJobsParams {
-  readonly workerId: string;
-  readonly jobs: readonly CompletedJob[];
-}
 
 /**
  * One attempt to mark succeeded by {@link completeJobsStatement}: a

@@ -1,13 +1,7 @@
+import type { SyncSchedulesParams } from "@stint/core";
 import { ConfigError, type ScheduleSpec } from "@stint/core";
 import { sql, type Kysely } from "kysely";
 import { schedulesTable } from "./schedule-row";
-
-/** What {@link syncSchedules} takes. */
-export interface SyncSchedulesParams {
-  readonly schedules: readonly ScheduleSpec[];
-  /** The first fire time of a new schedule (or one whose cron or time zone changed), after `now`. */
-  readonly firstRunAt: (spec: ScheduleSpec, now: Date) => Date;
-}
 
 /**
  * Inserts or updates the given schedules by name; schedules not given are

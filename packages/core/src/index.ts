@@ -67,6 +67,9 @@ export type {
   StoreTransaction,
 } from "./store/job-store";
 export type { AttemptRecord, AttemptOutcomeName, AttemptError } from "./store/attempt-record";
+export { CheckedJobStore, checkedJobStore } from "./store/checked-job-store";
+export type { CheckedJobStoreOptions } from "./store/checked-job-store";
+export { CheckedScheduleStore } from "./store/checked-schedule-store";
 export type {
   ClaimBatchParams,
   ClaimDeadHooksParams,

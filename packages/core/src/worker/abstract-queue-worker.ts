@@ -10,6 +10,7 @@ import { RunEvents } from "../events/run-events";
 import { WorkerEvents } from "../events/worker-events";
 import { backoffDelay } from "../policy/backoff";
 import { isRetryableByDefault } from "../policy/classify-error";
+import { checkedJobStore } from "../store/checked-job-store";
 import type { JobStore } from "../store/job-store";
 import type { DeadJobContext } from "./dead-job-context";
 import type { FailureDecision, JobContext } from "./job-context";
@@ -91,11 +92,14 @@ export abstract class AbstractQueueWorker<T, R = unknown> {
   #workerId: string | undefined;
   #running = false;
 
-  /** Validates `options` (throws `ConfigError` naming the option); starts nothing. */
+  /**
+   * Validates `options` (throws `ConfigError` naming the option); starts
+   * nothing. `store` is wrapped in a `CheckedJobStore` unless it is one.
+   */
   constructor(store: JobStore, log: Logger, options: WorkerOptions = {}) {
     if (store === null || typeof store !== "object") throw new ConfigError("store", "a JobStore is required");
     if (log === null || typeof log !== "object") throw new ConfigError("log", "a Logger is required");
-    this.#store = store;
+    this.#store = checkedJobStore(store);
     this.#log = log;
     this.#options = resolveWorkerOptions(options);
     this.#given = Object.freeze({ ...options });

@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 
-const FORBIDDEN = [/^pg(\/|$)/, /^kysely(\/|$)/, /^pg-/, /^@stint\/(?!core$)/, /postgres-driver/];
+const FORBIDDEN = [/^pg(\/|$)/, /^kysely(\/|$)/, /^pg-/, /^@stint\/(?!core(\/|$))/, /postgres-driver/];
 const root = new URL("../packages/core/", import.meta.url).pathname;
 const offences = [];
 

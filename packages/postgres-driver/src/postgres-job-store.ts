@@ -1,5 +1,16 @@
-import { assertSqlIdentifier, CheckedJobStore, CheckedScheduleStore, ConfigError, rejectUnknownOptions } from "@stint/core";
-import type { FireDueSchedulesParams, JobCompletionSource, ScheduleFire, ScheduleRecord, ScheduleStore, SyncSchedulesParams } from "@stint/core";
+import { ConfigError } from "@stint/core";
+import {
+  assertSqlIdentifier,
+  CheckedJobStore,
+  CheckedScheduleStore,
+  rejectUnknownOptions,
+  type FireDueSchedulesParams,
+  type JobCompletionSource,
+  type ScheduleFire,
+  type ScheduleRecord,
+  type ScheduleStore,
+  type SyncSchedulesParams,
+} from "@stint/core/driver";
 import type { Kysely, Transaction } from "kysely";
 import { assertKysely } from "./is-kysely";
 import { RawPostgresJobStore } from "./raw-postgres-job-store";

@@ -1,15 +1,13 @@
+import { applicationName, ConfigError, JOB_STORE } from "@stint/core";
 import {
-  applicationName,
   assertSqlIdentifier,
-  ConfigError,
   integerOption,
-  JOB_STORE,
   LEADER_LOCK,
   rejectUnknownOptions,
   SCHEDULE_STORE,
   WAKEUP_SOURCE,
   MAX_INT4,
-} from "@stint/core";
+} from "@stint/core/driver";
 import type { Kysely } from "kysely";
 import type { DependencyContainer } from "tsyringe";
 import { createDatabase, type DatabaseConnection, type DatabaseHandle, type PoolSettings } from "./create-database";

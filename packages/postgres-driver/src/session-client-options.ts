@@ -1,4 +1,5 @@
-import { ConfigError, integerOption, MAX_INT4 } from "@stint/core";
+import { ConfigError } from "@stint/core";
+import { integerOption, MAX_INT4 } from "@stint/core/driver";
 
 /** What both dedicated session connections (wake-ups, leader lock) take besides their own settings. */
 export interface SessionClientOptions {

@@ -1,4 +1,5 @@
-import { defineJob, ParseError, MAX_INT4 } from "@stint/core";
+import { defineJob, ParseError } from "@stint/core";
+import { MAX_INT4 } from "@stint/core/driver";
 
 /** What a chaos job's handler does; each scenario picks the ones it needs. */
 export const CHAOS_ACTIONS = [

@@ -1,5 +1,4 @@
 import {
-  buildNewJob,
   defineJob,
   DEFAULT_MAX_PAYLOAD_BYTES,
   ErrorCode,
@@ -8,12 +7,12 @@ import {
   type DedupeMode,
   type EnqueueOptions,
   type JobDefinition,
-  type NewJob,
   MIN_PRIORITY,
   MAX_PRIORITY,
   MAX_ATTEMPTS,
   MAX_TIMEOUT_MS,
 } from "@stint/core";
+import { buildNewJob, type NewJob } from "@stint/core/driver";
 import { appJobKind } from "../app/app-job-kind";
 import { durationOption } from "../args/duration";
 import { integerValue, timeValue } from "../args/option-values";

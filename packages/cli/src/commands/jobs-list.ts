@@ -1,4 +1,5 @@
-import { assertQueueName, ExitCode, type JobState, MAX_PAGE_SIZE } from "@stint/core";
+import { ExitCode, type JobState } from "@stint/core";
+import { assertQueueName, MAX_PAGE_SIZE } from "@stint/core/driver";
 import { integerValue, jobIdValue, statesValue } from "../args/option-values";
 import { configError } from "../cli-error";
 import { stringOption, type Command } from "../command";

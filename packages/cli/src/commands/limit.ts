@@ -1,4 +1,5 @@
-import { assertQueueName, ExitCode, formatRateLimit, parseRateLimit, type QueueControlsChange, MAX_RUNNING_CAP } from "@stint/core";
+import { ExitCode, formatRateLimit, parseRateLimit, MAX_RUNNING_CAP } from "@stint/core";
+import { assertQueueName, type QueueControlsChange } from "@stint/core/driver";
 import { integerValue } from "../args/option-values";
 import { configError } from "../cli-error";
 import { stringOption, type Command } from "../command";

@@ -1,4 +1,5 @@
-import { assertQueueName, ExitCode, MAX_BATCH_SIZE } from "@stint/core";
+import { ExitCode } from "@stint/core";
+import { assertQueueName, MAX_BATCH_SIZE } from "@stint/core/driver";
 import { decimalValue, integerValue } from "../args/option-values";
 import { stringOption, type Command } from "../command";
 import { startProgress } from "../output/progress";

@@ -11,7 +11,29 @@ import * as check from "./check-store-params";
 import type { DeadHookClaim } from "./dead-hook-claim";
 import type { JobCompletionSource } from "./job-completion-source";
 import type { EnqueueResult, JobStore, NewJob, ProgressWrite, QueueCounts, QueueGauges, StoreTransaction } from "./job-store";
-import type * as shapes from "./store-params";
+import type {
+  ClaimBatchParams,
+  ClaimDeadHooksParams,
+  CompleteInTransactionParams,
+  CompleteJobsParams,
+  CountByQueueParams,
+  DeleteEffectsBeforeParams,
+  DeleteFinishedBeforeParams,
+  EffectOutcome,
+  ExtendLeasesParams,
+  FinishDeadHooksParams,
+  JobIdParams,
+  ListAttemptsParams,
+  ListJobsParams,
+  MarkJobsDeadParams,
+  ReadQueueGaugesParams,
+  RescueExpiredLeasesParams,
+  RescueResult,
+  RetryDeadJobsParams,
+  RunEffectOnceParams,
+  ScheduleRetriesParams,
+  TransactionalCompletion,
+} from "./store-params";
 
 /** Options of {@link CheckedJobStore}. */
 export interface CheckedJobStoreOptions {
@@ -81,7 +103,7 @@ export class CheckedJobStore<Tx = unknown> implements JobStore<Tx> {
     return jobs.length === 0 ? Promise.resolve(NO_RESULTS) : this.#store.enqueueMany(jobs, transaction);
   }
 
-  claimBatch(params: shapes.ClaimBatchParams): Promise<ClaimedBatch> {
+  claimBatch(params: ClaimBatchParams): Promise<ClaimedBatch> {
     return refused(check.checkClaimBatch, params) ?? this.#store.claimBatch(params);
   }
 
@@ -101,39 +123,39 @@ export class CheckedJobStore<Tx = unknown> implements JobStore<Tx> {
     return this.#store.listQueueControls();
   }
 
-  extendLeases(params: shapes.ExtendLeasesParams): Promise<readonly string[]> {
+  extendLeases(params: ExtendLeasesParams): Promise<readonly string[]> {
     return refused(check.checkExtendLeases, params) ?? this.#store.extendLeases(params);
   }
 
-  completeJobs(params: shapes.CompleteJobsParams): Promise<readonly string[]> {
+  completeJobs(params: CompleteJobsParams): Promise<readonly string[]> {
     return refused(check.checkCompleteJobs, params) ?? this.#store.completeJobs(params);
   }
 
-  scheduleRetries(params: shapes.ScheduleRetriesParams): Promise<readonly string[]> {
+  scheduleRetries(params: ScheduleRetriesParams): Promise<readonly string[]> {
     return refused(check.checkScheduleRetries, params) ?? this.#store.scheduleRetries(params);
   }
 
-  markJobsDead(params: shapes.MarkJobsDeadParams): Promise<readonly string[]> {
+  markJobsDead(params: MarkJobsDeadParams): Promise<readonly string[]> {
     return refused(check.checkMarkJobsDead, params) ?? this.#store.markJobsDead(params);
   }
 
-  rescueExpiredLeases(params: shapes.RescueExpiredLeasesParams): Promise<shapes.RescueResult> {
+  rescueExpiredLeases(params: RescueExpiredLeasesParams): Promise<RescueResult> {
     return refused(check.checkRescueExpiredLeases, params) ?? this.#store.rescueExpiredLeases(params);
   }
 
-  claimDeadHooks(params: shapes.ClaimDeadHooksParams): Promise<readonly DeadHookClaim[]> {
+  claimDeadHooks(params: ClaimDeadHooksParams): Promise<readonly DeadHookClaim[]> {
     return refused(check.checkClaimDeadHooks, params) ?? this.#store.claimDeadHooks(params);
   }
 
-  finishDeadHooks(params: shapes.FinishDeadHooksParams): Promise<readonly string[]> {
+  finishDeadHooks(params: FinishDeadHooksParams): Promise<readonly string[]> {
     return refused(check.checkFinishDeadHooks, params) ?? this.#store.finishDeadHooks(params);
   }
 
-  cancelJob(params: shapes.JobIdParams): Promise<boolean> {
+  cancelJob(params: JobIdParams): Promise<boolean> {
     return refused(check.checkJobIdParams, params) ?? this.#store.cancelJob(params);
   }
 
-  retryJob(params: shapes.JobIdParams): Promise<boolean> {
+  retryJob(params: JobIdParams): Promise<boolean> {
     return refused(check.checkJobIdParams, params) ?? this.#store.retryJob(params);
   }
 
@@ -141,35 +163,35 @@ export class CheckedJobStore<Tx = unknown> implements JobStore<Tx> {
     return refused(check.checkProgressWrite, params) ?? this.#store.writeProgress(params);
   }
 
-  listAttempts(params: shapes.ListAttemptsParams): Promise<readonly AttemptRecord[]> {
+  listAttempts(params: ListAttemptsParams): Promise<readonly AttemptRecord[]> {
     return refused(check.checkListAttempts, params) ?? this.#store.listAttempts(params);
   }
 
-  getJob(params: shapes.JobIdParams): Promise<JobRecord | undefined> {
+  getJob(params: JobIdParams): Promise<JobRecord | undefined> {
     return refused(check.checkJobIdParams, params) ?? this.#store.getJob(params);
   }
 
-  countByQueue(params?: shapes.CountByQueueParams): Promise<readonly QueueCounts[]> {
+  countByQueue(params?: CountByQueueParams): Promise<readonly QueueCounts[]> {
     return refused(check.checkCountByQueue, params) ?? this.#store.countByQueue(params);
   }
 
-  readQueueGauges(params?: shapes.ReadQueueGaugesParams): Promise<readonly QueueGauges[]> {
+  readQueueGauges(params?: ReadQueueGaugesParams): Promise<readonly QueueGauges[]> {
     return refused(check.checkReadQueueGauges, params) ?? this.#store.readQueueGauges(params);
   }
 
-  listJobs(params: shapes.ListJobsParams): Promise<readonly JobRecord[]> {
+  listJobs(params: ListJobsParams): Promise<readonly JobRecord[]> {
     return refused(check.checkListJobs, params) ?? this.#store.listJobs(params);
   }
 
-  deleteFinishedBefore(params: shapes.DeleteFinishedBeforeParams): Promise<number> {
+  deleteFinishedBefore(params: DeleteFinishedBeforeParams): Promise<number> {
     return refused(check.checkDeleteFinishedBefore, params) ?? this.#store.deleteFinishedBefore(params);
   }
 
-  deleteEffectsBefore(params: shapes.DeleteEffectsBeforeParams): Promise<number> {
+  deleteEffectsBefore(params: DeleteEffectsBeforeParams): Promise<number> {
     return refused(check.checkDeleteEffectsBefore, params) ?? this.#store.deleteEffectsBefore(params);
   }
 
-  retryDeadJobs(params: shapes.RetryDeadJobsParams): Promise<number> {
+  retryDeadJobs(params: RetryDeadJobsParams): Promise<number> {
     return refused(check.checkRetryDeadJobs, params) ?? this.#store.retryDeadJobs(params);
   }
 
@@ -177,11 +199,11 @@ export class CheckedJobStore<Tx = unknown> implements JobStore<Tx> {
     return this.#store.ping();
   }
 
-  runEffectOnce(params: shapes.RunEffectOnceParams, effect: (transaction: StoreTransaction) => Promise<unknown>): Promise<shapes.EffectOutcome> {
+  runEffectOnce(params: RunEffectOnceParams, effect: (transaction: StoreTransaction) => Promise<unknown>): Promise<EffectOutcome> {
     return refused(check.checkRunEffectOnce, params, effect) ?? this.#store.runEffectOnce(params, effect);
   }
 
-  completeInTransaction(params: shapes.CompleteInTransactionParams, work: (transaction: StoreTransaction) => Promise<unknown>): Promise<shapes.TransactionalCompletion> {
+  completeInTransaction(params: CompleteInTransactionParams, work: (transaction: StoreTransaction) => Promise<unknown>): Promise<TransactionalCompletion> {
     return refused(check.checkCompleteInTransaction, params, work) ?? this.#store.completeInTransaction(params, work);
   }
 }

@@ -1,4 +1,5 @@
-import { assertQueueName, type Logger, MAX_BATCH_SIZE } from "@stint/core";
+import { type Logger } from "@stint/core";
+import { assertQueueName, MAX_BATCH_SIZE } from "@stint/core/driver";
 import { badParameter, DashboardErrorCode, RequestRefused } from "../http/request-refused";
 import type { DashboardSources } from "./dashboard-sources";
 import { noSuchJob } from "./job-detail-data";

@@ -1,4 +1,5 @@
-import { assertSqlIdentifier, ConfigError, JOB_STORE, JobClient, resolveWorkers, type JobStore, type Logger, type LoggerOptions } from "@stint/core";
+import { ConfigError, JOB_STORE, JobClient, resolveWorkers, type JobStore, type Logger, type LoggerOptions, seededRandom } from "@stint/core";
+import { assertSqlIdentifier } from "@stint/core/driver";
 import { dropSchema, migrate, POSTGRES_DB } from "@stint/postgres-driver";
 import { sql, type Kysely } from "kysely";
 import { APP_DB } from "../app-tokens";
@@ -10,7 +11,6 @@ import { FakeLlmClient } from "../services/fake-llm-client";
 import type { NightlyCleanupResult } from "../workers/nightly-cleanup-worker";
 import { FlakyMailer } from "../services/flaky-mailer";
 import { RecordingMailer } from "../services/recording-mailer";
-import { seededRandom } from "@stint/core";
 import { seedDemoData } from "./demo-data";
 import { enqueueDemoWorkload } from "./demo-workload";
 import { drainQueues } from "./drain-queues";

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { sql } from "kysely";
-import { buildNewJob } from "@stint/core";
+import { buildNewJob } from "@stint/core/driver";
 import { ProbeJob } from "../../src/processes/probe-job";
 import type { ProbeProcess } from "../../src/processes/spawn-probe-workers";
 import { useProbeProcesses } from "./probe-fixture";

@@ -1,4 +1,5 @@
-import { ErrorCode, MAX_ERROR_MESSAGE, MAX_ERROR_TEXT, MAX_INT4 } from "@stint/core";
+import { ErrorCode } from "@stint/core";
+import { MAX_ERROR_MESSAGE, MAX_ERROR_TEXT, MAX_INT4 } from "@stint/core/driver";
 import { sql, type RawBuilder } from "kysely";
 import { heldBy } from "./held-by";
 import { selectAnnouncing } from "./announce-finished";

@@ -1,4 +1,4 @@
-import type { JobIdParams } from "@stint/core";
+import type { JobIdParams } from "@stint/core/driver";
 import { sql, type Kysely } from "kysely";
 import { ATTEMPT_COLUMNS, attemptsTable, millisecondsBetween } from "./attempt-history";
 import { isJobId, jobsTable } from "./job-row";

@@ -1,5 +1,4 @@
-import type { ClaimBatchParams } from "@stint/core";
-import type { ClaimedBatch } from "@stint/core";
+import type { ClaimBatchParams, ClaimedBatch } from "@stint/core/driver";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { leaseLostInsert } from "./attempt-history";
 import { CompiledStatements, valueSlot } from "./compiled-statement";

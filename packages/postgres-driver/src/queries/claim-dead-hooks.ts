@@ -1,5 +1,4 @@
-import type { ClaimDeadHooksParams } from "@stint/core";
-import type { DeadHookClaim } from "@stint/core";
+import type { ClaimDeadHooksParams, DeadHookClaim } from "@stint/core/driver";
 import { sql, type Kysely } from "kysely";
 import { deadHooksTable } from "./dead-hooks-table";
 import { JOB_COLUMNS, jobsTable, millisecondsInterval, toJobRecord, type JobRow } from "./job-row";

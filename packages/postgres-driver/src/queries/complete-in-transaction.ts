@@ -1,4 +1,4 @@
-import type { CompleteInTransactionParams, TransactionalCompletion } from "@stint/core";
+import type { CompleteInTransactionParams, TransactionalCompletion } from "@stint/core/driver";
 import type { Kysely, Transaction } from "kysely";
 import { runCallback } from "./callback-failure";
 import { completeJobsStatement } from "./complete-jobs";

@@ -1,5 +1,4 @@
-import type { CompleteJobsParams } from "@stint/core";
-import { MAX_INT4 } from "@stint/core";
+import { type CompleteJobsParams, MAX_INT4 } from "@stint/core/driver";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { jobsTable } from "./job-row";
 import { prepared } from "./prepared";

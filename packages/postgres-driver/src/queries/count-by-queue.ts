@@ -1,4 +1,4 @@
-import type { CountByQueueParams } from "@stint/core";
+import type { CountByQueueParams } from "@stint/core/driver";
 import type { QueueCounts } from "@stint/core";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { jobsTable, millisecondsInterval } from "./job-row";

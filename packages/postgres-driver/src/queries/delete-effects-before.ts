@@ -1,4 +1,4 @@
-import type { DeleteEffectsBeforeParams } from "@stint/core";
+import type { DeleteEffectsBeforeParams } from "@stint/core/driver";
 import { sql, type Kysely } from "kysely";
 import { millisecondsInterval } from "./job-row";
 

@@ -1,4 +1,4 @@
-import type { DeleteFinishedBeforeParams } from "@stint/core";
+import type { DeleteFinishedBeforeParams } from "@stint/core/driver";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { attemptsTable } from "./attempt-history";
 import { jobsTable, millisecondsInterval } from "./job-row";

@@ -1,4 +1,4 @@
-import type { ExtendLeasesParams } from "@stint/core";
+import type { ExtendLeasesParams } from "@stint/core/driver";
 import { sql, type Kysely } from "kysely";
 import { jobsTable, millisecondsInterval } from "./job-row";
 import { prepared } from "./prepared";

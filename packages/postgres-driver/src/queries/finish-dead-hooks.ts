@@ -1,4 +1,4 @@
-import type { FinishDeadHooksParams } from "@stint/core";
+import type { FinishDeadHooksParams } from "@stint/core/driver";
 import { sql, type Kysely } from "kysely";
 import { deadHooksTable } from "./dead-hooks-table";
 

@@ -1,5 +1,5 @@
-import type { FireDueSchedulesParams } from "@stint/core";
-import { ConfigError, type NewJob, type ScheduleFire, type SchedulePlan, type ScheduleRecord } from "@stint/core";
+import type { FireDueSchedulesParams, NewJob, ScheduleFire, SchedulePlan, ScheduleRecord } from "@stint/core/driver";
+import { ConfigError } from "@stint/core";
 import { sql, type Kysely } from "kysely";
 import { enqueueMany } from "./enqueue-many";
 import { SCHEDULE_COLUMNS, scheduleDedupeKey, schedulesTable, toScheduleRecord, type ScheduleRow } from "./schedule-row";

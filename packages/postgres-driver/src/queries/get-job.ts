@@ -1,4 +1,4 @@
-import type { JobIdParams } from "@stint/core";
+import type { JobIdParams } from "@stint/core/driver";
 import type { JobRecord } from "@stint/core";
 import { sql, type Kysely } from "kysely";
 import { isJobId, JOB_COLUMNS, jobsTable, toJobRecord, type JobRow } from "./job-row";

@@ -1,4 +1,4 @@
-import type { ListAttemptsParams } from "@stint/core";
+import type { ListAttemptsParams } from "@stint/core/driver";
 import type { AttemptOutcomeName, AttemptRecord } from "@stint/core";
 import { sql, type Kysely } from "kysely";
 import { attemptsTable } from "./attempt-history";

@@ -1,4 +1,4 @@
-import type { ListJobsParams } from "@stint/core";
+import type { ListJobsParams } from "@stint/core/driver";
 import type { JobRecord } from "@stint/core";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { JOB_COLUMNS, jobsTable, toJobRecord, type JobRow } from "./job-row";

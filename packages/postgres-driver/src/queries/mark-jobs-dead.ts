@@ -1,4 +1,4 @@
-import type { MarkJobsDeadParams } from "@stint/core";
+import type { MarkJobsDeadParams } from "@stint/core/driver";
 import { sql, type Kysely } from "kysely";
 import { finalizeRecordingAttempts, millisecondsBetween, workerDuration } from "./attempt-history";
 import { deadHookInsert } from "./dead-hooks-table";

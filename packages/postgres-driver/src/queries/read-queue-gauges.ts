@@ -1,4 +1,4 @@
-import type { ReadQueueGaugesParams } from "@stint/core";
+import type { ReadQueueGaugesParams } from "@stint/core/driver";
 import type { QueueGauges } from "@stint/core";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { earliestFinite } from "./count-by-queue";

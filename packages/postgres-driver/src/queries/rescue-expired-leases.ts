@@ -1,4 +1,4 @@
-import type { RescueExpiredLeasesParams, RescueResult } from "@stint/core";
+import type { RescueExpiredLeasesParams, RescueResult } from "@stint/core/driver";
 import { ErrorCode } from "@stint/core";
 import { sql, type Kysely } from "kysely";
 import { leaseLostInsert, millisecondsBetween } from "./attempt-history";

@@ -1,4 +1,4 @@
-import type { RetryDeadJobsParams } from "@stint/core";
+import type { RetryDeadJobsParams } from "@stint/core/driver";
 import { InfrastructureError } from "@stint/core";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { isUniqueViolation } from "../interpret-error";

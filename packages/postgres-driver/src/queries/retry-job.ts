@@ -1,4 +1,4 @@
-import type { JobIdParams } from "@stint/core";
+import type { JobIdParams } from "@stint/core/driver";
 import { DatabaseError } from "@stint/core";
 import { sql, type Kysely } from "kysely";
 import { isUniqueViolation } from "../interpret-error";

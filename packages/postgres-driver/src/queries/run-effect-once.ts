@@ -1,4 +1,4 @@
-import type { EffectOutcome, RunEffectOnceParams } from "@stint/core";
+import type { EffectOutcome, RunEffectOnceParams } from "@stint/core/driver";
 import { sql, type Kysely, type Transaction } from "kysely";
 import { runCallback } from "./callback-failure";
 

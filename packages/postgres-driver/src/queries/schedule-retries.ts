@@ -1,5 +1,4 @@
-import type { ScheduleRetriesParams } from "@stint/core";
-import type { RetryingJob } from "@stint/core";
+import type { ScheduleRetriesParams, RetryingJob } from "@stint/core/driver";
 import { sql, type Kysely } from "kysely";
 import { finalizeRecordingAttempts, workerDuration } from "./attempt-history";
 import { jobsTable } from "./job-row";

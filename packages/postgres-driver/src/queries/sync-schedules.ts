@@ -1,5 +1,5 @@
-import type { SyncSchedulesParams } from "@stint/core";
-import { ConfigError, type ScheduleSpec } from "@stint/core";
+import type { SyncSchedulesParams, ScheduleSpec } from "@stint/core/driver";
+import { ConfigError } from "@stint/core";
 import { sql, type Kysely } from "kysely";
 import { schedulesTable } from "./schedule-row";
 

@@ -1,4 +1,5 @@
-import type { ClaimedJob, JobStore, NewJob } from "@stint/core";
+import type { ClaimedJob, JobStore } from "@stint/core";
+import type { NewJob } from "@stint/core/driver";
 import { expect } from "chai";
 
 /**

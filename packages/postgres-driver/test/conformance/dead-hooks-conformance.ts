@@ -1,4 +1,5 @@
-import type { DeadHookClaim, JobStore } from "@stint/core";
+import type { JobStore } from "@stint/core";
+import type { DeadHookClaim } from "@stint/core/driver";
 import { expect } from "chai";
 import { claimAndAbandon, claimOne, newJob, type ConformanceContext } from "./conformance-harness";
 

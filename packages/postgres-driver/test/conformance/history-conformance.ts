@@ -1,4 +1,4 @@
-import { MAX_ERROR_MESSAGE, MAX_ERROR_TEXT } from "@stint/core";
+import { MAX_ERROR_MESSAGE, MAX_ERROR_TEXT } from "@stint/core/driver";
 import { expect } from "chai";
 import { claimAndAbandon, claimOne, newJob, type ConformanceContext } from "./conformance-harness";
 

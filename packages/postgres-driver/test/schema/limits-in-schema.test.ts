@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { expect } from "chai";
-import { MAX_EFFECT_KEY_LENGTH, MAX_INT4, MAX_PRIORITY, MAX_QUEUE_NAME_LENGTH, MAX_TIMEOUT_MS, MIN_PRIORITY } from "@stint/core";
+import { MAX_EFFECT_KEY_LENGTH, MAX_PRIORITY, MAX_QUEUE_NAME_LENGTH, MAX_TIMEOUT_MS, MIN_PRIORITY } from "@stint/core";
+import { MAX_INT4 } from "@stint/core/driver";
 
 /** packages/postgres-driver/schema.sql, from dist/test/schema/: what the migrations build (see schema-snapshot.test.ts). */
 const SNAPSHOT = readFileSync(resolve(__dirname, "../../../schema.sql"), "utf8");

@@ -1,15 +1,5 @@
-import {
-  assertStorableKey,
-  buildNewJob,
-  defineJob,
-  defineSchedule,
-  ErrorCode,
-  errorCodeOf,
-  MAX_DEDUPE_KEY_LENGTH,
-  serializeResult,
-  type NewJob,
-  type ScheduleSpec,
-} from "@stint/core";
+import { defineJob, defineSchedule, ErrorCode, errorCodeOf, MAX_DEDUPE_KEY_LENGTH } from "@stint/core";
+import { assertStorableKey, buildNewJob, serializeResult, type NewJob, type ScheduleSpec } from "@stint/core/driver";
 import { expect } from "chai";
 import fc from "fast-check";
 import { Kysely, PostgresDialect, sql } from "kysely";

@@ -42,4 +42,16 @@ describe("the @stint/core entry point", () => {
     expect(run.stderr).to.equal("");
     expect(run.stdout).to.equal("true");
   });
+
+  it("loads the test kit only from @stint/core/testing, which needs no test runner", () => {
+    const run = runFresh(`
+      require("@stint/core");
+      const loadedByMain = Object.keys(require.cache).some((path) => path.includes("/testing/"));
+      const kit = require("@stint/core/testing");
+      const mocha = Object.keys(require.cache).some((path) => path.includes("/node_modules/mocha/") || path.includes("/node_modules/chai/"));
+      process.stdout.write(JSON.stringify({ loadedByMain, mocha, runJob: typeof kit.runJob, store: typeof kit.InMemoryJobStore }));
+    `);
+    expect(run.stderr).to.equal("");
+    expect(JSON.parse(run.stdout)).to.deep.equal({ loadedByMain: false, mocha: false, runJob: "function", store: "function" });
+  });
 });

@@ -6,7 +6,7 @@ import { container as rootContainer } from "tsyringe";
 import { createDatabase, dropSchema, migrate, MIGRATIONS, registerPostgresDriver } from "../src";
 import { lockMigrations, unlockMigrations } from "../src/schema/migrations/migration-bookkeeping";
 import { createTestSchema, type TestSchema } from "../src/testing";
-import { eventually } from "./support/eventually";
+import { eventually } from "@stint/core/testing";
 
 describe("application_name of stint's connections", () => {
   let test: TestSchema;
@@ -77,7 +77,7 @@ describe("application_name of stint's connections", () => {
         await lockMigrations(schema).execute(holder);
         try {
           const running = [migrate({ connectionString: test.connectionString }, { schema }), migrate(borrowed.db, { schema })];
-          await eventually(async () => (await waitingMigrations()) === 2, 10_000, "both migrations to wait under the name stint:migrate:…");
+          await eventually(async () => (await waitingMigrations()) === 2, { timeoutMs: 10_000, what: "both migrations to wait under the name stint:migrate:…" });
           return running;
         } finally {
           await unlockMigrations(schema).execute(holder);

@@ -3,7 +3,7 @@ import { expect } from "chai";
 import { sql } from "kysely";
 import pg from "pg";
 import { createDatabase, type DatabaseHandle } from "../src";
-import { rejectionOf } from "./conformance/conformance-harness";
+import { eventually, rejectionOf } from "@stint/core/testing";
 import { prepared } from "../src/queries/prepared";
 import { startFreezableProxy } from "./support/freezable-proxy";
 
@@ -55,9 +55,7 @@ describe("createDatabase", () => {
     expect(pool.idleCount).to.equal(1);
     const killer = open({ connectionString, maxConnections: 1 });
     await sql`SELECT pg_terminate_backend(${rows[0]!.pid}::integer)`.execute(killer.db);
-    const deadline = Date.now() + 5_000;
-    while (reported.length === 0 && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
-    expect(reported).to.have.length.greaterThan(0);
+    await eventually(() => reported.length > 0, { timeoutMs: 5_000, intervalMs: 0, what: "the pool to report the killed connection" });
     const again = await sql<{ ok: number }>`SELECT 1 AS ok`.execute(db);
     expect(again.rows[0]?.ok).to.equal(1);
   });

@@ -4,8 +4,7 @@ import pg from "pg";
 import { diagnose, MIGRATIONS, schemaStatus, type Diagnosis, type DiagnosisCheck } from "../src";
 import { EXPECTED_INDEXES } from "../src/queries/diagnose-indexes";
 import { createTestSchema, type TestSchema } from "../src/testing";
-import { newJob } from "./conformance/conformance-harness";
-import { eventually } from "./support/eventually";
+import { eventually, newJob } from "@stint/core/testing";
 
 /** Checks that look only at the schema, not at the rest of the database (which other sessions share). */
 const SCHEMA_CHECKS = ["schema", "migrations", "indexes", "wakeup-trigger", "stuck-leases", "jobs-bloat"];
@@ -85,7 +84,7 @@ describe("diagnose and schemaStatus", () => {
     const bloat = await eventually(async () => {
       const found = check(await diagnose(test.db, test.schema), "jobs-bloat");
       return found.ok ? undefined : found;
-    }, 30_000, "the statistics to show the dead rows");
+    }, { timeoutMs: 30_000, what: "the statistics to show the dead rows" });
     expect(bloat.severity).to.equal("warning");
     expect(bloat.detail).to.match(/ 12000 dead rows/);
   });

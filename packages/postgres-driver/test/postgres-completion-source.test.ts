@@ -5,8 +5,7 @@ import { sql } from "kysely";
 import pg from "pg";
 import { completionChannel, PostgresCompletionSource } from "../src";
 import { createTestSchema, type TestSchema } from "../src/testing";
-import { rejectionOf } from "./conformance/conformance-harness";
-import { eventually } from "./support/eventually";
+import { eventually, rejectionOf } from "@stint/core/testing";
 import { testCompletions, type TestCompletions } from "./support/test-completions";
 
 const Task = defineJob<{ n: number }>("task");
@@ -51,7 +50,7 @@ describe("PostgresCompletionSource", () => {
     const before = heard.length;
     await work();
     await sql`SELECT pg_notify(${completionChannel(test.schema)}, 'sentinel')`.execute(test.db);
-    await eventually(() => heard.includes("sentinel"), 10_000, "the sentinel notification");
+    await eventually(() => heard.includes("sentinel"), { timeoutMs: 10_000, what: "the sentinel notification" });
     const sent = heard.slice(before, heard.indexOf("sentinel"));
     heard = [];
     return sent;
@@ -83,9 +82,9 @@ describe("PostgresCompletionSource", () => {
     const jobs = await test.store.claimBatch({ queue: "task", workerId: "w1", limit: 3, leaseMs: 60_000 });
     const deadJob = jobs.find((job) => job.id === dead)!;
     await test.store.markJobsDead({ workerId: "w1", jobs: [{ id: dead!, attempt: deadJob.attempt, failure: { message: "Error: no", code: null } }] });
-    await eventually(() => hinted.includes(dead!), 10_000, "the hint for the dead job");
+    await eventually(() => hinted.includes(dead!), { timeoutMs: 10_000, what: "the hint for the dead job" });
     await test.store.cancelJob({ id: cancelled! });
-    await eventually(() => hinted.includes(cancelled!), 10_000, "the hint for the cancelled job");
+    await eventually(() => hinted.includes(cancelled!), { timeoutMs: 10_000, what: "the hint for the cancelled job" });
     expect(hinted).to.deep.equal([dead, cancelled]);
     expect(other).to.be.a("string");
   });
@@ -96,8 +95,8 @@ describe("PostgresCompletionSource", () => {
     const hinted: string[] = [];
     await completions.watch(id!, () => hinted.push(id!));
     await test.store.claimBatch({ queue: "task", workerId: "w1", limit: 1, leaseMs: 1 });
-    await eventually(async () => (await test.store.rescueExpiredLeases({ limit: 10 })).dead === 1, 10_000, "the rescue");
-    await eventually(() => hinted.length > 0, 10_000, "the hint");
+    await eventually(async () => (await test.store.rescueExpiredLeases({ limit: 10 })).dead === 1, { timeoutMs: 10_000, what: "the rescue" });
+    await eventually(() => hinted.length > 0, { timeoutMs: 10_000, what: "the hint" });
   });
 
   it("re-reads soon after registering when a transaction is changing the job's row, so a finish that could not see the registration is not missed", async () => {
@@ -110,10 +109,10 @@ describe("PostgresCompletionSource", () => {
       await holder.query(`UPDATE "${test.schema}".jobs SET state = 'succeeded', finished_at = now() WHERE id = $1`, [id]);
       let hints = 0;
       await completions.watch(id!, () => (hints += 1));
-      await eventually(() => hints > 0, 5_000, "a re-read hint while the row is held");
+      await eventually(() => hints > 0, { timeoutMs: 5_000, what: "a re-read hint while the row is held" });
       await holder.query("COMMIT");
       const committed = hints;
-      await eventually(() => hints > committed, 5_000, "a re-read hint after the finish committed");
+      await eventually(() => hints > committed, { timeoutMs: 5_000, what: "a re-read hint after the finish committed" });
     } finally {
       await holder.end();
     }
@@ -129,11 +128,11 @@ describe("PostgresCompletionSource", () => {
     expect(await pids()).to.have.length(1);
     await sql`DELETE FROM ${sql.id(test.schema, "job_waiters")}`.execute(test.db); // as a crash empties the UNLOGGED table
     await sql`SELECT pg_terminate_backend(${first!}::int)`.execute(test.db);
-    await eventually(() => hinted.size === 3, 10_000, "every watcher to be hinted after the reconnection");
-    await eventually(async () => (await waiterRows()) === 3, 10_000, "the registrations to be made again");
+    await eventually(() => hinted.size === 3, { timeoutMs: 10_000, what: "every watcher to be hinted after the reconnection" });
+    await eventually(async () => (await waiterRows()) === 3, { timeoutMs: 10_000, what: "the registrations to be made again" });
     expect(await pids()).to.have.length(1).and.not.include(first);
     await Promise.all(watches.map((watch) => watch.close()));
-    await eventually(async () => (await pids()).length === 0, 10_000, "the connection to close with the last watch");
+    await eventually(async () => (await pids()).length === 0, { timeoutMs: 10_000, what: "the connection to close with the last watch" });
   });
 
   it("refuses bad watches and options, and watches after close", async () => {

@@ -1,10 +1,9 @@
 import { ConfigError, ErrorCode, InvalidNameError, errorCodeOf } from "@stint/core";
+import { describeJobStoreConformance, eventually, newJob, rejectionOf } from "@stint/core/testing";
 import { expect } from "chai";
 import { sql, type Kysely, type Transaction } from "kysely";
 import { createDatabase, PostgresJobStore } from "../src";
 import { createTestSchema, type TestSchema } from "../src/testing";
-import { describeJobStoreConformance } from "./conformance/job-store-conformance";
-import { newJob, rejectionOf } from "./conformance/conformance-harness";
 
 describeJobStoreConformance<Kysely<any> | Transaction<any>>("PostgresJobStore", async () => {
   const test = await createTestSchema();
@@ -18,12 +17,11 @@ describeJobStoreConformance<Kysely<any> | Transaction<any>>("PostgresJobStore", 
 
 /** Polls the database clock (no sleeping) until it is past `instant`. */
 async function waitForDatabaseClock(db: Kysely<any>, instant: Date): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const { rows } = await sql<{ past: boolean }>`SELECT now() > ${instant}::timestamptz AS past`.execute(db);
-    if (rows[0]?.past === true) return;
-    if (Date.now() > deadline) throw new Error(`the database clock did not pass ${instant.toISOString()} within 10 s`);
-  }
+  await eventually(async () => (await sql<{ past: boolean }>`SELECT now() > ${instant}::timestamptz AS past`.execute(db)).rows[0]?.past, {
+    timeoutMs: 10_000,
+    intervalMs: 0,
+    what: `the database clock to pass ${instant.toISOString()}`,
+  });
 }
 
 describe("PostgresJobStore", () => {

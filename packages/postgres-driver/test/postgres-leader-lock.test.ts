@@ -3,8 +3,7 @@ import { expect } from "chai";
 import { sql } from "kysely";
 import { PostgresLeaderLock } from "../src";
 import { createTestSchema, type TestSchema } from "../src/testing";
-import { rejectionOf } from "./conformance/conformance-harness";
-import { eventually } from "./support/eventually";
+import { eventually, rejectionOf } from "@stint/core/testing";
 import { startFreezableProxy } from "./support/freezable-proxy";
 
 describe("PostgresLeaderLock", () => {
@@ -59,7 +58,7 @@ describe("PostgresLeaderLock", () => {
     await a.release();
     await a.release();
     expect(a.held).to.equal(false);
-    await eventually(async () => (await pidsOf("a")).length === 0, 10_000, "the released lock's connection to end");
+    await eventually(async () => (await pidsOf("a")).length === 0, { timeoutMs: 10_000, what: "the released lock's connection to end" });
     expect(await b.tryAcquire()).to.equal(true);
     expect(await a.tryAcquire()).to.equal(false);
   });
@@ -70,8 +69,8 @@ describe("PostgresLeaderLock", () => {
     expect(await b.tryAcquire()).to.equal(false);
     const [pid] = await pidsOf("a");
     await sql`SELECT pg_terminate_backend(${pid}::integer)`.execute(test.db);
-    await eventually(() => !a.held, 10_000, "the holder to notice it lost its connection");
-    await eventually(() => b.tryAcquire(), 10_000, "the other process to take the lock");
+    await eventually(() => !a.held, { timeoutMs: 10_000, what: "the holder to notice it lost its connection" });
+    await eventually(() => b.tryAcquire(), { timeoutMs: 10_000, what: "the other process to take the lock" });
     expect(await a.tryAcquire()).to.equal(false);
     expect(await pidsOf("a")).to.have.length(1);
   });
@@ -81,7 +80,7 @@ describe("PostgresLeaderLock", () => {
     expect(await a.tryAcquire()).to.equal(true);
     const [pid] = await pidsOf("a");
     await sql`SELECT pg_terminate_backend(${pid}::integer)`.execute(test.db);
-    await eventually(() => !a.held, 10_000, "the holder to notice it lost its connection");
+    await eventually(() => !a.held, { timeoutMs: 10_000, what: "the holder to notice it lost its connection" });
     expect(await a.tryAcquire()).to.equal(true);
     expect(await pidsOf("a")).to.have.length(1).and.not.include(pid);
   });
@@ -102,7 +101,7 @@ describe("PostgresLeaderLock", () => {
       expect(await a.tryAcquire(), "the hung session still holds the lock on the server").to.equal(false);
       expect(a.held).to.equal(false);
       proxy.cut();
-      await eventually(() => a.tryAcquire(), 10_000, "the lock to be free once the server drops the hung session");
+      await eventually(() => a.tryAcquire(), { timeoutMs: 10_000, what: "the lock to be free once the server drops the hung session" });
     } finally {
       await proxy.close();
     }

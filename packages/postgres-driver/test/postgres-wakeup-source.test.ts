@@ -3,8 +3,7 @@ import { expect } from "chai";
 import { sql } from "kysely";
 import { PostgresWakeupSource, wakeupChannel } from "../src";
 import { createTestSchema, type TestSchema } from "../src/testing";
-import { newJob, rejectionOf } from "./conformance/conformance-harness";
-import { eventually } from "./support/eventually";
+import { eventually, newJob, rejectionOf } from "@stint/core/testing";
 import { startFreezableProxy } from "./support/freezable-proxy";
 
 describe("PostgresWakeupSource", () => {
@@ -46,7 +45,7 @@ describe("PostgresWakeupSource", () => {
   async function flush(queue = "sentinel"): Promise<void> {
     const before = woken.filter((name) => name === queue).length;
     await sql`SELECT pg_notify(${wakeupChannel(test.schema)}, ${queue})`.execute(test.db);
-    await eventually(() => woken.filter((name) => name === queue).length > before, 10_000, `the ${queue} notification`);
+    await eventually(() => woken.filter((name) => name === queue).length > before, { timeoutMs: 10_000, what: `the ${queue} notification` });
   }
 
   it("connects only on the first subscribe, and close() ends the connection", async () => {
@@ -56,7 +55,7 @@ describe("PostgresWakeupSource", () => {
     expect(await listenerPids()).to.have.length(1);
     expect(wakeups.listening).to.equal(true);
     await wakeups.close();
-    await eventually(async () => (await listenerPids()).length === 0, 10_000, "the listener to disconnect");
+    await eventually(async () => (await listenerPids()).length === 0, { timeoutMs: 10_000, what: "the listener to disconnect" });
     expect(await rejectionOf(wakeups.subscribe(["mail"], () => undefined))).to.be.instanceOf(ConfigError);
   });
 
@@ -67,7 +66,7 @@ describe("PostgresWakeupSource", () => {
       await flush();
       expect(woken).to.not.include("mail");
     });
-    await eventually(() => woken.includes("mail"), 10_000, "the mail wake-up");
+    await eventually(() => woken.includes("mail"), { timeoutMs: 10_000, what: "the mail wake-up" });
   });
 
   it("does not wake for rolled-back enqueues, jobs not due yet, or queues nobody subscribed to", async () => {
@@ -105,7 +104,7 @@ describe("PostgresWakeupSource", () => {
     await flush();
     expect(woken).to.not.include("mail");
     expect(await test.store.retryJob({ id })).to.equal(true);
-    await eventually(() => woken.includes("mail"), 10_000, "the wake-up of the retried job");
+    await eventually(() => woken.includes("mail"), { timeoutMs: 10_000, what: "the wake-up of the retried job" });
 
     await test.store.enqueue(newJob("sms", {}));
     const [job] = await test.store.claimBatch({ queue: "sms", workerId: "w", limit: 1, leaseMs: 60_000 });
@@ -113,32 +112,32 @@ describe("PostgresWakeupSource", () => {
     await flush();
     await wakeups.subscribe(["sms"], (queue) => woken.push(queue));
     expect(await test.store.retryDeadJobs({ queue: "sms", limit: 10 })).to.equal(1);
-    await eventually(() => woken.includes("sms"), 10_000, "the wake-up of the bulk retry");
+    await eventually(() => woken.includes("sms"), { timeoutMs: 10_000, what: "the wake-up of the bulk retry" });
   });
 
   it("wakes the queue when an operator changes its controls (a resume, a higher cap)", async () => {
     await wakeups.subscribe(["paused-mail"], (queue) => woken.push(queue));
     await test.store.setQueueControls("paused-mail", { paused: true });
-    await eventually(() => woken.includes("paused-mail"), 10_000, "the wake-up of the pause");
+    await eventually(() => woken.includes("paused-mail"), { timeoutMs: 10_000, what: "the wake-up of the pause" });
     woken.length = 0;
     await test.store.setQueueControls("paused-mail", { paused: false, maxRunning: 4 });
-    await eventually(() => woken.includes("paused-mail"), 10_000, "the wake-up of the resume");
+    await eventually(() => woken.includes("paused-mail"), { timeoutMs: 10_000, what: "the wake-up of the resume" });
   });
 
   it("reconnects after its connection is terminated, wakes every subscriber, and keeps waking", async () => {
     await wakeups.subscribe(["mail"], (queue) => woken.push(queue));
     const [pid] = await listenerPids();
     await sql`SELECT pg_terminate_backend(${pid}::integer)`.execute(test.db);
-    await eventually(() => woken.includes("mail"), 10_000, "the catch-up wake-up after reconnecting");
+    await eventually(() => woken.includes("mail"), { timeoutMs: 10_000, what: "the catch-up wake-up after reconnecting" });
     const [newPid] = await eventually(async () => {
       const pids = await listenerPids();
       return pids.length === 1 && pids[0] !== pid ? pids : undefined;
-    }, 10_000, "a new listener connection");
+    }, { timeoutMs: 10_000, what: "a new listener connection" });
     expect(newPid).to.not.equal(pid);
     expect(errors.length).to.be.greaterThan(0);
     woken.length = 0;
     await test.store.enqueue(newJob("mail", {}));
-    await eventually(() => woken.includes("mail"), 10_000, "a wake-up on the new connection");
+    await eventually(() => woken.includes("mail"), { timeoutMs: 10_000, what: "a wake-up on the new connection" });
   });
 
   it("notices a connection that hangs silently by its health check, and listens again on a new one", async () => {
@@ -153,10 +152,10 @@ describe("PostgresWakeupSource", () => {
     try {
       await watched.subscribe(["mail"], (queue) => woken.push(queue));
       proxy.freeze();
-      await eventually(() => woken.includes("mail"), 10_000, "the catch-up wake-up after the health check failed");
+      await eventually(() => woken.includes("mail"), { timeoutMs: 10_000, what: "the catch-up wake-up after the health check failed" });
       woken.length = 0;
       await test.store.enqueue(newJob("mail", {}));
-      await eventually(() => woken.includes("mail"), 10_000, "a wake-up on the new connection");
+      await eventually(() => woken.includes("mail"), { timeoutMs: 10_000, what: "a wake-up on the new connection" });
     } finally {
       await watched.close();
       await proxy.close();

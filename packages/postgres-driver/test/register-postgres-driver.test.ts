@@ -1,5 +1,6 @@
 import { applicationName, ConfigError, PayloadError, InvalidNameError, JOB_STORE, JobClient, defineJob } from "@stint/core";
 import { LEADER_LOCK, SCHEDULE_STORE, WAKEUP_SOURCE } from "@stint/core/driver";
+import { eventually } from "@stint/core/testing";
 import { expect } from "chai";
 import { sql, type Kysely } from "kysely";
 import pg from "pg";
@@ -67,9 +68,7 @@ describe("registerPostgresDriver", () => {
     expect(await connectionsNamed(applicationName("control")), "the control pool, named for its role").to.equal(1);
     await driver.close();
     await driver.close();
-    const deadline = Date.now() + 5_000;
-    while ((await open()) > 0 && Date.now() < deadline);
-    expect(await open(), "no connection of the registration is left open").to.equal(0);
+    await eventually(async () => (await open()) === 0, { timeoutMs: 5_000, intervalMs: 0, what: "every connection of the registration to close" });
   });
 
   it("registers the schedule store, the wake-ups and the leader lock, connecting only when they are used", async () => {
@@ -94,10 +93,7 @@ describe("registerPostgresDriver", () => {
       await driver.close();
     }
     expect(driver.leaderLock?.held).to.equal(false);
-    const deadline = Date.now() + 5_000;
-    const left = async () => (await listening()) + (await leading());
-    while ((await left()) > 0 && Date.now() < deadline);
-    expect(await left(), "the session connections are closed").to.equal(0);
+    await eventually(async () => (await listening()) + (await leading()) === 0, { timeoutMs: 5_000, intervalMs: 0, what: "the session connections to close" });
   });
 
   it("registers wake-ups and the leader lock with a pool only when given a sessionConnectionString", async () => {

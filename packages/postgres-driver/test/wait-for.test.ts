@@ -15,7 +15,8 @@ import { sql } from "kysely";
 import { PostgresJobStore, type PostgresCompletionSource } from "../src";
 import { createTestSchema, type TestSchema } from "../src/testing";
 import { ScriptedWorker, type Task } from "./worker-lifecycle/scripted-worker";
-import { deferred, eventually } from "./support/eventually";
+import { eventually } from "@stint/core/testing";
+import { deferred } from "./support/deferred";
 import { testCompletions, type TestCompletions } from "./support/test-completions";
 
 /** A kind with a declared result, so waitFor's result is typed. */
@@ -53,7 +54,7 @@ describe("client.waitFor against PostgreSQL", () => {
     for (let round = 0; round < 5; round += 1) {
       const job = await client.enqueue(Square, { n: round });
       const resolved = client.waitFor(job).then((result) => ({ result, at: Date.now() }));
-      await eventually(() => completions.watchedJobs === 1, 10_000, "the wait to watch the job");
+      await eventually(() => completions.watchedJobs === 1, { timeoutMs: 10_000, what: "the wait to watch the job" });
       const run = squareWorker(async (item) => ({ square: item.n * item.n })).start();
       const { result, at } = await resolved;
       const square: number = result.square;
@@ -88,7 +89,7 @@ describe("client.waitFor against PostgreSQL", () => {
   it("rejects with a JobFailedError in state cancelled when an operator cancels the job it waits for", async () => {
     const job = await client.enqueue(Square, { n: 3 }, { delayMs: 60_000 });
     const waiting = client.waitFor(job, { pollIntervalMs: 60_000 }).catch((thrown: unknown) => thrown);
-    await eventually(() => completions.watchedJobs === 1, 10_000, "the wait to watch the job");
+    await eventually(() => completions.watchedJobs === 1, { timeoutMs: 10_000, what: "the wait to watch the job" });
     expect(await store.cancelJob({ id: job.id })).to.equal(true);
     expect(await waiting).to.be.instanceOf(JobFailedError).and.include({ state: "cancelled", jobId: job.id });
   });
@@ -113,18 +114,18 @@ describe("client.waitFor against PostgreSQL", () => {
     );
     expect(await listeners()).to.equal(0);
     const waits = jobs.map((job) => client.waitFor(job, { pollIntervalMs: 60_000 }));
-    await eventually(async () => (await registeredWaits()) === 200, 10_000, "every wait to register its job");
+    await eventually(async () => (await registeredWaits()) === 200, { timeoutMs: 10_000, what: "every wait to register its job" });
     expect(await listeners()).to.equal(1);
     await squareWorker(async (item) => ({ square: item.n * item.n })).start();
     const results = await Promise.all(waits);
     expect(results.map((result) => result.square)).to.deep.equal(Array.from({ length: 200 }, (_, n) => n * n));
-    await eventually(async () => (await listeners()) === 0, 10_000, "the listening connection to close");
+    await eventually(async () => (await listeners()) === 0, { timeoutMs: 10_000, what: "the listening connection to close" });
   });
 
   it("finds a finish whose notification never came at its next poll", async () => {
     const job = await client.enqueue(Square, { n: 5 });
     const waiting = client.waitFor(job, { pollIntervalMs: 200 });
-    await eventually(() => completions.watchedJobs === 1, 10_000, "the wait to watch the job");
+    await eventually(() => completions.watchedJobs === 1, { timeoutMs: 10_000, what: "the wait to watch the job" });
     // Finished by hand: no notify_awaited, so no NOTIFY.
     await sql`UPDATE ${sql.id(test.schema, "jobs")} SET state = 'succeeded', result = '{"square":25}', finished_at = now() WHERE id = ${job.id}::bigint`.execute(test.db);
     expect(await waiting).to.deep.equal({ square: 25 });
@@ -133,13 +134,13 @@ describe("client.waitFor against PostgreSQL", () => {
   it("finds a finish that happened while its listening connection was terminated, once it reconnects", async () => {
     const job = await client.enqueue(Square, { n: 6 });
     const waiting = client.waitFor(job, { pollIntervalMs: 60_000 });
-    await eventually(() => completions.listening && completions.watchedJobs === 1, 10_000, "the wait to watch the job");
+    await eventually(() => completions.listening && completions.watchedJobs === 1, { timeoutMs: 10_000, what: "the wait to watch the job" });
     const finishing = deferred();
     const run = squareWorker(async (item) => {
       await finishing.promise;
       return { square: item.n * item.n };
     }).start();
-    await eventually(async () => (await store.getJob({ id: job.id }))?.state === "running", 10_000, "the job to run");
+    await eventually(async () => (await store.getJob({ id: job.id }))?.state === "running", { timeoutMs: 10_000, what: "the job to run" });
     await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ${applicationName}`.execute(test.db);
     finishing.resolve();
     await run;
@@ -152,10 +153,10 @@ describe("client.waitFor against PostgreSQL", () => {
     expect(timedOut).to.be.instanceOf(WaitTimeoutError).and.include({ jobId: job.id, timeoutMs: 100, lastState: "queued" });
     const stop = new AbortController();
     const waiting = client.waitFor(Square, job.id, { signal: stop.signal }).catch((thrown: unknown) => thrown);
-    await eventually(() => completions.watchedJobs === 1, 10_000, "the wait to watch the job");
+    await eventually(() => completions.watchedJobs === 1, { timeoutMs: 10_000, what: "the wait to watch the job" });
     stop.abort(new Error("the request was cancelled"));
     expect(await waiting).to.have.property("message", "the request was cancelled");
-    await eventually(() => completions.watchedJobs === 0, 10_000, "the watch to end");
+    await eventually(() => completions.watchedJobs === 0, { timeoutMs: 10_000, what: "the watch to end" });
   });
 
   it("rejects with a JobNotFoundError for an unknown id", async () => {

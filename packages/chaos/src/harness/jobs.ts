@@ -56,20 +56,6 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/**
- * Polls `check` every `everyMs` until it returns true; rejects after
- * `timeoutMs` naming `what`. A check that throws (the server is
- * restarting) counts as false.
- */
-export async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs: number, everyMs = 100): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
-
 /** Runs a query that returns one row of integer-like figures and returns them as numbers. */
 export async function figures<K extends string>(db: Kysely<any>, query: RawBuilder<Record<K, unknown>>): Promise<Record<K, number>> {
   const { rows } = await query.execute(db);

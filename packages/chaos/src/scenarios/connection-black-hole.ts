@@ -2,7 +2,8 @@ import { resolveWorkerOptions } from "@stint/core";
 import { sql } from "kysely";
 import type { ChaosDatabase } from "../harness/chaos-database";
 import { checkInvariants, idleInTransaction } from "../harness/invariants";
-import { enqueueTasks, figures, range, sleep, waitFor } from "../harness/jobs";
+import { eventually } from "@stint/core/testing";
+import { enqueueTasks, figures, range, sleep } from "../harness/jobs";
 import { runOverlaps } from "../harness/run-overlaps";
 import { shutdownExitBound } from "../harness/shutdown-bound";
 import { Verdict, type Scenario } from "../harness/scenario";
@@ -75,7 +76,7 @@ export const connectionBlackHole: Scenario = {
         const bId = direct.all[0]!.workerId()!;
         proxy.blackHole();
         const cutAt = Date.now();
-        await waitFor(async () => (await succeeded(database, 0, p.jobs)) === p.jobs, "B to take over and finish every job", 30_000, 50);
+        await eventually(async () => (await succeeded(database, 0, p.jobs)) === p.jobs, { timeoutMs: 30_000, intervalMs: 50, what: "B to take over and finish every job" });
         // The fault lasts 3 × leaseMs, or longer if the takeover took longer.
         await sleep(cutAt + 3 * p.leaseMs - Date.now());
         proxy.forward();
@@ -98,7 +99,7 @@ export const connectionBlackHole: Scenario = {
         await direct.stop();
         const healedAt = Date.now();
         await enqueueTasks(database, range(p.healedJobs).map((i) => ({ seq: p.jobs + i, action: "sleep-timed", ms: 100 })));
-        await waitFor(async () => (await succeeded(database, p.jobs, p.healedJobs)) === p.healedJobs, "A to run the new jobs after the cut healed", 30_000, 50);
+        await eventually(async () => (await succeeded(database, p.jobs, p.healedJobs)) === p.healedJobs, { timeoutMs: 30_000, intervalMs: 50, what: "A to run the new jobs after the cut healed" });
         const healedMs = Date.now() - healedAt;
         const healed = await figures(db, sql<{ by_a: number }>`
           SELECT count(*) AS by_a FROM ${jobs}
@@ -119,7 +120,7 @@ export const connectionBlackHole: Scenario = {
         if (exit === undefined) log(`  A still running ${exitMs} ms after SIGTERM (${reported ? "after" : "before"} its run report); its last lines:\n${a.node.lines.slice(-5).join("\n")}`);
         proxy.forward();
         await finisher.start();
-        await waitFor(async () => (await succeeded(database, firstStop, p.stopJobs)) === p.stopJobs, "a fresh worker to finish the jobs given up at the stop", 30_000, 50);
+        await eventually(async () => (await succeeded(database, firstStop, p.stopJobs)) === p.stopJobs, { timeoutMs: 30_000, intervalMs: 50, what: "a fresh worker to finish the jobs given up at the stop" });
         await finisher.stop();
 
         const invariants = await checkInvariants(database, total);
@@ -168,13 +169,11 @@ export const connectionBlackHole: Scenario = {
 /** Waits until `count` handlers of `workerId` for the jobs `first`… have recorded their start. */
 async function waitForRuns(database: ChaosDatabase, workerId: string, first: number, count: number, what: string): Promise<void> {
   const executions = sql.id(database.schema, "chaos_executions");
-  await waitFor(
+  await eventually(
     async () =>
       (await figures(database.db, sql<{ n: number }>`
         SELECT count(*) AS n FROM ${executions} WHERE worker_id = ${workerId} AND seq >= ${first} AND seq < ${first + count}`)).n === count,
-    what,
-    20_000,
-    20,
+    { timeoutMs: 20_000, intervalMs: 20, what },
   );
 }
 

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import type { RunReport } from "@stint/core";
 import { sql } from "kysely";
 import { checkInvariants, idleInTransaction } from "../harness/invariants";
-import { enqueueTasks, figures, range, waitFor } from "../harness/jobs";
+import { eventually } from "@stint/core/testing";
+import { enqueueTasks, figures, range } from "../harness/jobs";
 import { Verdict, type Scenario } from "../harness/scenario";
 import { withChaosDatabase } from "../harness/scenario-run";
 import { Supervisor } from "../harness/supervisor";
@@ -52,20 +53,16 @@ export const eventLoopBlock: Scenario = {
       try {
         await first.start();
         const a = first.all[0]!;
-        await waitFor(
+        await eventually(
           async () => (await figures(db, sql<{ n: number }>`SELECT count(*) AS n FROM ${jobs} WHERE state = 'running' AND attempts = 1`)).n === p.jobs,
-          "the first worker to claim every job",
-          20_000,
-          20,
+          { timeoutMs: 20_000, intervalMs: 20, what: "the first worker to claim every job" },
         );
         await second.start();
         const b = second.all[0]!;
-        await waitFor(
+        await eventually(
           async () =>
             (await figures(db, sql<{ n: number }>`SELECT count(*) AS n FROM ${jobs} WHERE attempts = 2 AND locked_by = ${b.workerId()!}`)).n === p.jobs,
-          "the second worker to take every job",
-          30_000,
-          20,
+          { timeoutMs: 30_000, intervalMs: 20, what: "the second worker to take every job" },
         );
         // The busy loop ends at the later of its minimum and this release; measured on the database's clock from its start.
         const { ms: sinceBlockStarted } = await figures(db, sql<{ ms: number }>`
@@ -74,10 +71,9 @@ export const eventLoopBlock: Scenario = {
         writeFileSync(releaseFile, "");
         const blockedMs = Math.max(blockMs, sinceBlockStarted);
         const [aExit, aReport] = await Promise.all([a.node.exited, a.node.event("report", 60_000).catch(() => undefined)]);
-        await waitFor(
+        await eventually(
           async () => (await figures(db, sql<{ n: number }>`SELECT count(*) AS n FROM ${jobs} WHERE state = 'succeeded'`)).n === p.jobs,
-          "the second worker to finish every job",
-          30_000,
+          { timeoutMs: 30_000, intervalMs: 100, what: "the second worker to finish every job" },
         );
         const idle = await idleInTransaction(db);
         await second.stop();

@@ -3,7 +3,8 @@ import { sql } from "kysely";
 import type { ChaosDatabase } from "../harness/chaos-database";
 import { checkInvariants, idleInTransaction } from "../harness/invariants";
 import { describeTrail, jobTrails, type TrailStep } from "../harness/job-trails";
-import { databaseNow, enqueueTasks, figures, range, runningOwnedBy, sleep, waitFor } from "../harness/jobs";
+import { eventually } from "@stint/core/testing";
+import { databaseNow, enqueueTasks, figures, range, runningOwnedBy, sleep } from "../harness/jobs";
 import { runOverlaps } from "../harness/run-overlaps";
 import { Verdict, type Scenario } from "../harness/scenario";
 import { withChaosDatabase } from "../harness/scenario-run";
@@ -63,14 +64,12 @@ export const fullBufferShutdown: Scenario = {
         await first.start();
         const a = first.all[0]!;
         const aId = a.workerId()!;
-        await waitFor(
+        await eventually(
           async () => {
             const held = await holding(database, aId);
             return held.running === capacity && held.started >= p.concurrency;
           },
-          "A to fill its slots and its buffer",
-          20_000,
-          20,
+          { timeoutMs: 20_000, intervalMs: 20, what: "A to fill its slots and its buffer" },
         );
         // B is up and idle before the signal: nothing is due until A gives jobs back.
         await second.start();
@@ -86,7 +85,7 @@ export const fullBufferShutdown: Scenario = {
         const exitMs = (exit?.at ?? Date.now()) - signalled;
         const leftRunning = await runningOwnedBy(database, aId);
         const report = (await a.node.event("report", 1_000).catch(() => undefined))?.["report"] as RunReport | undefined;
-        await waitFor(async () => (await succeeded(database)) === capacity, "B to finish every job given back", 30_000, 50);
+        await eventually(async () => (await succeeded(database)) === capacity, { timeoutMs: 30_000, intervalMs: 50, what: "B to finish every job given back" });
         await second.stop();
 
         const invariants = await checkInvariants(database, capacity);

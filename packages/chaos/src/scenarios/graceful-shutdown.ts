@@ -1,7 +1,8 @@
 import type { RunReport } from "@stint/core";
 import { sql } from "kysely";
 import { checkInvariants, idleInTransaction } from "../harness/invariants";
-import { enqueueTasks, figures, jobStates, range, waitFor } from "../harness/jobs";
+import { eventually } from "@stint/core/testing";
+import { enqueueTasks, figures, jobStates, range } from "../harness/jobs";
 import { Verdict, type Scenario } from "../harness/scenario";
 import { withChaosDatabase } from "../harness/scenario-run";
 import { Supervisor } from "../harness/supervisor";
@@ -38,11 +39,9 @@ export const gracefulShutdown: Scenario = {
       const drainer = new Supervisor({ connectionString, schema, processes: 1, restart: false, settings: { mode: "once", concurrency: total, leaseMs: 10_000 } });
       try {
         await workers.start();
-        await waitFor(
+        await eventually(
           async () => (await figures(db, sql<{ n: number }>`SELECT count(*) AS n FROM ${jobs} WHERE state = 'running'`)).n === total,
-          "every slot to be busy",
-          20_000,
-          20,
+          { timeoutMs: 20_000, intervalMs: 20, what: "every slot to be busy" },
         );
         const idle = await idleInTransaction(db);
         const signalled = Date.now();

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { checkInvariants, idleInTransaction } from "../harness/invariants";
-import { enqueueTasks, figures, jobStates, sleep, waitFor } from "../harness/jobs";
+import { eventually } from "@stint/core/testing";
+import { enqueueTasks, figures, jobStates, sleep } from "../harness/jobs";
 import { runOverlaps } from "../harness/run-overlaps";
 import { Verdict, type Scenario } from "../harness/scenario";
 import { withChaosDatabase } from "../harness/scenario-run";
@@ -36,11 +37,9 @@ export const lonePause: Scenario = {
         for (let trial = 0; trial < p.trials; trial += 1) {
           const held = 2 * trial;
           await enqueueTasks(database, [{ seq: held, action: "sleep-timed", ms: 20, firstMs: 10 * p.leaseMs }]);
-          await waitFor(
+          await eventually(
             async () => (await figures(db, sql<{ n: number }>`SELECT count(*) AS n FROM ${executions} WHERE seq = ${held}`)).n === 1,
-            `trial ${trial + 1}: the handler of job ${held} to start`,
-            20_000,
-            20,
+            { timeoutMs: 20_000, intervalMs: 20, what: `trial ${trial + 1}: the handler of job ${held} to start` },
           );
           worker.node.kill("SIGSTOP");
           // The fault itself: the process stays stopped this long.
@@ -48,12 +47,10 @@ export const lonePause: Scenario = {
           await enqueueTasks(database, [{ seq: held + 1, action: "sleep-timed", ms: 20 }]);
           worker.node.kill("SIGCONT");
           const resumed = Date.now();
-          await waitFor(
+          await eventually(
             async () =>
               (await figures(db, sql<{ n: number }>`SELECT count(*) AS n FROM ${jobs} WHERE state = 'succeeded' AND (payload->>'seq')::int IN (${held}, ${held + 1})`)).n === 2,
-            `trial ${trial + 1}: both jobs to succeed after SIGCONT`,
-            30_000,
-            20,
+            { timeoutMs: 30_000, intervalMs: 20, what: `trial ${trial + 1}: both jobs to succeed after SIGCONT` },
           );
           recoveries.push(Date.now() - resumed);
         }

@@ -1,3 +1,4 @@
+import { eventually } from "@stint/core/testing";
 import { expect } from "chai";
 import { connect, createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { TcpProxy } from "../../src/harness/tcp-proxy";
@@ -80,8 +81,6 @@ describe("TcpProxy", () => {
     const later = received(client, "twothree");
     proxy.forward();
     await later;
-    const deadline = Date.now() + 2_000;
-    while (!serverSawEnd && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(serverSawEnd, "the held-back end arrives once it forwards").to.equal(true);
+    await eventually(() => serverSawEnd, { timeoutMs: 2_000, intervalMs: 10, what: "the held-back end to arrive once it forwards" });
   });
 });

@@ -6,7 +6,7 @@ import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testin
 import { ExitCode } from "../../src/index";
 import { Echo, Hang } from "../fixtures/test-app";
 import { databaseUrl } from "../helpers/run-stint";
-import { waitFor } from "../helpers/wait-for";
+import { eventually } from "@stint/core/testing";
 
 const BIN = join(__dirname, "..", "..", "src", "bin", "stint.js");
 const APP = join(__dirname, "..", "fixtures", "test-app.js");
@@ -63,7 +63,7 @@ describe("the stint binary", () => {
   it("stops a loop gracefully on SIGTERM and prints one JSON summary line", async () => {
     const run = start(["run", "cli-echo", "--app", APP, "--schema", test.schema]);
     const { id } = await test.store.enqueue(buildNewJob(Echo, { text: "hello" }));
-    await waitFor("the job to succeed", async () => (await test.store.getJob({ id }))?.state === "succeeded");
+    await eventually(async () => (await test.store.getJob({ id }))?.state === "succeeded", { timeoutMs: 20_000, what: "the job to succeed" });
     run.child.kill("SIGTERM");
     expect(await run.exited).to.deep.equal({ code: ExitCode.Ok, signal: null });
     const lines = run.output.stdout.trimEnd().split("\n");
@@ -75,9 +75,9 @@ describe("the stint binary", () => {
   it("exits at once with 130 on a second signal", async () => {
     const { id } = await test.store.enqueue(buildNewJob(Hang, {}));
     const run = start(["run", "cli-hang", "--once", "--shutdown-timeout", "60s", "--app", APP, "--schema", test.schema]);
-    await waitFor("the job to be running", async () => (await test.store.getJob({ id }))?.state === "running");
+    await eventually(async () => (await test.store.getJob({ id }))?.state === "running", { timeoutMs: 20_000, what: "the job to be running" });
     run.child.kill("SIGTERM");
-    await waitFor("the first signal to be seen", () => run.output.stderr.includes("SIGTERM received"));
+    await eventually(() => run.output.stderr.includes("SIGTERM received"), { timeoutMs: 20_000, what: "the first signal to be seen" });
     const secondAt = Date.now();
     run.child.kill("SIGTERM");
     expect(await run.exited).to.deep.equal({ code: ExitCode.Interrupted, signal: null });

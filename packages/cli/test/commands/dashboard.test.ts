@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { Echo } from "../fixtures/test-app";
 import { stint, type StintResult } from "../helpers/run-stint";
 import { useSchemaAndDir } from "../helpers/schema-and-dir";
-import { waitFor } from "../helpers/wait-for";
+import { eventually } from "@stint/core/testing";
 import { CapturedStream } from "../helpers/run-stint";
 import { runCli } from "../../src/index";
 
@@ -49,7 +49,7 @@ describe("stint dashboard", () => {
       signal: stop.signal,
     });
     try {
-      const url = await waitFor("the dashboard's address", () => /on (http:\/\/127\.0\.0\.1:\d+\/) /.exec(stdout.text)?.[1]);
+      const url = await eventually(() => /on (http:\/\/127\.0\.0\.1:\d+\/) /.exec(stdout.text)?.[1], { timeoutMs: 20_000, what: "the dashboard's address" });
       expect(stdout.text).to.contain(`(schema "${scene.test.schema}", token; sign in with the token)`);
       expect((await fetch(url)).status).to.equal(401);
       const headers = { authorization: `Bearer ${TOKEN}` };

@@ -4,7 +4,7 @@ import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testin
 import { ExitCode } from "../../src/index";
 import { stint } from "../helpers/run-stint";
 import { makeDeadJobs, makeRunningJobs, makeSucceededJobs } from "../helpers/job-states";
-import { waitFor } from "../helpers/wait-for";
+import { eventually } from "@stint/core/testing";
 
 describe("stint jobs wait", () => {
   let test: TestSchema;
@@ -16,10 +16,10 @@ describe("stint jobs wait", () => {
 
   /** Resolves once a `jobs wait` has registered its wait for `id` (it then hears the finish). */
   async function waiting(id: string): Promise<void> {
-    await waitFor("the wait to register", async () => {
+    await eventually(async () => {
       const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.id(test.schema, "job_waiters")} WHERE job_id = ${id}::bigint`.execute(test.db);
       return (rows[0]?.n ?? 0) > 0;
-    });
+    }, { timeoutMs: 20_000, what: "the wait to register" });
   }
 
   it("exits 0 and prints the result once the job it waits for succeeds", async () => {

@@ -6,7 +6,7 @@ import { Registry } from "prom-client";
 import { stint } from "../helpers/run-stint";
 import { enqueueJobs, makeDeadJobs, makeRunningJobs } from "../helpers/job-states";
 import { Exposition } from "../helpers/prometheus-text";
-import { waitFor } from "../helpers/wait-for";
+import { eventually } from "@stint/core/testing";
 
 const Echo = defineJob<{ readonly fail?: boolean }>("metrics-echo", { maxAttempts: 2 });
 
@@ -97,12 +97,12 @@ describe("Prometheus metrics", () => {
       return count?.value;
     };
     try {
-      const exposition = await waitFor("the run's jobs to be counted", async () => {
+      const exposition = await eventually(async () => {
         const page = await scrape(port).catch(() => undefined);
         if (page?.status !== 200) return undefined;
         const parsed = new Exposition(page.text);
         return parsed.value("stint_jobs_total", { queue: Echo.name, outcome: "succeeded" }) === 20 && parsed.value("stint_jobs_total", { queue: Echo.name, outcome: "dead" }) === 3 ? parsed : undefined;
-      });
+      }, { timeoutMs: 20_000, what: "the run's jobs to be counted" });
       expect(exposition.family("stint_jobs_total")?.type).to.equal("COUNTER");
       expect(exposition.value("stint_jobs_total", { queue: Echo.name, outcome: "retried" })).to.equal(0);
       expect(await observations("stint_job_duration_seconds", { queue: Echo.name, outcome: "succeeded" })).to.equal(20);
@@ -127,7 +127,7 @@ describe("Prometheus metrics", () => {
     const stop = new AbortController();
     const run = runWorkers({ workers: [new EchoWorker(test.store)], mode: "loop", store: test.store, log: createSilentLogger(), healthPort: port, signal: stop.signal, metrics: false });
     try {
-      const page = await waitFor("the health server", () => scrape(port).catch(() => undefined));
+      const page = await eventually(() => scrape(port), { timeoutMs: 20_000, what: "the health server" });
       expect(page.status).to.equal(404);
     } finally {
       stop.abort();
@@ -152,7 +152,7 @@ describe("Prometheus metrics", () => {
     const stop = new AbortController();
     const served = stint(["metrics", "--port", String(port), "--schema", test.schema], { signal: stop.signal });
     try {
-      const page = await waitFor("the metrics server", () => scrape(port).catch(() => undefined));
+      const page = await eventually(() => scrape(port), { timeoutMs: 20_000, what: "the metrics server" });
       expect(page.status).to.equal(200);
       expect(new Exposition(page.text).value("stint_jobs_due", { queue: "alpha" })).to.equal(2);
     } finally {

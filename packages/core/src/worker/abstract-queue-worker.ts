@@ -12,6 +12,8 @@ import { backoffDelay } from "../policy/backoff";
 import { isRetryableByDefault } from "../policy/classify-error";
 import { checkedJobStore } from "../store/checked-job-store";
 import type { JobStore } from "../store/job-store";
+import type { JobHooks } from "./attempt-executor";
+import type { DeadHook } from "./dead-hook-runner";
 import type { DeadJobContext } from "./dead-job-context";
 import type { FailureDecision, JobContext } from "./job-context";
 import type { RunSummary } from "./run-summary";
@@ -20,6 +22,23 @@ import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } 
 import { WorkerRun } from "./worker-run";
 import type { RunOptions } from "./run-options";
 import { validateRunOptions, WORKER_OVERRIDES } from "./run-options";
+
+/** A worker's hooks bound to it: what a run (and `runJob`) calls. */
+export interface BoundWorkerHooks<T> extends JobHooks<T> {
+  readonly onDead: DeadHook;
+}
+
+/** Reads a worker's bound hooks; set by the class's static block, which alone can reach its private method. */
+let hooksOf: <T>(worker: AbstractQueueWorker<T>) => BoundWorkerHooks<T>;
+
+/**
+ * A worker's hooks bound to it, as a run calls them. Not part of the
+ * worker's public shape (nor exported by an entry point): the test kit's
+ * `runJob` runs one attempt through them.
+ */
+export function workerHooks<T>(worker: AbstractQueueWorker<T>): BoundWorkerHooks<T> {
+  return hooksOf(worker);
+}
 
 /**
  * The base class of every worker: one subclass per job kind. The subclass
@@ -176,24 +195,26 @@ export abstract class AbstractQueueWorker<T, R = unknown> {
     const hubs = [logLines(log, secretFields), this.events, ...(runOptions.events === undefined ? [] : [runOptions.events])];
     const events = new RunEvents(hubs, { queue, workerId, clock: options.clock });
     events.workerStarted(options.concurrency, options.leaseMs);
-    const run = new WorkerRun<T>({
-      store: this.#store,
-      log,
-      options,
-      workerId,
-      queue,
-      hooks: {
-        parse: (payload) => this.parse(payload),
-        process: async (item, ctx) => this.processItem(item, ctx),
-        decide: (item, error, ctx) => this.handleFailure(item, error, ctx),
-        secretFields,
-      },
-      onDead: (job, error, ctx) => this.onDead(job, error, ctx),
-      events,
-    });
+    const { onDead, ...hooks } = this.#hooks();
+    const run = new WorkerRun<T>({ store: this.#store, log, options, workerId, queue, hooks, onDead, events });
     const summary = await run.run(runOptions);
     events.workerStopped(summary);
     return summary;
+  }
+
+  static {
+    hooksOf = (worker) => worker.#hooks();
+  }
+
+  /** The hooks bound to this worker, as a run calls them (see {@link workerHooks}). */
+  #hooks(): BoundWorkerHooks<T> {
+    return {
+      parse: (payload) => this.parse(payload),
+      process: async (item, ctx) => this.processItem(item, ctx),
+      decide: (item, error, ctx) => this.handleFailure(item, error, ctx),
+      secretFields: this.job.secretFields ?? [],
+      onDead: (job, error, ctx) => this.onDead(job, error, ctx),
+    };
   }
 
   /**

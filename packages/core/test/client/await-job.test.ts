@@ -11,7 +11,8 @@ import type { JobRecord } from "../../src/job/job-record";
 import type { JobState } from "../../src/job/job-state";
 import type { JobCompletionSource } from "../../src/store/job-completion-source";
 import type { JobStore } from "../../src/store/job-store";
-import { FakeClock, settle } from "../support/fake-clock";
+import { ManualClock } from "../../src/testing/manual-clock";
+import { settle } from "../../src/testing/settle";
 
 /** One job whose state a test sets, and a completion source whose hints the test sends. */
 class OneJobStore {
@@ -94,7 +95,7 @@ function track<T>(promise: Promise<T>): { readonly outcome: () => { state: "pend
 describe("awaitJobEnd", () => {
   it("watches the job before it reads it, and resolves at once with a job that already succeeded", async () => {
     const store = new OneJobStore("succeeded", { result: { width: 640 } });
-    const job = await awaitJobEnd(store.asStore, { id: "812" }, {}, new FakeClock());
+    const job = await awaitJobEnd(store.asStore, { id: "812" }, {}, new ManualClock());
     expect(job.result).to.deep.equal({ width: 640 });
     expect(store.calls).to.deep.equal(["watch 812", "read 812"]);
     expect(store.hints.size, "the watch is closed").to.equal(0);
@@ -102,7 +103,7 @@ describe("awaitJobEnd", () => {
 
   it("reads the job again when a hint comes, without waiting for the poll", async () => {
     const store = new OneJobStore("running");
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     const wait = track(awaitJobEnd(store.asStore, { id: "812" }, { pollIntervalMs: 5_000 }, clock));
     await settle();
     expect(wait.outcome().state).to.equal("pending");
@@ -114,7 +115,7 @@ describe("awaitJobEnd", () => {
 
   it("finds a finish nobody announced at the next poll, and not before", async () => {
     const store = new OneJobStore("running");
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     const wait = track(awaitJobEnd(store.asStore, { id: "812" }, { pollIntervalMs: 2_000 }, clock));
     await settle();
     store.set("succeeded");
@@ -126,7 +127,7 @@ describe("awaitJobEnd", () => {
 
   it("keeps waiting while a failed attempt's retry is scheduled, and resolves when a later attempt succeeds", async () => {
     const store = new OneJobStore("running");
-    const wait = track(awaitJobEnd(store.asStore, { id: "812" }, {}, new FakeClock()));
+    const wait = track(awaitJobEnd(store.asStore, { id: "812" }, {}, new ManualClock()));
     await settle();
     store.set("failed", { lastError: "Error: partner down", errorCode: "STINT_RETRYABLE" });
     store.hint();
@@ -140,7 +141,7 @@ describe("awaitJobEnd", () => {
 
   it("rejects with a JobFailedError carrying the dead job's last error, code and attempts", async () => {
     const store = new OneJobStore("dead", { attempts: 3, lastError: "PermanentError: no such invoice\n    at x", errorCode: "STINT_PERMANENT" });
-    const error = await awaitJobEnd(store.asStore, { id: "812" }, {}, new FakeClock()).catch((thrown: unknown) => thrown);
+    const error = await awaitJobEnd(store.asStore, { id: "812" }, {}, new ManualClock()).catch((thrown: unknown) => thrown);
     expect(error).to.be.instanceOf(JobFailedError);
     expect(hasErrorCode(error, ErrorCode.JobFailed)).to.equal(true);
     expect(error).to.include({
@@ -157,7 +158,7 @@ describe("awaitJobEnd", () => {
 
   it("rejects with a JobFailedError in state cancelled for a cancelled job", async () => {
     const store = new OneJobStore("running");
-    const wait = track(awaitJobEnd(store.asStore, { id: "812" }, {}, new FakeClock()));
+    const wait = track(awaitJobEnd(store.asStore, { id: "812" }, {}, new ManualClock()));
     await settle();
     store.set("cancelled", { errorCode: null });
     store.hint();
@@ -167,13 +168,13 @@ describe("awaitJobEnd", () => {
 
   it("rejects with a JobNotFoundError for a job that does not exist", async () => {
     const store = new OneJobStore("queued");
-    const error = await awaitJobEnd(store.asStore, { id: "9" }, {}, new FakeClock()).catch((thrown: unknown) => thrown);
+    const error = await awaitJobEnd(store.asStore, { id: "9" }, {}, new ManualClock()).catch((thrown: unknown) => thrown);
     expect(error).to.be.instanceOf(JobNotFoundError).and.include({ jobId: "9", code: ErrorCode.JobNotFound });
   });
 
   it("rejects with a WaitTimeoutError naming the job and its last state after timeoutMs, and closes the watch", async () => {
     const store = new OneJobStore("running");
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     const wait = track(awaitJobEnd(store.asStore, { id: "812" }, { timeoutMs: 30_000 }, clock));
     await clock.advance(29_999);
     expect(wait.outcome().state).to.equal("pending");
@@ -187,21 +188,21 @@ describe("awaitJobEnd", () => {
   it("rejects with the signal's reason when it aborts, and at once when it already has", async () => {
     const store = new OneJobStore("queued");
     const stop = new AbortController();
-    const wait = track(awaitJobEnd(store.asStore, { id: "812" }, { signal: stop.signal }, new FakeClock()));
+    const wait = track(awaitJobEnd(store.asStore, { id: "812" }, { signal: stop.signal }, new ManualClock()));
     await settle();
     const reason = new Error("shutting down");
     stop.abort(reason);
     await settle();
     expect(wait.outcome().error).to.equal(reason);
     expect(store.hints.size).to.equal(0);
-    const again = await awaitJobEnd(store.asStore, { id: "812" }, { signal: stop.signal }, new FakeClock()).catch((thrown: unknown) => thrown);
+    const again = await awaitJobEnd(store.asStore, { id: "812" }, { signal: stop.signal }, new ManualClock()).catch((thrown: unknown) => thrown);
     expect(again).to.equal(reason);
   });
 
   it("reads again at the next poll after a read the database failed for a reason worth retrying", async () => {
     const store = new OneJobStore("succeeded");
     store.failNextRead = new InfrastructureError("connection terminated");
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     const wait = track(awaitJobEnd(store.asStore, { id: "812" }, { pollIntervalMs: 100 }, clock));
     await settle();
     expect(wait.outcome().state).to.equal("pending");
@@ -212,7 +213,7 @@ describe("awaitJobEnd", () => {
   it("polls alone with a store that has no completion hints", async () => {
     const store = new OneJobStore("running");
     const pollOnly = { getJob: (params: { id: string }) => store.getJob(params) } as unknown as JobStore;
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     const wait = track(awaitJobEnd(pollOnly, { id: "812" }, { pollIntervalMs: 1_000 }, clock));
     await settle();
     store.set("succeeded");
@@ -222,7 +223,7 @@ describe("awaitJobEnd", () => {
 
   it("refuses a job of another queue than the kind named, and options it does not know", async () => {
     const store = new OneJobStore("succeeded");
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     const wrongKind = await awaitJobEnd(store.asStore, { id: "812", queue: "send-invoice" }, {}, clock).catch((thrown: unknown) => thrown);
     expect(wrongKind).to.be.instanceOf(ConfigError).with.property("message").that.includes('job 812 is a "resize" job, not "send-invoice"');
     for (const [options, option] of [

@@ -1,5 +1,5 @@
 import { Writable } from "node:stream";
-import { setImmediate as nextTurn } from "node:timers/promises";
+import { eventually } from "../../src/testing/eventually";
 
 /** A writable stream that keeps what is written, posing as a terminal or not. */
 export class LogCapture extends Writable {
@@ -17,13 +17,13 @@ export class LogCapture extends Writable {
   }
 
   /** The written lines once there are at least `count`; fails after `timeoutMs`. */
-  async lines(count: number, timeoutMs = 2_000): Promise<string[]> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const lines = this.text.split("\n").filter((line) => line !== "");
-      if (lines.length >= count) return lines;
-      if (Date.now() > deadline) throw new Error(`expected ${count} log lines within ${timeoutMs} ms, got ${JSON.stringify(this.text)}`);
-      await nextTurn();
-    }
+  lines(count: number, timeoutMs = 2_000): Promise<string[]> {
+    return eventually(
+      () => {
+        const lines = this.text.split("\n").filter((line) => line !== "");
+        return lines.length >= count && lines;
+      },
+      { timeoutMs, intervalMs: 0, what: `${count} log lines` },
+    );
   }
 }

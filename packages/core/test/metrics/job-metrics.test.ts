@@ -7,7 +7,7 @@ import { WorkerEvents } from "../../src/events/worker-events";
 import type { ClaimedJob } from "../../src/job/job-record";
 import { JobMetrics } from "../../src/metrics/job-metrics";
 import { TallyHistogram } from "../../src/metrics/tally-metrics";
-import { FakeClock } from "../support/fake-clock";
+import { ManualClock } from "../../src/testing/manual-clock";
 
 interface ParsedFamily {
   readonly name: string;
@@ -52,7 +52,7 @@ describe("JobMetrics", () => {
     const registry = new Registry();
     const hub = new WorkerEvents();
     new JobMetrics(registry).subscribe(hub);
-    const clock = new FakeClock(1_700_000_000_000);
+    const clock = new ManualClock(1_700_000_000_000);
     const events = new RunEvents([hub], { queue: "mail", workerId: "w1", clock });
     return { registry, clock, events };
   }

@@ -16,7 +16,8 @@ import { LeaseKeeper } from "../../src/worker/lease-keeper";
 import { OutcomeRecorder } from "../../src/worker/outcome-recorder";
 import { StoreRetryPolicy } from "../../src/worker/store-retry-policy";
 import { resolveWorkerOptions } from "../../src/worker/worker-options";
-import { FakeClock, settle } from "../support/fake-clock";
+import { ManualClock } from "../../src/testing/manual-clock";
+import { settle } from "../../src/testing/settle";
 
 const QUIET: Logger = { error() {}, warn() {}, info() {}, debug() {}, child: () => QUIET };
 const LEASE_MS = 3_000;
@@ -60,7 +61,7 @@ function job(overrides: Partial<ClaimedJob> = {}): ClaimedJob {
 }
 
 function setUp(hooks: Partial<JobHooks<{ invoiceId: number }>>) {
-  const clock = new FakeClock();
+  const clock = new ManualClock();
   const store = new OutcomeStore();
   const options = resolveWorkerOptions({ leaseMs: LEASE_MS, clock });
   const asStore = store as unknown as JobStore;

@@ -13,7 +13,8 @@ import type { DeadJobContext } from "../../src/worker/dead-job-context";
 import { DEAD_HOOK_LEASE_MARGIN_MS, DEAD_HOOK_POLL_MS, DeadHookRunner, type DeadHook } from "../../src/worker/dead-hook-runner";
 import { StoreRetryPolicy } from "../../src/worker/store-retry-policy";
 import { resolveWorkerOptions } from "../../src/worker/worker-options";
-import { FakeClock, settle } from "../support/fake-clock";
+import { ManualClock } from "../../src/testing/manual-clock";
+import { settle } from "../../src/testing/settle";
 
 const QUEUE = "task";
 
@@ -68,7 +69,7 @@ function claimed(id: string): ClaimedJob {
 }
 
 function setUp(hook: DeadHook, options: { readonly concurrency?: number; readonly onDeadTimeoutMs?: number } = {}) {
-  const clock = new FakeClock();
+  const clock = new ManualClock();
   const store = new PendingHooksStore();
   const log = new LinesLog();
   const hub = new WorkerEvents();

@@ -5,7 +5,8 @@ import type { Logger } from "../../src/logging/logger";
 import type { JobAttempt, JobStore } from "../../src/store/job-store";
 import { LeaseKeeper } from "../../src/worker/lease-keeper";
 import { resolveWorkerOptions } from "../../src/worker/worker-options";
-import { FakeClock, settle } from "../support/fake-clock";
+import { ManualClock } from "../../src/testing/manual-clock";
+import { settle } from "../../src/testing/settle";
 
 const QUIET: Logger = { error() {}, warn() {}, info() {}, debug() {}, child: () => QUIET };
 const LEASE_MS = 3_000;
@@ -28,7 +29,7 @@ class HeartbeatStore {
 }
 
 function setUp() {
-  const clock = new FakeClock();
+  const clock = new ManualClock();
   const store = new HeartbeatStore();
   const options = resolveWorkerOptions({ leaseMs: LEASE_MS, clock });
   const keeper = new LeaseKeeper(store as unknown as JobStore, options, "w1", QUIET);

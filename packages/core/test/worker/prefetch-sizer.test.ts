@@ -1,10 +1,10 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import { PREFETCH_AHEAD_MS, PrefetchSizer } from "../../src/worker/prefetch-sizer";
-import { FakeClock } from "../support/fake-clock";
+import { ManualClock } from "../../src/testing/manual-clock";
 
 /** Finishes `jobs` jobs spread over `ms`, sampling the target every 5 ms as a claim loop would. */
-async function finishAtPace(sizer: PrefetchSizer, clock: FakeClock, jobs: number, ms: number): Promise<number> {
+async function finishAtPace(sizer: PrefetchSizer, clock: ManualClock, jobs: number, ms: number): Promise<number> {
   const steps = ms / 5;
   let target = sizer.target();
   for (let step = 0; step < steps; step += 1) {
@@ -18,7 +18,7 @@ async function finishAtPace(sizer: PrefetchSizer, clock: FakeClock, jobs: number
 
 describe("PrefetchSizer", () => {
   it("holds a fixed size whatever the pace", async () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     const sizer = PrefetchSizer.fixed(8);
     expect(sizer.target()).to.equal(8);
     expect(await finishAtPace(sizer, clock, 10_000, 1_000)).to.equal(8);
@@ -26,7 +26,7 @@ describe("PrefetchSizer", () => {
   });
 
   it("starts at nothing ahead and grows to the cap when jobs finish fast", async () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     const sizer = PrefetchSizer.adaptive(500, clock);
     expect(sizer.target(), "no pace known yet").to.equal(0);
     // 20 jobs per ms: 50 ms of work is 1,000 jobs, above the cap.
@@ -34,7 +34,7 @@ describe("PrefetchSizer", () => {
   });
 
   it("holds about 50 ms of work at a moderate pace", async () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     const sizer = PrefetchSizer.adaptive(500, clock);
     // 2 jobs per ms for a second: about 100 jobs ahead.
     const target = await finishAtPace(sizer, clock, 2_000, 1_000);
@@ -43,7 +43,7 @@ describe("PrefetchSizer", () => {
   });
 
   it("shrinks to a job or none when jobs turn slow, so one worker does not hoard them", async () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     const sizer = PrefetchSizer.adaptive(500, clock);
     await finishAtPace(sizer, clock, 20_000, 1_000);
     // Then 10 jobs a second (one every 100 ms) for five seconds.
@@ -53,7 +53,7 @@ describe("PrefetchSizer", () => {
   it("never leaves 0 … max for any pace and sampling", async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 0, max: 2_000 }), fc.array(fc.tuple(fc.integer({ min: 0, max: 5_000 }), fc.integer({ min: 0, max: 1_000 })), { maxLength: 40 }), async (max, steps) => {
-        const clock = new FakeClock();
+        const clock = new ManualClock();
         const sizer = PrefetchSizer.adaptive(max, clock);
         for (const [jobs, ms] of steps) {
           for (let job = 0; job < jobs; job += 1) sizer.finished();

@@ -6,7 +6,7 @@ import type { ClaimedJob } from "../../src/job/job-record";
 import type { Logger } from "../../src/logging/logger";
 import type { JobStore, ProgressWrite } from "../../src/store/job-store";
 import { ProgressReporter } from "../../src/worker/progress-reporter";
-import { FakeClock } from "../support/fake-clock";
+import { ManualClock } from "../../src/testing/manual-clock";
 
 const job: ClaimedJob = { id: "812", queue: "import", payload: {}, attempt: 2, maxAttempts: 3, priority: 0, timeoutMs: null, createdAt: new Date(0), runAt: new Date(0) };
 
@@ -40,7 +40,7 @@ function setUp() {
   const debug: string[] = [];
   const log = { debug: (line: string) => debug.push(line), child: () => log } as unknown as Logger;
   const hub = new WorkerEvents();
-  const events = new RunEvents([hub], { queue: "import", workerId: "w1", clock: new FakeClock() });
+  const events = new RunEvents([hub], { queue: "import", workerId: "w1", clock: new ManualClock() });
   const reporter = new ProgressReporter({ store: writes.store, workerId: "w1", job, log, events });
   return { writes, debug, hub, reporter };
 }

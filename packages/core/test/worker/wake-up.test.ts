@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { WakeUp } from "../../src/worker/wake-up";
-import { settle } from "../support/fake-clock";
+import { settle } from "../../src/testing/settle";
 
 describe("WakeUp", () => {
   it("releases every waiter at once", async () => {

@@ -6,7 +6,8 @@ import type { LogFields, Logger } from "../../src/logging/logger";
 import type { CompletedJob, JobAttempt, JobStore } from "../../src/store/job-store";
 import { AbstractQueueWorker } from "../../src/worker/abstract-queue-worker";
 import { PROGRESS_EVERY_MS } from "../../src/worker/worker-run";
-import { FakeClock, settle } from "../support/fake-clock";
+import { ManualClock } from "../../src/testing/manual-clock";
+import { settle } from "../../src/testing/settle";
 
 const Task = defineJob<{ n: number }>("task");
 
@@ -66,7 +67,7 @@ class TaskWorker extends AbstractQueueWorker<{ n: number }> {
 describe("WorkerRun", () => {
   it("claims concurrency + prefetch at once and refills only when the buffer is down to half the prefetch", async () => {
     const store = new BacklogStore(100);
-    const worker = new TaskWorker(store as unknown as JobStore, new RecordingLog(), { concurrency: 2, prefetch: 8, clock: new FakeClock() });
+    const worker = new TaskWorker(store as unknown as JobStore, new RecordingLog(), { concurrency: 2, prefetch: 8, clock: new ManualClock() });
     const summary = await worker.start();
     expect(summary).to.include({ claimed: 100, succeeded: 100, stoppedBecause: "drained" });
     expect(store.claims[0]).to.equal(10);
@@ -76,7 +77,7 @@ describe("WorkerRun", () => {
 
   it("claims with a run's overrides on top of the constructor's options, and keeps the constructor's for the next run", async () => {
     const store = new BacklogStore(20);
-    const worker = new TaskWorker(store as unknown as JobStore, new RecordingLog(), { concurrency: 2, prefetch: 8, clock: new FakeClock() });
+    const worker = new TaskWorker(store as unknown as JobStore, new RecordingLog(), { concurrency: 2, prefetch: 8, clock: new ManualClock() });
     await worker.start({ concurrency: 3, prefetch: 1, maxJobs: 4 });
     expect(store.claims[0], "3 slots + 1 ahead").to.equal(4);
     expect(worker.options).to.include({ concurrency: 2, prefetch: 8 });
@@ -87,7 +88,7 @@ describe("WorkerRun", () => {
   });
 
   it("checks a run's overrides by the options' own rules, naming the option", async () => {
-    const worker = new TaskWorker(new BacklogStore(0) as unknown as JobStore, new RecordingLog(), { clock: new FakeClock() });
+    const worker = new TaskWorker(new BacklogStore(0) as unknown as JobStore, new RecordingLog(), { clock: new ManualClock() });
     let thrown: unknown;
     try {
       await worker.start({ concurrency: 0 });
@@ -99,13 +100,13 @@ describe("WorkerRun", () => {
 
   it("looks for pending onDead hooks once per drain, however many jobs succeed", async () => {
     const store = new BacklogStore(1_000);
-    const summary = await new TaskWorker(store as unknown as JobStore, new RecordingLog(), { concurrency: 4, clock: new FakeClock() }).start();
+    const summary = await new TaskWorker(store as unknown as JobStore, new RecordingLog(), { concurrency: 4, clock: new ManualClock() }).start();
     expect(summary).to.include({ succeeded: 1_000 });
     expect(store.deadHookClaims).to.equal(1);
   });
 
   it("writes an info summary of a busy run every 30 s, and nothing when nothing happened", async () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     const log = new RecordingLog();
     const store = new BacklogStore(3);
     const stop = new AbortController();
@@ -124,7 +125,7 @@ describe("WorkerRun", () => {
   });
 
   it("counts a claim's lease from the try that got through, not from the first one an outage swallowed", async () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     const store = new BacklogStore(1);
     let failFirst!: (error: Error) => void;
     const claim = store.claimBatch.bind(store);
@@ -144,7 +145,7 @@ describe("WorkerRun", () => {
   });
 
   it("looks for expired leases on the first claim, then at most once a second", async () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     const store = new BacklogStore(0);
     const stop = new AbortController();
     const run = new TaskWorker(store as unknown as JobStore, new RecordingLog(), { concurrency: 2, clock }).start({ mode: "loop", signal: stop.signal, pollIntervalMs: 200 });

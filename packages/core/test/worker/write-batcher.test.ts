@@ -6,7 +6,8 @@ import type { Logger } from "../../src/logging/logger";
 import type { JobAttempt } from "../../src/store/job-store";
 import { StoreRetryPolicy } from "../../src/worker/store-retry-policy";
 import { WriteBatcher, type RowResult } from "../../src/worker/write-batcher";
-import { FakeClock, settle } from "../support/fake-clock";
+import { ManualClock } from "../../src/testing/manual-clock";
+import { settle } from "../../src/testing/settle";
 
 const LEASE_MS = 3_000;
 
@@ -40,7 +41,7 @@ class FakeWrite {
 }
 
 function setUp() {
-  const clock = new FakeClock();
+  const clock = new ManualClock();
   const store = new FakeWrite();
   const errors: string[] = [];
   const log: Logger = { error: (message) => errors.push(message), warn() {}, info() {}, debug() {}, child: () => log };

@@ -9,13 +9,6 @@ const REPOSITORY = join(__dirname, "..", "..", "..", "..", "..");
 /** Folders that hold no hand-written documentation. */
 const SKIPPED_FOLDERS = new Set(["node_modules", "dist", ".git"]);
 
-/**
- * Guides another change is writing: a link to one may point at nothing
- * until it lands. Once the file exists, its links and anchors are checked
- * like every other.
- */
-const GUIDES_WRITTEN_ELSEWHERE = new Set(["docs/testing.md"]);
-
 /** The hand-written markdown files of the repository, as paths from its root (CHANGELOG.md files are written by lerna-lite). */
 function markdownFiles(folder = REPOSITORY): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
@@ -32,7 +25,7 @@ function brokenLink(file: string, target: string): string | undefined {
   const resolved = path === "" ? file : relative(REPOSITORY, join(REPOSITORY, dirname(file), path)).split(sep).join("/");
   if (resolved.startsWith("../")) return `${target} leaves the repository`;
   const absolute = join(REPOSITORY, resolved);
-  if (!existsSync(absolute)) return GUIDES_WRITTEN_ELSEWHERE.has(resolved) ? undefined : `${target}: ${resolved} does not exist`;
+  if (!existsSync(absolute)) return `${target}: ${resolved} does not exist`;
   if (anchor === undefined || anchor === "") return undefined;
   if (statSync(absolute).isDirectory() || !resolved.endsWith(".md")) return `${target}: an anchor into something that is not a markdown file`;
   const anchors = markdownAnchors(readFileSync(absolute, "utf8"));

@@ -54,11 +54,17 @@ describe("stint in an application of its own, installed from npm pack tarballs",
     expect(realpathSync(join(appDir, "node_modules", ".bin", "stint"))).to.equal(join(appDir, "node_modules", "@stint", "cli", "bin", "stint.js"));
   });
 
-  it("type-checks without skipLibCheck, migrates, enqueues and runs a job with `npx stint run --once --app`", async () => {
+  it("type-checks without skipLibCheck, unit-tests its worker with no database, migrates, enqueues and runs a job with `npx stint run --once --app`", async () => {
     const tsconfig = readFileSync(join(appDir, "tsconfig.json"), "utf8");
     expect(tsconfig).to.contain('"experimentalDecorators": true').and.not.contain("skipLibCheck");
     await runCommand("npx", ["--no", "--", "tsc", "-p", "."], appDir);
-    expect(readdirSync(join(appDir, "dist")).sort()).to.include.members(["app.js", "enqueue.js"]);
+    expect(readdirSync(join(appDir, "dist")).sort()).to.include.members(["app.js", "enqueue.js", "send-welcome-worker.test.js"]);
+
+    // The worker's unit test (runJob from @stint/core/testing, zod schema) runs with no database to reach.
+    const offline = userEnvironment();
+    delete offline["DATABASE_URL"];
+    const unit = await runCommand("npm", ["test"], appDir, { env: offline });
+    expect(unit.stdout).to.match(/^# pass 2$/m).and.match(/^# fail 0$/m);
 
     const env = userEnvironment({ DATABASE_URL: databaseUrl(), STINT_SCHEMA: schema });
     const migrated = await runCommand("npx", ["--no", "--", "stint", "migrate"], appDir, { env });

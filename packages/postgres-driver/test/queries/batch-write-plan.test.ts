@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { sql } from "kysely";
 import { completeJobsStatement } from "../../src/queries/complete-jobs";
 import { createTestSchema, type TestSchema } from "../../src/testing";
-import { newJob } from "../conformance/conformance-harness";
+import { newJob } from "@stint/core/testing";
 
 describe("the plan of a batch completion", () => {
   let test: TestSchema;

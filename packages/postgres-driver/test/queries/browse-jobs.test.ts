@@ -5,7 +5,7 @@ import { sql } from "kysely";
 import { PostgresJobBrowser } from "../../src/postgres-job-browser";
 import { browseJobsStatement, likePattern, type BrowseJobsParams } from "../../src/queries/browse-jobs";
 import { createTestSchema, type TestSchema } from "../../src/testing";
-import { newJob } from "../conformance/conformance-harness";
+import { newJob } from "@stint/core/testing";
 
 const STATES: readonly JobState[] = ["queued", "running", "failed", "succeeded", "dead", "cancelled"];
 const ERRORS = [null, "Error: gateway timeout", "Error: 100% of quota_used", "TypeError: card declined"];

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { sql } from "kysely";
 import { claimBatchStatement } from "../../src/queries/claim-batch";
 import { createTestSchema, type TestSchema } from "../../src/testing";
-import { newJob } from "../conformance/conformance-harness";
+import { newJob } from "@stint/core/testing";
 
 describe("the claim statement's plan", () => {
   let test: TestSchema;

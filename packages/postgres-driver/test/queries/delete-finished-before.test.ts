@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { sql } from "kysely";
 import { deleteFinishedBeforeStatement, WALK_INDEXES } from "../../src/queries/delete-finished-before";
 import { createTestSchema, type TestSchema } from "../../src/testing";
-import { newJob } from "../conformance/conformance-harness";
+import { newJob } from "@stint/core/testing";
 
 describe("deleteFinishedBefore on PostgreSQL", () => {
   let test: TestSchema;

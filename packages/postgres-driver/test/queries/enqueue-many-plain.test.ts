@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { createTestSchema, type TestSchema } from "../../src/testing";
-import { newJob } from "../conformance/conformance-harness";
+import { newJob } from "@stint/core/testing";
 
 describe("enqueueMany of a batch without dedupe keys", () => {
   let test: TestSchema;

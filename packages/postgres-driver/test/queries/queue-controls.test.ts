@@ -3,7 +3,7 @@ import { expect } from "chai";
 import { sql } from "kysely";
 import { CAP_RETRY_MS } from "../../src/schema/migrations/0007-queue-controls";
 import { createTestSchema, type TestSchema } from "../../src/testing";
-import { newJob } from "../conformance/conformance-harness";
+import { newJob } from "@stint/core/testing";
 
 describe("queue controls on PostgreSQL", () => {
   let test: TestSchema;

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { sql } from "kysely";
 import { readQueueGaugesStatement } from "../../src/queries/read-queue-gauges";
 import { createTestSchema, type TestSchema } from "../../src/testing";
-import { newJob } from "../conformance/conformance-harness";
+import { newJob } from "@stint/core/testing";
 
 describe("the gauges statement's plan", () => {
   let test: TestSchema;

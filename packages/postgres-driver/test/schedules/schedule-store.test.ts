@@ -3,7 +3,7 @@ import { type ScheduleRecord, type ScheduleSpec } from "@stint/core/driver";
 import { expect } from "chai";
 import { sql } from "kysely";
 import { createTestSchema, type TestSchema } from "../../src/testing";
-import { newJob, rejectionOf } from "../conformance/conformance-harness";
+import { newJob, rejectionOf } from "@stint/core/testing";
 import { dueAMinuteAgo, MINUTE, scheduleSpec, threeFiresThenAnHour } from "./schedule-fixtures";
 
 describe("PostgresJobStore as a ScheduleStore", () => {

@@ -16,7 +16,7 @@ import {
   type DatabaseHandle,
   type PostgresDriverHandle,
 } from "../../src";
-import { eventually } from "../support/eventually";
+import { eventually } from "@stint/core/testing";
 import { ScriptedWorker, TaskJob } from "../worker-lifecycle/scripted-worker";
 
 const Reminder = defineJob<{ n: number }>("reminder");
@@ -115,7 +115,7 @@ describe("least privilege: a migration role and a runtime role", function () {
       await client.enqueue(TaskJob, { n: 1 }, { dedupeKey: "task:1" });
       await client.enqueueMany(TaskJob, [{ payload: { n: 2 } }, { payload: { n: 3 } }]);
       await driver.db.transaction().execute((trx) => client.enqueue(TaskJob, { n: 4 }, { transaction: trx }));
-      await eventually(() => woken.includes(TaskJob.name), 10_000, "a wake-up for the queue");
+      await eventually(() => woken.includes(TaskJob.name), { timeoutMs: 10_000, what: "a wake-up for the queue" });
 
       expect(await leaderLock!.tryAcquire()).to.equal(true);
       await leaderLock!.release();

@@ -3,7 +3,8 @@ import { sql } from "kysely";
 import { ErrorCode, errorCodeOf, resolveWorkerOptions, type JobRecord } from "@stint/core";
 import { buildNewJob } from "@stint/core/driver";
 import { createTestSchema, type TestSchema } from "../../src/testing";
-import { ScriptedWorker, TaskJob, deferred, eventually } from "./scripted-worker";
+import { eventually } from "@stint/core/testing";
+import { ScriptedWorker, TaskJob, deferred } from "./scripted-worker";
 
 describe("leases, heartbeats and shutdown", () => {
   let t: TestSchema;
@@ -260,7 +261,7 @@ describe("leases, heartbeats and shutdown", () => {
       const { rows } = await sql<{ n: number }>`
         select count(*)::int as n from ${sql.id(t.schema, "jobs")} where state = 'succeeded'`.execute(t.db);
       return rows[0]?.n === total ? total : 0;
-    }, 1_000, "every job to succeed").catch(async () => {
+    }, { timeoutMs: 1_000, what: "every job to succeed" }).catch(async () => {
       const { rows } = await sql<{ state: string; n: number }>`
         select state, count(*)::int as n from ${sql.id(t.schema, "jobs")} group by state`.execute(t.db);
       throw new Error(`not every job succeeded: ${JSON.stringify(rows)} summary=${JSON.stringify(summary)}`);

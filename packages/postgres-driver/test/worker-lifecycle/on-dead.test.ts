@@ -12,7 +12,8 @@ import {
   type WorkerOptions,
 } from "@stint/core";
 import { buildNewJob } from "@stint/core/driver";
-import { ScriptedWorker, TaskJob, deferred, eventually, schemaPerTest, type Script } from "./scripted-worker";
+import { eventually } from "@stint/core/testing";
+import { ScriptedWorker, TaskJob, deferred, schemaPerTest, type Script } from "./scripted-worker";
 
 /** One call of `onDead`, as the hook saw it. */
 interface DeadCall {
@@ -138,7 +139,7 @@ describe("onDead: the hook every road to dead calls once", function () {
   it("calls it once, in a worker that comes later, for a job the lease rescue made dead in SQL", async () => {
     const id = (await store().enqueue(buildNewJob(TaskJob, { n: 1 }, { maxAttempts: 1 }))).id;
     await store().claimBatch({ queue: TaskJob.name, workerId: "killed", limit: 1, leaseMs: 1 });
-    await eventually(async () => (await store().rescueExpiredLeases({ limit: 10 })).dead === 1, 5_000, "the rescue");
+    await eventually(async () => (await store().rescueExpiredLeases({ limit: 10 })).dead === 1, { timeoutMs: 5_000, what: "the rescue" });
     const calls: DeadCall[] = [];
     const summary = await worker(calls, { process: async () => undefined }).start();
     expect(summary).to.include({ claimed: 0 });
@@ -201,13 +202,13 @@ describe("onDead: the hook every road to dead calls once", function () {
     const run = slow.start({ mode: "loop", pollIntervalMs: 50, events, signal: stop.signal });
     await hookStarted.promise;
     const later = [await test.enqueue(2), await test.enqueue(3)];
-    await eventually(() => failures.length === 1, 10_000, "the hook to time out");
+    await eventually(() => failures.length === 1, { timeoutMs: 10_000, what: "the hook to time out" });
     expect(completedWhileHookRan.sort(), "the only handler slot stayed free").to.deep.equal(later.sort());
     expect(abortCode).to.equal(ErrorCode.HookFailed);
     expect(failures[0]).to.include({ jobId: dies, timedOut: true });
     expect(failures[0]!.durationMs).to.be.at.least(1_400);
     expect(await store().getJob({ id: dies })).to.include({ state: "dead" });
-    await eventually(async () => (await pendingHooks()) === 0, 5_000, "the hook to be recorded as done");
+    await eventually(async () => (await pendingHooks()) === 0, { timeoutMs: 5_000, what: "the hook to be recorded as done" });
     expect(calls).to.have.length(1);
     stop.abort();
     await run;
@@ -238,14 +239,14 @@ describe("onDead: the hook every road to dead calls once", function () {
     await eventually(async () => {
       await worker(calls, { process: async () => undefined }).start();
       return calls.length > 0;
-    }, 5_000, "the lapsed claim to be run again");
+    }, { timeoutMs: 5_000, what: "the lapsed claim to be run again" });
     expect(calls.map((call) => [call.job.id, call.ctx.delivery, errorCodeOf(call.error), call.error.message])).to.deep.equal([[id, 2, ErrorCode.Permanent, "PermanentError: bad"]]);
   });
 
   it("never calls it twice when two workers race for the pending hooks", async () => {
     const ids = (await store().enqueueMany(Array.from({ length: 40 }, (_, n) => buildNewJob(TaskJob, { n }, { maxAttempts: 1 })))).map((job) => job.id);
     await store().claimBatch({ queue: TaskJob.name, workerId: "killed", limit: 40, leaseMs: 1 });
-    await eventually(async () => (await store().rescueExpiredLeases({ limit: 100 })).dead === 40, 5_000, "the rescue");
+    await eventually(async () => (await store().rescueExpiredLeases({ limit: 100 })).dead === 40, { timeoutMs: 5_000, what: "the rescue" });
     const calls: DeadCall[] = [];
     const slowHook = { process: async () => undefined, onDead: () => new Promise<void>((resolve) => setTimeout(resolve, 5)) };
     await Promise.all([worker(calls, slowHook, { concurrency: 3 }).start(), worker(calls, slowHook, { concurrency: 3 }).start()]);

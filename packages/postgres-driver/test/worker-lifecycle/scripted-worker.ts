@@ -86,4 +86,4 @@ export function schemaPerTest(): { schema(): TestSchema; enqueue(n: number): Pro
   return { schema, enqueue: async (n) => (await schema().store.enqueue(buildNewJob(TaskJob, { n }))).id };
 }
 
-export { eventually, deferred } from "../support/eventually";
+export { deferred } from "../support/deferred";

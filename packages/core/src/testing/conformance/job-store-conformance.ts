@@ -1,7 +1,8 @@
-import type { JobStore } from "@stint/core";
+import type { JobStore } from "../../store/job-store";
 import { describeClaimConformance } from "./claim-conformance";
-import { describeDeadHooksConformance } from "./dead-hooks-conformance";
 import type { ConformanceContext, JobStoreHarness, JobStoreHarnessFactory } from "./conformance-harness";
+import { describeControlsConformance } from "./controls-conformance";
+import { describeDeadHooksConformance } from "./dead-hooks-conformance";
 import { describeEffectsConformance } from "./effects-conformance";
 import { describeEnqueueConformance } from "./enqueue-conformance";
 import { describeFenceConformance } from "./fence-conformance";
@@ -10,20 +11,22 @@ import { describeHistoryConformance } from "./history-conformance";
 import { describeListingConformance } from "./listing-conformance";
 import { describeOperationsConformance } from "./operations-conformance";
 import { describeRetentionConformance } from "./retention-conformance";
-
-export type { JobStoreHarness, JobStoreHarnessFactory } from "./conformance-harness";
+import { afterTests, beforeTests, suite } from "./test-runner";
 
 /**
- * The behaviour every `JobStore` must show, as a mocha suite: claim order
- * and limits, exclusivity under racing claimers, lease expiry and rescue,
- * the owner/attempt fence on every write after a claim, dedupe keys under
- * concurrency, transactional and batch enqueue, the operator calls, the
- * metrics gauges, listing,
- * retention and bulk retry, effects run once per key, completion in the
- * job's own transaction, attempt history, meta and progress, and the
- * pending `onDead` hook every death leaves.
+ * The behaviour every `JobStore` must show, as a suite of the test
+ * runner's `describe` and `it` (mocha; jest or vitest with globals): claim
+ * order and limits, exclusivity under racing claimers, lease expiry and
+ * rescue, the owner/attempt fence on every write after a claim, dedupe keys
+ * under concurrency, transactional and batch enqueue, the operator calls,
+ * the queue controls, the metrics gauges, listing, retention and bulk
+ * retry, effects run once per key, completion in the job's own
+ * transaction, attempt history, meta and progress, and the pending
+ * `onDead` hook every death leaves. Assertions use `node:assert`.
  *
- * The factory is called once for the suite; each test uses queues of its own.
+ * The factory is called once for the suite, in its first hook; each test
+ * uses queues of its own. Each test may take up to a minute (the largest
+ * enqueues 10,000 jobs in one call).
  *
  * @example
  * ```ts
@@ -34,8 +37,7 @@ export type { JobStoreHarness, JobStoreHarnessFactory } from "./conformance-harn
  * ```
  */
 export function describeJobStoreConformance<Tx>(name: string, factory: JobStoreHarnessFactory<Tx>): void {
-  describe(`${name} conforms to JobStore`, function () {
-    this.timeout(60_000);
+  suite(`${name} conforms to JobStore`, () => {
     let harness: JobStoreHarness<Tx> | undefined;
     let queues = 0;
     const ctx: ConformanceContext<Tx> = {
@@ -45,12 +47,13 @@ export function describeJobStoreConformance<Tx>(name: string, factory: JobStoreH
       },
       store: (): JobStore<Tx> => ctx.harness().store,
       freshQueue: () => `conformance-${(queues += 1)}`,
+      now: () => ctx.harness().now?.() ?? Date.now(),
     };
 
-    before(async () => {
+    beforeTests(async () => {
       harness = await factory();
     });
-    after(async () => {
+    afterTests(async () => {
       await harness?.close();
     });
 
@@ -58,6 +61,7 @@ export function describeJobStoreConformance<Tx>(name: string, factory: JobStoreH
     describeClaimConformance(ctx);
     describeFenceConformance(ctx);
     describeOperationsConformance(ctx);
+    describeControlsConformance(ctx);
     describeGaugesConformance(ctx);
     describeListingConformance(ctx);
     describeRetentionConformance(ctx);

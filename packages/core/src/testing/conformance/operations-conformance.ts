@@ -1,33 +1,35 @@
-import { ErrorCode } from "@stint/core";
-import { expect } from "chai";
+import assert from "node:assert/strict";
+import { assertFields, assertWithin, assertContains, assertLacks } from "./conformance-assertions";
+import { suite, testCase } from "./test-runner";
+import { ErrorCode } from "../../errors/error-codes";
 import { claimAndAbandon, claimOne, newJob, rejectionOf, waitForLeaseExpiry, type ConformanceContext } from "./conformance-harness";
 
 /** rescueExpiredLeases, cancelJob, retryJob, getJob and countByQueue. */
 export function describeOperationsConformance<Tx>(ctx: ConformanceContext<Tx>): void {
-  describe("rescueExpiredLeases", () => {
-    it("retries expired jobs with attempts left and kills the others, leaving live leases alone", async () => {
+  suite("rescueExpiredLeases", () => {
+    testCase("retries expired jobs with attempts left and kills the others, leaving live leases alone", async () => {
       const queue = ctx.freshQueue();
       const retried = await ctx.store().enqueue(newJob(queue, { n: 1 }, { maxAttempts: 2, priority: 3 }));
       const dead = await ctx.store().enqueue(newJob(queue, { n: 2 }, { maxAttempts: 1, priority: 2 }));
       const live = await ctx.store().enqueue(newJob(queue, { n: 3 }, { maxAttempts: 1, priority: 1 }));
       const expiring = await ctx.store().claimBatch({ queue, workerId: "gone", limit: 2, leaseMs: 1 });
-      expect(expiring.map((job) => job.id)).to.deep.equal([retried.id, dead.id]);
+      assert.deepStrictEqual(expiring.map((job) => job.id), [retried.id, dead.id]);
       await claimOne(ctx.store(), queue, "alive");
       await waitForLeaseExpiry(ctx.harness(), [retried.id, dead.id]);
 
-      expect(await ctx.store().rescueExpiredLeases({ queues: [queue], limit: 100 })).to.deep.equal({ retried: 1, dead: 1 });
-      expect(await ctx.store().rescueExpiredLeases({ queues: [queue], limit: 100 })).to.deep.equal({ retried: 0, dead: 0 });
+      assert.deepStrictEqual(await ctx.store().rescueExpiredLeases({ queues: [queue], limit: 100 }), { retried: 1, dead: 1 });
+      assert.deepStrictEqual(await ctx.store().rescueExpiredLeases({ queues: [queue], limit: 100 }), { retried: 0, dead: 0 });
 
-      expect(await ctx.store().getJob({ id: retried.id })).to.include({ state: "failed", attempts: 1, lockedUntil: null });
+      assertFields(await ctx.store().getJob({ id: retried.id }), { state: "failed", attempts: 1, lockedUntil: null });
       const deadJob = await ctx.store().getJob({ id: dead.id });
-      expect(deadJob).to.include({ state: "dead", errorCode: ErrorCode.WorkerDied });
-      expect(deadJob?.lastError).to.match(/stopped.*attempt 1\b/s);
-      expect(await ctx.store().getJob({ id: live.id })).to.include({ state: "running", lockedBy: "alive" });
+      assertFields(deadJob, { state: "dead", errorCode: ErrorCode.WorkerDied });
+      assert.match(deadJob?.lastError ?? "", /stopped.*attempt 1\b/s);
+      assertFields(await ctx.store().getJob({ id: live.id }), { state: "running", lockedBy: "alive" });
       const [again] = await ctx.store().claimBatch({ queue, workerId: "next", limit: 5, leaseMs: 60_000 });
-      expect(again).to.include({ id: retried.id, attempt: 2 });
+      assertFields(again, { id: retried.id, attempt: 2 });
     });
 
-    it("rescues at most limit jobs per call and only in the given queues", async () => {
+    testCase("rescues at most limit jobs per call and only in the given queues", async () => {
       const queue = ctx.freshQueue();
       const untouched = ctx.freshQueue();
       await ctx.store().enqueueMany([1, 2, 3].map((n) => newJob(queue, { n })));
@@ -36,103 +38,104 @@ export function describeOperationsConformance<Tx>(ctx: ConformanceContext<Tx>): 
       const other = await claimAndAbandon(ctx.harness(), untouched, "gone");
       await waitForLeaseExpiry(ctx.harness(), claimed.map((job) => job.id));
 
-      expect(await ctx.store().rescueExpiredLeases({ queues: [queue], limit: 2 })).to.deep.equal({ retried: 2, dead: 0 });
-      expect(await ctx.store().rescueExpiredLeases({ queues: [queue], limit: 2 })).to.deep.equal({ retried: 1, dead: 0 });
-      expect((await ctx.store().getJob({ id: other.id }))?.state).to.equal("running");
+      assert.deepStrictEqual(await ctx.store().rescueExpiredLeases({ queues: [queue], limit: 2 }), { retried: 2, dead: 0 });
+      assert.deepStrictEqual(await ctx.store().rescueExpiredLeases({ queues: [queue], limit: 2 }), { retried: 1, dead: 0 });
+      assert.equal((await ctx.store().getJob({ id: other.id }))?.state, "running");
     });
   });
 
-  describe("cancelJob", () => {
-    it("cancels a queued job once", async () => {
+  suite("cancelJob", () => {
+    testCase("cancels a queued job once", async () => {
       const queue = ctx.freshQueue();
       const { id } = await ctx.store().enqueue(newJob(queue, {}));
-      expect(await ctx.store().cancelJob({ id })).to.equal(true);
+      assert.equal(await ctx.store().cancelJob({ id }), true);
       const job = await ctx.store().getJob({ id });
-      expect(job?.state).to.equal("cancelled");
-      expect(job?.finishedAt).to.be.instanceOf(Date);
-      expect(await ctx.store().cancelJob({ id })).to.equal(false);
-      expect(await ctx.store().claimBatch({ queue, workerId: "w", limit: 1, leaseMs: 60_000 })).to.deep.equal([]);
+      assert.equal(job?.state, "cancelled");
+      assert.ok(job?.finishedAt instanceof Date);
+      assert.equal(await ctx.store().cancelJob({ id }), false);
+      assert.deepStrictEqual(await ctx.store().claimBatch({ queue, workerId: "w", limit: 1, leaseMs: 60_000 }), []);
     });
 
-    it("cancels a running job so that its worker's outcome is refused", async () => {
+    testCase("cancels a running job so that its worker's outcome is refused", async () => {
       const queue = ctx.freshQueue();
       await ctx.store().enqueue(newJob(queue, {}));
       const job = await claimOne(ctx.store(), queue, "w");
-      expect(await ctx.store().cancelJob({ id: job.id })).to.equal(true);
-      expect(await ctx.store().completeJobs({ workerId: "w", jobs: [{ ...job, resultJson: null, durationMs: 1 }] })).to.deep.equal([]);
-      expect((await ctx.store().getJob({ id: job.id }))?.state).to.equal("cancelled");
+      assert.equal(await ctx.store().cancelJob({ id: job.id }), true);
+      assert.deepStrictEqual(await ctx.store().completeJobs({ workerId: "w", jobs: [{ ...job, resultJson: null, durationMs: 1 }] }), []);
+      assert.equal((await ctx.store().getJob({ id: job.id }))?.state, "cancelled");
     });
 
-    it("refuses to cancel a finished or unknown job", async () => {
+    testCase("refuses to cancel a finished or unknown job", async () => {
       const queue = ctx.freshQueue();
       await ctx.store().enqueue(newJob(queue, {}));
       const job = await claimOne(ctx.store(), queue, "w");
       await ctx.store().completeJobs({ workerId: "w", jobs: [{ ...job, resultJson: null, durationMs: 1 }] });
-      expect(await ctx.store().cancelJob({ id: job.id })).to.equal(false);
-      expect(await ctx.store().cancelJob({ id: "999999999999" })).to.equal(false);
-      expect(await ctx.store().cancelJob({ id: "not-an-id" })).to.equal(false);
+      assert.equal(await ctx.store().cancelJob({ id: job.id }), false);
+      assert.equal(await ctx.store().cancelJob({ id: "999999999999" }), false);
+      assert.equal(await ctx.store().cancelJob({ id: "not-an-id" }), false);
     });
   });
 
-  describe("retryJob", () => {
-    it("queues a dead job again now with a fresh attempt budget", async () => {
+  suite("retryJob", () => {
+    testCase("queues a dead job again now with a fresh attempt budget", async () => {
       const queue = ctx.freshQueue();
-      const { id } = await ctx.store().enqueue(newJob(queue, {}, { maxAttempts: 3, runAt: new Date(Date.now() - 60_000) }));
+      const { id } = await ctx.store().enqueue(newJob(queue, {}, { maxAttempts: 3, runAt: new Date(ctx.now() - 60_000) }));
       const job = await claimOne(ctx.store(), queue, "w");
       await ctx.store().markJobsDead({ workerId: "w", jobs: [{ ...job, failure: { message: "nope", code: "STINT_PERMANENT" } }] });
-      expect(await ctx.store().retryJob({ id })).to.equal(true);
+      assert.equal(await ctx.store().retryJob({ id }), true);
       const record = await ctx.store().getJob({ id });
-      expect(record).to.include({ state: "queued", attempts: 1, maxAttempts: 4, lockedUntil: null, finishedAt: null });
+      assertFields(record, { state: "queued", attempts: 1, maxAttempts: 4, lockedUntil: null, finishedAt: null });
       const [again] = await ctx.store().claimBatch({ queue, workerId: "w", limit: 1, leaseMs: 60_000 });
-      expect(again).to.include({ id, attempt: 2, maxAttempts: 4 });
+      assertFields(again, { id, attempt: 2, maxAttempts: 4 });
     });
 
-    it("queues a cancelled job again", async () => {
+    testCase("queues a cancelled job again", async () => {
       const queue = ctx.freshQueue();
       const { id } = await ctx.store().enqueue(newJob(queue, {}));
       await ctx.store().cancelJob({ id });
-      expect(await ctx.store().retryJob({ id })).to.equal(true);
-      expect((await ctx.store().getJob({ id }))?.state).to.equal("queued");
+      assert.equal(await ctx.store().retryJob({ id }), true);
+      assert.equal((await ctx.store().getJob({ id }))?.state, "queued");
     });
 
-    it("refuses a job that is queued, running, succeeded or unknown", async () => {
+    testCase("refuses a job that is queued, running, succeeded or unknown", async () => {
       const queue = ctx.freshQueue();
       const queued = await ctx.store().enqueue(newJob(queue, { n: 1 }, { priority: -1 }));
       const running = await ctx.store().enqueue(newJob(queue, { n: 2 }, { priority: 1 }));
       const job = await claimOne(ctx.store(), queue, "w");
-      expect(job.id).to.equal(running.id);
-      expect(await ctx.store().retryJob({ id: queued.id })).to.equal(false);
-      expect(await ctx.store().retryJob({ id: running.id })).to.equal(false);
+      assert.equal(job.id, running.id);
+      assert.equal(await ctx.store().retryJob({ id: queued.id }), false);
+      assert.equal(await ctx.store().retryJob({ id: running.id }), false);
       await ctx.store().completeJobs({ workerId: "w", jobs: [{ ...job, resultJson: null, durationMs: 1 }] });
-      expect(await ctx.store().retryJob({ id: running.id })).to.equal(false);
-      expect(await ctx.store().retryJob({ id: "999999999999" })).to.equal(false);
+      assert.equal(await ctx.store().retryJob({ id: running.id }), false);
+      assert.equal(await ctx.store().retryJob({ id: "999999999999" }), false);
     });
 
-    it("refuses, naming the holder, when another active job now holds the dedupe key", async () => {
+    testCase("refuses, naming the holder, when another active job now holds the dedupe key", async () => {
       const queue = ctx.freshQueue();
       const { id } = await ctx.store().enqueue(newJob(queue, {}, { dedupeKey: "k" }));
       const job = await claimOne(ctx.store(), queue, "w");
       await ctx.store().markJobsDead({ workerId: "w", jobs: [{ ...job, failure: { message: "dead", code: null } }] });
       const holder = await ctx.store().enqueue(newJob(queue, {}, { dedupeKey: "k" }));
-      expect(holder.duplicate).to.equal(false);
+      assert.equal(holder.duplicate, false);
       const error = await rejectionOf(ctx.store().retryJob({ id }));
-      expect(error.message).to.contain(holder.id).and.to.contain("dedupe key");
-      expect((await ctx.store().getJob({ id }))?.state).to.equal("dead");
+      assertContains(error.message, holder.id);
+      assertContains(error.message, "dedupe key");
+      assert.equal((await ctx.store().getJob({ id }))?.state, "dead");
     });
   });
 
-  describe("getJob", () => {
-    it("returns undefined for an unknown or malformed id", async () => {
-      expect(await ctx.store().getJob({ id: "999999999999" })).to.equal(undefined);
-      expect(await ctx.store().getJob({ id: "abc" })).to.equal(undefined);
-      expect(await ctx.store().getJob({ id: "99999999999999999999999" })).to.equal(undefined);
+  suite("getJob", () => {
+    testCase("returns undefined for an unknown or malformed id", async () => {
+      assert.equal(await ctx.store().getJob({ id: "999999999999" }), undefined);
+      assert.equal(await ctx.store().getJob({ id: "abc" }), undefined);
+      assert.equal(await ctx.store().getJob({ id: "99999999999999999999999" }), undefined);
     });
   });
 
-  describe("countByQueue", () => {
-    it("counts every state, the due jobs and the age of the oldest due one", async () => {
+  suite("countByQueue", () => {
+    testCase("counts every state, the due jobs and the age of the oldest due one", async () => {
       const queue = ctx.freshQueue();
-      const old = new Date(Date.now() - 120_000);
+      const old = new Date(ctx.now() - 120_000);
       const enqueued = await ctx.store().enqueueMany([
         newJob(queue, { n: "succeeds" }, { priority: 9, runAt: old }),
         newJob(queue, { n: "dies" }, { priority: 8, runAt: old }),
@@ -144,22 +147,22 @@ export function describeOperationsConformance<Tx>(ctx: ConformanceContext<Tx>): 
         newJob(queue, { n: "cancelled" }),
       ]);
       const [succeeds, dies, retries, runs] = await ctx.store().claimBatch({ queue, workerId: "w", limit: 4, leaseMs: 60_000 });
-      expect((runs!.payload as { n: string }).n).to.equal("runs");
+      assert.equal((runs!.payload as { n: string }).n, "runs");
       await ctx.store().completeJobs({ workerId: "w", jobs: [{ ...succeeds!, resultJson: null, durationMs: 1 }] });
       await ctx.store().markJobsDead({ workerId: "w", jobs: [{ ...dies!, failure: { message: "x", code: null } }] });
       await ctx.store().scheduleRetries({ workerId: "w", jobs: [{ ...retries!, delayMs: 0, failure: { message: "again", code: null }, spendAttempt: true }] });
-      expect(await ctx.store().cancelJob({ id: enqueued[7]!.id })).to.equal(true);
+      assert.equal(await ctx.store().cancelJob({ id: enqueued[7]!.id }), true);
       const counts = await ctx.store().countByQueue({ queues: [queue] });
-      expect(counts).to.have.length(1);
+      assert.equal(counts.length, 1);
       const [row] = counts;
-      expect(row?.queue).to.equal(queue);
-      expect(row?.counts).to.deep.equal({ queued: 3, running: 1, failed: 1, succeeded: 1, dead: 1, cancelled: 1 });
-      expect(row?.due).to.equal(3);
-      expect(row?.oldestDueAgeMs).to.be.within(119_000, 180_000);
-      expect(row).to.not.have.property("completedSince");
+      assert.equal(row?.queue, queue);
+      assert.deepStrictEqual(row?.counts, { queued: 3, running: 1, failed: 1, succeeded: 1, dead: 1, cancelled: 1 });
+      assert.equal(row?.due, 3);
+      assertWithin(row?.oldestDueAgeMs, 119_000, 180_000);
+      assert.ok(!("completedSince" in (row)));
     });
 
-    it("counts the jobs that succeeded within a window when asked", async () => {
+    testCase("counts the jobs that succeeded within a window when asked", async () => {
       const queue = ctx.freshQueue();
       const idle = ctx.freshQueue();
       await ctx.store().enqueueMany([newJob(queue, {}), newJob(queue, {}), newJob(queue, {})]);
@@ -167,29 +170,30 @@ export function describeOperationsConformance<Tx>(ctx: ConformanceContext<Tx>): 
       await ctx.store().completeJobs({ workerId: "w", jobs: claimed.slice(0, 2).map((job) => ({ ...job, resultJson: null, durationMs: 1 })) });
       const counts = await ctx.store().countByQueue({ queues: [queue, idle], completedSinceMs: 300_000 });
       const byQueue = new Map(counts.map((row) => [row.queue, row]));
-      expect(byQueue.get(queue)?.completedSince).to.equal(2);
-      expect(byQueue.get(idle)?.completedSince).to.equal(0);
+      assert.equal(byQueue.get(queue)?.completedSince, 2);
+      assert.equal(byQueue.get(idle)?.completedSince, 0);
       const [none] = await ctx.store().countByQueue({ queues: [queue], completedSinceMs: 0 });
-      expect(none?.completedSince).to.equal(0);
+      assert.equal(none?.completedSince, 0);
     });
 
-    it("reports the requested queues, with zeros for a queue without jobs", async () => {
+    testCase("reports the requested queues, with zeros for a queue without jobs", async () => {
       const busy = ctx.freshQueue();
       const idle = ctx.freshQueue();
       const { id } = await ctx.store().enqueue(newJob(busy, {}));
       await ctx.store().cancelJob({ id });
       const counts = await ctx.store().countByQueue({ queues: [idle, busy] });
-      expect(counts.map((row) => row.queue)).to.deep.equal([busy, idle].sort());
+      assert.deepStrictEqual(counts.map((row) => row.queue), [busy, idle].sort());
       const byQueue = new Map(counts.map((row) => [row.queue, row]));
-      expect(byQueue.get(busy)?.counts.cancelled).to.equal(1);
-      expect(byQueue.get(idle)).to.deep.equal({
+      assert.equal(byQueue.get(busy)?.counts.cancelled, 1);
+      assert.deepStrictEqual(byQueue.get(idle), {
         queue: idle,
         counts: { queued: 0, running: 0, failed: 0, succeeded: 0, dead: 0, cancelled: 0 },
         due: 0,
         oldestDueAgeMs: null,
       });
       const all = await ctx.store().countByQueue();
-      expect(all.map((row) => row.queue)).to.include(busy).and.not.include(idle);
+      assertContains(all.map((row) => row.queue), busy);
+      assertLacks(all.map((row) => row.queue), idle);
     });
   });
 }

@@ -1,5 +1,8 @@
-import type { ClaimedJob, JobStore } from "@stint/core";
-import { expect } from "chai";
+import assert from "node:assert/strict";
+import { assertFields } from "./conformance-assertions";
+import { suite, testCase } from "./test-runner";
+import type { ClaimedJob } from "../../job/job-record";
+import type { JobStore } from "../../store/job-store";
 import { claimOne, newJob, type ConformanceContext } from "./conformance-harness";
 
 /** Claims the queue's next job and finishes it as told (each call is its own statement, so finish times differ). */
@@ -19,8 +22,8 @@ async function finishSeveral<Tx>(store: JobStore<Tx>, queue: string, how: "succe
 
 /** deleteFinishedBefore and retryDeadJobs. */
 export function describeRetentionConformance<Tx>(ctx: ConformanceContext<Tx>): void {
-  describe("deleteFinishedBefore", () => {
-    it("deletes old finished jobs of the given states, oldest first, at most limit per call, and no active job", async () => {
+  suite("deleteFinishedBefore", () => {
+    testCase("deletes old finished jobs of the given states, oldest first, at most limit per call, and no active job", async () => {
       const queue = ctx.freshQueue();
       const other = ctx.freshQueue();
       const jobs = await ctx.store().enqueueMany(Array.from({ length: 8 }, (_, n) => newJob(queue, { n }, { priority: 10 - n })));
@@ -39,37 +42,37 @@ export function describeRetentionConformance<Tx>(ctx: ConformanceContext<Tx>): v
 
       const deleteOld = (states: ("succeeded" | "dead" | "cancelled")[], limit: number, olderThanMs = 0) =>
         ctx.store().deleteFinishedBefore({ states, olderThanMs, limit, queues: [queue] });
-      expect(await deleteOld(["succeeded"], 10, 3_600_000)).to.equal(0);
-      expect(await deleteOld(["succeeded"], 2)).to.equal(2);
-      expect(await ctx.store().getJob({ id: s1!.id })).to.equal(undefined);
-      expect(await ctx.store().getJob({ id: s2!.id })).to.equal(undefined);
-      expect(await ctx.store().getJob({ id: s3!.id })).to.include({ state: "succeeded" });
-      expect(await deleteOld(["succeeded"], 2)).to.equal(1);
-      expect(await deleteOld(["succeeded"], 2)).to.equal(0);
-      expect(await ctx.store().getJob({ id: dead.id })).to.include({ state: "dead" });
+      assert.equal(await deleteOld(["succeeded"], 10, 3_600_000), 0);
+      assert.equal(await deleteOld(["succeeded"], 2), 2);
+      assert.equal(await ctx.store().getJob({ id: s1!.id }), undefined);
+      assert.equal(await ctx.store().getJob({ id: s2!.id }), undefined);
+      assertFields(await ctx.store().getJob({ id: s3!.id }), { state: "succeeded" });
+      assert.equal(await deleteOld(["succeeded"], 2), 1);
+      assert.equal(await deleteOld(["succeeded"], 2), 0);
+      assertFields(await ctx.store().getJob({ id: dead.id }), { state: "dead" });
 
-      expect(await deleteOld(["succeeded", "dead", "cancelled"], 100)).to.equal(2);
-      for (const id of [dead.id, cancelled.id]) expect(await ctx.store().getJob({ id })).to.equal(undefined);
-      expect(await ctx.store().getJob({ id: retrying.id })).to.include({ state: "failed" });
-      expect(await ctx.store().getJob({ id: running.id })).to.include({ state: "running" });
-      expect(await ctx.store().getJob({ id: queued.id })).to.include({ state: "queued" });
-      expect(await ctx.store().getJob({ id: elsewhere.id })).to.include({ state: "cancelled" });
+      assert.equal(await deleteOld(["succeeded", "dead", "cancelled"], 100), 2);
+      for (const id of [dead.id, cancelled.id]) assert.equal(await ctx.store().getJob({ id }), undefined);
+      assertFields(await ctx.store().getJob({ id: retrying.id }), { state: "failed" });
+      assertFields(await ctx.store().getJob({ id: running.id }), { state: "running" });
+      assertFields(await ctx.store().getJob({ id: queued.id }), { state: "queued" });
+      assertFields(await ctx.store().getJob({ id: elsewhere.id }), { state: "cancelled" });
     });
 
-    it("never deletes a job that was retried after it finished", async () => {
+    testCase("never deletes a job that was retried after it finished", async () => {
       const queue = ctx.freshQueue();
       await ctx.store().enqueue(newJob(queue, {}));
       const dead = await finishNext(ctx.store(), queue, "die");
       const { finishedAt } = (await ctx.store().getJob({ id: dead.id }))!;
       await ctx.harness().waitUntilPast(new Date(finishedAt!.getTime() + 1));
-      expect(await ctx.store().retryJob({ id: dead.id })).to.equal(true);
-      expect(await ctx.store().deleteFinishedBefore({ states: ["dead"], olderThanMs: 0, limit: 10, queues: [queue] })).to.equal(0);
-      expect(await ctx.store().getJob({ id: dead.id })).to.include({ state: "queued" });
+      assert.equal(await ctx.store().retryJob({ id: dead.id }), true);
+      assert.equal(await ctx.store().deleteFinishedBefore({ states: ["dead"], olderThanMs: 0, limit: 10, queues: [queue] }), 0);
+      assertFields(await ctx.store().getJob({ id: dead.id }), { state: "queued" });
     });
   });
 
-  describe("retryDeadJobs", () => {
-    it("queues up to limit dead jobs of the queue again with a fresh attempt budget", async () => {
+  suite("retryDeadJobs", () => {
+    testCase("queues up to limit dead jobs of the queue again with a fresh attempt budget", async () => {
       const queue = ctx.freshQueue();
       const other = ctx.freshQueue();
       await ctx.store().enqueueMany([1, 2, 3].map((n) => newJob(queue, { n }, { maxAttempts: 2 })));
@@ -79,20 +82,20 @@ export function describeRetentionConformance<Tx>(ctx: ConformanceContext<Tx>): v
       const cancelled = await ctx.store().enqueue(newJob(queue, {}));
       await ctx.store().cancelJob({ id: cancelled.id });
 
-      expect(await ctx.store().retryDeadJobs({ queue, limit: 2 })).to.equal(2);
-      expect(await ctx.store().retryDeadJobs({ queue, limit: 2 })).to.equal(1);
-      expect(await ctx.store().retryDeadJobs({ queue, limit: 2 })).to.equal(0);
+      assert.equal(await ctx.store().retryDeadJobs({ queue, limit: 2 }), 2);
+      assert.equal(await ctx.store().retryDeadJobs({ queue, limit: 2 }), 1);
+      assert.equal(await ctx.store().retryDeadJobs({ queue, limit: 2 }), 0);
       for (const job of dead) {
         const record = await ctx.store().getJob({ id: job.id });
-        expect(record).to.include({ state: "queued", attempts: 1, maxAttempts: 3, finishedAt: null, lockedUntil: null });
+        assertFields(record, { state: "queued", attempts: 1, maxAttempts: 3, finishedAt: null, lockedUntil: null });
       }
-      expect(await ctx.store().getJob({ id: untouched.id })).to.include({ state: "dead" });
-      expect(await ctx.store().getJob({ id: cancelled.id })).to.include({ state: "cancelled" });
+      assertFields(await ctx.store().getJob({ id: untouched.id }), { state: "dead" });
+      assertFields(await ctx.store().getJob({ id: cancelled.id }), { state: "cancelled" });
       const again = await ctx.store().claimBatch({ queue, workerId: "w", limit: 10, leaseMs: 60_000 });
-      expect(again.map((job) => job.attempt)).to.deep.equal([2, 2, 2]);
+      assert.deepStrictEqual(again.map((job) => job.attempt), [2, 2, 2]);
     });
 
-    it("leaves a dead job whose dedupe key an active job holds, and queues one of several dead jobs sharing a free key", async () => {
+    testCase("leaves a dead job whose dedupe key an active job holds, and queues one of several dead jobs sharing a free key", async () => {
       const queue = ctx.freshQueue();
       await ctx.store().enqueue(newJob(queue, { n: "first k" }, { dedupeKey: "k" }));
       const firstK = await finishNext(ctx.store(), queue, "die");
@@ -103,14 +106,14 @@ export function describeRetentionConformance<Tx>(ctx: ConformanceContext<Tx>): v
       await ctx.store().enqueue(newJob(queue, { n: "plain" }));
       const plain = await finishNext(ctx.store(), queue, "die");
       const holder = await ctx.store().enqueue(newJob(queue, { n: "holder" }, { dedupeKey: "h", delayMs: 3_600_000 }));
-      expect(holder.duplicate).to.equal(false);
+      assert.equal(holder.duplicate, false);
 
-      expect(await ctx.store().retryDeadJobs({ queue, limit: 10 })).to.equal(2);
-      expect(await ctx.store().retryDeadJobs({ queue, limit: 10 })).to.equal(0);
+      assert.equal(await ctx.store().retryDeadJobs({ queue, limit: 10 }), 2);
+      assert.equal(await ctx.store().retryDeadJobs({ queue, limit: 10 }), 0);
       const stateOf = async (job: ClaimedJob) => (await ctx.store().getJob({ id: job.id }))?.state;
       const states = await Promise.all([firstK, secondK, held, plain].map(stateOf));
-      expect(states.filter((state, index) => index < 2 && state === "queued")).to.have.length(1);
-      expect(states.slice(2)).to.deep.equal(["dead", "queued"]);
+      assert.equal((states.filter((state, index) => index < 2 && state === "queued")).length, 1);
+      assert.deepStrictEqual(states.slice(2), ["dead", "queued"]);
     });
   });
 }

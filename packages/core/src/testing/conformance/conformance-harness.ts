@@ -1,18 +1,39 @@
-import type { ClaimedJob, JobStore } from "@stint/core";
-import type { NewJob } from "@stint/core/driver";
-import { expect } from "chai";
+import assert from "node:assert/strict";
+import type { ClaimedJob } from "../../job/job-record";
+import type { JobStore, NewJob } from "../../store/job-store";
 
 /**
  * What a store under test provides to the conformance suite: the store
  * itself plus the few things the suite cannot do through `JobStore`.
+ *
+ * @example
+ * ```ts
+ * const harness: JobStoreHarness<MemoryTransaction> = {
+ *   store,
+ *   withTransaction: (work) => store.transaction(work),
+ *   waitUntilPast: (instant) => clock.set(Math.max(clock.now(), instant.getTime() + 1)),
+ *   now: () => clock.now(),
+ *   close: async () => undefined,
+ * };
+ * ```
  */
 export interface JobStoreHarness<Tx> {
   /** A store over fresh, empty storage, able to serve at least 16 concurrent calls. */
   readonly store: JobStore<Tx>;
   /** Runs `work` in a transaction of the backend: commits when it resolves, rolls back when it throws. */
   withTransaction<T>(work: (transaction: Tx) => Promise<T>): Promise<T>;
-  /** Resolves once the store's clock (the database's `now()`) is past `instant`. */
+  /**
+   * Resolves once the store's clock (the database's `now()`) is past
+   * `instant`: by polling the database's clock, or, for a store whose clock
+   * a test controls, by moving it.
+   */
   waitUntilPast(instant: Date): Promise<void>;
+  /**
+   * The store's time in milliseconds since the epoch, for the tests that
+   * date jobs relative to it. Default `Date.now()` (a database on the same
+   * machine); a store with a `ManualClock` gives the clock's.
+   */
+  now?(): number;
   /** Releases the storage. */
   close(): Promise<void>;
 }
@@ -26,9 +47,19 @@ export interface ConformanceContext<Tx> {
   store(): JobStore<Tx>;
   /** A queue name no other test uses, so tests share storage without seeing each other. */
   freshQueue(): string;
+  /** The store's time (see {@link JobStoreHarness.now}). */
+  now(): number;
 }
 
-/** A job to enqueue, with the defaults a user would get. */
+/**
+ * A `NewJob` for a store's own tests: `payload` as JSON, no delay, no
+ * dedupe key, three attempts, priority 0, and whatever `overrides` says.
+ *
+ * @example
+ * ```ts
+ * await store.enqueue(newJob("send-invoice", { invoiceId: 812 }, { dedupeKey: "invoice:812" }));
+ * ```
+ */
 export function newJob(queue: string, payload: unknown, overrides: Partial<NewJob> = {}): NewJob {
   return {
     queue,
@@ -51,7 +82,7 @@ export async function claimOne<Tx>(
   leaseMs = 60_000,
 ): Promise<ClaimedJob> {
   const [job, ...rest] = await store.claimBatch({ queue, workerId, limit: 1, leaseMs });
-  expect(rest).to.have.length(0);
+  assert.equal(rest.length, 0);
   if (job === undefined) throw new Error(`expected a due job in queue ${queue}`);
   return job;
 }
@@ -75,7 +106,15 @@ export async function claimAndAbandon<Tx>(harness: JobStoreHarness<Tx>, queue: s
   return job;
 }
 
-/** The promise's rejection, failing the test if it resolved. */
+/**
+ * The promise's rejection, failing the test if it resolved.
+ *
+ * @example
+ * ```ts
+ * const error = await rejectionOf(store.retryJob({ id }));
+ * assert.match(error.message, /dedupe key/);
+ * ```
+ */
 export async function rejectionOf(promise: Promise<unknown>): Promise<Error> {
   try {
     await promise;

@@ -1,10 +1,12 @@
-import { expect } from "chai";
+import assert from "node:assert/strict";
+import { assertFields, assertWithin, assertLacks } from "./conformance-assertions";
+import { suite, testCase } from "./test-runner";
 import { claimOne, newJob, type ConformanceContext } from "./conformance-harness";
 
 /** readQueueGauges: what a metrics scrape reads. */
 export function describeGaugesConformance<Tx>(ctx: ConformanceContext<Tx>): void {
-  describe("readQueueGauges", () => {
-    it("counts waiting, running and dead jobs, the due ones and the lag, as countByQueue does", async () => {
+  suite("readQueueGauges", () => {
+    testCase("counts waiting, running and dead jobs, the due ones and the lag, as countByQueue does", async () => {
       const queue = ctx.freshQueue();
       const store = ctx.store();
       const enqueue = (n: number, delayMs = 0) => store.enqueue(newJob(queue, { n }, { delayMs }));
@@ -19,25 +21,25 @@ export function describeGaugesConformance<Tx>(ctx: ConformanceContext<Tx>): void
       await store.completeJobs({ workerId: "w", jobs: [{ id: succeeding.id, attempt: 1, resultJson: null, durationMs: 1 }] });
 
       const [gauges, ...rest] = await store.readQueueGauges({ queues: [queue] });
-      expect(rest).to.deep.equal([]);
-      expect(gauges).to.deep.include({ queue, queued: 3, failed: 1, running: 1, dead: 1, due: 3 });
-      expect(gauges?.oldestDueAgeMs).to.be.a("number").and.at.least(0);
+      assert.deepStrictEqual(rest, []);
+      assertFields(gauges, { queue, queued: 3, failed: 1, running: 1, dead: 1, due: 3 });
+      assertWithin(gauges?.oldestDueAgeMs, 0, Infinity);
       const [counts] = await store.countByQueue({ queues: [queue] });
-      expect(gauges).to.deep.include({ queued: counts?.counts.queued, failed: counts?.counts.failed, running: counts?.counts.running, dead: counts?.counts.dead, due: counts?.due });
+      assertFields(gauges, { queued: counts?.counts.queued, failed: counts?.counts.failed, running: counts?.counts.running, dead: counts?.counts.dead, due: counts?.due });
     });
 
-    it("reports a queue asked for by name with zeros and no lag when it has no such jobs", async () => {
+    testCase("reports a queue asked for by name with zeros and no lag when it has no such jobs", async () => {
       const queue = ctx.freshQueue();
       const succeeded = ctx.freshQueue();
       await ctx.store().enqueue(newJob(succeeded, { n: 1 }));
       const job = await claimOne(ctx.store(), succeeded, "w");
       await ctx.store().completeJobs({ workerId: "w", jobs: [{ id: job.id, attempt: 1, resultJson: null, durationMs: 1 }] });
-      expect(await ctx.store().readQueueGauges({ queues: [succeeded, queue] })).to.deep.equal([
+      assert.deepStrictEqual(await ctx.store().readQueueGauges({ queues: [succeeded, queue] }), [
         { queue: succeeded, queued: 0, failed: 0, running: 0, dead: 0, due: 0, oldestDueAgeMs: null },
         { queue, queued: 0, failed: 0, running: 0, dead: 0, due: 0, oldestDueAgeMs: null },
       ].sort((a, b) => (a.queue < b.queue ? -1 : 1)));
       const all = await ctx.store().readQueueGauges();
-      expect(all.map((row) => row.queue), "without queues, only queues with waiting, running or dead jobs").to.not.include(succeeded);
+      assertLacks(all.map((row) => row.queue), succeeded, "without queues, only queues with waiting, running or dead jobs");
     });
   });
 }

@@ -1,5 +1,7 @@
-import type { JobStore } from "@stint/core";
-import { expect } from "chai";
+import assert from "node:assert/strict";
+import { assertFields, assertWithin, assertAbove } from "./conformance-assertions";
+import { suite, testCase } from "./test-runner";
+import type { JobStore } from "../../store/job-store";
 import { claimAndAbandon, claimOne, newJob, rejectionOf, type ConformanceContext } from "./conformance-harness";
 
 /** The ledger serialises results the way the worker does: `undefined` is no result. */
@@ -16,8 +18,8 @@ async function jobsIn<Tx>(store: JobStore<Tx>, queue: string): Promise<number> {
  * the test's own, the one write every backend can do with its transaction.
  */
 export function describeEffectsConformance<Tx>(ctx: ConformanceContext<Tx>): void {
-  describe("effects run once per key", () => {
-    it("runs an effect once per key and gives later calls the recorded result", async () => {
+  suite("effects run once per key", () => {
+    testCase("runs an effect once per key and gives later calls the recorded result", async () => {
       const key = `${ctx.freshQueue()}:email`;
       let runs = 0;
       const effect = async (): Promise<unknown> => {
@@ -28,30 +30,30 @@ export function describeEffectsConformance<Tx>(ctx: ConformanceContext<Tx>): voi
       const second = await ctx.store().runEffectOnce({ key, jobId: "2", resultJson }, effect);
       const other = await ctx.store().runEffectOnce({ key: `${key}:other`, jobId: "2", resultJson }, effect);
 
-      expect(first).to.deep.equal({ ran: true, result: { messageId: "m-1", at: [1, 2] } });
-      expect(second).to.deep.equal({ ran: false, result: { messageId: "m-1", at: [1, 2] } });
-      expect(other).to.deep.equal({ ran: true, result: { messageId: "m-2", at: [1, 2] } });
-      expect(runs).to.equal(2);
+      assert.deepStrictEqual(first, { ran: true, result: { messageId: "m-1", at: [1, 2] } });
+      assert.deepStrictEqual(second, { ran: false, result: { messageId: "m-1", at: [1, 2] } });
+      assert.deepStrictEqual(other, { ran: true, result: { messageId: "m-2", at: [1, 2] } });
+      assert.equal(runs, 2);
     });
 
-    it("keeps an effect's missing result apart from a null one", async () => {
+    testCase("keeps an effect's missing result apart from a null one", async () => {
       const prefix = ctx.freshQueue();
       await ctx.store().runEffectOnce({ key: `${prefix}:nothing`, jobId: "1", resultJson }, async () => undefined);
       await ctx.store().runEffectOnce({ key: `${prefix}:null`, jobId: "1", resultJson }, async () => null);
       const never = async (): Promise<never> => {
         throw new Error("must not run");
       };
-      expect(await ctx.store().runEffectOnce({ key: `${prefix}:nothing`, jobId: "2", resultJson }, never)).to.deep.equal({
+      assert.deepStrictEqual(await ctx.store().runEffectOnce({ key: `${prefix}:nothing`, jobId: "2", resultJson }, never), {
         ran: false,
         result: undefined,
       });
-      expect(await ctx.store().runEffectOnce({ key: `${prefix}:null`, jobId: "2", resultJson }, never)).to.deep.equal({
+      assert.deepStrictEqual(await ctx.store().runEffectOnce({ key: `${prefix}:null`, jobId: "2", resultJson }, never), {
         ran: false,
         result: null,
       });
     });
 
-    it("makes the effect's writes once when 16 callers race for one key", async () => {
+    testCase("makes the effect's writes once when 16 callers race for one key", async () => {
       const queue = ctx.freshQueue();
       const key = `${queue}:charge`;
       let runs = 0;
@@ -67,14 +69,14 @@ export function describeEffectsConformance<Tx>(ctx: ConformanceContext<Tx>): voi
         ),
       );
 
-      expect(runs).to.equal(1);
-      expect(outcomes.filter((outcome) => outcome.ran)).to.have.length(1);
+      assert.equal(runs, 1);
+      assert.equal((outcomes.filter((outcome) => outcome.ran)).length, 1);
       const winner = outcomes.find((outcome) => outcome.ran)!.result;
-      for (const outcome of outcomes) expect(outcome.result).to.deep.equal(winner);
-      expect(await jobsIn(ctx.store(), queue)).to.equal(1);
+      for (const outcome of outcomes) assert.deepStrictEqual(outcome.result, winner);
+      assert.equal(await jobsIn(ctx.store(), queue), 1);
     });
 
-    it("rolls back an effect that throws, leaves its key free and rethrows its error unchanged", async () => {
+    testCase("rolls back an effect that throws, leaves its key free and rethrows its error unchanged", async () => {
       const queue = ctx.freshQueue();
       const key = `${queue}:refund`;
       const failure = Object.assign(new Error("the provider refused"), { code: "23505", severity: "ERROR" });
@@ -84,31 +86,31 @@ export function describeEffectsConformance<Tx>(ctx: ConformanceContext<Tx>): voi
           throw failure;
         }),
       );
-      expect(error).to.equal(failure);
-      expect(await jobsIn(ctx.store(), queue), "the effect's write was rolled back").to.equal(0);
+      assert.equal(error, failure);
+      assert.equal(await jobsIn(ctx.store(), queue), 0, "the effect's write was rolled back");
 
       const retry = await ctx.store().runEffectOnce({ key, jobId: "1", resultJson }, async (transaction: Tx) => {
         await ctx.store().enqueue(newJob(queue, {}), transaction);
         return "refunded";
       });
-      expect(retry).to.deep.equal({ ran: true, result: "refunded" });
-      expect(await jobsIn(ctx.store(), queue)).to.equal(1);
+      assert.deepStrictEqual(retry, { ran: true, result: "refunded" });
+      assert.equal(await jobsIn(ctx.store(), queue), 1);
     });
 
-    it("forgets keys older than the retention, so their effects can run again", async () => {
+    testCase("forgets keys older than the retention, so their effects can run again", async () => {
       const key = `${ctx.freshQueue()}:old`;
       await ctx.store().runEffectOnce({ key, jobId: "1", resultJson }, async () => 1);
-      expect(await ctx.store().deleteEffectsBefore({ olderThanMs: 3_600_000, limit: 1_000 })).to.equal(0);
-      expect((await ctx.store().runEffectOnce({ key, jobId: "1", resultJson }, async () => 2)).ran).to.equal(false);
+      assert.equal(await ctx.store().deleteEffectsBefore({ olderThanMs: 3_600_000, limit: 1_000 }), 0);
+      assert.equal((await ctx.store().runEffectOnce({ key, jobId: "1", resultJson }, async () => 2)).ran, false);
 
-      await ctx.harness().waitUntilPast(new Date(Date.now() + 1));
-      expect(await ctx.store().deleteEffectsBefore({ olderThanMs: 0, limit: 100_000 })).to.be.greaterThan(0);
-      expect(await ctx.store().runEffectOnce({ key, jobId: "1", resultJson }, async () => 2)).to.deep.equal({ ran: true, result: 2 });
+      await ctx.harness().waitUntilPast(new Date(ctx.now() + 1));
+      assertAbove(await ctx.store().deleteEffectsBefore({ olderThanMs: 0, limit: 100_000 }), 0);
+      assert.deepStrictEqual(await ctx.store().runEffectOnce({ key, jobId: "1", resultJson }, async () => 2), { ran: true, result: 2 });
     });
   });
 
-  describe("completion in the job's own transaction", () => {
-    it("commits the work's writes and the job's success together", async () => {
+  suite("completion in the job's own transaction", () => {
+    testCase("commits the work's writes and the job's success together", async () => {
       const queue = ctx.freshQueue();
       const written = ctx.freshQueue();
       const { id } = await ctx.store().enqueue(newJob(queue, {}));
@@ -119,16 +121,16 @@ export function describeEffectsConformance<Tx>(ctx: ConformanceContext<Tx>): voi
         return { booked: true };
       });
 
-      expect(outcome).to.deep.equal({ applied: true, value: { booked: true } });
+      assert.deepStrictEqual(outcome, { applied: true, value: { booked: true } });
       const record = await ctx.store().getJob({ id });
-      expect(record).to.include({ state: "succeeded", lockedBy: "w", lockedUntil: null, attempts: 1 });
-      expect(record?.result).to.deep.equal({ booked: true });
-      expect(record?.finishedAt).to.be.instanceOf(Date);
-      expect(record?.durationMs).to.be.a("number").and.at.least(0);
-      expect(await jobsIn(ctx.store(), written)).to.equal(1);
+      assertFields(record, { state: "succeeded", lockedBy: "w", lockedUntil: null, attempts: 1 });
+      assert.deepStrictEqual(record?.result, { booked: true });
+      assert.ok(record?.finishedAt instanceof Date);
+      assertWithin(record?.durationMs, 0, Infinity);
+      assert.equal(await jobsIn(ctx.store(), written), 1);
     });
 
-    it("rolls the work back and reports applied false for a stale owner", async () => {
+    testCase("rolls the work back and reports applied false for a stale owner", async () => {
       const queue = ctx.freshQueue();
       const written = ctx.freshQueue();
       const { id } = await ctx.store().enqueue(newJob(queue, {}, { maxAttempts: 5 }));
@@ -140,12 +142,12 @@ export function describeEffectsConformance<Tx>(ctx: ConformanceContext<Tx>): voi
         return "too late";
       });
 
-      expect(outcome).to.deep.equal({ applied: false, value: undefined });
-      expect(await jobsIn(ctx.store(), written), "the stale owner's writes were rolled back").to.equal(0);
-      expect(await ctx.store().getJob({ id })).to.include({ state: "running", lockedBy: "fresh", attempts: 2, result: null });
+      assert.deepStrictEqual(outcome, { applied: false, value: undefined });
+      assert.equal(await jobsIn(ctx.store(), written), 0, "the stale owner's writes were rolled back");
+      assertFields(await ctx.store().getJob({ id }), { state: "running", lockedBy: "fresh", attempts: 2, result: null });
     });
 
-    it("rolls back when the work throws, rethrows its error and leaves the job running", async () => {
+    testCase("rolls back when the work throws, rethrows its error and leaves the job running", async () => {
       const queue = ctx.freshQueue();
       const written = ctx.freshQueue();
       const { id } = await ctx.store().enqueue(newJob(queue, {}));
@@ -159,9 +161,9 @@ export function describeEffectsConformance<Tx>(ctx: ConformanceContext<Tx>): voi
         }),
       );
 
-      expect(error).to.equal(failure);
-      expect(await jobsIn(ctx.store(), written)).to.equal(0);
-      expect(await ctx.store().getJob({ id })).to.include({ state: "running", lockedBy: "w" });
+      assert.equal(error, failure);
+      assert.equal(await jobsIn(ctx.store(), written), 0);
+      assertFields(await ctx.store().getJob({ id }), { state: "running", lockedBy: "w" });
     });
   });
 }

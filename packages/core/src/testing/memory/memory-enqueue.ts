@@ -1,0 +1,126 @@
+import { ConfigError } from "../../errors/config-errors";
+import { assertStorableMeta } from "../../job/job-meta";
+import type { EnqueueResult, NewJob } from "../../store/job-store";
+import { newJobRow, type MemoryJobRow } from "./memory-rows";
+import { keyOf, type KeyHold, type MemoryState } from "./memory-state";
+import { transactionEnded, type MemoryTransaction } from "./memory-transaction";
+
+/**
+ * Inserts one job, or finds the active job of its queue that holds its
+ * dedupe key; with `onDuplicate: "replace"` a `queued` holder takes the
+ * job's payload, priority, attempts, timeout, run time and meta. With a
+ * transaction the job (or the replacement) is written when it commits, and
+ * its key is held until then: an enqueue of the key outside the
+ * transaction waits for it to end, as the unique index makes PostgreSQL wait.
+ */
+export async function enqueueOne(state: MemoryState, job: NewJob, transaction: MemoryTransaction | undefined): Promise<EnqueueResult> {
+  checkNewJob(job);
+  for (;;) {
+    const busy = job.dedupeKey === null ? undefined : heldElsewhere(state, keyOf(job.queue, job.dedupeKey), transaction);
+    if (busy !== undefined) {
+      await busy;
+      continue;
+    }
+    const now = state.now();
+    const holder = job.dedupeKey === null ? undefined : holderFor(state, job.queue, job.dedupeKey, transaction);
+    if (holder === undefined) return Object.freeze({ id: insert(state, newJobRow(state.nextId(), job, now), transaction), duplicate: false });
+    if (job.onDuplicate !== "replace" || holder.state !== "queued") return Object.freeze({ id: holder.id, duplicate: true });
+    write(state, transaction, holder, () => replace(holder, job, now));
+    return Object.freeze({ id: holder.id, duplicate: true, replaced: true });
+  }
+}
+
+/**
+ * Inserts a batch, results in input order: a later item with the queue and
+ * dedupe key of an earlier one, or of an active job, is a duplicate of it.
+ * Every job is checked before any is written; a batch never replaces.
+ */
+export async function enqueueBatch(state: MemoryState, jobs: readonly NewJob[], transaction: MemoryTransaction | undefined): Promise<readonly EnqueueResult[]> {
+  if (!Array.isArray(jobs)) throw new ConfigError("jobs", "must be an array of NewJob objects");
+  for (const job of jobs) {
+    checkNewJob(job);
+    if (job.onDuplicate === "replace") throw new ConfigError("dedupe", 'a batch keeps the jobs that hold its keys; enqueue one by one to "replace" or "debounce"');
+  }
+  for (;;) {
+    const busy = jobs.map((job) => (job.dedupeKey === null ? undefined : heldElsewhere(state, keyOf(job.queue, job.dedupeKey), transaction))).find(Boolean);
+    if (busy !== undefined) {
+      await busy;
+      continue;
+    }
+    const now = state.now();
+    const firstOfKey = new Map<string, string>();
+    return Object.freeze(
+      jobs.map((job): EnqueueResult => {
+        const key = job.dedupeKey === null ? undefined : keyOf(job.queue, job.dedupeKey);
+        const earlier = key === undefined ? undefined : (firstOfKey.get(key) ?? holderFor(state, job.queue, job.dedupeKey!, transaction)?.id);
+        if (earlier !== undefined) {
+          if (key !== undefined) firstOfKey.set(key, earlier);
+          return Object.freeze({ id: earlier, duplicate: true });
+        }
+        const id = insert(state, newJobRow(state.nextId(), job, now), transaction);
+        if (key !== undefined) firstOfKey.set(key, id);
+        return Object.freeze({ id, duplicate: false });
+      }),
+    );
+  }
+}
+
+/** Refuses what the store cannot keep: payload text that is not JSON, meta that is not an object's JSON. */
+function checkNewJob(job: NewJob): void {
+  if (typeof job !== "object" || job === null) throw new ConfigError("job", "must be a NewJob object (see buildNewJob)");
+  try {
+    JSON.parse(job.payloadJson);
+  } catch {
+    throw new ConfigError("payloadJson", "must be the payload as JSON text (see serializePayload)");
+  }
+  if (job.metaJson !== null && job.metaJson !== undefined) {
+    assertStorableMeta(job.metaJson, job.queue);
+    const meta: unknown = JSON.parse(job.metaJson);
+    if (typeof meta !== "object" || meta === null || Array.isArray(meta)) throw new ConfigError("metaJson", "must be the JSON text of an object");
+  }
+}
+
+/** When another open transaction holds the key: the end of that transaction, to wait for. */
+function heldElsewhere(state: MemoryState, key: string, transaction: MemoryTransaction | undefined): Promise<void> | undefined {
+  const hold = state.keyHolds.get(key);
+  if (hold === undefined) return undefined;
+  if (hold.transaction.state !== "open") {
+    state.keyHolds.delete(key);
+    return undefined;
+  }
+  return hold.transaction === transaction ? undefined : hold.ended;
+}
+
+/** The job holding the key as `transaction` sees it: one it wrote itself, else a committed active job. */
+function holderFor(state: MemoryState, queue: string, dedupeKey: string, transaction: MemoryTransaction | undefined): MemoryJobRow | undefined {
+  const own = transaction === undefined ? undefined : state.keyHolds.get(keyOf(queue, dedupeKey));
+  return own?.transaction === transaction && own !== undefined ? own.row : state.holderOf(queue, dedupeKey);
+}
+
+/** Inserts `row` now, or when `transaction` commits (holding its key until the transaction ends). */
+function insert(state: MemoryState, row: MemoryJobRow, transaction: MemoryTransaction | undefined): string {
+  write(state, transaction, row, () => state.insert(row));
+  return row.id;
+}
+
+/** Makes `change` to `row` now, or when `transaction` commits, holding the row's dedupe key until then. */
+function write(state: MemoryState, transaction: MemoryTransaction | undefined, row: MemoryJobRow, change: () => void): void {
+  if (transaction === undefined) return change();
+  if (row.dedupeKey !== null) {
+    const hold: KeyHold = { transaction, ended: transactionEnded(transaction), row };
+    state.keyHolds.set(keyOf(row.queue, row.dedupeKey), hold);
+  }
+  transaction.onCommit(change);
+}
+
+/** `job`'s fields on a queued holder of its key, unless it started meanwhile. */
+function replace(holder: MemoryJobRow, job: NewJob, now: number): void {
+  if (holder.state !== "queued") return;
+  holder.payloadJson = job.payloadJson;
+  holder.priority = job.priority;
+  holder.maxAttempts = job.maxAttempts;
+  holder.timeoutMs = job.timeoutMs;
+  holder.runAt = (job.runAt?.getTime() ?? now) + job.delayMs;
+  holder.metaJson = job.metaJson ?? null;
+  holder.updatedAt = now;
+}

@@ -1,0 +1,96 @@
+import type { Clock } from "../../time/clock";
+import type { MemoryAttemptRow, MemoryDeadHookRow, MemoryEffectRow, MemoryJobRow, MemoryQueueRow } from "./memory-rows";
+import { isActive } from "./memory-rows";
+import type { MemoryTransaction } from "./memory-transaction";
+
+/** A dedupe key an open transaction enqueued with: held until it ends. */
+export interface KeyHold {
+  readonly transaction: MemoryTransaction;
+  readonly ended: Promise<void>;
+  /** The job that holds the key for the transaction: one it inserts, or a committed one it replaces. */
+  readonly row: MemoryJobRow;
+}
+
+/**
+ * The tables of one in-memory store, and its clock: what every operation
+ * file reads and writes. Each operation runs to completion without
+ * yielding, so it is atomic, as one statement is in PostgreSQL.
+ */
+export class MemoryState {
+  readonly clock: Clock;
+  /** Every job by id, in id order. */
+  readonly jobs = new Map<string, MemoryJobRow>();
+  /** Attempts that did not succeed, by job id, oldest first. */
+  readonly attempts = new Map<string, MemoryAttemptRow[]>();
+  /** The effects ledger by key. */
+  readonly effects = new Map<string, MemoryEffectRow>();
+  /** Keys whose effect runs now, each with the end of the transaction running it. */
+  readonly effectRuns = new Map<string, Promise<void>>();
+  /** Deaths whose `onDead` hook has not run, by `jobId:attempt`. */
+  readonly deadHooks = new Map<string, MemoryDeadHookRow>();
+  /** Operator controls by queue. */
+  readonly queues = new Map<string, MemoryQueueRow>();
+  /** Dedupe keys held by open transactions, by {@link keyOf}. */
+  readonly keyHolds = new Map<string, KeyHold>();
+  readonly #byQueue = new Map<string, Map<string, MemoryJobRow>>();
+  #lastId = 0;
+
+  constructor(clock: Clock) {
+    this.clock = clock;
+  }
+
+  /** The store's time, in milliseconds since the epoch. */
+  now(): number {
+    return this.clock.now();
+  }
+
+  /** The next job id (ids are never reused, as a sequence's are not, even when the job is never inserted). */
+  nextId(): number {
+    this.#lastId += 1;
+    return this.#lastId;
+  }
+
+  insert(row: MemoryJobRow): void {
+    this.jobs.set(row.id, row);
+    let queue = this.#byQueue.get(row.queue);
+    if (queue === undefined) this.#byQueue.set(row.queue, (queue = new Map()));
+    queue.set(row.id, row);
+  }
+
+  /** Deletes a job and its attempt history. */
+  remove(row: MemoryJobRow): void {
+    this.jobs.delete(row.id);
+    this.#byQueue.get(row.queue)?.delete(row.id);
+    this.attempts.delete(row.id);
+  }
+
+  /** The jobs of `queue`, in id order. */
+  rowsOf(queue: string): Iterable<MemoryJobRow> {
+    return this.#byQueue.get(queue)?.values() ?? [];
+  }
+
+  /** The names of the queues that have jobs. */
+  queuesWithJobs(): string[] {
+    return [...this.#byQueue.entries()].filter(([, rows]) => rows.size > 0).map(([queue]) => queue);
+  }
+
+  /** The active job of `queue` holding `dedupeKey`, other than `exceptId`. */
+  holderOf(queue: string, dedupeKey: string, exceptId?: string): MemoryJobRow | undefined {
+    for (const row of this.rowsOf(queue)) {
+      if (row.dedupeKey === dedupeKey && row.id !== exceptId && isActive(row.state)) return row;
+    }
+    return undefined;
+  }
+
+  /** Appends an attempt's history record. */
+  recordAttempt(row: MemoryAttemptRow): void {
+    const rows = this.attempts.get(row.jobId);
+    if (rows === undefined) this.attempts.set(row.jobId, [row]);
+    else rows.push(row);
+  }
+}
+
+/** The key of {@link MemoryState.keyHolds} for a queue's dedupe key. */
+export function keyOf(queue: string, dedupeKey: string): string {
+  return `${queue}\u0000${dedupeKey}`;
+}

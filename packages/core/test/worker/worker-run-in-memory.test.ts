@@ -1,0 +1,187 @@
+import { expect } from "chai";
+import { ErrorCode } from "../../src/errors/error-codes";
+import { errorCodeOf } from "../../src/errors/stint-error";
+import { buildNewJob } from "../../src/job/enqueue-options";
+import { defineJob } from "../../src/job/job-definition";
+import type { JobRecord } from "../../src/job/job-record";
+import { createSilentLogger } from "../../src/logging/create-logger";
+import { backoffDelay } from "../../src/policy/backoff";
+import type { JobStore } from "../../src/store/job-store";
+import { ManualClock } from "../../src/testing/manual-clock";
+import { InMemoryJobStore } from "../../src/testing/memory/in-memory-job-store";
+import { settle } from "../../src/testing/settle";
+import { AbstractQueueWorker } from "../../src/worker/abstract-queue-worker";
+import type { JobContext } from "../../src/worker/job-context";
+import type { WorkerOptions } from "../../src/worker/worker-options";
+
+const Task = defineJob<{ n: number }>("task", { maxAttempts: 3 });
+
+type Handler = (item: { n: number }, ctx: JobContext) => Promise<unknown>;
+
+/** A worker whose handler each test writes; it notes the deaths `onDead` hears of. */
+class TaskWorker extends AbstractQueueWorker<{ n: number }> {
+  readonly job = Task;
+  readonly deaths: string[] = [];
+
+  constructor(
+    store: JobStore,
+    private readonly handler: Handler,
+    options: WorkerOptions,
+  ) {
+    super(store, createSilentLogger(), { random: () => 0.5, ...options });
+  }
+
+  protected parse(payload: unknown): { n: number } {
+    return payload as { n: number };
+  }
+
+  protected processItem(item: { n: number }, ctx: JobContext): Promise<unknown> {
+    return this.handler(item, ctx);
+  }
+
+  protected override onDead(job: JobRecord): void {
+    this.deaths.push(job.id);
+  }
+}
+
+/** A promise that tests open by hand. */
+function gate(): { readonly opened: Promise<void>; open(): void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+/** Waits for `signal` to abort, then throws its reason, as a handler honouring `ctx.signal` does. */
+function untilAborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+}
+
+describe("a worker run on the in-memory store", () => {
+  let clock: ManualClock;
+  let store: InMemoryJobStore;
+
+  beforeEach(() => {
+    clock = new ManualClock();
+    store = new InMemoryJobStore({ clock });
+  });
+
+  const enqueue = (count: number) => store.enqueueMany(Array.from({ length: count }, (_, n) => buildNewJob(Task, { n })));
+  const states = async (): Promise<Record<string, number>> => {
+    const [counts] = await store.countByQueue({ queues: [Task.name] });
+    return Object.fromEntries(Object.entries(counts!.counts).filter(([, count]) => count > 0));
+  };
+
+  it("drains the queue once and stops when no job is due", async () => {
+    await enqueue(25);
+    const seen: number[] = [];
+    const summary = await new TaskWorker(store, async (item) => seen.push(item.n), { concurrency: 4, clock }).start();
+    expect(summary).to.include({ claimed: 25, succeeded: 25, stoppedBecause: "drained" });
+    expect(seen.sort((a, b) => a - b)).to.deep.equal(Array.from({ length: 25 }, (_, n) => n));
+    expect(await states()).to.deep.equal({ succeeded: 25 });
+  });
+
+  it("never runs more handlers at once than its concurrency", async () => {
+    await enqueue(40);
+    let running = 0;
+    let most = 0;
+    const handler: Handler = async () => {
+      running += 1;
+      most = Math.max(most, running);
+      await new Promise((resolve) => setImmediate(resolve));
+      running -= 1;
+    };
+    const summary = await new TaskWorker(store, handler, { concurrency: 3, prefetch: 5, clock }).start();
+    expect(summary).to.include({ succeeded: 40 });
+    expect(most).to.equal(3);
+  });
+
+  it("holds prefetched jobs leased in its buffer, and starts one as soon as a slot frees up", async () => {
+    await enqueue(10);
+    const release = gate();
+    let started = 0;
+    const run = new TaskWorker(
+      store,
+      async () => {
+        started += 1;
+        await release.opened;
+      },
+      { concurrency: 2, prefetch: 3, clock },
+    ).start();
+    await settle();
+    expect(started, "two slots").to.equal(2);
+    expect(await states(), "two handlers and three buffered jobs are leased").to.deep.equal({ running: 5, queued: 5 });
+    release.open();
+    expect(await run).to.include({ claimed: 10, succeeded: 10 });
+  });
+
+  it("retries a failure after the backoff on its clock, then runs the next attempt", async () => {
+    const { id } = await store.enqueue(buildNewJob(Task, { n: 1 }));
+    const worker = new TaskWorker(
+      store,
+      async (_item, ctx) => {
+        if (ctx.job.attempt === 1) throw new Error("the bank timed out");
+        return "paid";
+      },
+      { clock },
+    );
+    expect(await worker.start(), "the retry is not due yet").to.include({ retried: 1, stoppedBecause: "drained" });
+    const delayMs = backoffDelay(1, worker.options.backoff, () => 0.5);
+    const failed = await store.getJob({ id });
+    expect(failed).to.include({ state: "failed", attempts: 1, errorCode: ErrorCode.Unknown });
+    expect(failed!.runAt.getTime() - clock.now()).to.equal(delayMs);
+
+    await clock.advance(delayMs - 1);
+    expect(await worker.start()).to.include({ claimed: 0 });
+    await clock.advance(1);
+    expect(await worker.start()).to.include({ claimed: 1, succeeded: 1 });
+    expect(await store.getJob({ id })).to.include({ state: "succeeded", attempts: 2 });
+  });
+
+  it("makes a job dead after its last attempt, with every attempt in its history, and calls onDead once", async () => {
+    const { id } = await store.enqueue(buildNewJob(Task, { n: 1 }));
+    const worker = new TaskWorker(store, async () => Promise.reject(new Error("still down")), { clock });
+    for (let attempt = 1; attempt <= 3; attempt += 1) {
+      await worker.start();
+      await clock.advance(backoffDelay(attempt, worker.options.backoff, () => 0.5));
+    }
+    expect(await store.getJob({ id })).to.include({ state: "dead", attempts: 3, errorCode: ErrorCode.Unknown });
+    expect((await store.listAttempts({ jobId: id })).map((attempt) => attempt.outcome)).to.deep.equal(["failed", "failed", "dead"]);
+    expect(worker.deaths).to.deep.equal([id]);
+  });
+
+  it("aborts a handler whose lease lapses while heartbeats go unanswered, on a manual clock", async () => {
+    const { id } = await store.enqueue(buildNewJob(Task, { n: 1 }));
+    // Heartbeats that never answer, as on a connection the network silently stopped carrying.
+    const silent = new Proxy(store, {
+      get: (target, name) => (name === "extendLeases" ? () => new Promise(() => undefined) : (Reflect.get(target, name) as unknown as (...args: unknown[]) => unknown).bind(target)),
+    });
+    let reason: unknown;
+    const worker = new TaskWorker(silent, async (_item, ctx) => untilAborted(ctx.signal).catch((thrown: unknown) => Promise.reject((reason = thrown))), { leaseMs: 3_000, clock });
+    const run = worker.start({ maxJobs: 1 });
+    await settle();
+    const deadlineMs = worker.options.leaseMs - worker.options.leaseMarginMs;
+    await clock.advance(deadlineMs - 1);
+    expect(reason, "still within the lease").to.equal(undefined);
+    await clock.advance(1);
+    expect(errorCodeOf(reason)).to.equal(ErrorCode.LeaseLost);
+    expect(await run).to.include({ leaseLost: 1 });
+    const [attempt] = await store.listAttempts({ jobId: id });
+    expect(attempt).to.include({ outcome: "lease-lost", attempt: 1 });
+  });
+
+  it("hands buffered jobs back unspent at shutdown, and the running one after the shutdown timeout", async () => {
+    await enqueue(5);
+    const stop = new AbortController();
+    const worker = new TaskWorker(store, async (_item, ctx) => untilAborted(ctx.signal), { concurrency: 1, prefetch: 4, shutdownTimeoutMs: 1_000, clock });
+    const run = worker.start({ signal: stop.signal });
+    await settle();
+    expect(await states()).to.deep.equal({ running: 5 });
+    stop.abort();
+    await clock.advance(1_000);
+    expect(await run).to.include({ claimed: 5, released: 5, stoppedBecause: "signal" });
+    const jobs = await store.listJobs({ queue: Task.name, limit: 10 });
+    expect(jobs.map((job) => [job.state, job.attempts, job.maxAttempts])).to.deep.equal(Array.from({ length: 5 }, () => ["queued", 1, 4]));
+    const histories = await Promise.all(jobs.map((job) => store.listAttempts({ jobId: job.id })));
+    expect(histories.flat().map((attempt) => attempt.outcome), "only the started one records an attempt").to.deep.equal(["shutdown"]);
+  });
+});

@@ -134,6 +134,7 @@ export { parseCron } from "./schedule/cron-plan";
 export type { RetentionOptions } from "./maintenance/retention-pruner";
 export { ExitCode } from "./runtime/exit-codes";
 export type { RunReport } from "./runtime/run-report";
+export { summarizeRun } from "./runtime/run-report";
 export type { RunWorkersOptions, RunOverrides } from "./runtime/run-workers";
 export { runWorkers } from "./runtime/run-workers";
 export type { RunFromContainerOptions } from "./runtime/run-from-container";

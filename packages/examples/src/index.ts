@@ -19,14 +19,12 @@ export type {
   DocumentSummariesTable,
 } from "./app/app-tables";
 
-export { ValidationError } from "./jobs/validation-error";
-export { PayloadFields } from "./jobs/payload-fields";
-export { SendInvoiceEmail, parseSendInvoiceEmail } from "./jobs/send-invoice-email";
+export { SendInvoiceEmail } from "./jobs/send-invoice-email";
 export { SendReportEmail } from "./jobs/send-report-email";
-export { WeeklyReport, parseWeeklyReport } from "./jobs/weekly-report";
-export { NightlyCleanup, parseNightlyCleanup, CLEANUP_TARGETS, DEFAULT_CLEANUP_BATCH } from "./jobs/nightly-cleanup";
+export { WeeklyReport } from "./jobs/weekly-report";
+export { NightlyCleanup, CLEANUP_TARGETS, DEFAULT_CLEANUP_BATCH } from "./jobs/nightly-cleanup";
 export type { CleanupTarget } from "./jobs/nightly-cleanup";
-export { AiSummary, parseAiSummary, DEFAULT_SUMMARY_WORDS } from "./jobs/ai-summary";
+export { AiSummary, DEFAULT_SUMMARY_WORDS } from "./jobs/ai-summary";
 
 export type { Mailer, OutgoingMail, MailReceipt } from "./services/mailer";
 export { RecordingMailer } from "./services/recording-mailer";
@@ -58,6 +56,8 @@ export { seedDemoData } from "./demo/demo-data";
 export type { DemoDataSpec } from "./demo/demo-data";
 export { enqueueDemoWorkload } from "./demo/demo-workload";
 export type { DemoWorkload, EnqueuedJobs } from "./demo/demo-workload";
+export { MALFORMED_PAYLOADS, enqueueRefused, insertWithSql } from "./demo/malformed-payloads";
+export type { MalformedPayload, RefusedPayload } from "./demo/malformed-payloads";
 export { formatSummaryTable } from "./demo/summary-table";
 export type { SummaryRow } from "./demo/summary-table";
 export { recentWeeks } from "./app/recent-weeks";

@@ -4,7 +4,7 @@ import { WeeklyReport } from "./jobs/weekly-report";
 
 /**
  * The weekly invoicing report: Mondays at 06:00 Berlin time, for the week
- * that just ended (the payload names no week; see `parseWeeklyReport`).
+ * that just ended (the payload names no `weekStart`; see `WeeklyReport`).
  */
 export const WeeklyReportSchedule = defineSchedule({
   name: "weekly-invoicing-report",

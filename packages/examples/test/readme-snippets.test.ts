@@ -60,8 +60,8 @@ const GUIDE_SNIPPETS: Readonly<Record<string, number>> = {
   "writing-jobs.md": 0,
 };
 
-/** Where snippets must not come from: the benchmark and the test probes, which are not code a user learns from. */
-const NOT_SNIPPET_SOURCES = ["packages/examples/src/bench/", "packages/examples/src/processes/"];
+/** Where snippets must not come from: the benchmarks and the process tests' probes, which are not code a user learns from. */
+const NOT_SNIPPET_SOURCES = ["packages/bench/", "packages/process-tests/"];
 
 /**
  * The documents whose snippets are checked, each with the folder its

@@ -1,4 +1,4 @@
-import type { JobClient, JobDefinition } from "@stint/core";
+import type { JobClient, PayloadOf } from "@stint/core";
 import { AiSummary } from "../jobs/ai-summary";
 import { NightlyCleanup } from "../jobs/nightly-cleanup";
 import { SendInvoiceEmail } from "../jobs/send-invoice-email";
@@ -17,34 +17,22 @@ export interface DemoWorkload {
   /** One `ai-summary` job per document 1…n. */
   readonly documents: number;
   /** The `nightly-cleanup` jobs. */
-  readonly cleanups: readonly NightlyCleanup[];
-  /** Add five jobs whose payloads fail validation (one or two per kind). */
-  readonly malformed: boolean;
+  readonly cleanups: readonly PayloadOf<typeof NightlyCleanup>[];
 }
 
 /** How many jobs went into each queue. */
 export type EnqueuedJobs = Readonly<Record<string, number>>;
 
-/** Payloads a producer that bypasses the types might send; each names its bad field. */
-const MALFORMED: readonly { readonly kind: JobDefinition<unknown>; readonly payload: unknown }[] = [
-  { kind: untyped(SendInvoiceEmail), payload: { invoiceId: "abc" } },
-  { kind: untyped(SendInvoiceEmail), payload: { invoice_id: 17 } },
-  { kind: untyped(WeeklyReport), payload: { weekStart: "2025-13-01", recipient: "finance@example.com" } },
-  { kind: untyped(NightlyCleanup), payload: { target: "users", olderThanDays: 1 } },
-  { kind: untyped(AiSummary), payload: { documentId: null } },
-];
-
 /**
- * Enqueues the demo's mix of work with typed producers, a batch per kind,
- * plus (optionally) five malformed payloads.
+ * Enqueues the demo's mix of work with typed producers, a batch per kind.
  *
  * @example
  * ```ts
  * const enqueued = await enqueueDemoWorkload(container.resolve(JobClient), {
  *   invoices: 200, duplicateInvoiceJobs: 10, weeks: ["2025-06-02"], reportRecipient: "finance@example.com",
- *   documents: 60, cleanups: [{ target: "audit-events", olderThanDays: 90 }], malformed: true,
+ *   documents: 60, cleanups: [{ target: "audit-events", olderThanDays: 90 }],
  * });
- * enqueued["send-invoice-email"]; // 212
+ * enqueued["send-invoice-email"]; // 210
  * ```
  */
 export async function enqueueDemoWorkload(client: JobClient, workload: DemoWorkload): Promise<EnqueuedJobs> {
@@ -78,16 +66,6 @@ export async function enqueueDemoWorkload(client: JobClient, workload: DemoWorkl
     count(NightlyCleanup.name, 1);
   }
 
-  if (workload.malformed) {
-    for (const { kind, payload } of MALFORMED) {
-      await client.enqueue(kind, payload);
-      count(kind.name, 1);
-    }
-  }
   return Object.freeze(counts);
 }
 
-/** The same job kind without its payload type: what a producer unaware of the types can send. */
-function untyped<T>(kind: JobDefinition<T>): JobDefinition<unknown> {
-  return kind as unknown as JobDefinition<unknown>;
-}

@@ -15,7 +15,7 @@ async function main(): Promise<number> {
   const connectionString = process.env["DATABASE_URL"];
   if (connectionString === undefined || connectionString === "") {
     process.stderr.write("Set DATABASE_URL, or run `npm start`, which starts a throwaway PostgreSQL for the demo.\n");
-    return 64;
+    return ExitCode.Config;
   }
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();

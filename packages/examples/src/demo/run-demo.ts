@@ -1,4 +1,14 @@
-import { ConfigError, JOB_STORE, JobClient, resolveWorkers, type JobStore, type Logger, type LoggerOptions, seededRandom } from "@stint/core";
+import {
+  ConfigError,
+  ErrorCode,
+  JOB_STORE,
+  JobClient,
+  resolveWorkers,
+  type JobStore,
+  type Logger,
+  type LoggerOptions,
+  type PayloadOf,
+} from "@stint/core";
 import { assertSqlIdentifier } from "@stint/core/driver";
 import { dropSchema, migrate, POSTGRES_DB } from "@stint/postgres-driver";
 import { sql, type Kysely } from "kysely";
@@ -11,8 +21,10 @@ import { FakeLlmClient } from "../services/fake-llm-client";
 import type { NightlyCleanupResult } from "../workers/nightly-cleanup-worker";
 import { FlakyMailer } from "../services/flaky-mailer";
 import { RecordingMailer } from "../services/recording-mailer";
+import { seededRandom } from "@stint/core";
 import { seedDemoData } from "./demo-data";
 import { enqueueDemoWorkload } from "./demo-workload";
+import { enqueueRefused, insertWithSql, MALFORMED_PAYLOADS, type RefusedPayload } from "./malformed-payloads";
 import { drainQueues } from "./drain-queues";
 import { recentWeeks } from "../app/recent-weeks";
 import { formatSummaryTable, type SummaryRow } from "./summary-table";
@@ -39,6 +51,8 @@ export interface DemoOptions {
 export interface DemoResult {
   /** 0 when every job reached a final state and every check passed; 1 otherwise. */
   readonly exitCode: 0 | 1;
+  /** Malformed payloads `enqueue` refused before inserting anything. */
+  readonly refusedAtEnqueue: number;
   /** True when no job was left queued, running or waiting for a retry. */
   readonly drained: boolean;
   readonly rows: readonly SummaryRow[];
@@ -52,8 +66,7 @@ const DUPLICATE_INVOICE_JOBS = 10;
 const DOCUMENTS = 60;
 const TOO_LONG_DOCUMENTS = [13, 42];
 const WEEKS = 4;
-const MALFORMED_PAYLOADS = 5;
-const CLEANUPS: readonly NightlyCleanup[] = [
+const CLEANUPS: readonly PayloadOf<typeof NightlyCleanup>[] = [
   { target: "audit-events", olderThanDays: 90, batchSize: 200 },
   { target: "expired-sessions", olderThanDays: 1, batchSize: 100 },
   { target: "old-reports", olderThanDays: 365 },
@@ -63,13 +76,21 @@ const CLEANUPS: readonly NightlyCleanup[] = [
  * Runs the example application end to end against a real database:
  * migrates stint's tables and the app's, seeds invoices and documents,
  * enqueues a realistic mix (200 invoice e-mails plus 10 duplicates, 4
- * weekly reports that chain 4 report e-mails, 3 cleanups, 60 AI summaries
- * and 5 malformed payloads), then runs all workers concurrently until no job
- * is active. Some sends fail once with a 503 and some model calls are rate
- * limited, so retries happen; malformed payloads and over-long documents
- * end dead. It prints a per-queue table and checks the outcome: every
- * invoice e-mailed exactly once, every report e-mailed, every document that
- * fits summarised, only the expected jobs dead.
+ * weekly reports that chain 4 report e-mails, 3 cleanups, 60 AI summaries),
+ * then runs all workers concurrently until no job is active. Some sends
+ * fail once with a 503 and some model calls are rate limited, so retries
+ * happen; over-long documents end dead.
+ *
+ * Five malformed payloads take both roads a bad payload can take: through
+ * `client.enqueue`, where each job kind's schema refuses them and nothing
+ * is inserted, and written with SQL past that check, as a producer from
+ * before the schemas would, where the workers' check on claim sends each
+ * to dead with the same message.
+ *
+ * It prints a per-queue table and checks the outcome: every invoice
+ * e-mailed exactly once, every report e-mailed, every document that fits
+ * summarised, only the expected jobs dead, each malformed one with its
+ * schema's message.
  *
  * @example
  * ```ts
@@ -122,14 +143,18 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       reportRecipient: "finance@example.com",
       documents: DOCUMENTS,
       cleanups: CLEANUPS,
-      malformed: true,
     });
     const total = Object.values(enqueued).reduce((sum, n) => sum + n, 0);
     say(`stint demo in schema "${schema}"`);
     say(
       `Enqueued ${total} jobs (${Object.entries(enqueued).map(([queue, n]) => `${queue} ${n}`).join(", ")}), ` +
-        `including ${DUPLICATE_INVOICE_JOBS} duplicate invoice jobs and ${MALFORMED_PAYLOADS} malformed payloads.`,
+        `including ${DUPLICATE_INVOICE_JOBS} duplicate invoice jobs.`,
     );
+    const refused = await enqueueRefused(app.container.resolve(JobClient), MALFORMED_PAYLOADS);
+    say(`Refused ${refused.length} malformed payloads at enqueue, inserting nothing:`);
+    for (const { message } of refused) say(`  ${message}`);
+    const writtenWithSql = await insertWithSql(db, schema, MALFORMED_PAYLOADS);
+    say(`Wrote the same ${writtenWithSql.length} payloads with SQL, past that check, as a producer from before the schemas would.`);
 
     const workers = resolveWorkers(app.container);
     const store = app.container.resolve(JOB_STORE);
@@ -160,11 +185,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         : `Gave up after ${(drain.durationMs / 1000).toFixed(2)} s with ${drain.active} jobs unfinished.`,
     );
 
-    const problems = await checkOutcome(appDb, db, schema, weeks.length, say);
+    const problems = await checkOutcome(appDb, db, schema, { weeks: weeks.length, refused, writtenWithSql }, say);
     if (!drain.drained) problems.unshift(`${drain.active} jobs were left unfinished: ${await describeUnfinished(store)}`);
     say(problems.length === 0 ? "All checks passed." : `Problems:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
     return Object.freeze({
       exitCode: problems.length === 0 ? 0 : 1,
+      refusedAtEnqueue: refused.length,
       drained: drain.drained,
       rows: Object.freeze(rows),
       problems: Object.freeze(problems),
@@ -175,8 +201,18 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   }
 }
 
+/** What {@link checkOutcome} checks besides the app's tables: the reports expected, and the malformed payloads' two roads. */
+interface ExpectedOutcome {
+  readonly weeks: number;
+  /** What `enqueue` said of each malformed payload, in the order of {@link MALFORMED_PAYLOADS}. */
+  readonly refused: readonly RefusedPayload[];
+  /** The ids of the same payloads written with SQL, in the same order. */
+  readonly writtenWithSql: readonly string[];
+}
+
 /** Prints what the jobs achieved and returns what did not turn out as expected. */
-async function checkOutcome(appDb: AppDb, db: Kysely<any>, schema: string, weeks: number, say: (line: string) => void): Promise<string[]> {
+async function checkOutcome(appDb: AppDb, db: Kysely<any>, schema: string, expected: ExpectedOutcome, say: (line: string) => void): Promise<string[]> {
+  const { weeks } = expected;
   const problems: string[] = [];
   const mails = await appDb
     .selectFrom("sent_emails")
@@ -187,7 +223,7 @@ async function checkOutcome(appDb: AppDb, db: Kysely<any>, schema: string, weeks
     ])
     .executeTakeFirstOrThrow();
   const summaries = await appDb.selectFrom("document_summaries").select(sql<number>`count(*)::int`.as("count")).executeTakeFirstOrThrow();
-  const dead = await sql<{ id: string; queue: string; last_error: string | null }>`SELECT id, queue, last_error FROM ${sql.id(schema, "jobs")}
+  const dead = await sql<{ id: string; queue: string; last_error: string | null; error_code: string | null }>`SELECT id, queue, last_error, error_code FROM ${sql.id(schema, "jobs")}
  WHERE state = 'dead' ORDER BY id`.execute(db);
 
   const cleanups = await sql<{ result: NightlyCleanupResult }>`SELECT result FROM ${sql.id(schema, "jobs")}
@@ -198,7 +234,7 @@ async function checkOutcome(appDb: AppDb, db: Kysely<any>, schema: string, weeks
     .where("occurred_at", "<", sql<Date>`now() - interval '90 days'`)
     .executeTakeFirstOrThrow();
 
-  const expectedDead = MALFORMED_PAYLOADS + TOO_LONG_DOCUMENTS.length;
+  const expectedDead = MALFORMED_PAYLOADS.length + TOO_LONG_DOCUMENTS.length;
   const expect = (ok: boolean, text: string): void => {
     if (!ok) problems.push(text);
   };
@@ -207,6 +243,12 @@ async function checkOutcome(appDb: AppDb, db: Kysely<any>, schema: string, weeks
   expect(summaries.count === DOCUMENTS - TOO_LONG_DOCUMENTS.length, `summaries: ${summaries.count} of ${DOCUMENTS - TOO_LONG_DOCUMENTS.length} documents`);
   expect(dead.rows.length === expectedDead, `dead jobs: ${dead.rows.length}, expected ${expectedDead}`);
   expect(staleAuditEvents.count === 0, `audit events older than 90 days: ${staleAuditEvents.count} left after the cleanup`);
+  expected.writtenWithSql.forEach((id, index) => {
+    const row = dead.rows.find((candidate) => candidate.id === id);
+    const issues = expected.refused[index]?.issues ?? [];
+    const named = row?.error_code === ErrorCode.Parse && issues.every((issue) => (row.last_error ?? "").includes(`${issue.path}: ${issue.message}`));
+    expect(named, `job ${id}, written with SQL, is not dead with the message enqueue gave: ${row?.last_error ?? "not dead"}`);
+  });
 
   say(
     `E-mails: ${mails.invoiceMails} invoice e-mails for ${mails.invoicesMailed} invoices (${INVOICES + DUPLICATE_INVOICE_JOBS} jobs, each invoice at most once), ${mails.reportMails} report e-mails.`,
@@ -215,7 +257,9 @@ async function checkOutcome(appDb: AppDb, db: Kysely<any>, schema: string, weeks
     `Cleanups: ${cleanups.rows.map(({ result }) => `${result.target} ${result.deleted} rows in ${result.batches} ${result.batches === 1 ? "batch" : "batches"}`).join(", ")}.`,
   );
   say(`Summaries: ${summaries.count} of ${DOCUMENTS} documents (${TOO_LONG_DOCUMENTS.length} too long to summarise).`);
-  say(`Dead jobs (${dead.rows.length}; ${MALFORMED_PAYLOADS} malformed payloads and ${TOO_LONG_DOCUMENTS.length} documents too long are expected):`);
+  say(
+    `Dead jobs (${dead.rows.length}; the ${MALFORMED_PAYLOADS.length} malformed payloads written with SQL and ${TOO_LONG_DOCUMENTS.length} documents too long are expected):`,
+  );
   for (const row of dead.rows) say(`  #${row.id} ${row.queue}: ${firstLine(row.last_error)}`);
   return problems;
 }

@@ -1,10 +1,5 @@
-import { defineJob } from "@stint/core";
-import { PayloadFields } from "./payload-fields";
-
-/** Payload of a `send-invoice-email` job: e-mail one invoice to its customer. */
-export interface SendInvoiceEmail {
-  readonly invoiceId: number;
-}
+import { defineJob, type ItemOf } from "@stint/core";
+import { z } from "zod";
 
 /** What a `send-invoice-email` job stores as its result (and `client.waitFor` resolves to). */
 export interface SendInvoiceEmailResult {
@@ -15,27 +10,27 @@ export interface SendInvoiceEmailResult {
   readonly messageId: string | null;
 }
 
+const sendInvoiceEmailPayload = z.strictObject({
+  invoiceId: z.int32().positive(),
+});
+
 /**
- * The `send-invoice-email` job kind. A mail server that is briefly down is
- * worth a few more tries; 30 s is plenty for one send.
+ * The `send-invoice-email` job kind: e-mail one invoice (an `integer` key
+ * of the `invoices` table) to its customer. A mail server that is briefly
+ * down is worth a few more tries; 30 s is plenty for one send.
  *
  * @example
  * ```ts
  * await client.enqueue(SendInvoiceEmail, { invoiceId: 812 });
+ * await client.enqueue(SendInvoiceEmail, { invoiceId: 0 });
+ * // PayloadSchemaError: payload of queue "send-invoice-email" failed its schema: payload.invoiceId: Too small: expected number to be >0
  * ```
  */
-export const SendInvoiceEmail = defineJob<SendInvoiceEmail, SendInvoiceEmailResult>("send-invoice-email", { maxAttempts: 8, timeoutMs: 30_000 });
+export const SendInvoiceEmail = defineJob<typeof sendInvoiceEmailPayload, SendInvoiceEmailResult>("send-invoice-email", {
+  schema: sendInvoiceEmailPayload,
+  maxAttempts: 8,
+  timeoutMs: 30_000,
+});
 
-/**
- * Validates a stored `send-invoice-email` payload.
- *
- * @example
- * ```ts
- * parseSendInvoiceEmail({ invoiceId: 812 });   // { invoiceId: 812 }
- * parseSendInvoiceEmail({ invoiceId: "abc" }); // throws: invoiceId must be a positive integer, got "abc"
- * ```
- */
-export function parseSendInvoiceEmail(payload: unknown): SendInvoiceEmail {
-  const fields = PayloadFields.of(payload, ["invoiceId"]);
-  return { invoiceId: fields.positiveInteger("invoiceId") };
-}
+/** Payload of a `send-invoice-email` job. */
+export type SendInvoiceEmail = ItemOf<typeof SendInvoiceEmail>;

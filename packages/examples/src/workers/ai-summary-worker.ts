@@ -1,9 +1,9 @@
 import {
-  AbstractQueueWorker,
   JOB_STORE,
   LOGGER,
   permanent,
   retryAfter,
+  SchemaQueueWorker,
   type BackoffOptions,
   type JobContext,
   type JobStore,
@@ -13,7 +13,7 @@ import { sql } from "kysely";
 import { inject, injectable } from "tsyringe";
 import { APP_DB, LLM_CLIENT, RETRY_BACKOFF } from "../app-tokens";
 import type { AppDb } from "../app/app-tables";
-import { AiSummary, DEFAULT_SUMMARY_WORDS, parseAiSummary } from "../jobs/ai-summary";
+import { AiSummary } from "../jobs/ai-summary";
 import { isRateLimited, type LlmClient } from "../services/llm-client";
 
 /**
@@ -51,7 +51,7 @@ export interface AiSummaryResult {
  * ```
  */
 @injectable()
-export class AiSummaryWorker extends AbstractQueueWorker<AiSummary> {
+export class AiSummaryWorker extends SchemaQueueWorker<AiSummary> {
   readonly job = AiSummary;
   readonly #db: AppDb;
   readonly #llm: LlmClient;
@@ -68,9 +68,6 @@ export class AiSummaryWorker extends AbstractQueueWorker<AiSummary> {
     this.#llm = llm;
   }
 
-  protected override parse(payload: unknown): AiSummary {
-    return parseAiSummary(payload);
-  }
 
   protected override async processItem(item: AiSummary, ctx: JobContext): Promise<AiSummaryResult> {
     const document = await this.#db
@@ -85,7 +82,7 @@ export class AiSummaryWorker extends AbstractQueueWorker<AiSummary> {
       );
     }
 
-    const maxWords = item.maxWords ?? DEFAULT_SUMMARY_WORDS;
+    const { maxWords } = item;
     let completion;
     try {
       completion = await this.#llm.complete(

@@ -1,7 +1,7 @@
 import {
-  AbstractQueueWorker,
   JOB_STORE,
   LOGGER,
+  SchemaQueueWorker,
   type BackoffOptions,
   type JobContext,
   type JobStore,
@@ -11,7 +11,7 @@ import { sql } from "kysely";
 import { inject, injectable } from "tsyringe";
 import { APP_DB, RETRY_BACKOFF } from "../app-tokens";
 import type { AppDb } from "../app/app-tables";
-import { DEFAULT_CLEANUP_BATCH, NightlyCleanup, parseNightlyCleanup, type CleanupTarget } from "../jobs/nightly-cleanup";
+import { NightlyCleanup, type CleanupTarget } from "../jobs/nightly-cleanup";
 
 /** The table and timestamp column behind each cleanup target. */
 const TARGETS = {
@@ -51,7 +51,7 @@ export interface NightlyCleanupResult {
  * ```
  */
 @injectable()
-export class NightlyCleanupWorker extends AbstractQueueWorker<NightlyCleanup> {
+export class NightlyCleanupWorker extends SchemaQueueWorker<NightlyCleanup> {
   readonly job = NightlyCleanup;
   readonly #db: AppDb;
 
@@ -65,13 +65,10 @@ export class NightlyCleanupWorker extends AbstractQueueWorker<NightlyCleanup> {
     this.#db = db;
   }
 
-  protected override parse(payload: unknown): NightlyCleanup {
-    return parseNightlyCleanup(payload);
-  }
 
   protected override async processItem(item: NightlyCleanup, ctx: JobContext): Promise<NightlyCleanupResult> {
     const { table, column } = TARGETS[item.target];
-    const batchSize = item.batchSize ?? DEFAULT_CLEANUP_BATCH;
+    const { batchSize } = item;
     let deleted = 0;
     let batches = 0;
     for (;;) {

@@ -1,10 +1,10 @@
 import {
-  AbstractQueueWorker,
   ErrorCode,
   errorCodeOf,
   JOB_STORE,
   LOGGER,
   permanent,
+  SchemaQueueWorker,
   type BackoffOptions,
   type DeadJobContext,
   type JobContext,
@@ -16,7 +16,7 @@ import type { Transaction } from "kysely";
 import { inject, injectable } from "tsyringe";
 import { APP_DB, APP_SCHEMA, MAILER, RETRY_BACKOFF } from "../app-tokens";
 import { appDatabase, type AppDb } from "../app/app-tables";
-import { parseSendInvoiceEmail, SendInvoiceEmail, type SendInvoiceEmailResult } from "../jobs/send-invoice-email";
+import { SendInvoiceEmail, type SendInvoiceEmailResult } from "../jobs/send-invoice-email";
 import type { Mailer, MailReceipt, OutgoingMail } from "../services/mailer";
 
 export type { SendInvoiceEmailResult } from "../jobs/send-invoice-email";
@@ -53,7 +53,7 @@ export type { SendInvoiceEmailResult } from "../jobs/send-invoice-email";
  * ```
  */
 @injectable()
-export class SendInvoiceEmailWorker extends AbstractQueueWorker<SendInvoiceEmail, SendInvoiceEmailResult> {
+export class SendInvoiceEmailWorker extends SchemaQueueWorker<SendInvoiceEmail, SendInvoiceEmailResult> {
   readonly job = SendInvoiceEmail;
   readonly #db: AppDb;
   readonly #schema: string;
@@ -75,9 +75,6 @@ export class SendInvoiceEmailWorker extends AbstractQueueWorker<SendInvoiceEmail
     this.#mailer = mailer;
   }
 
-  protected override parse(payload: unknown): SendInvoiceEmail {
-    return parseSendInvoiceEmail(payload);
-  }
 
   protected override async processItem(item: SendInvoiceEmail, ctx: JobContext): Promise<SendInvoiceEmailResult> {
     const invoice = await this.#db.selectFrom("invoices").selectAll().where("id", "=", item.invoiceId).executeTakeFirst();

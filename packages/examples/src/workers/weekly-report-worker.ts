@@ -1,7 +1,7 @@
 import {
-  AbstractQueueWorker,
   JOB_STORE,
   LOGGER,
+  SchemaQueueWorker,
   type BackoffOptions,
   type JobContext,
   type JobStore,
@@ -13,7 +13,7 @@ import { APP_DB, RETRY_BACKOFF } from "../app-tokens";
 import type { AppDb } from "../app/app-tables";
 import { SendReportEmail } from "../jobs/send-report-email";
 import { recentWeeks } from "../app/recent-weeks";
-import { parseWeeklyReport, WeeklyReport } from "../jobs/weekly-report";
+import { WeeklyReport } from "../jobs/weekly-report";
 
 /**
  * The `kind` of the reports this worker stores.
@@ -71,7 +71,7 @@ const DAY_MS = 86_400_000;
  * ```
  */
 @injectable()
-export class WeeklyReportWorker extends AbstractQueueWorker<WeeklyReport> {
+export class WeeklyReportWorker extends SchemaQueueWorker<WeeklyReport> {
   readonly job = WeeklyReport;
   readonly #db: AppDb;
 
@@ -85,9 +85,6 @@ export class WeeklyReportWorker extends AbstractQueueWorker<WeeklyReport> {
     this.#db = db;
   }
 
-  protected override parse(payload: unknown): WeeklyReport {
-    return parseWeeklyReport(payload);
-  }
 
   protected override async processItem(item: WeeklyReport, ctx: JobContext): Promise<WeeklyReportResult> {
     // A scheduled run names no week: it reports the last full week before it was enqueued (stable across retries).

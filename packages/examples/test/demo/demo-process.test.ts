@@ -1,22 +1,11 @@
-import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { expect } from "chai";
 import { ExitCode } from "@stint/core";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
-
-const DEMO = join(__dirname, "..", "..", "src", "demo", "main.js");
+import { startScript, type ScriptExit } from "../support/run-script";
 
 /** Runs the demo as `npm start` does, with stdout and stderr piped apart. */
-function runDemoProcess(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [DEMO], { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  return new Promise((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+function runDemoProcess(env: Record<string, string>): Promise<ScriptExit> {
+  return startScript("demo/main.js", [], env).exited;
 }
 
 /** Lines that are JSON log records (`level` and `message`). */
@@ -51,7 +40,7 @@ describe("the demo as a process", () => {
     expect(records.length, "log lines on stderr").to.be.greaterThan(0);
     const refused = records.filter((record) => record.message.includes("has an invalid payload and is dead")).map((record) => record.message);
     expect(refused).to.have.length(5);
-    expect(refused.some((message) => message.includes('invoiceId must be a positive integer, got "abc"')), refused.join("\n")).to.equal(true);
+    expect(refused.some((message) => message.includes("payload.invoiceId: Invalid input: expected number, received string")), refused.join("\n")).to.equal(true);
   });
 
   it("honours STINT_LOG_LEVEL and STINT_LOG_FORMAT", async () => {
@@ -68,6 +57,14 @@ describe("the demo as a process", () => {
     const lines = stderr.split("\n").filter((line) => line !== "");
     expect(lines.length).to.be.greaterThan(0);
     for (const line of lines) expect(line).to.match(/^\d\d:\d\d:\d\d\.\d{3} \S*error\S* /);
+  });
+
+  it("asks for DATABASE_URL when it has none (exit 78, as `stint run` does)", async () => {
+    const { code, stdout, stderr } = await runDemoProcess({ STINT_DEMO_SCHEMA: test.schema });
+
+    expect(code).to.equal(ExitCode.Config);
+    expect(stderr).to.contain("Set DATABASE_URL");
+    expect(stdout).to.equal("");
   });
 
   it("refuses an invalid STINT_LOG_LEVEL at start, naming it (exit 78)", async () => {

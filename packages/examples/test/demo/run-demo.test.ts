@@ -26,6 +26,7 @@ describe("the demo", () => {
 
     expect(result.problems).to.deep.equal([]);
     expect(result.exitCode).to.equal(0);
+    expect(result.refusedAtEnqueue).to.equal(5);
     expect(result.drained).to.equal(true);
     const queues = ["send-invoice-email", "send-report-email", "weekly-report", "nightly-cleanup", "ai-summary"];
     expect(result.rows.map((row) => row.queue)).to.have.members(queues);
@@ -42,6 +43,9 @@ describe("the demo", () => {
     expect(output).to.match(/^queue\s+jobs\s+succeeded\s+retried\s+dead\s+left\s+time$/m);
     for (const queue of [...queues, "total"]) expect(output).to.match(new RegExp(`^${queue}\\s+\\d+\\s+\\d+\\s+\\d+\\s+\\d+\\s+0\\s+\\d+\\.\\d\\d s$`, "m"));
     expect(output).to.contain("All checks passed.");
-    expect(output).to.contain('invoiceId must be a positive integer, got "abc"');
+    expect(output).to.contain("Refused 5 malformed payloads at enqueue, inserting nothing:");
+    const reason = "payload.invoiceId: Invalid input: expected number, received string";
+    expect(output, "the refusal at enqueue").to.contain(`  payload of queue "send-invoice-email" failed its schema: ${reason}\n`);
+    expect(output, "the dead job written with SQL").to.match(new RegExp(`^  #\\d+ send-invoice-email: invalid payload: ${reason}$`, "m"));
   });
 });

@@ -1,23 +1,33 @@
 import { expect } from "chai";
-import { sql } from "kysely";
 import { JobClient } from "@stint/core";
+import type { JobCompletionSource } from "@stint/core/driver";
 import { PostgresCompletionSource, PostgresJobStore } from "@stint/postgres-driver";
 import { SendInvoiceEmail } from "../../src/jobs/send-invoice-email";
 import { describeInvoiceEmail, emailInvoiceNow } from "../../src/operate/invoice-email-now";
 import { RecordingMailer } from "../../src/services/recording-mailer";
 import { SendInvoiceEmailWorker } from "../../src/workers/send-invoice-email-worker";
-import { eventually } from "../processes/eventually";
 import { createAppFixture, FAST_BACKOFF, insertInvoices, type AppFixture } from "../support/app-fixture";
 
 describe("waiting for an invoice e-mail's outcome (client.waitFor)", () => {
   let app: AppFixture;
   let completions: PostgresCompletionSource;
   let client: JobClient;
+  /** Resolves once somebody waits for a job (its watch is in place), so the worker's finish is heard. */
+  let someoneWaits: Promise<void>;
 
   beforeEach(async () => {
     app = await createAppFixture();
     completions = new PostgresCompletionSource({ connectionString: app.test.connectionString, schema: app.test.schema });
-    client = new JobClient(new PostgresJobStore({ db: app.test.db, schema: app.test.schema, completions }));
+    let announce!: () => void;
+    someoneWaits = new Promise((resolve) => (announce = resolve));
+    const announcing: JobCompletionSource = {
+      watch: async (jobId, onHint) => {
+        const watch = await completions.watch(jobId, onHint);
+        announce();
+        return watch;
+      },
+    };
+    client = new JobClient(new PostgresJobStore({ db: app.test.db, schema: app.test.schema, completions: announcing }));
   });
   afterEach(async () => {
     await completions.close();
@@ -28,18 +38,10 @@ describe("waiting for an invoice e-mail's outcome (client.waitFor)", () => {
     return new SendInvoiceEmailWorker(app.store, app.log, app.db, app.test.schema, new RecordingMailer(app.db), FAST_BACKOFF);
   }
 
-  /** Resolves once somebody waits for a job (its wait is registered), so the worker's finish is heard. */
-  async function someoneWaits(): Promise<void> {
-    await eventually(async () => {
-      const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.id(app.test.schema, "job_waiters")}`.execute(app.test.db);
-      return (rows[0]?.n ?? 0) > 0;
-    }, 10_000, "a registered wait");
-  }
-
   it("resolves with the typed result once a worker has sent the e-mail", async () => {
     await insertInvoices(app.db, [812]);
     const outcome = emailInvoiceNow(client, 812);
-    await someoneWaits();
+    await someoneWaits;
     await worker().start();
     const { invoiceId, sent, messageId } = await outcome;
     expect({ invoiceId, sent }).to.deep.equal({ invoiceId: 812, sent: true });
@@ -49,7 +51,7 @@ describe("waiting for an invoice e-mail's outcome (client.waitFor)", () => {
   it("says why an e-mail was not sent when its job is dead", async () => {
     const { id } = await client.enqueue(SendInvoiceEmail, { invoiceId: 404 });
     const sentence = describeInvoiceEmail(client, id);
-    await someoneWaits();
+    await someoneWaits;
     await worker().start();
     expect(await sentence).to.equal("not sent: the job is dead after 1 attempts (STINT_PERMANENT)");
   });

@@ -1,6 +1,7 @@
 import { createSilentLogger, type JobDefinition, type JobRecord, type JobStore, type Logger } from "@stint/core";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
 import { migrateAppSchema } from "../../src/app/app-schema";
+import { insertWithSql } from "../../src/demo/malformed-payloads";
 import { appDatabase, type AppDb } from "../../src/app/app-tables";
 
 /** A fresh schema with stint's and the app's tables, for one test. */
@@ -50,6 +51,12 @@ export async function jobRow(store: JobStore, id: string): Promise<JobRecord> {
 }
 
 /** The same job kind without its payload type, to enqueue payloads the types would refuse. */
-export function untyped<T>(kind: JobDefinition<T>): JobDefinition<unknown> {
+export function untyped<T, R, I>(kind: JobDefinition<T, R, I>): JobDefinition<unknown> {
   return kind as unknown as JobDefinition<unknown>;
+}
+
+/** Writes a job with SQL, past enqueue's schema check, as a producer from before the schemas would; resolves with its id. */
+export async function writtenWithSql<T, R, I>(app: AppFixture, kind: JobDefinition<T, R, I>, payload: unknown): Promise<string> {
+  const [id] = await insertWithSql(app.test.db, app.test.schema, [{ kind: untyped(kind), payload }]);
+  return id!;
 }

@@ -5,7 +5,7 @@ import { AiSummary } from "../../src/jobs/ai-summary";
 import { FakeLlmClient } from "../../src/services/fake-llm-client";
 import { LlmRateLimitError, type Completion, type CompletionRequest, type LlmClient } from "../../src/services/llm-client";
 import { AiSummaryWorker, MAX_DOCUMENT_CHARS } from "../../src/workers/ai-summary-worker";
-import { createAppFixture, FAST_BACKOFF, jobRow, untyped, type AppFixture } from "../support/app-fixture";
+import { createAppFixture, FAST_BACKOFF, jobRow, writtenWithSql, type AppFixture } from "../support/app-fixture";
 
 /** A model API that answers with a script, and remembers what it saw. */
 class ScriptedLlm implements LlmClient {
@@ -103,15 +103,15 @@ describe("AiSummaryWorker", () => {
     expect(job).to.include({ state: "dead", errorCode: ErrorCode.Timeout });
   });
 
-  it("sends a malformed payload to dead, naming the field", async () => {
-    const { id } = await client.enqueue(untyped(AiSummary), { documentId: null });
+  it("sends a malformed payload written with SQL to dead, naming the field", async () => {
+    const id = await writtenWithSql(app, AiSummary, { documentId: null });
     const llm = new FakeLlmClient();
 
     await new AiSummaryWorker(app.store, app.log, app.db, llm, FAST_BACKOFF).start();
 
     const job = await jobRow(app.store, id);
     expect(job).to.include({ state: "dead", errorCode: ErrorCode.Parse });
-    expect(job.lastError).to.contain("documentId must be a positive integer, got null");
+    expect(job.lastError).to.contain("payload.documentId: Invalid input: expected number, received null");
     expect(llm.calls).to.equal(0);
   });
 });

@@ -4,7 +4,7 @@ import type { KyselyPlugin } from "kysely";
 import type { AppDb } from "../../src/app/app-tables";
 import { NightlyCleanup } from "../../src/jobs/nightly-cleanup";
 import { NightlyCleanupWorker, type NightlyCleanupResult } from "../../src/workers/nightly-cleanup-worker";
-import { createAppFixture, FAST_BACKOFF, jobRow, untyped, type AppFixture } from "../support/app-fixture";
+import { createAppFixture, FAST_BACKOFF, jobRow, writtenWithSql, type AppFixture } from "../support/app-fixture";
 
 const DAY_MS = 86_400_000;
 
@@ -93,13 +93,13 @@ describe("NightlyCleanupWorker", () => {
   });
 
   it("refuses a target outside its allow-list before touching any table", async () => {
-    const { id } = await new JobClient(app.store).enqueue(untyped(NightlyCleanup), { target: "users", olderThanDays: 0 });
+    const id = await writtenWithSql(app, NightlyCleanup, { target: "users", olderThanDays: 0 });
 
     await new NightlyCleanupWorker(app.store, app.log, app.db, FAST_BACKOFF).start();
 
     const job = await jobRow(app.store, id);
     expect(job.state).to.equal("dead");
-    expect(job.lastError).to.contain('target must be one of "audit-events", "expired-sessions", "old-reports", got "users"');
+    expect(job.lastError).to.contain('payload.target: Invalid option: expected one of "audit-events"|"expired-sessions"|"old-reports"');
     expect(await auditEvents()).to.equal(1_090);
   });
 });

@@ -6,7 +6,7 @@ import { FlakyMailer, MailServiceUnavailableError } from "../../src/services/fla
 import type { Mailer } from "../../src/services/mailer";
 import { RecordingMailer } from "../../src/services/recording-mailer";
 import { SendInvoiceEmailWorker, type SendInvoiceEmailResult } from "../../src/workers/send-invoice-email-worker";
-import { createAppFixture, FAST_BACKOFF, insertInvoices, jobRow, sentEmails, untyped, type AppFixture } from "../support/app-fixture";
+import { createAppFixture, FAST_BACKOFF, insertInvoices, jobRow, sentEmails, writtenWithSql, type AppFixture } from "../support/app-fixture";
 
 /** Counts handler calls, to tell "not called" from "called and did nothing". */
 class CountingInvoiceWorker extends SendInvoiceEmailWorker {
@@ -106,8 +106,8 @@ describe("SendInvoiceEmailWorker", () => {
     for (const invoiceId of [1, 2, 3]) expect(await sentEmails(app.db, `invoice:${invoiceId}:email`)).to.have.length(1);
   });
 
-  it("sends a malformed payload to dead at once, naming the field, without calling the handler", async () => {
-    const { id } = await client.enqueue(untyped(SendInvoiceEmail), { invoiceId: "abc" });
+  it("sends a malformed payload written with SQL to dead at once, naming the field, without calling the handler", async () => {
+    const id = await writtenWithSql(app, SendInvoiceEmail, { invoiceId: "abc" });
     const runner = worker();
 
     const summary = await runner.start();
@@ -116,7 +116,7 @@ describe("SendInvoiceEmailWorker", () => {
     expect(runner.calls).to.equal(0);
     const job = await jobRow(app.store, id);
     expect(job).to.include({ state: "dead", attempts: 1, errorCode: ErrorCode.Parse });
-    expect(job.lastError).to.contain('invoiceId must be a positive integer, got "abc"');
+    expect(job.lastError).to.contain("payload.invoiceId: Invalid input: expected number, received string");
     expect(await sentEmails(app.db)).to.have.length(0);
   });
 
@@ -133,7 +133,7 @@ describe("SendInvoiceEmailWorker", () => {
   it("records each job it gives up on in undelivered_invoices, once, whatever the reason", async () => {
     await insertInvoices(app.db, [7]);
     const { id: missing } = await client.enqueue(SendInvoiceEmail, { invoiceId: 404 });
-    const { id: malformed } = await client.enqueue(untyped(SendInvoiceEmail), { invoiceId: "abc" });
+    const malformed = await writtenWithSql(app, SendInvoiceEmail, { invoiceId: "abc" });
     const { id: undeliverable } = await client.enqueue(SendInvoiceEmail, { invoiceId: 7 }, { maxAttempts: 1 });
 
     const down: Mailer = { send: () => Promise.reject(new MailServiceUnavailableError("the mail service is down")) };
@@ -142,7 +142,7 @@ describe("SendInvoiceEmailWorker", () => {
     const rows = await app.db.selectFrom("undelivered_invoices").select(["job_id", "attempt", "payload", "error_code", "reason"]).orderBy("job_id").execute();
     expect(rows).to.deep.equal([
       { job_id: missing, attempt: 1, payload: { invoiceId: 404 }, error_code: ErrorCode.Permanent, reason: "invoice 404 does not exist" },
-      { job_id: malformed, attempt: 1, payload: { invoiceId: "abc" }, error_code: ErrorCode.Parse, reason: 'invalid payload: invoiceId must be a positive integer, got "abc"' },
+      { job_id: malformed, attempt: 1, payload: { invoiceId: "abc" }, error_code: ErrorCode.Parse, reason: "invalid payload: payload.invoiceId: Invalid input: expected number, received string" },
       { job_id: undeliverable, attempt: 1, payload: { invoiceId: 7 }, error_code: ErrorCode.Unknown, reason: "the mail service is down" },
     ]);
   });

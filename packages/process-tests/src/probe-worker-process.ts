@@ -12,7 +12,7 @@ import { createApp } from "./probe-app";
  *
  * @example
  * ```sh
- * DATABASE_URL=postgres://… STINT_SCHEMA=bench PROBE_CONCURRENCY=10 node dist/src/processes/probe-worker-process.js
+ * DATABASE_URL=postgres://… STINT_SCHEMA=bench PROBE_CONCURRENCY=10 node packages/process-tests/dist/src/probe-worker-process.js
  * ```
  */
 async function main(): Promise<number> {

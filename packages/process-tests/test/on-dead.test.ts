@@ -1,10 +1,10 @@
 import { expect } from "chai";
 import { sql } from "kysely";
 import { buildNewJob } from "@stint/core/driver";
-import { ProbeJob } from "../../src/processes/probe-job";
-import { eventually } from "./eventually";
+import { ProbeJob } from "../src/probe-job";
 import { killMidJob } from "./kill-mid-job";
 import { useProbeProcesses } from "./probe-fixture";
+import { eventually } from "@stint/core/testing";
 
 interface HookCall {
   readonly job_id: string;
@@ -60,7 +60,7 @@ describe("onDead across worker processes", function () {
     const ids = (await t.store.enqueueMany(Array.from({ length: total }, (_, seq) => buildNewJob(ProbeJob, { seq }, { maxAttempts: 1 })))).map((job) => job.id);
     // Claimed by a worker that is gone at once: its 1 ms leases lapse, and the rescue makes every job dead in SQL.
     await t.store.claimBatch({ queue: ProbeJob.name, workerId: "gone", limit: total, leaseMs: 1 });
-    await eventually(async () => (await t.store.rescueExpiredLeases({ limit: total })).dead === total, 10_000, "the rescue");
+    await eventually(async () => (await t.store.rescueExpiredLeases({ limit: total })).dead === total, { timeoutMs: 10_000, what: "the rescue" });
     expect(await pendingHooks()).to.equal(total);
 
     const racers = [1, 2, 3].map(() => probes.start({ MODE: "once", PROBE_DEAD_HOOK_SLEEP_MS: "20" }, 2));

@@ -1,9 +1,7 @@
 import { buildNewJob } from "@stint/core/driver";
 import type { TestSchema } from "@stint/postgres-driver/testing";
 import { sql } from "kysely";
-import { ProbeJob } from "../processes/probe-job";
-import { createExecutionsTable } from "../processes/probe-worker";
-import { startProbeProcess } from "../processes/spawn-probe-workers";
+import { createExecutionsTable, ProbeJob, startProbeProcess } from "@stint/process-tests";
 
 /** One row of the latency table, in milliseconds. */
 export interface LatencyRow {

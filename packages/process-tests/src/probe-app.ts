@@ -14,7 +14,7 @@ import { PROBE_SETTINGS, ProbeWorker, type ProbeSettings } from "./probe-worker"
  *
  * @example
  * ```sh
- * stint run probe --once --app packages/examples/dist/src/processes/probe-app.js
+ * stint run probe --once --app packages/process-tests/dist/src/probe-app.js
  * ```
  */
 export function createApp(env: { readonly connectionString: string; readonly schema: string }): {

@@ -1,10 +1,10 @@
 import { expect } from "chai";
 import { sql } from "kysely";
 import { buildNewJob } from "@stint/core/driver";
-import { ProbeJob } from "../../src/processes/probe-job";
-import type { ProbeProcess } from "../../src/processes/spawn-probe-workers";
+import { ProbeJob } from "../src/probe-job";
+import type { ProbeProcess } from "../src/spawn-probe-workers";
 import { useProbeProcesses } from "./probe-fixture";
-import { eventually } from "./eventually";
+import { eventually } from "@stint/core/testing";
 
 describe("queue controls across real worker processes", function () {
   this.timeout(120_000);
@@ -40,8 +40,7 @@ describe("queue controls across real worker processes", function () {
     const probes = [start({ MODE: "loop" }), start({ MODE: "loop" })];
     await eventually(
       async () => (await one(sql<{ over: boolean }>`select coalesce(clock_timestamp() > min(at) + interval '5.5 seconds', false) as over from ${sql.id(fixture.schema().schema, "executions")}`)).over,
-      30_000,
-      "5 s of starts",
+      { timeoutMs: 30_000, what: "5 s of starts" },
     );
     for (const probe of probes) probe.child.kill("SIGTERM");
     await Promise.all(probes.map((probe) => probe.exited));
@@ -54,11 +53,11 @@ describe("queue controls across real worker processes", function () {
   it("pauses within 100 ms of the change (running jobs finish, held ones go back), and resume drains the rest", async () => {
     await enqueue(400);
     const probes = [start({ MODE: "loop", PROBE_SLEEP_MS: "150" }, 4), start({ MODE: "loop", PROBE_SLEEP_MS: "150" }, 4)];
-    await eventually(async () => (await one(sql<{ n: number }>`select count(*)::int as n from ${sql.id(fixture.schema().schema, "executions")}`)).n >= 20, 30_000, "jobs to run");
+    await eventually(async () => (await one(sql<{ n: number }>`select count(*)::int as n from ${sql.id(fixture.schema().schema, "executions")}`)).n >= 20, { timeoutMs: 30_000, what: "jobs to run" });
     await fixture.schema().store.setQueueControls(ProbeJob.name, { paused: true });
     const { pausedAt } = await one(sql<{ pausedAt: Date }>`select updated_at as "pausedAt" from ${sql.id(fixture.schema().schema, "queues")}`);
     // Long enough for every job that was running at the pause to finish.
-    await eventually(async () => (await one(sql<{ n: number }>`select count(*)::int as n from ${sql.id(fixture.schema().schema, "jobs")} where state = 'running'`)).n === 0, 10_000, "running jobs to finish and held ones to go back");
+    await eventually(async () => (await one(sql<{ n: number }>`select count(*)::int as n from ${sql.id(fixture.schema().schema, "jobs")} where state = 'running'`)).n === 0, { timeoutMs: 10_000, what: "running jobs to finish and held ones to go back" });
     const { late } = await one(sql<{ late: number }>`
       select count(*)::int as late from ${sql.id(fixture.schema().schema, "executions")} where at > ${pausedAt}::timestamptz + interval '100 milliseconds'`);
     expect(late, "handlers started more than 100 ms after the pause").to.equal(0);
@@ -66,7 +65,7 @@ describe("queue controls across real worker processes", function () {
     expect(unfinished, "a running job was cut short").to.equal(0);
 
     await fixture.schema().store.setQueueControls(ProbeJob.name, { paused: false });
-    await eventually(async () => (await one(sql<{ n: number }>`select count(*)::int as n from ${sql.id(fixture.schema().schema, "jobs")} where state = 'succeeded'`)).n === 400, 60_000, "the rest to drain after the resume");
+    await eventually(async () => (await one(sql<{ n: number }>`select count(*)::int as n from ${sql.id(fixture.schema().schema, "jobs")} where state = 'succeeded'`)).n === 400, { timeoutMs: 60_000, what: "the rest to drain after the resume" });
     for (const probe of probes) probe.child.kill("SIGTERM");
     await Promise.all(probes.map((probe) => probe.exited));
     const { runs, jobs } = await one(sql<{ runs: number; jobs: number }>`select count(*)::int as runs, count(distinct job_id)::int as jobs from ${sql.id(fixture.schema().schema, "executions")}`);

@@ -2,8 +2,8 @@ import { expect } from "chai";
 import { sql } from "kysely";
 import type { JobRecord } from "@stint/core";
 import type { TestSchema } from "@stint/postgres-driver/testing";
-import type { ProbeProcess } from "../../src/processes/spawn-probe-workers";
-import { eventually } from "./eventually";
+import type { ProbeProcess } from "../src/spawn-probe-workers";
+import { eventually } from "@stint/core/testing";
 
 /**
  * Waits until `doomed` runs job `id`, kills it with SIGKILL, and waits until
@@ -20,12 +20,12 @@ export async function killMidJob(t: TestSchema, id: string, doomed: ProbeProcess
   const held = await eventually(async () => {
     const job = await t.store.getJob({ id });
     return job?.state === "running" ? job : undefined;
-  }, 20_000, "the first process to start the job");
+  }, { timeoutMs: 20_000, what: "the first process to start the job" });
   doomed.child.kill("SIGKILL");
   expect((await doomed.exited).signal).to.equal("SIGKILL");
   await eventually(async () => {
     const { rows } = await sql<{ lapsed: boolean }>`SELECT locked_until < now() AS lapsed FROM ${sql.id(t.schema, "jobs")} WHERE id = ${id}`.execute(t.db);
     return rows[0]?.lapsed;
-  }, 10_000, "the killed worker's lease to run out");
+  }, { timeoutMs: 10_000, what: "the killed worker's lease to run out" });
   return held;
 }

@@ -2,9 +2,9 @@ import { expect } from "chai";
 import { sql } from "kysely";
 import { buildNewJob } from "@stint/core/driver";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
-import { ProbeJob } from "../../src/processes/probe-job";
-import { createExecutionsTable } from "../../src/processes/probe-worker";
-import { spawnProbeWorkers } from "../../src/processes/spawn-probe-workers";
+import { ProbeJob } from "../src/probe-job";
+import { createExecutionsTable } from "../src/probe-worker";
+import { spawnProbeWorkers } from "../src/spawn-probe-workers";
 
 describe("several worker processes on one queue", () => {
   let t: TestSchema;

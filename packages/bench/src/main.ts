@@ -2,8 +2,7 @@ import { readLogSettings } from "@stint/core";
 import { buildNewJob, type NewJob } from "@stint/core/driver";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
 import { sql } from "kysely";
-import { ProbeJob } from "../processes/probe-job";
-import { spawnProbeWorkers } from "../processes/spawn-probe-workers";
+import { ProbeJob, spawnProbeWorkers } from "@stint/process-tests";
 import { benchFirstClaim, benchLoopLatency, formatLatencyTable } from "./latency";
 import { formatBenchTable, type BenchRow } from "./bench-table";
 

@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import { buildNewJob } from "@stint/core/driver";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
-import { ProbeJob } from "../../src/processes/probe-job";
-import { startProbeProcess, type ProbeProcess } from "../../src/processes/spawn-probe-workers";
+import { ProbeJob } from "../src/probe-job";
+import { startProbeProcess, type ProbeProcess } from "../src/spawn-probe-workers";
 import { killMidJob } from "./kill-mid-job";
 
 describe("the history of an attempt whose worker process was killed", function () {

@@ -1,6 +1,6 @@
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
-import { createExecutionsTable } from "../../src/processes/probe-worker";
-import { startProbeProcess, type ProbeProcess } from "../../src/processes/spawn-probe-workers";
+import { createExecutionsTable } from "../src/probe-worker";
+import { startProbeProcess, type ProbeProcess } from "../src/spawn-probe-workers";
 
 /** A fresh schema with an executions table per test, and probe processes that are killed after it. */
 export interface ProbeFixture {

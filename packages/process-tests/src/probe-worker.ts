@@ -32,7 +32,7 @@ export interface ProbeSettings {
 }
 
 /** Token of the {@link ProbeSettings}. */
-export const PROBE_SETTINGS: InjectionToken<ProbeSettings> = Symbol.for("stint.examples.ProbeSettings");
+export const PROBE_SETTINGS: InjectionToken<ProbeSettings> = Symbol.for("stint.process-tests.ProbeSettings");
 
 /**
  * Runs probe jobs: the unit of work of the benchmarks and the multi-process

@@ -1,4 +1,4 @@
-import { type EnqueueOptions } from "@stint/core";
+import type { EnqueueOptions } from "@stint/core";
 import { buildNewJob, type NewJob } from "@stint/core/driver";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { ChaosJob, type ChaosTask } from "../worker/chaos-job";

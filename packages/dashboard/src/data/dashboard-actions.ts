@@ -1,4 +1,4 @@
-import { type Logger } from "@stint/core";
+import type { Logger } from "@stint/core";
 import { assertQueueName, MAX_BATCH_SIZE } from "@stint/core/driver";
 import { badParameter, DashboardErrorCode, RequestRefused } from "../http/request-refused";
 import type { DashboardSources } from "./dashboard-sources";

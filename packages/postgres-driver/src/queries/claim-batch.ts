@@ -1,22 +1,9 @@
-import type { ClaimedBatch } from "@stint/core";
+import type { ClaimBatchParams, ClaimedBatch } from "@stint/core/driver";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { leaseLostInsert } from "./attempt-history";
 import { CompiledStatements, valueSlot } from "./compiled-statement";
 import { claimedBatch, jobsTable, millisecondsInterval, type ClaimedRow } from "./job-row";
 import { prepared } from "./prepared";
-
-/** What {@link claimBatch} takes. */
-export interface ClaimBatchParams {
-  readonly queue: string;
-  readonly workerId: string;
-  /** At most this many jobs (at least 1). */
-  readonly limit: number;
-  readonly leaseMs: number;
-  /** Only jobs whose `timeout_ms` is at most this, or that have none (whole milliseconds). */
-  readonly maxTimeoutMs?: number;
-  /** Also take over running jobs whose lease expired. Default true. */
-  readonly takeOverExpired?: boolean;
-}
 
 /**
  * Claims up to `limit` jobs of a queue in one statement: due `queued` and

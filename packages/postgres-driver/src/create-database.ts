@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { preparedStatementName } from "./prepared-statement-name";
 import { closeWithin, dropConnection } from "./close-within";
+import { registerDirectPool } from "./queries/direct-pool";
 
 /** How to reach PostgreSQL: a connection string (stint creates and owns the pool) or your own pool. */
 export type DatabaseConnection = { readonly connectionString: string } | { readonly pool: pg.Pool };
@@ -103,6 +104,7 @@ export function createDatabase(options: DatabaseOptions): DatabaseHandle {
     open.set(client, new Promise<void>((resolve) => client.once("end", resolve)).then(() => void open.delete(client)));
   });
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+  registerDirectPool(db, pool);
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     // The pool's end does not wait for its sockets to close; over a network that stopped carrying them they never

@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 
-// Core's own subpath exports (`@stint/core/testing`) are core, not a driver.
+// Core's own subpath exports (`@stint/core/testing`, `@stint/core/driver`) are core, not a driver.
 const FORBIDDEN = [/^pg(\/|$)/, /^kysely(\/|$)/, /^pg-/, /^@stint\/(?!core(\/|$))/, /postgres-driver/];
 const root = new URL("../packages/core/", import.meta.url).pathname;
 const offences = [];

@@ -1,4 +1,4 @@
-import { buildNewJob } from "@stint/core";
+import { buildNewJob } from "@stint/core/driver";
 import type { TestSchema } from "@stint/postgres-driver/testing";
 import { sql } from "kysely";
 import { createExecutionsTable, ProbeJob, startProbeProcess } from "@stint/process-tests";

@@ -1,4 +1,5 @@
-import { buildNewJob, readLogSettings, type NewJob } from "@stint/core";
+import { readLogSettings } from "@stint/core";
+import { buildNewJob, type NewJob } from "@stint/core/driver";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
 import { sql } from "kysely";
 import { ProbeJob, spawnProbeWorkers } from "@stint/process-tests";

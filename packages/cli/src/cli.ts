@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
-import { assertSqlIdentifier, ExitCode } from "@stint/core";
+import { ExitCode } from "@stint/core";
+import { assertSqlIdentifier } from "@stint/core/driver";
 import { DEFAULT_SCHEMA } from "@stint/postgres-driver";
 import { durationOption } from "./args/duration";
 import { configError, usageError } from "./cli-error";

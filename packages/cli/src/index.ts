@@ -1,5 +1,5 @@
 // Public API of @stint/cli: the command line as a function, for embedding and tests.
-export { runCli, COMMANDS } from "./cli";
+export { runCli } from "./cli";
 export { ExitCode } from "@stint/core";
 export { CliErrorCode } from "./cli-error";
 export type { CliIo, OutputStream } from "./io";

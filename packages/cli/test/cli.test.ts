@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { expect } from "chai";
 import { sql } from "kysely";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
-import { COMMANDS, ExitCode } from "../src/index";
+import { COMMANDS } from "../src/cli";
+import { ExitCode } from "../src/index";
 import { databaseUrl, stint, type ErrorJson } from "./helpers/run-stint";
 
 describe("stint (command line)", () => {

@@ -1,4 +1,15 @@
-// Public API of @stint/core. Everything a user imports is re-exported here, explicitly.
+/**
+ * `@stint/core`: what an application imports to define job kinds, enqueue
+ * and wait for jobs, write and run workers, schedule, observe and operate
+ * queues, and tell errors apart by their codes.
+ *
+ * Writing a store (a `JobStore` for another database) or testing one? The
+ * parameter shapes of the store's calls, the checked-store wrapper and the
+ * other service-provider types are in `@stint/core/driver`. Every name is
+ * in one of the two; a store implementation imports from both.
+ *
+ * @packageDocumentation
+ */
 // tsyringe reads decorator metadata, so the polyfill loads before anything else.
 import "reflect-metadata";
 
@@ -17,9 +28,26 @@ export {
 export { ConfigError, PayloadError, PayloadSchemaError, InvalidNameError } from "./errors/config-errors";
 export { EnvironmentError } from "./errors/environment-error";
 export { InfrastructureError, DatabaseError } from "./errors/infrastructure-error";
-export { coerceError, describeError, errorSummary, MAX_ERROR_TEXT, MAX_ERROR_MESSAGE } from "./errors/coerce-error";
+export { coerceError } from "./errors/coerce-error";
 export { permanent, retryAfter, snooze } from "./errors/control-flow";
 export { JobFailedError, WaitTimeoutError, JobNotFoundError } from "./errors/wait-errors";
+
+export {
+  DEFAULT_MAX_PAYLOAD_BYTES,
+  MAX_PAYLOAD_BYTES_LIMIT,
+  MAX_PAYLOAD_DEPTH,
+  MAX_META_BYTES,
+  MAX_PROGRESS_BYTES,
+  MAX_DEDUPE_KEY_LENGTH,
+  MAX_EFFECT_KEY_LENGTH,
+  MAX_QUEUE_NAME_LENGTH,
+  MIN_PRIORITY,
+  MAX_PRIORITY,
+  MAX_ATTEMPTS,
+  MAX_TIMEOUT_MS,
+  MAX_TIMER_MS,
+  MAX_RUNNING_CAP,
+} from "./limits";
 
 export type { JobState } from "./job/job-state";
 export { JOB_STATES, ACTIVE_JOB_STATES } from "./job/job-state";
@@ -36,50 +64,19 @@ export type {
 } from "./job/job-definition";
 export type { PayloadSchema } from "./job/payload-schema";
 export type { PayloadIssue } from "./job/payload-issues";
-export { defineJob, DEFAULT_JOB_DEFAULTS, MAX_PAYLOAD_BYTES_LIMIT } from "./job/job-definition";
+export { defineJob } from "./job/job-definition";
 export type { EnqueueOptions, DedupeMode } from "./job/enqueue-options";
-export { buildNewJob, MAX_DEDUPE_KEY_LENGTH } from "./job/enqueue-options";
-export {
-  serializePayload,
-  serializeResult,
-  assertPayloadSize,
-  assertStorableJson,
-  DEFAULT_MAX_PAYLOAD_BYTES,
-} from "./job/serialize-payload";
-export { assertJsonValue, MAX_PAYLOAD_DEPTH } from "./job/json-value-check";
 export type { JsonValue, JsonObject } from "./job/json-types";
-export { serializeMeta, assertStorableMeta, MAX_META_BYTES, EMPTY_META } from "./job/job-meta";
-export { serializeProgress, MAX_PROGRESS_BYTES } from "./job/progress-value";
 export { redact, redactText, redactingLogger, secretValuesOf, REDACTED } from "./job/secret-fields";
 
-export type {
-  JobStore,
-  NewJob,
-  EnqueueResult,
-  JobAttempt,
-  CompletedJob,
-  RetryingJob,
-  DeadJob,
-  JobFailure,
-  ProgressWrite,
-  QueueCounts,
-  QueueGauges,
-  StoreTransaction,
-} from "./store/job-store";
+export type { JobStore, EnqueueResult, StoreTransaction, QueueCounts, QueueGauges } from "./store/job-store";
 export type { AttemptRecord, AttemptOutcomeName, AttemptError } from "./store/attempt-record";
-export type { JobCompletionSource, JobWatch } from "./store/job-completion-source";
-export type { DeadHookClaim } from "./store/dead-hook-claim";
-export type { QueueControls, QueueControlsChange, RateLimit, ClaimHold, ClaimedBatch } from "./queue/queue-controls";
-export { parseRateLimit, formatRateLimit, checkRateLimit, MAX_RATE_LIMIT, MAX_RATE_PERIOD_MS } from "./queue/rate-limit-text";
-export { checkControlsChange, MAX_RUNNING_CAP } from "./queue/check-controls-change";
+export type { QueueControls, RateLimit } from "./queue/queue-controls";
+export { parseRateLimit, formatRateLimit } from "./queue/rate-limit-text";
 export { QueueAdmin } from "./client/queue-admin";
 export type { QueueRef, QueueLimits } from "./client/queue-admin";
 
-export { assertSqlIdentifier, assertQueueName, assertScheduleName, assertStorableKey } from "./validation/names";
-export { integerOption, numberOption, rejectUnknownOptions } from "./validation/option-checks";
 export type { Clock } from "./time/clock";
-export { systemClock } from "./time/clock";
-export { LATEST_DATE_MS, infiniteTimeName } from "./time/time-bounds";
 export { seededRandom } from "./time/seeded-random";
 export { parseDuration, formatDuration } from "./time/duration-text";
 export type { Logger, LogFields } from "./logging/logger";
@@ -88,10 +85,10 @@ export type { LogLevel, LogFormat, LogSettings, Environment } from "./logging/lo
 export { LOG_LEVELS, LOG_FORMATS, readLogSettings } from "./logging/log-settings";
 export { createLogger, createSilentLogger } from "./logging/create-logger";
 export type { BackoffOptions } from "./policy/backoff";
-export { backoffDelay, resolveBackoff, DEFAULT_BACKOFF } from "./policy/backoff";
-export { isRetryableByDefault } from "./policy/classify-error";
 
 export { JobClient } from "./client/job-client";
+export type { BatchItem, EnqueuedJob } from "./client/job-client";
+export type { WaitOptions } from "./client/await-job";
 export { EventHub } from "./events/event-hub";
 export type { EventListener } from "./events/event-hub";
 export { WorkerEvents, WORKER_EVENT_NAMES } from "./events/worker-events";
@@ -116,37 +113,25 @@ export type {
 } from "./events/worker-events";
 export { ClientEvents } from "./events/client-events";
 export type { ClientEventMap, JobEnqueuedEvent } from "./events/client-events";
-export type { BatchItem, EnqueuedJob } from "./client/job-client";
-export type { WaitOptions } from "./client/await-job";
-export { DEFAULT_WAIT_POLL_MS } from "./client/await-job";
-export { JOB_STORE, LOGGER, CLOCK, WORKERS, SCHEDULE_STORE, WAKEUP_SOURCE, LEADER_LOCK, SCHEDULES } from "./di/tokens";
-export type { ScheduleStore, ScheduleSpec, ScheduleRecord, SchedulePlan, ScheduleFire } from "./store/schedule-store";
-export type { WakeupSource, LeaderLock } from "./runtime/coordination";
+export { JOB_STORE, LOGGER, WORKERS } from "./di/tokens";
 
 export { AbstractQueueWorker } from "./worker/abstract-queue-worker";
 export { SchemaQueueWorker } from "./worker/schema-queue-worker";
 export type { WorkerOptions, ResolvedWorkerOptions } from "./worker/worker-options";
 export { resolveWorkerOptions } from "./worker/worker-options";
 export type { RunOptions } from "./worker/run-options";
-export type { RunSummary, StopReason } from "./worker/run-summary";
+export type { RunSummary, RunTotals, StopReason } from "./worker/run-summary";
 export type { JobContext, FailureDecision } from "./worker/job-context";
 export type { DeadJobContext } from "./worker/dead-job-context";
-export { newWorkerId, processIdentity, applicationName } from "./worker/worker-id";
+export { processIdentity, applicationName } from "./worker/worker-id";
 export type { WorkerClass, AnyQueueWorker } from "./di/register-core";
-export { registerLogger, registerWorkers, resolveWorkers, resolveWorker, registerSchedules, resolveSchedules } from "./di/register-core";
+export { registerLogger, registerWorkers, resolveWorkers, resolveWorker, registerSchedules } from "./di/register-core";
 
 export type { ScheduleOptions, ScheduleDefinition } from "./schedule/define-schedule";
 export { defineSchedule } from "./schedule/define-schedule";
-export { parseCron, planFires, firstRunAt } from "./schedule/cron-plan";
+export { parseCron } from "./schedule/cron-plan";
 
-export type { MaintenanceService } from "./maintenance/maintenance-service";
-export { LeaseRescuer } from "./maintenance/lease-rescuer";
-export { ScheduleTicker } from "./maintenance/schedule-ticker";
 export type { RetentionOptions } from "./maintenance/retention-pruner";
-export { RetentionPruner } from "./maintenance/retention-pruner";
-export type { MaintenanceLoopOptions } from "./maintenance/maintenance-loop";
-export { MaintenanceLoop } from "./maintenance/maintenance-loop";
-
 export { ExitCode } from "./runtime/exit-codes";
 export type { RunReport } from "./runtime/run-report";
 export { summarizeRun } from "./runtime/run-report";
@@ -159,13 +144,10 @@ export { resolveContainerSettings } from "./runtime/container-settings";
 export type { TunableSettings, TunableSetting, SettingSpec } from "./settings/setting-specs";
 export { TUNABLE_SETTINGS, LOG_LEVEL_SETTING } from "./settings/setting-specs";
 export type { SettingSource, ResolvedSetting, SettingFlags, QueueSettings, RunSettings, RunSettingsInput } from "./settings/resolve-run-settings";
-export { resolveRunSettings, settingOverrides, describeSource } from "./settings/resolve-run-settings";
-export { queueVariableSuffix, queueVariable } from "./settings/settings-variables";
+export { resolveRunSettings, describeSource } from "./settings/resolve-run-settings";
 export { handleStopSignals } from "./runtime/stop-signals";
 export { startHealthServer } from "./runtime/health-server";
-export { startRunMetrics, renderMetrics } from "./metrics/run-metrics";
-export type { MetricsOptions, MetricsPage } from "./metrics/run-metrics";
-export { JobMetrics } from "./metrics/job-metrics";
-export type { JobOutcomeLabel } from "./metrics/job-metrics";
-export { registerQueueGauges } from "./metrics/queue-gauges-metrics";
 export type { HealthChecks } from "./runtime/health-server";
+export { renderMetrics } from "./metrics/run-metrics";
+export type { MetricsOptions, MetricsPage } from "./metrics/run-metrics";
+export { registerQueueGauges } from "./metrics/queue-gauges-metrics";

@@ -19,6 +19,18 @@ describe("the @stint/core entry point", () => {
     expect(run.code).to.equal(0);
   });
 
+  it("has a driver entry point that loads on its own and shares no name with the application's", () => {
+    const run = runFresh(`
+      const driver = require("@stint/core/driver");
+      const polyfill = typeof Reflect.getMetadata;
+      const app = require("@stint/core");
+      const shared = Object.keys(driver).filter((name) => name in app);
+      process.stdout.write(JSON.stringify({ polyfill, checked: typeof driver.checkedJobStore, shared }));
+    `);
+    expect(run.stderr).to.equal("");
+    expect(JSON.parse(run.stdout)).to.deep.equal({ polyfill: "function", checked: "function", shared: [] });
+  });
+
   it("resolves injectable classes declared after it, without the application loading the polyfill", () => {
     const run = runFresh(`
       const { JobClient, JOB_STORE } = require("@stint/core");

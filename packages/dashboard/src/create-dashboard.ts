@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { ConfigError, createLogger, integerOption, QueueAdmin, rejectUnknownOptions, type Logger } from "@stint/core";
+import { ConfigError, createLogger, QueueAdmin, type Logger } from "@stint/core";
+import { integerOption, rejectUnknownOptions } from "@stint/core/driver";
 import { createDatabase, isKysely, PostgresJobBrowser, PostgresJobStore } from "@stint/postgres-driver";
 import type { Kysely } from "kysely";
 import { PayloadPolicy, type KnownJobKind, type PayloadVisibility } from "./data/payload-policy";

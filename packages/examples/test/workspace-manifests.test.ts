@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "chai";
+import ts from "typescript";
 
 /** The repository root, from packages/examples/dist/test. */
 const REPOSITORY = join(__dirname, "..", "..", "..", "..");
@@ -13,6 +14,7 @@ interface Manifest {
   readonly dependencies?: Readonly<Record<string, string>>;
   readonly peerDependencies?: Readonly<Record<string, string>>;
   readonly devDependencies?: Readonly<Record<string, string>>;
+  readonly exports?: Readonly<Record<string, { readonly types?: string }>>;
 }
 
 function manifest(folder: string): Manifest {
@@ -44,6 +46,26 @@ describe("the workspaces' package.json files", () => {
         expect(library.dependencies?.[shared], `${folder}: dependencies.${shared}`).to.equal(undefined);
       }
     }
+  });
+
+  it("let TypeScript find every entry point's types with the node10, node16 and bundler module resolutions", () => {
+    // An application still on `moduleResolution: "node"` (node10) ignores `exports`: typesVersions maps the subpaths for it.
+    const from = join(REPOSITORY, "package.json");
+    const resolutions = [ts.ModuleResolutionKind.Node10, ts.ModuleResolutionKind.Node16, ts.ModuleResolutionKind.Bundler];
+    let subpaths = 0;
+    for (const { folder, manifest: library } of libraries) {
+      for (const [subpath, target] of Object.entries(library.exports ?? {})) {
+        const specifier = subpath === "." ? library.name : `${library.name}/${subpath.slice(2)}`;
+        const expected = join(REPOSITORY, folder, target.types ?? "");
+        for (const moduleResolution of resolutions) {
+          const module = moduleResolution === ts.ModuleResolutionKind.Node16 ? ts.ModuleKind.Node16 : ts.ModuleKind.ESNext;
+          const found = ts.resolveModuleName(specifier, from, { moduleResolution, module }, ts.sys).resolvedModule?.resolvedFileName;
+          expect(found, `${specifier} with moduleResolution ${ts.ModuleResolutionKind[moduleResolution]}`).to.equal(expected);
+        }
+        if (subpath !== ".") subpaths += 1;
+      }
+    }
+    expect(subpaths, "subpath entry points (@stint/core/driver at least)").to.be.at.least(1);
   });
 
   it("ask for the same version range of each dependency everywhere", () => {

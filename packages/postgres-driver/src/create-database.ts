@@ -1,8 +1,10 @@
-import { applicationName as stintApplicationName, ConfigError, integerOption, rejectUnknownOptions } from "@stint/core";
+import { applicationName as stintApplicationName, ConfigError } from "@stint/core";
+import { integerOption, rejectUnknownOptions, MAX_INT4 } from "@stint/core/driver";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { preparedStatementName } from "./prepared-statement-name";
 import { closeWithin, dropConnection } from "./close-within";
+import { registerDirectPool } from "./queries/direct-pool";
 
 /** How to reach PostgreSQL: a connection string (stint creates and owns the pool) or your own pool. */
 export type DatabaseConnection = { readonly connectionString: string } | { readonly pool: pg.Pool };
@@ -102,6 +104,7 @@ export function createDatabase(options: DatabaseOptions): DatabaseHandle {
     open.set(client, new Promise<void>((resolve) => client.once("end", resolve)).then(() => void open.delete(client)));
   });
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+  registerDirectPool(db, pool);
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     // The pool's end does not wait for its sockets to close; over a network that stopped carrying them they never
@@ -141,7 +144,7 @@ function validateDatabaseOptions(options: DatabaseOptions): Required<PoolSetting
   if (typeof applicationName !== "string" || applicationName.length > 63) {
     throw new ConfigError("applicationName", "must be a string of at most 63 characters");
   }
-  const statementTimeoutMs = integerOption("statementTimeoutMs", options.statementTimeoutMs ?? 30_000, 0, 2_147_483_647);
+  const statementTimeoutMs = integerOption("statementTimeoutMs", options.statementTimeoutMs ?? 30_000, 0, MAX_INT4);
   if (options.preparedStatements !== undefined && typeof options.preparedStatements !== "boolean") {
     throw new ConfigError("preparedStatements", "must be true or false");
   }
@@ -149,8 +152,8 @@ function validateDatabaseOptions(options: DatabaseOptions): Required<PoolSetting
     applicationName,
     preparedStatements: options.preparedStatements ?? true,
     statementTimeoutMs,
-    queryTimeoutMs: integerOption("queryTimeoutMs", options.queryTimeoutMs ?? (statementTimeoutMs === 0 ? 0 : statementTimeoutMs + 5_000), 0, 2_147_483_647),
-    connectionTimeoutMs: integerOption("connectionTimeoutMs", options.connectionTimeoutMs ?? 10_000, 0, 2_147_483_647),
+    queryTimeoutMs: integerOption("queryTimeoutMs", options.queryTimeoutMs ?? (statementTimeoutMs === 0 ? 0 : statementTimeoutMs + 5_000), 0, MAX_INT4),
+    connectionTimeoutMs: integerOption("connectionTimeoutMs", options.connectionTimeoutMs ?? 10_000, 0, MAX_INT4),
     maxConnections: integerOption("maxConnections", options.maxConnections ?? 10, 1, 10_000),
   };
 }

@@ -1,4 +1,5 @@
-import { assertSqlIdentifier, coerceError, integerOption, rejectUnknownOptions } from "@stint/core";
+import { coerceError } from "@stint/core";
+import { assertSqlIdentifier, integerOption, rejectUnknownOptions } from "@stint/core/driver";
 import type { Kysely } from "kysely";
 import { interpretError } from "./interpret-error";
 import { readIdleInTransaction } from "./queries/diagnose-idle-in-transaction";

@@ -1,15 +1,6 @@
 import { randomUUID } from "node:crypto";
-import {
-  applicationName,
-  assertSqlIdentifier,
-  coerceError,
-  ConfigError,
-  ErrorCode,
-  errorCodeOf,
-  rejectUnknownOptions,
-  type JobCompletionSource,
-  type JobWatch,
-} from "@stint/core";
+import { applicationName, coerceError, ConfigError, ErrorCode, errorCodeOf } from "@stint/core";
+import { assertSqlIdentifier, rejectUnknownOptions, type JobCompletionSource, type JobWatch } from "@stint/core/driver";
 import { completionChannel } from "./completion-channel";
 import { IdBatcher } from "./id-batcher";
 import { ListenConnection } from "./listen-connection";

@@ -1,4 +1,5 @@
-import { assertQueueName, assertSqlIdentifier, ConfigError, integerOption, JOB_STATES, rejectUnknownOptions, type JobState, type QueueGauges } from "@stint/core";
+import { ConfigError, JOB_STATES, type JobState, type QueueGauges } from "@stint/core";
+import { assertQueueName, assertSqlIdentifier, integerOption, rejectUnknownOptions } from "@stint/core/driver";
 import { sql, type Kysely } from "kysely";
 import { interpretError } from "./interpret-error";
 import { assertKysely } from "./is-kysely";

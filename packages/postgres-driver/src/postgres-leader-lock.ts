@@ -1,12 +1,5 @@
-import {
-  applicationName,
-  assertSqlIdentifier,
-  ConfigError,
-  ErrorCode,
-  errorCodeOf,
-  rejectUnknownOptions,
-  type LeaderLock,
-} from "@stint/core";
+import { applicationName, ConfigError, ErrorCode, errorCodeOf } from "@stint/core";
+import { assertSqlIdentifier, rejectUnknownOptions, type LeaderLock } from "@stint/core/driver";
 import pg from "pg";
 import { advisoryLockKey } from "./advisory-lock-key";
 import { closeWithin, dropConnection } from "./close-within";

@@ -1,13 +1,5 @@
-import {
-  applicationName,
-  assertSqlIdentifier,
-  ConfigError,
-  coerceError,
-  ErrorCode,
-  errorCodeOf,
-  rejectUnknownOptions,
-  type WakeupSource,
-} from "@stint/core";
+import { applicationName, ConfigError, coerceError, ErrorCode, errorCodeOf } from "@stint/core";
+import { assertSqlIdentifier, rejectUnknownOptions, type WakeupSource } from "@stint/core/driver";
 import { ListenConnection } from "./listen-connection";
 import { DEFAULT_SCHEMA } from "./schema/default-schema";
 import { checkSessionClientOptions, millisecondsOption, warnAbout, type SessionClientOptions } from "./session-client-options";

@@ -1,14 +1,13 @@
+import { applicationName, ConfigError, JOB_STORE } from "@stint/core";
 import {
-  applicationName,
   assertSqlIdentifier,
-  ConfigError,
   integerOption,
-  JOB_STORE,
   LEADER_LOCK,
   rejectUnknownOptions,
   SCHEDULE_STORE,
   WAKEUP_SOURCE,
-} from "@stint/core";
+  MAX_INT4,
+} from "@stint/core/driver";
 import type { Kysely } from "kysely";
 import type { DependencyContainer } from "tsyringe";
 import { createDatabase, type DatabaseConnection, type DatabaseHandle, type PoolSettings } from "./create-database";
@@ -143,7 +142,7 @@ export function registerPostgresDriver(
     "controlStatementTimeoutMs",
     options.controlStatementTimeoutMs ?? 10_000,
     0,
-    2_147_483_647,
+    MAX_INT4,
   );
   if (controlConnections > 0 && !fromString) {
     throw new ConfigError("controlConnections", "needs a `connectionString` (a separate pool cannot be made from your pool)");

@@ -1,4 +1,5 @@
-import { ConfigError, integerOption } from "@stint/core";
+import { ConfigError } from "@stint/core";
+import { integerOption, MAX_INT4 } from "@stint/core/driver";
 
 /** What both dedicated session connections (wake-ups, leader lock) take besides their own settings. */
 export interface SessionClientOptions {
@@ -36,7 +37,7 @@ export function checkSessionClientOptions(where: string, options: SessionClientO
 
 /** Milliseconds option with a default, checked as an integer in range. */
 export function millisecondsOption(option: string, value: number | undefined, fallback: number, min = 0): number {
-  return integerOption(option, value ?? fallback, min, 2_147_483_647);
+  return integerOption(option, value ?? fallback, min, MAX_INT4);
 }
 
 /** The default `onError`: a process warning with a stable code, never a crash. */

@@ -1,4 +1,4 @@
-import { assertSqlIdentifier } from "@stint/core";
+import { assertSqlIdentifier } from "@stint/core/driver";
 
 /** PostgreSQL truncates channel names to 63 bytes (NAMEDATALEN - 1). */
 const MAX_CHANNEL_LENGTH = 63;

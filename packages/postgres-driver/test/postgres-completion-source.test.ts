@@ -1,4 +1,5 @@
-import { buildNewJob, ConfigError, defineJob } from "@stint/core";
+import { ConfigError, defineJob } from "@stint/core";
+import { buildNewJob } from "@stint/core/driver";
 import { expect } from "chai";
 import { sql } from "kysely";
 import pg from "pg";

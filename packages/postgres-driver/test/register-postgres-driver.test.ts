@@ -1,15 +1,5 @@
-import {
-  applicationName,
-  ConfigError,
-  PayloadError,
-  InvalidNameError,
-  JOB_STORE,
-  JobClient,
-  LEADER_LOCK,
-  SCHEDULE_STORE,
-  WAKEUP_SOURCE,
-  defineJob,
-} from "@stint/core";
+import { applicationName, ConfigError, PayloadError, InvalidNameError, JOB_STORE, JobClient, defineJob } from "@stint/core";
+import { LEADER_LOCK, SCHEDULE_STORE, WAKEUP_SOURCE } from "@stint/core/driver";
 import { eventually } from "@stint/core/testing";
 import { expect } from "chai";
 import { sql, type Kysely } from "kysely";

@@ -1,5 +1,4 @@
 import {
-  buildNewJob,
   defineJob,
   ErrorCode,
   JobClient,
@@ -10,6 +9,7 @@ import {
   WaitTimeoutError,
   type JobContext,
 } from "@stint/core";
+import { buildNewJob } from "@stint/core/driver";
 import { expect } from "chai";
 import { sql } from "kysely";
 import { PostgresJobStore, type PostgresCompletionSource } from "../src";

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { buildNewJob } from "@stint/core";
+import { buildNewJob } from "@stint/core/driver";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
 import { ProbeJob } from "../src/probe-job";
 import { startProbeProcess, type ProbeProcess } from "../src/spawn-probe-workers";

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { sql } from "kysely";
-import { buildNewJob } from "@stint/core";
+import { buildNewJob } from "@stint/core/driver";
 import { ProbeJob } from "../src/probe-job";
 import { killMidJob } from "./kill-mid-job";
 import { useProbeProcesses } from "./probe-fixture";

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { sql } from "kysely";
-import { buildNewJob, firstRunAt } from "@stint/core";
+import { buildNewJob, firstRunAt } from "@stint/core/driver";
 import { ProbeJob } from "../src/probe-job";
 import type { ProbeProcess } from "../src/spawn-probe-workers";
 import type { TestSchema } from "@stint/postgres-driver/testing";

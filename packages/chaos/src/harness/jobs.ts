@@ -1,4 +1,5 @@
-import { buildNewJob, type EnqueueOptions, type NewJob } from "@stint/core";
+import type { EnqueueOptions } from "@stint/core";
+import { buildNewJob, type NewJob } from "@stint/core/driver";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { ChaosJob, type ChaosTask } from "../worker/chaos-job";
 import type { ChaosDatabase } from "./chaos-database";

@@ -1,4 +1,5 @@
-import { buildNewJob, ErrorCode, type NewJob } from "@stint/core";
+import { ErrorCode } from "@stint/core";
+import { buildNewJob, type NewJob } from "@stint/core/driver";
 import { sql } from "kysely";
 import { enqueueRaw, jobStates } from "../harness/jobs";
 import { Verdict, type Scenario } from "../harness/scenario";

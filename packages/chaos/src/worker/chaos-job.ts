@@ -1,4 +1,5 @@
 import { defineJob, ParseError } from "@stint/core";
+import { MAX_INT4 } from "@stint/core/driver";
 
 /** What a chaos job's handler does; each scenario picks the ones it needs. */
 export const CHAOS_ACTIONS = [
@@ -50,7 +51,7 @@ export function parseChaosTask(payload: unknown): ChaosTask {
   const record = payload as Record<string, unknown>;
   const unknownField = Object.keys(record).find((key) => !FIELDS.includes(key));
   if (unknownField !== undefined) throw invalid(unknownField, `is not a known field (known: ${FIELDS.join(", ")})`, record[unknownField]);
-  const seq = integer(record, "seq", 2_147_483_647);
+  const seq = integer(record, "seq", MAX_INT4);
   const action = record["action"];
   if (typeof action !== "string" || !(CHAOS_ACTIONS as readonly string[]).includes(action)) {
     throw invalid("action", `must be one of ${CHAOS_ACTIONS.join(", ")}`, action);

@@ -1,4 +1,4 @@
-import type { NewJob } from "@stint/core";
+import type { NewJob } from "@stint/core/driver";
 import { expect } from "chai";
 import { sql } from "kysely";
 import { createTestSchema } from "@stint/postgres-driver/testing";

@@ -1,5 +1,4 @@
 import {
-  buildNewJob,
   defineJob,
   DEFAULT_MAX_PAYLOAD_BYTES,
   ErrorCode,
@@ -8,8 +7,12 @@ import {
   type DedupeMode,
   type EnqueueOptions,
   type JobDefinition,
-  type NewJob,
+  MIN_PRIORITY,
+  MAX_PRIORITY,
+  MAX_ATTEMPTS,
+  MAX_TIMEOUT_MS,
 } from "@stint/core";
+import { buildNewJob, type NewJob } from "@stint/core/driver";
 import { appJobKind } from "../app/app-job-kind";
 import { durationOption } from "../args/duration";
 import { integerValue, timeValue } from "../args/option-values";
@@ -127,11 +130,11 @@ function readEnqueueOptions(context: CommandContext): EnqueueOptions {
   const delay = stringOption(context, "delay");
   if (delay !== undefined) options.delayMs = durationOption("--delay", delay);
   const priority = stringOption(context, "priority");
-  if (priority !== undefined) options.priority = integerValue("--priority", priority, -32_768, 32_767);
+  if (priority !== undefined) options.priority = integerValue("--priority", priority, MIN_PRIORITY, MAX_PRIORITY);
   const maxAttempts = stringOption(context, "max-attempts");
-  if (maxAttempts !== undefined) options.maxAttempts = integerValue("--max-attempts", maxAttempts, 1, 1_000);
+  if (maxAttempts !== undefined) options.maxAttempts = integerValue("--max-attempts", maxAttempts, 1, MAX_ATTEMPTS);
   const timeout = stringOption(context, "timeout");
-  if (timeout !== undefined) options.timeoutMs = durationOption("--timeout", timeout, { min: 1, max: 2_147_483_647 });
+  if (timeout !== undefined) options.timeoutMs = durationOption("--timeout", timeout, { min: 1, max: MAX_TIMEOUT_MS });
   const dedupeKey = stringOption(context, "dedupe-key");
   if (dedupeKey !== undefined) options.dedupeKey = dedupeKey;
   const dedupe = stringOption(context, "dedupe");

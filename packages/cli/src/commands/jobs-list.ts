@@ -1,4 +1,5 @@
-import { assertQueueName, ExitCode, type JobState } from "@stint/core";
+import { ExitCode, type JobState } from "@stint/core";
+import { assertQueueName, MAX_PAGE_SIZE } from "@stint/core/driver";
 import { integerValue, jobIdValue, statesValue } from "../args/option-values";
 import { configError } from "../cli-error";
 import { stringOption, type Command } from "../command";
@@ -28,7 +29,7 @@ export const jobsListCommand: Command = {
     const queue = queueText === undefined ? undefined : assertQueueName(queueText);
     const stateText = stringOption(context, "state");
     const states: JobState[] | undefined = stateText === undefined ? undefined : statesValue("--state", stateText);
-    const limit = integerValue("--limit", stringOption(context, "limit") ?? "50", 1, 10_000);
+    const limit = integerValue("--limit", stringOption(context, "limit") ?? "50", 1, MAX_PAGE_SIZE);
     const beforeText = stringOption(context, "before-id");
     const beforeId = beforeText === undefined ? undefined : jobIdValue(beforeText);
     if (beforeText !== undefined && beforeId === undefined) {

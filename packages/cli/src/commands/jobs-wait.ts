@@ -1,11 +1,8 @@
-import { ErrorCode, errorCodeOf, ExitCode, JobClient, type JobFailedError } from "@stint/core";
+import { ErrorCode, errorCodeOf, ExitCode, JobClient, type JobFailedError, MAX_TIMER_MS } from "@stint/core";
 import { durationOption } from "../args/duration";
 import { jobIdValue } from "../args/option-values";
 import { CliError, jobNotFound, usageError } from "../cli-error";
 import { stringOption, type Command, type CommandContext } from "../command";
-
-/** Longest `--timeout`: what one timer can wait (about 24 days). */
-const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /**
  * `stint jobs wait <id>`: waits until the job finishes, woken by the
@@ -35,7 +32,7 @@ export const jobsWaitCommand: Command = {
     const id = jobIdValue(context.positionals[0]!);
     if (id === undefined) throw usageError(`job id must be a positive integer, got ${JSON.stringify(context.positionals[0])}`);
     const timeoutText = stringOption(context, "timeout");
-    const timeoutMs = timeoutText === undefined ? undefined : durationOption("--timeout", timeoutText, { min: 1, max: MAX_TIMEOUT_MS });
+    const timeoutMs = timeoutText === undefined ? undefined : durationOption("--timeout", timeoutText, { min: 1, max: MAX_TIMER_MS });
     const { store } = await context.connect();
     const client = new JobClient(store);
     let result: unknown;

@@ -1,4 +1,5 @@
-import { assertQueueName, ExitCode, formatRateLimit, parseRateLimit, type QueueControlsChange } from "@stint/core";
+import { ExitCode, formatRateLimit, parseRateLimit, MAX_RUNNING_CAP } from "@stint/core";
+import { assertQueueName, type QueueControlsChange } from "@stint/core/driver";
 import { integerValue } from "../args/option-values";
 import { configError } from "../cli-error";
 import { stringOption, type Command } from "../command";
@@ -33,7 +34,7 @@ export const limitCommand: Command = {
     const maxRunning = stringOption(context, "max-running");
     const rate = stringOption(context, "rate");
     const change: QueueControlsChange = {
-      ...(maxRunning === undefined ? {} : { maxRunning: maxRunning === "none" ? null : integerValue("--max-running", maxRunning, 1, 1_000_000) }),
+      ...(maxRunning === undefined ? {} : { maxRunning: maxRunning === "none" ? null : integerValue("--max-running", maxRunning, 1, MAX_RUNNING_CAP) }),
       ...(rate === undefined ? {} : { rateLimit: rate === "none" ? null : parseRateLimitOption(rate) }),
     };
     const { store } = await context.connect();

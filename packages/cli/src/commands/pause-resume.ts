@@ -1,4 +1,5 @@
-import { assertQueueName, ExitCode, type QueueControls } from "@stint/core";
+import { ExitCode, type QueueControls } from "@stint/core";
+import { assertQueueName } from "@stint/core/driver";
 import type { Command, CommandContext } from "../command";
 
 /**

@@ -1,4 +1,5 @@
-import { assertQueueName, ExitCode } from "@stint/core";
+import { ExitCode } from "@stint/core";
+import { assertQueueName, MAX_BATCH_SIZE } from "@stint/core/driver";
 import { decimalValue, integerValue } from "../args/option-values";
 import { stringOption, type Command } from "../command";
 import { startProgress } from "../output/progress";
@@ -38,7 +39,7 @@ export const pruneCommand: Command = {
       ["cancelled", decimalValue("--cancelled-days", stringOption(context, "cancelled-days") ?? "30", 36_500)],
     ];
     const effectsDays = decimalValue("--effects-days", stringOption(context, "effects-days") ?? "30", 36_500);
-    const batch = integerValue("--batch", stringOption(context, "batch") ?? "1000", 1, 100_000);
+    const batch = integerValue("--batch", stringOption(context, "batch") ?? "1000", 1, MAX_BATCH_SIZE);
     const queueText = stringOption(context, "queue");
     const queues = queueText?.split(",").map((queue) => assertQueueName(queue.trim()));
     const { store } = await context.connect();

@@ -1,4 +1,5 @@
-import { ACTIVE_JOB_STATES, assertQueueName, ExitCode, type JobStore } from "@stint/core";
+import { ACTIVE_JOB_STATES, ExitCode, type JobStore } from "@stint/core";
+import { assertQueueName } from "@stint/core/driver";
 import { integerValue, jobIdValue } from "../args/option-values";
 import { jobNotFound, usageError, wrongStateError, type CliError } from "../cli-error";
 import { stringOption, type Command, type CommandContext } from "../command";

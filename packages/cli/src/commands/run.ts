@@ -1,5 +1,4 @@
 import {
-  assertQueueName,
   ExitCode,
   readLogSettings,
   resolveContainerSettings,
@@ -10,6 +9,7 @@ import {
   type RunFromContainerOptions,
   type SettingFlags,
 } from "@stint/core";
+import { assertQueueName } from "@stint/core/driver";
 import { durationOption } from "../args/duration";
 import { integerValue } from "../args/option-values";
 import { configError } from "../cli-error";

@@ -1,4 +1,5 @@
-import { JOB_STORE, SCHEDULE_STORE, type JobStore, type ScheduleStore } from "@stint/core";
+import { JOB_STORE, type JobStore } from "@stint/core";
+import { SCHEDULE_STORE, type ScheduleStore } from "@stint/core/driver";
 import { interpretError, registerPostgresDriver, schemaStatus } from "@stint/postgres-driver";
 import type { Kysely } from "kysely";
 import { container as rootContainer } from "tsyringe";

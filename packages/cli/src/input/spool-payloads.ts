@@ -1,4 +1,5 @@
-import { DEFAULT_MAX_PAYLOAD_BYTES, ErrorCode, ExitCode, hasErrorCode, serializePayload, type JobDefinition } from "@stint/core";
+import { DEFAULT_MAX_PAYLOAD_BYTES, ErrorCode, ExitCode, hasErrorCode, type JobDefinition } from "@stint/core";
+import { serializePayload } from "@stint/core/driver";
 import { CliError } from "../cli-error";
 import { NDJSON_LINE_SLACK_BYTES, ndjsonLines } from "./ndjson-lines";
 import type { SpoolFile } from "./spool-file";

@@ -1,4 +1,5 @@
-import { ExitCode, type JobStore, type NewJob } from "@stint/core";
+import { ExitCode, type JobStore } from "@stint/core";
+import type { NewJob } from "@stint/core/driver";
 import { CliError } from "../cli-error";
 import type { CommandContext } from "../command";
 import type { Connection } from "../connection/open-connection";

@@ -1,4 +1,4 @@
-import { infiniteTimeName } from "@stint/core";
+import { infiniteTimeName } from "@stint/core/driver";
 
 const PARTS = [
   ["d", 86_400_000],

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { expect } from "chai";
-import { buildNewJob } from "@stint/core";
+import { buildNewJob } from "@stint/core/driver";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
 import { ExitCode } from "../../src/index";
 import { Echo, Hang } from "../fixtures/test-app";

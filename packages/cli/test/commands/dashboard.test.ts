@@ -1,5 +1,6 @@
 import { expect } from "chai";
-import { buildNewJob, defineJob } from "@stint/core";
+import { defineJob } from "@stint/core";
+import { buildNewJob } from "@stint/core/driver";
 import { join } from "node:path";
 import { Echo } from "../fixtures/test-app";
 import { stint, type StintResult } from "../helpers/run-stint";

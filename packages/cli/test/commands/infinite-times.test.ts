@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { sql } from "kysely";
-import { LATEST_DATE_MS } from "@stint/core";
+import { LATEST_DATE_MS } from "@stint/core/driver";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
 import { ExitCode } from "../../src/index";
 import { stint } from "../helpers/run-stint";

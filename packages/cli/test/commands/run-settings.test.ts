@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { expect } from "chai";
-import { buildNewJob } from "@stint/core";
+import { buildNewJob } from "@stint/core/driver";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
 import { ExitCode } from "../../src/index";
 import { Echo } from "../fixtures/test-app";

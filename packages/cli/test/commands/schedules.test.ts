@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import type { ScheduleSpec } from "@stint/core";
+import type { ScheduleSpec } from "@stint/core/driver";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
 import { ExitCode } from "../../src/index";
 import { stint } from "../helpers/run-stint";

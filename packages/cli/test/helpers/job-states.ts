@@ -1,4 +1,5 @@
-import { buildNewJob, defineJob, type JobStore } from "@stint/core";
+import { defineJob, type JobStore } from "@stint/core";
+import { buildNewJob } from "@stint/core/driver";
 
 const WORKER = "cli-test-worker";
 

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { LATEST_DATE_MS } from "@stint/core";
+import { LATEST_DATE_MS } from "@stint/core/driver";
 import { formatTime, humanDuration, isoTime } from "../../src/output/time-text";
 
 describe("humanDuration", () => {

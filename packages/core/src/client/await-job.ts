@@ -7,6 +7,7 @@ import type { JobState } from "../job/job-state";
 import type { JobStore } from "../store/job-store";
 import { systemClock, type Clock } from "../time/clock";
 import { integerOption, rejectUnknownOptions } from "../validation/option-checks";
+import { MAX_TIMER_MS } from "../limits";
 import { WakeUp } from "../worker/wake-up";
 
 /** Options of `client.waitFor`. */
@@ -27,7 +28,6 @@ export interface WaitOptions {
 export const DEFAULT_WAIT_POLL_MS = 5_000;
 
 const OPTION_KEYS = ["timeoutMs", "signal", "pollIntervalMs"];
-const MAX_TIMER_MS = 2_147_483_647;
 
 /** A job that succeeded, as {@link awaitJobEnd} resolves with it. */
 export type SucceededJob = JobRecord & { readonly state: "succeeded" };

@@ -6,6 +6,7 @@ import { ConfigError } from "../errors/config-errors";
 import { awaitJobEnd, type WaitOptions, type WaitTarget } from "./await-job";
 import type { JsonObject } from "../job/json-types";
 import { traceEnqueue } from "../tracing/job-tracing";
+import { checkedJobStore } from "../store/checked-job-store";
 import type { EnqueueResult, JobStore } from "../store/job-store";
 import { JOB_STORE } from "../di/tokens";
 import { ClientEvents } from "../events/client-events";
@@ -56,8 +57,9 @@ export class JobClient {
    */
   readonly events = new ClientEvents();
 
+  /** Wraps `store` in a `CheckedJobStore` unless it is one, so every job is checked once before it is written. */
   constructor(@inject(JOB_STORE) store: JobStore) {
-    this.#store = store;
+    this.#store = checkedJobStore(store);
   }
 
   /**

@@ -3,8 +3,8 @@ import { JOB_STORE } from "../di/tokens";
 import type { JobDefinition } from "../job/job-definition";
 import type { QueueControls, RateLimit } from "../queue/queue-controls";
 import { parseRateLimit } from "../queue/rate-limit-text";
+import { checkedJobStore } from "../store/checked-job-store";
 import type { JobStore } from "../store/job-store";
-import { assertQueueName } from "../validation/names";
 
 /** A queue, by its job kind or its name. */
 export type QueueRef = Pick<JobDefinition<never>, "name"> | string;
@@ -35,7 +35,7 @@ export class QueueAdmin {
   readonly #store: JobStore;
 
   constructor(@inject(JOB_STORE) store: JobStore) {
-    this.#store = store;
+    this.#store = checkedJobStore(store);
   }
 
   /** Stops every worker from starting jobs of `queue`; running jobs finish, enqueues still work. */
@@ -63,6 +63,7 @@ export class QueueAdmin {
   }
 }
 
+/** The queue's name; the store checks it (an `InvalidNameError` before any write). */
 function nameOf(queue: QueueRef): string {
-  return assertQueueName(typeof queue === "string" ? queue : queue.name);
+  return typeof queue === "string" ? queue : queue.name;
 }

@@ -1,3 +1,5 @@
+import { MAX_ERROR_MESSAGE, MAX_ERROR_TEXT } from "../limits";
+
 /**
  * Turns anything a `catch` can receive into an `Error`, keeping the original
  * as `cause` when it was not one. Every `catch` in stint goes through here.
@@ -26,9 +28,6 @@ function describeThrown(thrown: unknown): string {
   }
 }
 
-/** Longest `last_error` text stint stores; longer texts are cut with a marker. */
-export const MAX_ERROR_TEXT = 8_192;
-
 /**
  * The text stored in `last_error`: the stack (or message) of the error and of
  * its causes, passed through `scrub` (the worker redacts the job's secret
@@ -53,9 +52,6 @@ export function describeError(thrown: unknown, scrub: (text: string) => string =
   const text = storable(scrub(parts.join("\n")));
   return storable(text.length <= MAX_ERROR_TEXT ? text : `${text.slice(0, MAX_ERROR_TEXT - 20)}\n… (truncated)`);
 }
-
-/** Longest error message an attempt's history record keeps (the stack is kept up to {@link MAX_ERROR_TEXT}). */
-export const MAX_ERROR_MESSAGE = 1_000;
 
 /**
  * The one-line summary of an error stored in an attempt's history record:

@@ -1,11 +1,11 @@
 import { ConfigError } from "../errors/config-errors";
 import type { NewJob } from "../store/job-store";
-import { resolveJobDefaults, type JobDefinition } from "./job-definition";
-import { DEFAULT_MAX_PAYLOAD_BYTES, serializePayload } from "./serialize-payload";
+import type { JobDefinition } from "./job-definition";
+import { serializePayload } from "./serialize-payload";
+import { DEFAULT_MAX_PAYLOAD_BYTES } from "../limits";
 import type { JsonObject } from "./json-types";
 import { serializeMeta } from "./job-meta";
-import { assertStorableKey } from "../validation/names";
-import { integerOption, rejectUnknownOptions } from "../validation/option-checks";
+import { rejectUnknownOptions } from "../validation/option-checks";
 
 /**
  * Per-job options of `enqueue`. Anything left out comes from the job kind's defaults.
@@ -57,35 +57,32 @@ const DEDUPE_MODES: readonly DedupeMode[] = ["keep", "replace", "debounce"];
 
 const ENQUEUE_KEYS = ["runAt", "delayMs", "priority", "maxAttempts", "timeoutMs", "dedupeKey", "dedupe", "meta", "transaction"];
 
-/** Longest dedupe key, in UTF-16 code units. */
-export const MAX_DEDUPE_KEY_LENGTH = 512;
-
 /**
- * Builds the row to insert from a job kind, a payload and options, checking
- * each option (messages name it) and serialising the payload within the
- * kind's `maxPayloadBytes` (and `meta`, see `serializeMeta`). Throws before anything is written: a
- * `ConfigError` for an option, a `PayloadError` for the payload.
+ * Builds the row to insert from a job kind, a payload and options: the
+ * kind's defaults under the options, the payload serialised within the
+ * kind's `maxPayloadBytes` (and `meta`, see `serializeMeta`), the dedupe
+ * mode resolved. Throws a `ConfigError` for an unknown option or a dedupe
+ * mode its options do not allow, a `PayloadError` for the payload. The
+ * values of the other options (priority, attempts, time limit, run time,
+ * delay, dedupe key) are checked once, by the store the job is handed to
+ * (see `CheckedJobStore`), with the same errors; nothing is written then.
  */
 export function buildNewJob<T>(definition: JobDefinition<T, unknown, any>, payload: T, options: EnqueueOptions = {}): NewJob {
   rejectUnknownOptions("enqueue", options, ENQUEUE_KEYS);
-  const { maxAttempts, timeoutMs, priority } = resolveJobDefaults(options, definition.defaults);
-  if (options.runAt !== undefined && !(options.runAt instanceof Date && Number.isFinite(options.runAt.getTime()))) {
-    throw new ConfigError("runAt", "must be a valid Date");
-  }
-  const delayMs = integerOption("delayMs", options.delayMs ?? 0, 0, 10 * 365 * 86_400_000);
-  const given = options.dedupeKey;
-  const dedupeKey = given === undefined || given === null ? null : assertStorableKey("dedupeKey", given, MAX_DEDUPE_KEY_LENGTH);
+  const { defaults } = definition;
+  const delayMs = options.delayMs ?? 0;
+  const dedupeKey = options.dedupeKey ?? null;
   const onDuplicate = dedupeModeOf(options, dedupeKey, delayMs);
   return {
     queue: definition.name,
     payloadJson: serializePayload(payload, definition.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES, definition.name),
-    priority,
-    maxAttempts,
-    timeoutMs,
+    priority: options.priority ?? defaults.priority,
+    maxAttempts: options.maxAttempts ?? defaults.maxAttempts,
+    timeoutMs: options.timeoutMs === undefined ? defaults.timeoutMs : options.timeoutMs,
     runAt: options.runAt ?? null,
     delayMs,
     dedupeKey,
-    metaJson: serializeMeta(options.meta, definition.name),
+    metaJson: serializeMeta(options.meta),
     ...(onDuplicate === "keep" ? {} : { onDuplicate }),
   };
 }

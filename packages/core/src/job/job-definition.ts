@@ -4,7 +4,7 @@ import { isStandardSchema, type PayloadSchema } from "./payload-schema";
 import { assertQueueName } from "../validation/names";
 import { integerOption, rejectUnknownOptions } from "../validation/option-checks";
 import { resolveSecretFields } from "./secret-fields";
-import { DEFAULT_MAX_PAYLOAD_BYTES } from "./serialize-payload";
+import { DEFAULT_MAX_PAYLOAD_BYTES, MAX_ATTEMPTS, MAX_PAYLOAD_BYTES_LIMIT, MAX_PRIORITY, MAX_TIMEOUT_MS, MIN_PRIORITY } from "../limits";
 
 /** Defaults a job kind gives every job of its kind; each can be overridden at enqueue. */
 export interface JobDefaults {
@@ -92,9 +92,6 @@ export const DEFAULT_JOB_DEFAULTS: JobDefaults = Object.freeze({ maxAttempts: 25
 
 const JOB_KIND_KEYS = ["maxAttempts", "timeoutMs", "priority", "maxPayloadBytes", "secretFields", "schema"] as const;
 
-/** Largest `maxPayloadBytes` a job kind may ask for: 256 MiB, jsonb's own ceiling. */
-export const MAX_PAYLOAD_BYTES_LIMIT = 268_435_455;
-
 /**
  * Declares a job kind. The name is the queue the jobs go to. The second
  * type parameter, when given, is the result its handler returns: a worker
@@ -147,9 +144,9 @@ export function defineJob(name: string, options: JobKindOptions & { readonly sch
 
 /** Validates job defaults (also used for enqueue overrides); messages name the option. */
 export function resolveJobDefaults(input: Partial<JobDefaults>, base: JobDefaults = DEFAULT_JOB_DEFAULTS): JobDefaults {
-  const maxAttempts = integerOption("maxAttempts", input.maxAttempts ?? base.maxAttempts, 1, 1_000);
+  const maxAttempts = integerOption("maxAttempts", input.maxAttempts ?? base.maxAttempts, 1, MAX_ATTEMPTS);
   const timeoutInput = input.timeoutMs === undefined ? base.timeoutMs : input.timeoutMs;
-  const timeoutMs = timeoutInput === null ? null : integerOption("timeoutMs", timeoutInput, 1, 2_147_483_647);
-  const priority = integerOption("priority", input.priority ?? base.priority, -32_768, 32_767);
+  const timeoutMs = timeoutInput === null ? null : integerOption("timeoutMs", timeoutInput, 1, MAX_TIMEOUT_MS);
+  const priority = integerOption("priority", input.priority ?? base.priority, MIN_PRIORITY, MAX_PRIORITY);
   return { maxAttempts, timeoutMs, priority };
 }

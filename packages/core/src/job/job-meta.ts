@@ -2,9 +2,7 @@ import { PayloadError } from "../errors/config-errors";
 import { assertJsonValue } from "./json-value-check";
 import type { JsonObject } from "./json-types";
 import { assertPayloadSize, assertStorableJson } from "./serialize-payload";
-
-/** Largest `meta` object stint stores: 8 KiB of UTF-8 JSON. */
-export const MAX_META_BYTES = 8_192;
+import { MAX_META_BYTES } from "../limits";
 
 /** The `meta` a job without one reads as: an empty, frozen object. */
 export const EMPTY_META: JsonObject = Object.freeze({});
@@ -13,8 +11,9 @@ export const EMPTY_META: JsonObject = Object.freeze({});
  * Serialises a job's `meta` (see `EnqueueOptions.meta`) to the JSON text the
  * store keeps, or `null` for none (left out or empty: nothing is stored).
  * It must be a plain object of JSON values, held to the payload's rules
- * (see `assertJsonValue`), and at most {@link MAX_META_BYTES} of JSON.
- * Throws `PayloadError` naming `meta` (and the refused value's path).
+ * (see `assertJsonValue`); throws `PayloadError` naming `meta` (and the
+ * refused value's path). Its size, at most `MAX_META_BYTES` of JSON, is
+ * checked by the store the job is handed to (see `assertStorableMeta`).
  *
  * Keys starting with `stint.` and the key `traceparent` (with `tracestate`)
  * may be written by stint itself (trace context carried from enqueue to the
@@ -27,16 +26,14 @@ export const EMPTY_META: JsonObject = Object.freeze({});
  * serializeMeta(["a"]);               // throws PayloadError: meta must be a plain object of JSON values, got an array
  * ```
  */
-export function serializeMeta(meta: unknown, queue?: string): string | null {
+export function serializeMeta(meta: unknown): string | null {
   if (meta === undefined || meta === null) return null;
   if (typeof meta !== "object" || Array.isArray(meta)) {
     throw new PayloadError(`meta must be a plain object of JSON values, got ${Array.isArray(meta) ? "an array" : typeof meta}`, { path: "meta" });
   }
   assertJsonValue(meta, "meta");
   const text = JSON.stringify(meta);
-  if (text === "{}") return null;
-  assertStorableMeta(text, queue);
-  return text;
+  return text === "{}" ? null : text;
 }
 
 /**

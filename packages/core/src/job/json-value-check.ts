@@ -1,12 +1,6 @@
 import { PayloadError } from "../errors/config-errors";
 import { unstorableText } from "../validation/names";
-
-/**
- * Deepest nesting of objects and arrays a payload may have: 64 levels below
- * the top. The check counts levels before it descends, so a deeper (or
- * cyclic) value is refused with a `PayloadError`, never a stack overflow.
- */
-export const MAX_PAYLOAD_DEPTH = 64;
+import { MAX_PAYLOAD_DEPTH } from "../limits";
 
 /**
  * Refuses, with a `PayloadError` naming the value's path

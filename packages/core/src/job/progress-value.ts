@@ -1,9 +1,7 @@
 import { PayloadError } from "../errors/config-errors";
 import { assertJsonValue } from "./json-value-check";
 import { assertPayloadSize } from "./serialize-payload";
-
-/** Largest value `ctx.progress` stores: 2 KiB of UTF-8 JSON (a number, or a small object such as `{ done, of }`). */
-export const MAX_PROGRESS_BYTES = 2_048;
+import { MAX_PROGRESS_BYTES } from "../limits";
 
 /**
  * Serialises a `ctx.progress` value to JSON text: a JSON value (see

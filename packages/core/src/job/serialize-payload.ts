@@ -1,9 +1,7 @@
 import { PayloadError } from "../errors/config-errors";
 import { unstorableText } from "../validation/names";
 import { assertJsonValue } from "./json-value-check";
-
-/** Largest payload stint stores unless told otherwise: 1 MiB of JSON text. */
-export const DEFAULT_MAX_PAYLOAD_BYTES = 1_048_576;
+import { DEFAULT_MAX_PAYLOAD_BYTES, MAX_RESULT_BYTES } from "../limits";
 
 /**
  * Serialises a payload to the JSON text that is stored, refusing anything
@@ -28,9 +26,8 @@ export const DEFAULT_MAX_PAYLOAD_BYTES = 1_048_576;
  */
 export function serializePayload(payload: unknown, maxBytes: number = DEFAULT_MAX_PAYLOAD_BYTES, queue?: string): string {
   assertJsonValue(payload);
-  // Every value was checked above: nothing left that could make this throw or change shape.
+  // Every value was checked above (its strings and keys are storable too): nothing left that could make this throw or change shape.
   const text = JSON.stringify(payload);
-  assertStorableJson(text, queue);
   assertPayloadSize(text, maxBytes, queue);
   return text;
 }
@@ -109,7 +106,7 @@ export function serializeResult(result: unknown): string | null {
     const text: unknown = JSON.stringify(result);
     if (typeof text !== "string") throw new PayloadError(`result is a ${typeof result}, which JSON cannot carry`);
     assertStorableJson(text);
-    assertPayloadSize(text, DEFAULT_MAX_PAYLOAD_BYTES);
+    assertPayloadSize(text, MAX_RESULT_BYTES);
     return text;
   } catch (error) {
     return JSON.stringify({ unserialisableResult: (error as Error).message });

@@ -1,5 +1,6 @@
 import type { JobStore } from "../store/job-store";
 import { integerOption, rejectUnknownOptions } from "../validation/option-checks";
+import { MAX_BATCH_SIZE } from "../limits";
 import type { MaintenanceService } from "./maintenance-service";
 
 /** How long finished jobs are kept. */
@@ -53,7 +54,7 @@ export class RetentionPruner implements MaintenanceService {
     this.#succeededMs = integerOption("retention.succeededDays", options.succeededDays ?? 7, 0, 36_500) * DAY_MS;
     this.#deadMs = integerOption("retention.deadDays", options.deadDays ?? 30, 0, 36_500) * DAY_MS;
     this.#effectsMs = integerOption("retention.effectsDays", options.effectsDays ?? 30, 0, 36_500) * DAY_MS;
-    this.#batchSize = integerOption("retention.batchSize", options.batchSize ?? 1_000, 1, 100_000);
+    this.#batchSize = integerOption("retention.batchSize", options.batchSize ?? 1_000, 1, MAX_BATCH_SIZE);
     this.#maxBatches = integerOption("retention.maxBatches", options.maxBatches ?? 100, 1, 1_000_000);
     this.everyMs = integerOption("retention.everyMs", options.everyMs ?? 600_000, 1_000, 86_400_000);
   }

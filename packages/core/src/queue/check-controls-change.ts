@@ -2,9 +2,7 @@ import { ConfigError } from "../errors/config-errors";
 import { rejectUnknownOptions } from "../validation/option-checks";
 import type { QueueControlsChange } from "./queue-controls";
 import { checkRateLimit } from "./rate-limit-text";
-
-/** The highest running cap a queue may have. */
-export const MAX_RUNNING_CAP = 1_000_000;
+import { MAX_RUNNING_CAP } from "../limits";
 
 /**
  * `change`, checked: `paused` a boolean, `maxRunning` a whole number from 1

@@ -1,11 +1,8 @@
 import { ConfigError } from "../errors/config-errors";
 import type { RateLimit } from "./queue-controls";
+import { MAX_RATE_LIMIT, MAX_RATE_PERIOD_MS } from "../limits";
 
 const PERIODS: Readonly<Record<string, number>> = Object.freeze({ s: 1_000, sec: 1_000, second: 1_000, m: 60_000, min: 60_000, minute: 60_000, h: 3_600_000, hour: 3_600_000 });
-
-/** The most starts a limit may allow per period, and the longest period (a day). */
-export const MAX_RATE_LIMIT = 1_000_000;
-export const MAX_RATE_PERIOD_MS = 86_400_000;
 
 /**
  * Reads a rate limit written as `N/period`: `100/min`, `50/s`, `5/10s`,

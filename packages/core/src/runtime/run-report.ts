@@ -1,4 +1,4 @@
-import type { RunCounters, RunSummary, StopReason } from "../worker/run-summary";
+import type { RunSummary, RunTotals, StopReason } from "../worker/run-summary";
 import { ExitCode } from "./exit-codes";
 
 /**
@@ -12,7 +12,7 @@ export interface RunReport {
   /** The most significant stop reason over all workers. */
   readonly stoppedBecause: StopReason;
   /** The workers' counts added up. */
-  readonly totals: Readonly<RunCounters>;
+  readonly totals: RunTotals;
   readonly workers: readonly RunSummary[];
   /** What ran before the workers (lease rescue, schedules), one line each. */
   readonly maintenance: readonly string[];
@@ -31,7 +31,7 @@ export function summarizeRun(input: {
   readonly preparationError?: string;
 }): RunReport {
   const { summaries, mode } = input;
-  const sum = (field: keyof RunCounters): number => summaries.reduce((total, summary) => total + summary[field], 0);
+  const sum = (field: keyof RunTotals): number => summaries.reduce((total, summary) => total + summary[field], 0);
   const stoppedBecause = summaries.reduce<StopReason>(
     (worst, summary) => (SEVERITY.indexOf(summary.stoppedBecause) > SEVERITY.indexOf(worst) ? summary.stoppedBecause : worst),
     "drained",

@@ -1,10 +1,11 @@
 import { ConfigError } from "../errors/config-errors";
 import { resolveJobDefaults, type JobDefaults, type JobDefinition } from "../job/job-definition";
-import { DEFAULT_MAX_PAYLOAD_BYTES, serializePayload } from "../job/serialize-payload";
+import { serializePayload } from "../job/serialize-payload";
 import type { ScheduleSpec } from "../store/schedule-store";
 import { assertScheduleName } from "../validation/names";
 import { integerOption, rejectUnknownOptions } from "../validation/option-checks";
 import { parseCron } from "./cron-plan";
+import { DEFAULT_MAX_PAYLOAD_BYTES, MAX_CATCH_UP } from "../limits";
 
 /** What {@link defineSchedule} takes. */
 export interface ScheduleOptions<T> {
@@ -62,7 +63,7 @@ export function defineSchedule<T>(options: ScheduleOptions<T>): ScheduleDefiniti
     cron: options.cron,
     timeZone,
     payloadJson: serializePayload(options.payload, options.job.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES, options.job.name),
-    catchUp: integerOption("catchUp", options.catchUp ?? 1, 1, 1_000),
+    catchUp: integerOption("catchUp", options.catchUp ?? 1, 1, MAX_CATCH_UP),
     enabled: options.enabled ?? true,
     priority: defaults.priority,
     maxAttempts: defaults.maxAttempts,

@@ -4,6 +4,29 @@ import type { ClaimedBatch, QueueControls, QueueControlsChange } from "../queue/
 import type { AttemptRecord } from "./attempt-record";
 import type { DeadHookClaim } from "./dead-hook-claim";
 import type { JobCompletionSource } from "./job-completion-source";
+import type {
+  ClaimBatchParams,
+  ClaimDeadHooksParams,
+  CompleteInTransactionParams,
+  CompleteJobsParams,
+  CountByQueueParams,
+  DeleteEffectsBeforeParams,
+  DeleteFinishedBeforeParams,
+  EffectOutcome,
+  ExtendLeasesParams,
+  FinishDeadHooksParams,
+  JobIdParams,
+  ListAttemptsParams,
+  ListJobsParams,
+  MarkJobsDeadParams,
+  ReadQueueGaugesParams,
+  RescueExpiredLeasesParams,
+  RescueResult,
+  RetryDeadJobsParams,
+  RunEffectOnceParams,
+  ScheduleRetriesParams,
+  TransactionalCompletion,
+} from "./store-params";
 
 /**
  * A job ready to be written: what `enqueue` and `enqueueMany` take.
@@ -182,23 +205,7 @@ export interface JobStore<Tx = unknown> {
    * how many it takes, however many workers claim at once; the result's
    * `hold` says when that happened.
    */
-  claimBatch(params: {
-    readonly queue: string;
-    readonly workerId: string;
-    readonly limit: number;
-    readonly leaseMs: number;
-    /**
-     * Only jobs whose `timeout_ms` is at most this (or that have none): a
-     * run with a deadline does not take a job it could not finish in time.
-     */
-    readonly maxTimeoutMs?: number;
-    /**
-     * Also take over running jobs whose lease expired (default true). A
-     * worker asks for them every so often rather than on every claim, since
-     * looking costs the store a scan of the leases.
-     */
-    readonly takeOverExpired?: boolean;
-  }): Promise<ClaimedBatch>;
+  claimBatch(params: ClaimBatchParams): Promise<ClaimedBatch>;
 
   /**
    * Changes the operator controls of `queue` (pause, running cap, rate
@@ -211,17 +218,10 @@ export interface JobStore<Tx = unknown> {
   listQueueControls(): Promise<readonly QueueControls[]>;
 
   /** Extends the leases the worker still holds; returns the ids it extended. */
-  extendLeases(params: {
-    readonly workerId: string;
-    readonly leaseMs: number;
-    readonly jobs: readonly JobAttempt[];
-  }): Promise<readonly string[]>;
+  extendLeases(params: ExtendLeasesParams): Promise<readonly string[]>;
 
   /** Marks many attempts succeeded in one statement; returns the ids that applied. */
-  completeJobs(params: {
-    readonly workerId: string;
-    readonly jobs: readonly CompletedJob[];
-  }): Promise<readonly string[]>;
+  completeJobs(params: CompleteJobsParams): Promise<readonly string[]>;
 
   /**
    * Schedules another attempt of many jobs in one statement, each at
@@ -231,20 +231,14 @@ export interface JobStore<Tx = unknown> {
    * attempt back by raising `max_attempts` by one, so `attempts` never
    * decreases. Returns the ids that applied.
    */
-  scheduleRetries(params: {
-    readonly workerId: string;
-    readonly jobs: readonly RetryingJob[];
-  }): Promise<readonly string[]>;
+  scheduleRetries(params: ScheduleRetriesParams): Promise<readonly string[]>;
 
   /**
    * Gives up on many jobs in one statement: state `dead` with each one's
    * failure, and, in the same statement, a pending `onDead` hook for each
    * death (see `claimDeadHooks`). Returns the ids that applied.
    */
-  markJobsDead(params: {
-    readonly workerId: string;
-    readonly jobs: readonly DeadJob[];
-  }): Promise<readonly string[]>;
+  markJobsDead(params: MarkJobsDeadParams): Promise<readonly string[]>;
 
   /**
    * Handles running jobs whose lease expired without waiting for a claim:
@@ -252,10 +246,7 @@ export interface JobStore<Tx = unknown> {
    * `dead` with `STINT_WORKER_DIED` (and a pending `onDead` hook each, as
    * `markJobsDead`). One conditional update, at most `limit` rows.
    */
-  rescueExpiredLeases(params: {
-    readonly queues?: readonly string[];
-    readonly limit: number;
-  }): Promise<{ readonly retried: number; readonly dead: number }>;
+  rescueExpiredLeases(params: RescueExpiredLeasesParams): Promise<RescueResult>;
 
   /**
    * Claims up to `limit` deaths of `queue` whose `onDead` hook has not run:
@@ -264,31 +255,26 @@ export interface JobStore<Tx = unknown> {
    * with one more delivery counted; rows another claimer holds are skipped,
    * so two workers never get the same death while its claim holds.
    */
-  claimDeadHooks(params: {
-    readonly queue: string;
-    readonly workerId: string;
-    readonly limit: number;
-    readonly leaseMs: number;
-  }): Promise<readonly DeadHookClaim[]>;
+  claimDeadHooks(params: ClaimDeadHooksParams): Promise<readonly DeadHookClaim[]>;
 
   /**
    * Records the hooks of these deaths (`id` is the job's, `attempt` the
    * death's) as done, fenced on the claim: only those `workerId` still
    * holds. Returns the job ids that applied.
    */
-  finishDeadHooks(params: { readonly workerId: string; readonly hooks: readonly JobAttempt[] }): Promise<readonly string[]>;
+  finishDeadHooks(params: FinishDeadHooksParams): Promise<readonly string[]>;
 
   /**
    * Cancels a job that has not finished. False when it was not cancellable.
    * A running attempt gets a `cancelled` history record in the same statement.
    */
-  cancelJob(params: { readonly id: string }): Promise<boolean>;
+  cancelJob(params: JobIdParams): Promise<boolean>;
 
   /**
    * Runs a finished job (`dead`, `cancelled`, `failed`) again now with a fresh
    * attempt budget. False when the job does not exist or is active.
    */
-  retryJob(params: { readonly id: string }): Promise<boolean>;
+  retryJob(params: JobIdParams): Promise<boolean>;
 
   /**
    * Stores a running attempt's latest progress on its job, fenced on id,
@@ -303,16 +289,16 @@ export interface JobStore<Tx = unknown> {
    * takeover of a lapsed lease, or the cancel), then the successful attempt,
    * read from the job row. Empty for a job that does not exist.
    */
-  listAttempts(params: { readonly jobId: string }): Promise<readonly AttemptRecord[]>;
+  listAttempts(params: ListAttemptsParams): Promise<readonly AttemptRecord[]>;
 
   /** One job, or `undefined`. */
-  getJob(params: { readonly id: string }): Promise<JobRecord | undefined>;
+  getJob(params: JobIdParams): Promise<JobRecord | undefined>;
 
   /**
    * Counts by state and the age of the oldest due job, per queue; with
    * `completedSinceMs`, also the jobs that succeeded within that window.
    */
-  countByQueue(params?: { readonly queues?: readonly string[]; readonly completedSinceMs?: number }): Promise<readonly QueueCounts[]>;
+  countByQueue(params?: CountByQueueParams): Promise<readonly QueueCounts[]>;
 
   /**
    * The figures of {@link QueueGauges} for each queue, in one cheap read
@@ -320,18 +306,13 @@ export interface JobStore<Tx = unknown> {
    * call it). With `queues`, exactly those (zeros for a queue without
    * such jobs); without, every queue that has waiting, running or dead jobs.
    */
-  readQueueGauges(params?: { readonly queues?: readonly string[] }): Promise<readonly QueueGauges[]>;
+  readQueueGauges(params?: ReadQueueGaugesParams): Promise<readonly QueueGauges[]>;
 
   /**
    * Jobs newest first (by id), optionally of one queue and some states;
    * pass the last id seen as `beforeId` for the next page.
    */
-  listJobs(params: {
-    readonly queue?: string;
-    readonly states?: readonly JobState[];
-    readonly limit: number;
-    readonly beforeId?: string;
-  }): Promise<readonly JobRecord[]>;
+  listJobs(params: ListJobsParams): Promise<readonly JobRecord[]>;
 
   /**
    * Deletes at most `limit` finished jobs in `states` whose `finished_at`
@@ -339,26 +320,21 @@ export interface JobStore<Tx = unknown> {
    * others, with their attempt history. Returns how many jobs it deleted; call again until it returns less
    * than `limit`.
    */
-  deleteFinishedBefore(params: {
-    readonly states: readonly ("succeeded" | "dead" | "cancelled")[];
-    readonly olderThanMs: number;
-    readonly limit: number;
-    readonly queues?: readonly string[];
-  }): Promise<number>;
+  deleteFinishedBefore(params: DeleteFinishedBeforeParams): Promise<number>;
 
   /**
    * Deletes at most `limit` rows of the effects ledger (see `runEffectOnce`)
    * recorded more than `olderThanMs` ago, oldest first, skipping rows locked
    * by others. Returns how many; a deleted key can run its effect again.
    */
-  deleteEffectsBefore(params: { readonly olderThanMs: number; readonly limit: number }): Promise<number>;
+  deleteEffectsBefore(params: DeleteEffectsBeforeParams): Promise<number>;
 
   /**
    * Runs up to `limit` dead jobs of `queue` again now, each with a fresh
    * attempt budget (as `retryJob`); jobs whose dedupe key is held by an
    * active job are left dead. Returns how many it queued.
    */
-  retryDeadJobs(params: { readonly queue: string; readonly limit: number }): Promise<number>;
+  retryDeadJobs(params: RetryDeadJobsParams): Promise<number>;
 
   /** Resolves when the store can reach its database (readiness probes). */
   ping(): Promise<void>;
@@ -374,18 +350,12 @@ export interface JobStore<Tx = unknown> {
    * it (an e-mail) happens again only if the process dies between doing it
    * and the commit.
    */
-  runEffectOnce(
-    params: { readonly key: string; readonly jobId: string; readonly resultJson: (value: unknown) => string | null },
-    effect: (transaction: StoreTransaction) => Promise<unknown>,
-  ): Promise<{ readonly ran: boolean; readonly result: unknown }>;
+  runEffectOnce(params: RunEffectOnceParams, effect: (transaction: StoreTransaction) => Promise<unknown>): Promise<EffectOutcome>;
 
   /**
    * Runs `work` and marks the attempt succeeded in the same transaction,
    * fenced like `completeJobs`: if the worker no longer owns the attempt,
    * everything `work` wrote is rolled back and `applied` is false.
    */
-  completeInTransaction(
-    params: { readonly workerId: string; readonly job: JobAttempt; readonly resultJson: (value: unknown) => string | null },
-    work: (transaction: StoreTransaction) => Promise<unknown>,
-  ): Promise<{ readonly applied: boolean; readonly value: unknown }>;
+  completeInTransaction(params: CompleteInTransactionParams, work: (transaction: StoreTransaction) => Promise<unknown>): Promise<TransactionalCompletion>;
 }

@@ -43,6 +43,22 @@ export interface ScheduleFire {
   readonly duplicate: boolean;
 }
 
+/** What {@link ScheduleStore.syncSchedules} takes. */
+export interface SyncSchedulesParams {
+  /** Schedules to insert or update, at most one per name. */
+  readonly schedules: readonly ScheduleSpec[];
+  /** The first fire time of a new schedule (or one whose cron or time zone changed), after `now`. */
+  readonly firstRunAt: (spec: ScheduleSpec, now: Date) => Date;
+}
+
+/** What {@link ScheduleStore.fireDueSchedules} takes. */
+export interface FireDueSchedulesParams {
+  /** At most this many schedules per call (1 to `MAX_SCHEDULES_PER_FIRE`). */
+  readonly limit: number;
+  /** Which fires to enqueue and the next fire time; pure, called with the database's `now()`. */
+  readonly plan: (schedule: ScheduleRecord, now: Date) => SchedulePlan;
+}
+
 /**
  * Storage of periodic schedules. Implemented by drivers next to `JobStore`.
  * Fires are enqueued with the dedupe key `schedule:<name>:<fire ISO time>`
@@ -55,10 +71,7 @@ export interface ScheduleStore {
    * schedule, or one whose cron or time zone changed, gets `next_run_at`
    * from `firstRunAt`, called with the database's current time.
    */
-  syncSchedules(params: {
-    readonly schedules: readonly ScheduleSpec[];
-    readonly firstRunAt: (spec: ScheduleSpec, now: Date) => Date;
-  }): Promise<void>;
+  syncSchedules(params: SyncSchedulesParams): Promise<void>;
 
   /** Every stored schedule, by name. */
   listSchedules(): Promise<readonly ScheduleRecord[]>;
@@ -69,8 +82,5 @@ export interface ScheduleStore {
    * `plan` (with the database's current time) which fires to enqueue and
    * when the next one is, enqueues them, and advances `next_run_at`.
    */
-  fireDueSchedules(params: {
-    readonly limit: number;
-    readonly plan: (schedule: ScheduleRecord, now: Date) => SchedulePlan;
-  }): Promise<readonly ScheduleFire[]>;
+  fireDueSchedules(params: FireDueSchedulesParams): Promise<readonly ScheduleFire[]>;
 }

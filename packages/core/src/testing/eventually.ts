@@ -1,5 +1,6 @@
 import { coerceError } from "../errors/coerce-error";
 import { integerOption, rejectUnknownOptions } from "../validation/option-checks";
+import { MAX_TIMER_MS } from "../limits";
 
 /** Options of {@link eventually}. */
 export interface EventuallyOptions {
@@ -32,8 +33,8 @@ export type Truthy<T> = Exclude<T, undefined | null | false | 0 | "">;
  */
 export async function eventually<T>(check: () => T | Promise<T>, options: EventuallyOptions = {}): Promise<Truthy<T>> {
   rejectUnknownOptions("eventually", options, ["timeoutMs", "intervalMs", "what"]);
-  const timeoutMs = integerOption("timeoutMs", options.timeoutMs ?? 10_000, 0, 2_147_483_647);
-  const intervalMs = integerOption("intervalMs", options.intervalMs ?? 20, 0, 2_147_483_647);
+  const timeoutMs = integerOption("timeoutMs", options.timeoutMs ?? 10_000, 0, MAX_TIMER_MS);
+  const intervalMs = integerOption("intervalMs", options.intervalMs ?? 20, 0, MAX_TIMER_MS);
   const deadline = Date.now() + timeoutMs;
   let lastError: Error | undefined;
   for (;;) {

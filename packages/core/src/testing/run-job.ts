@@ -9,7 +9,7 @@ import type { JsonObject } from "../job/json-types";
 import type { Logger } from "../logging/logger";
 import type { Clock } from "../time/clock";
 import { rejectUnknownOptions } from "../validation/option-checks";
-import { WORKER_HOOKS, type AbstractQueueWorker } from "../worker/abstract-queue-worker";
+import { workerHooks, type AbstractQueueWorker } from "../worker/abstract-queue-worker";
 import { AttemptExecutor } from "../worker/attempt-executor";
 import { DeadHookRunner } from "../worker/dead-hook-runner";
 import { LeaseKeeper } from "../worker/lease-keeper";
@@ -90,7 +90,7 @@ export async function runJob<W extends AbstractQueueWorker<any, any>>(
   const workerOptions: ResolvedWorkerOptions = clock === worker.options.clock ? worker.options : Object.freeze({ ...worker.options, clock });
   const { queue, workerId } = worker;
   const log = (options.log ?? QUIET).child({ queue, workerId });
-  const { onDead, ...hooks } = worker[WORKER_HOOKS]();
+  const { onDead, ...hooks } = workerHooks(worker);
   const newJob = buildNewJob<unknown>(worker.job, payload, {
     ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),

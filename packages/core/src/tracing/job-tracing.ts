@@ -1,6 +1,7 @@
 import {
   context,
   propagation,
+  ProxyTracerProvider,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
@@ -47,6 +48,9 @@ export async function traceEnqueue<R>(
   count: number,
   send: (withContext: <M extends Readonly<Record<string, unknown>>>(meta: M | undefined) => M | undefined) => Promise<R>,
 ): Promise<R> {
+  // Without an SDK, and outside any trace, there is nothing to record and no context to hand on: the enqueue skips the
+  // span (about 40 µs before the insert is sent, on a producer idle between jobs).
+  if (!tracingIsOn()) return send(unchangedMeta);
   const span = trace.getTracer(TRACER_NAME).startSpan(`send ${queue}`, {
     kind: SpanKind.PRODUCER,
     attributes: {
@@ -68,6 +72,19 @@ export async function traceEnqueue<R>(
   } finally {
     span.end();
   }
+}
+
+function unchangedMeta<M>(meta: M | undefined): M | undefined {
+  return meta;
+}
+
+/** The tracer provider of the API when no SDK registered one. */
+const NO_SDK = new ProxyTracerProvider().getDelegate();
+
+/** Whether an SDK registered a tracer provider, or a span (of whatever origin) is active. */
+function tracingIsOn(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider && provider.getDelegate() === NO_SDK) || trace.getActiveSpan() !== undefined;
 }
 
 /**

@@ -1,7 +1,8 @@
 import { ConfigError, InvalidNameError } from "../errors/config-errors";
+import { MAX_QUEUE_NAME_LENGTH } from "../limits";
 
 const SQL_IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
-const QUEUE_NAME = /^[a-z0-9][a-z0-9_.:-]{0,127}$/;
+const QUEUE_NAME = new RegExp(`^[a-z0-9][a-z0-9_.:-]{0,${MAX_QUEUE_NAME_LENGTH - 1}}$`);
 /** Names PostgreSQL keeps for itself (`pg_…` schemas and roles) or that every role shares. */
 const RESERVED_IDENTIFIER = /^(?:pg_.*|public|information_schema|none)$/;
 
@@ -49,7 +50,7 @@ export function assertSqlIdentifier(name: unknown, what: string): string {
 export function assertQueueName(name: unknown): string {
   if (typeof name !== "string" || !QUEUE_NAME.test(name)) {
     throw new InvalidNameError(
-      `queue name must be 1-128 characters of lower-case letters, digits and _ . : - starting with a letter or digit, got ${describeName(name)}`,
+      `queue name must be 1-${MAX_QUEUE_NAME_LENGTH} characters of lower-case letters, digits and _ . : - starting with a letter or digit, got ${describeName(name)}`,
     );
   }
   return name;
@@ -70,7 +71,7 @@ export function assertQueueName(name: unknown): string {
 export function assertScheduleName(name: unknown): string {
   if (typeof name !== "string" || !QUEUE_NAME.test(name)) {
     throw new InvalidNameError(
-      `schedule name must be 1-128 characters of lower-case letters, digits and _ . : - starting with a letter or digit, got ${describeName(name)}`,
+      `schedule name must be 1-${MAX_QUEUE_NAME_LENGTH} characters of lower-case letters, digits and _ . : - starting with a letter or digit, got ${describeName(name)}`,
     );
   }
   return name;

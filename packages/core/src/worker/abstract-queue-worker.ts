@@ -10,6 +10,7 @@ import { RunEvents } from "../events/run-events";
 import { WorkerEvents } from "../events/worker-events";
 import { backoffDelay } from "../policy/backoff";
 import { isRetryableByDefault } from "../policy/classify-error";
+import { checkedJobStore } from "../store/checked-job-store";
 import type { JobStore } from "../store/job-store";
 import type { JobHooks } from "./attempt-executor";
 import type { DeadHook } from "./dead-hook-runner";
@@ -22,16 +23,21 @@ import { WorkerRun } from "./worker-run";
 import type { RunOptions } from "./run-options";
 import { validateRunOptions, WORKER_OVERRIDES } from "./run-options";
 
-/**
- * The key of a worker's hooks bound to it, as a run calls them. Not
- * exported by the package's index: the test kit's `runJob` runs one
- * attempt through them.
- */
-export const WORKER_HOOKS: unique symbol = Symbol("stint.workerHooks");
-
 /** A worker's hooks bound to it: what a run (and `runJob`) calls. */
 export interface BoundWorkerHooks<T> extends JobHooks<T> {
   readonly onDead: DeadHook;
+}
+
+/** Reads a worker's bound hooks; set by the class's static block, which alone can reach its private method. */
+let hooksOf: <T>(worker: AbstractQueueWorker<T>) => BoundWorkerHooks<T>;
+
+/**
+ * A worker's hooks bound to it, as a run calls them. Not part of the
+ * worker's public shape (nor exported by an entry point): the test kit's
+ * `runJob` runs one attempt through them.
+ */
+export function workerHooks<T>(worker: AbstractQueueWorker<T>): BoundWorkerHooks<T> {
+  return hooksOf(worker);
 }
 
 /**
@@ -104,11 +110,14 @@ export abstract class AbstractQueueWorker<T, R = unknown> {
   #workerId: string | undefined;
   #running = false;
 
-  /** Validates `options` (throws `ConfigError` naming the option); starts nothing. */
+  /**
+   * Validates `options` (throws `ConfigError` naming the option); starts
+   * nothing. `store` is wrapped in a `CheckedJobStore` unless it is one.
+   */
   constructor(store: JobStore, log: Logger, options: WorkerOptions = {}) {
     if (store === null || typeof store !== "object") throw new ConfigError("store", "a JobStore is required");
     if (log === null || typeof log !== "object") throw new ConfigError("log", "a Logger is required");
-    this.#store = store;
+    this.#store = checkedJobStore(store);
     this.#log = log;
     this.#options = resolveWorkerOptions(options);
     this.#given = Object.freeze({ ...options });
@@ -185,15 +194,19 @@ export abstract class AbstractQueueWorker<T, R = unknown> {
     const hubs = [logLines(log, secretFields), this.events, ...(runOptions.events === undefined ? [] : [runOptions.events])];
     const events = new RunEvents(hubs, { queue, workerId, clock: options.clock });
     events.workerStarted(options.concurrency, options.leaseMs);
-    const { onDead, ...hooks } = this[WORKER_HOOKS]();
+    const { onDead, ...hooks } = this.#hooks();
     const run = new WorkerRun<T>({ store: this.#store, log, options, workerId, queue, hooks, onDead, events });
     const summary = await run.run(runOptions);
     events.workerStopped(summary);
     return summary;
   }
 
-  /** The hooks bound to this worker, as a run calls them (see {@link WORKER_HOOKS}). */
-  [WORKER_HOOKS](): BoundWorkerHooks<T> {
+  static {
+    hooksOf = (worker) => worker.#hooks();
+  }
+
+  /** The hooks bound to this worker, as a run calls them (see {@link workerHooks}). */
+  #hooks(): BoundWorkerHooks<T> {
     return {
       parse: (payload) => this.parse(payload),
       process: async (item, ctx) => this.processItem(item, ctx),

@@ -89,9 +89,6 @@ export class AttemptContext implements JobContext {
   };
 
   readonly once: JobContext["once"] = async (key, effect) => {
-    if (typeof key !== "string" || key.length === 0 || key.length > 512) {
-      throw new ConfigError("key", "ctx.once needs a non-empty key of at most 512 characters");
-    }
     const { result } = await this.#store.runEffectOnce({ key, jobId: this.job.id, resultJson: serializeResult }, effect);
     return result as Awaited<ReturnType<typeof effect>>;
   };

@@ -2,6 +2,8 @@ import { ConfigError } from "../errors/config-errors";
 import type { WakeupSource } from "../runtime/coordination";
 import { WorkerEvents } from "../events/worker-events";
 import { integerOption, rejectUnknownOptions } from "../validation/option-checks";
+import { MAX_TIMER_MS } from "../limits";
+import { WORKER_OPTION_LIMITS } from "./worker-options";
 
 /** Limits of one `start()`. */
 export interface RunOptions {
@@ -49,8 +51,8 @@ const KNOWN = ["signal", "maxJobs", "maxRuntimeMs", "mode", "wakeups", "pollInte
 export function validateRunOptions(options: RunOptions): void {
   rejectUnknownOptions("start", options, KNOWN);
   if (options.maxJobs !== undefined) integerOption("maxJobs", options.maxJobs, 1, Number.MAX_SAFE_INTEGER);
-  if (options.maxRuntimeMs !== undefined) integerOption("maxRuntimeMs", options.maxRuntimeMs, 1, 2_147_483_647);
-  if (options.shutdownTimeoutMs !== undefined) integerOption("shutdownTimeoutMs", options.shutdownTimeoutMs, 0, 86_400_000);
+  if (options.maxRuntimeMs !== undefined) integerOption("maxRuntimeMs", options.maxRuntimeMs, 1, MAX_TIMER_MS);
+  if (options.shutdownTimeoutMs !== undefined) integerOption("shutdownTimeoutMs", options.shutdownTimeoutMs, 0, WORKER_OPTION_LIMITS.shutdownTimeoutMs.max);
   if (options.pollIntervalMs !== undefined) integerOption("pollIntervalMs", options.pollIntervalMs, POLL_INTERVAL_LIMITS.min, POLL_INTERVAL_LIMITS.max);
   if (options.events !== undefined && !(options.events instanceof WorkerEvents)) {
     throw new ConfigError("events", "must be a WorkerEvents (new WorkerEvents())");

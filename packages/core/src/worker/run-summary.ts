@@ -1,20 +1,8 @@
 /** Why a run stopped. */
 export type StopReason = "drained" | "max-jobs" | "max-runtime" | "signal" | "infrastructure";
 
-/**
- * What one `start()` did, frozen. `leaseLost` counts attempts stopped or
- * discarded because the worker no longer owned the job; `writeFailed`
- * counts attempts whose outcome the store could not be made to record.
- *
- * @example
- * ```ts
- * const summary = await worker.start();
- * console.log(`${summary.succeeded}/${summary.claimed} succeeded in ${summary.durationMs} ms`);
- * ```
- */
-export interface RunSummary {
-  readonly queue: string;
-  readonly workerId: string;
+/** How many attempts of a run (or of several runs, added up) ended each way. */
+export interface RunTotals {
   readonly claimed: number;
   readonly succeeded: number;
   /** Failed attempts with a retry scheduled. */
@@ -28,6 +16,22 @@ export interface RunSummary {
   readonly writeFailed: number;
   /** Jobs given back to the queue at shutdown. */
   readonly released: number;
+}
+
+/**
+ * What one `start()` did, frozen. `leaseLost` counts attempts stopped or
+ * discarded because the worker no longer owned the job; `writeFailed`
+ * counts attempts whose outcome the store could not be made to record.
+ *
+ * @example
+ * ```ts
+ * const summary = await worker.start();
+ * console.log(`${summary.succeeded}/${summary.claimed} succeeded in ${summary.durationMs} ms`);
+ * ```
+ */
+export interface RunSummary extends RunTotals {
+  readonly queue: string;
+  readonly workerId: string;
   readonly durationMs: number;
   readonly stoppedBecause: StopReason;
   /** The infrastructure error that ended the run, when `stoppedBecause` is `infrastructure`. */
@@ -35,16 +39,7 @@ export interface RunSummary {
 }
 
 /** The mutable counters a run keeps before they are frozen into a {@link RunSummary}. */
-export interface RunCounters {
-  claimed: number;
-  succeeded: number;
-  retried: number;
-  snoozed: number;
-  dead: number;
-  leaseLost: number;
-  writeFailed: number;
-  released: number;
-}
+export type RunCounters = { -readonly [K in keyof RunTotals]: RunTotals[K] };
 
 /** Fresh zeroed counters. */
 export function newRunCounters(): RunCounters {

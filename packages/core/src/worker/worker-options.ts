@@ -2,6 +2,7 @@ import { ConfigError } from "../errors/config-errors";
 import { resolveBackoff, type BackoffOptions } from "../policy/backoff";
 import { systemClock, type Clock } from "../time/clock";
 import { integerOption, rejectUnknownOptions } from "../validation/option-checks";
+import { MAX_LEASE_MS, MAX_WORKER_ID_LENGTH } from "../limits";
 
 /**
  * How a worker runs its queue. Every field is optional; {@link resolveWorkerOptions}
@@ -93,7 +94,7 @@ export interface ResolvedWorkerOptions {
 export const WORKER_OPTION_LIMITS = Object.freeze({
   concurrency: Object.freeze({ min: 1, max: 1_000, default: 5 }),
   prefetch: Object.freeze({ min: 0, max: 10_000 }),
-  leaseMs: Object.freeze({ min: 200, max: 86_400_000, default: 60_000 }),
+  leaseMs: Object.freeze({ min: 200, max: MAX_LEASE_MS, default: 60_000 }),
   shutdownTimeoutMs: Object.freeze({ min: 0, max: 86_400_000, default: 30_000 }),
   onDeadTimeoutMs: Object.freeze({ min: 1, max: 3_600_000, default: 10_000 }),
 });
@@ -105,8 +106,8 @@ export function resolveWorkerOptions(input: WorkerOptions = {}): ResolvedWorkerO
   if (typeof input !== "object" || input === null) throw new ConfigError("options", "must be an object");
   rejectUnknownOptions("options", input, KNOWN);
   const leaseMs = limited("leaseMs", input.leaseMs);
-  if (input.workerId !== undefined && (typeof input.workerId !== "string" || input.workerId.length === 0 || input.workerId.length > 200)) {
-    throw new ConfigError("workerId", "must be a non-empty string of at most 200 characters");
+  if (input.workerId !== undefined && (typeof input.workerId !== "string" || input.workerId.length === 0 || input.workerId.length > MAX_WORKER_ID_LENGTH)) {
+    throw new ConfigError("workerId", `must be a non-empty string of at most ${MAX_WORKER_ID_LENGTH} characters`);
   }
   if (input.random !== undefined && typeof input.random !== "function") {
     throw new ConfigError("random", "must be a function returning a number in [0, 1)");

@@ -316,13 +316,18 @@ export class WorkerRun<T> {
     }
   }
 
-  /** Waits until a wake-up, a finished job, `ms` passing or `stop` (which wakes the nudge). */
+  /**
+   * Waits until a wake-up, a finished job, `ms` passing or `stop` (which
+   * wakes the nudge). The timer is cancelled on the next turn of the event
+   * loop, not at once: aborting a signal dispatches an event, and a worker
+   * woken for a new job sends its claim first.
+   */
   async #idle(ms: number): Promise<void> {
     const { woken, cancel } = this.#nudge.waiter();
     const timer = new AbortController();
     await Promise.race([woken, this.#parts.options.clock.sleep(ms, timer.signal)]);
     cancel();
-    timer.abort(IDLE_OVER);
+    setImmediate(() => timer.abort(IDLE_OVER));
   }
 
   /** Starts buffered attempts while handler slots are free. */

@@ -1,7 +1,8 @@
 import { expect } from "chai";
 import { ErrorCode } from "../../src/errors/error-codes";
 import { errorCodeOf, hasErrorCode, StintError } from "../../src/errors/stint-error";
-import { coerceError, describeError, MAX_ERROR_TEXT } from "../../src/errors/coerce-error";
+import { coerceError, describeError } from "../../src/errors/coerce-error";
+import { MAX_ERROR_TEXT } from "../../src/limits";
 import { permanent, retryAfter, snooze } from "../../src/errors/control-flow";
 import { ConfigError } from "../../src/errors/config-errors";
 import { RecordedError } from "../../src/errors/job-errors";

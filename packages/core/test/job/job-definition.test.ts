@@ -1,8 +1,10 @@
 import { expect } from "chai";
 import { defineJob, type PayloadOf } from "../../src/job/job-definition";
-import { buildNewJob } from "../../src/job/enqueue-options";
+import { buildNewJob, type EnqueueOptions } from "../../src/job/enqueue-options";
+import { JobClient } from "../../src/client/job-client";
+import { recordingStore, refusal } from "../support/recording-store";
 import { ConfigError, InvalidNameError, PayloadError } from "../../src/errors/config-errors";
-import { DEFAULT_MAX_PAYLOAD_BYTES } from "../../src/job/serialize-payload";
+import { DEFAULT_MAX_PAYLOAD_BYTES } from "../../src/limits";
 
 interface SendInvoice {
   invoiceId: number;
@@ -45,11 +47,25 @@ describe("buildNewJob", () => {
     expect(buildNewJob(SendInvoice, { invoiceId: 1 }, { timeoutMs: null }).timeoutMs).to.equal(null);
   });
 
-  it("names the enqueue option it refuses", () => {
-    expect(() => buildNewJob(SendInvoice, { invoiceId: 1 }, { delayMs: -1 })).to.throw(ConfigError, "delayMs");
-    expect(() => buildNewJob(SendInvoice, { invoiceId: 1 }, { runAt: new Date("nope") })).to.throw(ConfigError, "runAt");
-    expect(() => buildNewJob(SendInvoice, { invoiceId: 1 }, { dedupeKey: "" })).to.throw(ConfigError, "dedupeKey");
+  it("names an option it does not know", () => {
     expect(() => buildNewJob(SendInvoice, { invoiceId: 1 }, { delay: 5 } as never)).to.throw(ConfigError, "enqueue.delay");
+  });
+
+  it("leaves the option values to the store, which refuses a bad one by its name before anything is written", async () => {
+    const { store, calls } = recordingStore();
+    const client = new JobClient(store);
+    const cases: [EnqueueOptions, string][] = [
+      [{ delayMs: -1 }, "delayMs"],
+      [{ runAt: new Date("nope") }, "runAt"],
+      [{ dedupeKey: "" }, "dedupeKey"],
+      [{ priority: 1e6 }, "priority"],
+      [{ maxAttempts: 0 }, "maxAttempts"],
+      [{ timeoutMs: 0 }, "timeoutMs"],
+    ];
+    for (const [options, option] of cases) {
+      expect(await refusal(client.enqueue(SendInvoice, { invoiceId: 1 }, options)), option).to.be.instanceOf(ConfigError).with.property("option", option);
+    }
+    expect(calls).to.deep.equal([]);
   });
 });
 

@@ -1,9 +1,12 @@
 import { expect } from "chai";
 import { PayloadError } from "../../src/errors/config-errors";
-import { errorSummary, MAX_ERROR_MESSAGE } from "../../src/errors/coerce-error";
+import { errorSummary } from "../../src/errors/coerce-error";
+import { MAX_ERROR_MESSAGE, MAX_META_BYTES } from "../../src/limits";
 import { buildNewJob } from "../../src/job/enqueue-options";
 import { defineJob } from "../../src/job/job-definition";
-import { MAX_META_BYTES, serializeMeta } from "../../src/job/job-meta";
+import { serializeMeta } from "../../src/job/job-meta";
+import { JobClient } from "../../src/client/job-client";
+import { recordingStore, refusal } from "../support/recording-store";
 
 const Report = defineJob<{ id: number }>("report");
 
@@ -21,13 +24,10 @@ describe("job meta", () => {
     expect(() => serializeMeta({ n: Number.NaN })).to.throw(PayloadError, /^meta is not JSON-serialisable: meta\.n/);
   });
 
-  it(`refuses meta over ${MAX_META_BYTES} bytes with the size and the limit`, () => {
-    let error: PayloadError | undefined;
-    try {
-      serializeMeta({ note: "x".repeat(MAX_META_BYTES) }, "report");
-    } catch (thrown) {
-      error = thrown as PayloadError;
-    }
+  it(`refuses meta over ${MAX_META_BYTES} bytes at enqueue with the size and the limit`, async () => {
+    const { store, calls } = recordingStore();
+    const error = await refusal(new JobClient(store).enqueue(Report, { id: 1 }, { meta: { note: "x".repeat(MAX_META_BYTES) } }));
+    expect(calls).to.deep.equal([]);
     expect(error).to.be.instanceOf(PayloadError);
     expect(error!.message).to.match(/^meta of queue "report" is 8203 bytes of JSON \(meta\), more than the limit of 8192 bytes$/);
     expect(error).to.include({ sizeBytes: 8_203, limitBytes: MAX_META_BYTES, path: "meta" });

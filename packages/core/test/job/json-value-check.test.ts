@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import fc from "fast-check";
-import { assertJsonValue, MAX_PAYLOAD_DEPTH } from "../../src/job/json-value-check";
+import { assertJsonValue } from "../../src/job/json-value-check";
+import { MAX_PAYLOAD_DEPTH } from "../../src/limits";
 import { serializePayload } from "../../src/job/serialize-payload";
 import { PayloadError } from "../../src/errors/config-errors";
 

@@ -2,7 +2,8 @@ import { expect } from "chai";
 import fc from "fast-check";
 import { ConfigError } from "../../src/errors/config-errors";
 import { checkControlsChange } from "../../src/queue/check-controls-change";
-import { formatRateLimit, MAX_RATE_LIMIT, parseRateLimit } from "../../src/queue/rate-limit-text";
+import { formatRateLimit, parseRateLimit } from "../../src/queue/rate-limit-text";
+import { MAX_RATE_LIMIT } from "../../src/limits";
 
 describe("rate limit text", () => {
   it("reads N/period with the documented period names and counts", () => {

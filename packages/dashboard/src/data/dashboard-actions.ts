@@ -1,4 +1,5 @@
-import { assertQueueName, type Logger } from "@stint/core";
+import type { Logger } from "@stint/core";
+import { assertQueueName, MAX_BATCH_SIZE } from "@stint/core/driver";
 import { badParameter, DashboardErrorCode, RequestRefused } from "../http/request-refused";
 import type { DashboardSources } from "./dashboard-sources";
 import { noSuchJob } from "./job-detail-data";
@@ -13,7 +14,7 @@ export interface Actor {
 /** Dead jobs retried per statement by "retry all dead". */
 export const RETRY_DEAD_BATCH = 500;
 /** The most "retry all dead" retries in one request. */
-export const MAX_RETRY_DEAD = 100_000;
+export const MAX_RETRY_DEAD = MAX_BATCH_SIZE;
 
 /**
  * The dashboard's writes: each checks its target, calls the store method

@@ -1,4 +1,5 @@
-import { assertQueueName, JOB_STATES, type JobState } from "@stint/core";
+import { JOB_STATES, type JobState } from "@stint/core";
+import { assertQueueName } from "@stint/core/driver";
 import { MAX_ERROR_SEARCH_LENGTH } from "@stint/postgres-driver";
 import { badParameter } from "../http/request-refused";
 

@@ -1,4 +1,5 @@
-import { buildNewJob, defineJob, type JobStore } from "@stint/core";
+import { defineJob, type JobStore } from "@stint/core";
+import { buildNewJob } from "@stint/core/driver";
 import { sql, type Kysely } from "kysely";
 
 const WORKER = "dashboard-test-worker";

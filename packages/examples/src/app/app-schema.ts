@@ -1,4 +1,4 @@
-import { assertSqlIdentifier } from "@stint/core";
+import { assertSqlIdentifier } from "@stint/core/driver";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 
 /** Options of {@link migrateAppSchema}. */

@@ -1,4 +1,4 @@
-import { assertSqlIdentifier } from "@stint/core";
+import { assertSqlIdentifier } from "@stint/core/driver";
 import type { ColumnType, Generated, Kysely } from "kysely";
 
 /** Invoices issued to customers (the data the invoice and report workers read). */

@@ -1,5 +1,4 @@
 import {
-  assertSqlIdentifier,
   ConfigError,
   ErrorCode,
   JOB_STORE,
@@ -10,6 +9,7 @@ import {
   type LoggerOptions,
   type PayloadOf,
 } from "@stint/core";
+import { assertSqlIdentifier } from "@stint/core/driver";
 import { dropSchema, migrate, POSTGRES_DB } from "@stint/postgres-driver";
 import { sql, type Kysely } from "kysely";
 import { APP_DB } from "../app-tokens";

@@ -1,5 +1,6 @@
 import { expect } from "chai";
-import { JobClient, type JobCompletionSource } from "@stint/core";
+import { JobClient } from "@stint/core";
+import type { JobCompletionSource } from "@stint/core/driver";
 import { PostgresCompletionSource, PostgresJobStore } from "@stint/postgres-driver";
 import { SendInvoiceEmail } from "../../src/jobs/send-invoice-email";
 import { describeInvoiceEmail, emailInvoiceNow } from "../../src/operate/invoice-email-now";

@@ -47,8 +47,9 @@ describe("npm run release:dry", () => {
 
     expect(output).to.include(`release:dry: ${current} -> ${major}.${(minor ?? 0) + 1}.0`);
     const entry = output.slice(output.indexOf("The new entry of CHANGELOG.md:"));
-    expect(entry).to.match(/### Features\s+\* \*\*core:\*\* a feature for the dry run/);
-    expect(entry).to.match(/### Bug Fixes\s+\* \*\*cli:\*\* a fix for the dry run/);
+    // Among the section's items: the branch's own feat and fix commits since the last release are listed too.
+    expect(entry).to.match(/### Features\s+(?:\* .*\n+)*\* \*\*core:\*\* a feature for the dry run/);
+    expect(entry).to.match(/### Bug Fixes\s+(?:\* .*\n+)*\* \*\*cli:\*\* a fix for the dry run/);
     expect(entry).to.not.include("Change a line without a type");
     expect(git(clone, "status", "--porcelain", "--", ".", ":!node_modules")).to.equal("");
     expect(git(clone, "rev-parse", "HEAD")).to.equal(head);

@@ -1,5 +1,6 @@
 import { expect } from "chai";
-import { buildNewJob, ErrorCode, JobClient, PayloadSchemaError } from "@stint/core";
+import { ErrorCode, JobClient, PayloadSchemaError } from "@stint/core";
+import { buildNewJob } from "@stint/core/driver";
 import { sql } from "kysely";
 import { drainQueues } from "../../src/demo/drain-queues";
 import { SendReportEmail } from "../../src/jobs/send-report-email";

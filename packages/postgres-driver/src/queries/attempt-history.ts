@@ -1,4 +1,5 @@
-import { ErrorCode, MAX_ERROR_MESSAGE, MAX_ERROR_TEXT } from "@stint/core";
+import { ErrorCode } from "@stint/core";
+import { MAX_ERROR_MESSAGE, MAX_ERROR_TEXT, MAX_INT4 } from "@stint/core/driver";
 import { sql, type RawBuilder } from "kysely";
 import { heldBy } from "./held-by";
 import { selectAnnouncing } from "./announce-finished";
@@ -11,8 +12,6 @@ export function attemptsTable(schema: string): RawBuilder<unknown> {
 /** The columns every history insert fills, in this order. */
 export const ATTEMPT_COLUMNS: RawBuilder<unknown> = sql`(job_id, attempt, outcome, worker_id, started_at, finished_at, duration_ms, error_message, error_code, error_stack)`;
 
-const MAX_DURATION_MS = 2_147_483_647;
-
 /**
  * Whole milliseconds from `from` to `to` as an `integer`, clamped to
  * `0 … 2^31-1`: the database clock's duration of an attempt.
@@ -23,7 +22,7 @@ const MAX_DURATION_MS = 2_147_483_647;
  * ```
  */
 export function millisecondsBetween(from: RawBuilder<unknown>, to: RawBuilder<unknown>): RawBuilder<number> {
-  return sql<number>`least(greatest(round(extract(epoch FROM ${to} - ${from}) * 1000), 0), ${sql.lit(MAX_DURATION_MS)})::integer`;
+  return sql<number>`least(greatest(round(extract(epoch FROM ${to} - ${from}) * 1000), 0), ${sql.lit(MAX_INT4)})::integer`;
 }
 
 /** `left(<text>, 1000)`: an error message as a history row keeps it (see `MAX_ERROR_MESSAGE`). */
@@ -84,7 +83,7 @@ export function failedAttemptInsert(schema: string, source: string): RawBuilder<
 /** A worker's measured duration as the `integer` a batch carries: whole, clamped, or `null` for none. */
 export function workerDuration(durationMs: number | null | undefined): number | null {
   if (durationMs === null || durationMs === undefined || !Number.isFinite(durationMs)) return null;
-  return Math.min(Math.max(Math.round(durationMs), 0), MAX_DURATION_MS);
+  return Math.min(Math.max(Math.round(durationMs), 0), MAX_INT4);
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { JobIdParams } from "@stint/core/driver";
 import { sql, type Kysely } from "kysely";
 import { ATTEMPT_COLUMNS, attemptsTable, millisecondsBetween } from "./attempt-history";
 import { isJobId, jobsTable } from "./job-row";
@@ -36,7 +37,7 @@ import { selectAnnouncing } from "./announce-finished";
  * if (!(await cancelJob(db, "stint", { id: "812" }))) console.log("job 812 had already finished");
  * ```
  */
-export async function cancelJob(executor: Kysely<any>, schema: string, params: { readonly id: string }): Promise<boolean> {
+export async function cancelJob(executor: Kysely<any>, schema: string, params: JobIdParams): Promise<boolean> {
   if (!isJobId(params.id)) return false;
   const jobs = jobsTable(schema);
   const ranFor = millisecondsBetween(sql.ref("target.started_at"), sql`now()`);

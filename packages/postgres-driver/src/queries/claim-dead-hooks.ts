@@ -1,17 +1,8 @@
-import type { DeadHookClaim } from "@stint/core";
+import type { ClaimDeadHooksParams, DeadHookClaim } from "@stint/core/driver";
 import { sql, type Kysely } from "kysely";
 import { deadHooksTable } from "./dead-hooks-table";
 import { JOB_COLUMNS, jobsTable, millisecondsInterval, toJobRecord, type JobRow } from "./job-row";
 import { timestampValue } from "./timestamp-value";
-
-/** What {@link claimDeadHooks} takes. */
-export interface ClaimDeadHooksParams {
-  readonly queue: string;
-  readonly workerId: string;
-  /** At most this many deaths (at least 1). */
-  readonly limit: number;
-  readonly leaseMs: number;
-}
 
 /** A claimed `dead_hooks` row with its job's columns (all null when the job is gone). */
 type ClaimedHookRow = { [K in keyof JobRow]: JobRow[K] | null } & {

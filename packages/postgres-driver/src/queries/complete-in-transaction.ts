@@ -1,23 +1,7 @@
-import type { JobAttempt } from "@stint/core";
+import type { CompleteInTransactionParams, TransactionalCompletion } from "@stint/core/driver";
 import type { Kysely, Transaction } from "kysely";
 import { runCallback } from "./callback-failure";
 import { completeJobsStatement } from "./complete-jobs";
-
-/** What {@link completeInTransaction} takes. */
-export interface CompleteInTransactionParams {
-  readonly workerId: string;
-  readonly job: JobAttempt;
-  /** Serialises `work`'s result for the job's `result` column. */
-  readonly resultJson: (value: unknown) => string | null;
-}
-
-/** What {@link completeInTransaction} returns. */
-export interface TransactionalCompletion {
-  /** False when the worker no longer owned the attempt: everything was rolled back. */
-  readonly applied: boolean;
-  /** `work`'s result when applied, else `undefined`. */
-  readonly value: unknown;
-}
 
 /** Thrown inside the transaction to roll it back when the fence matched no row. */
 class AttemptNotOwned extends Error {}

@@ -1,15 +1,9 @@
-import type { CompletedJob } from "@stint/core";
+import { type CompleteJobsParams, MAX_INT4 } from "@stint/core/driver";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { jobsTable } from "./job-row";
 import { prepared } from "./prepared";
 import { heldBy } from "./held-by";
 import { announceFinished } from "./announce-finished";
-
-/** What {@link completeJobs} takes. */
-export interface CompleteJobsParams {
-  readonly workerId: string;
-  readonly jobs: readonly CompletedJob[];
-}
 
 /**
  * One attempt to mark succeeded by {@link completeJobsStatement}: a
@@ -22,8 +16,6 @@ export interface CompletionRow {
   readonly resultJson: string | null;
   readonly durationMs: number | null;
 }
-
-const MAX_DURATION_MS = 2_147_483_647;
 
 /**
  * Marks many attempts `succeeded` in one statement, with their results and
@@ -92,7 +84,7 @@ done AS (
   UPDATE ${jobsTable(schema)} AS jobs
      SET state = 'succeeded', result = batch.result,
          duration_ms = coalesce(batch.duration_ms,
-           least(greatest(round(extract(epoch FROM statement_timestamp() - jobs.started_at) * 1000), 0), ${MAX_DURATION_MS})::integer),
+           least(greatest(round(extract(epoch FROM statement_timestamp() - jobs.started_at) * 1000), 0), ${MAX_INT4})::integer),
          finished_at = statement_timestamp(), locked_until = NULL, updated_at = statement_timestamp()
     FROM batch
    WHERE jobs.id = ANY(ARRAY(SELECT id FROM batch)) AND jobs.id = batch.id AND jobs.attempts = batch.attempt
@@ -120,5 +112,5 @@ function completionsJson(jobs: readonly CompletionRow[]): string {
 }
 
 function clampDuration(durationMs: number): number {
-  return Math.min(Math.max(Math.round(durationMs), 0), MAX_DURATION_MS);
+  return Math.min(Math.max(Math.round(durationMs), 0), MAX_INT4);
 }

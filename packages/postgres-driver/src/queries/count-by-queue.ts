@@ -1,3 +1,4 @@
+import type { CountByQueueParams } from "@stint/core/driver";
 import type { QueueCounts } from "@stint/core";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { jobsTable, millisecondsInterval } from "./job-row";
@@ -44,7 +45,7 @@ interface CountRow {
 export async function countByQueue(
   executor: Kysely<any>,
   schema: string,
-  params: { readonly queues?: readonly string[]; readonly completedSinceMs?: number } = {},
+  params: CountByQueueParams = {},
 ): Promise<readonly QueueCounts[]> {
   const filter = params.queues === undefined ? sql`` : sql`WHERE queue = ANY(${[...params.queues]}::text[])`;
   const completed =

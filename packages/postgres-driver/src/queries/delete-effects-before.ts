@@ -1,13 +1,6 @@
+import type { DeleteEffectsBeforeParams } from "@stint/core/driver";
 import { sql, type Kysely } from "kysely";
 import { millisecondsInterval } from "./job-row";
-
-/** What {@link deleteEffectsBefore} takes. */
-export interface DeleteEffectsBeforeParams {
-  /** Delete ledger rows recorded longer ago than this many milliseconds. */
-  readonly olderThanMs: number;
-  /** At most this many per call. */
-  readonly limit: number;
-}
 
 /**
  * Deletes at most `limit` rows of the effects ledger recorded before

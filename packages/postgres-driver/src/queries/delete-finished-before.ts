@@ -1,21 +1,7 @@
+import type { DeleteFinishedBeforeParams } from "@stint/core/driver";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { attemptsTable } from "./attempt-history";
 import { jobsTable, millisecondsInterval } from "./job-row";
-
-/** The states retention may delete. */
-export type FinishedState = "succeeded" | "dead" | "cancelled";
-
-/** What {@link deleteFinishedBefore} takes. */
-export interface DeleteFinishedBeforeParams {
-  /** Delete jobs in these states (finished ones only). */
-  readonly states: readonly FinishedState[];
-  /** Whose `finished_at` is older than this many milliseconds. */
-  readonly olderThanMs: number;
-  /** At most this many per call. */
-  readonly limit: number;
-  /** Only these queues; all queues when left out. */
-  readonly queues?: readonly string[];
-}
 
 /**
  * Deletes at most `limit` finished jobs in `states` whose `finished_at` is

@@ -1,4 +1,5 @@
-import { InfrastructureError, type EnqueueResult, type NewJob } from "@stint/core";
+import { InfrastructureError, type EnqueueResult } from "@stint/core";
+import type { NewJob } from "@stint/core/driver";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { DEDUPE_CONFLICT_TARGET, isActive, MAX_DEDUPE_TRIES } from "./active-states";
 import { jobsTable, millisecondsInterval } from "./job-row";

@@ -1,15 +1,8 @@
-import type { JobAttempt } from "@stint/core";
+import type { ExtendLeasesParams } from "@stint/core/driver";
 import { sql, type Kysely } from "kysely";
 import { jobsTable, millisecondsInterval } from "./job-row";
 import { prepared } from "./prepared";
 import { heldBy } from "./held-by";
-
-/** What {@link extendLeases} takes. */
-export interface ExtendLeasesParams {
-  readonly workerId: string;
-  readonly leaseMs: number;
-  readonly jobs: readonly JobAttempt[];
-}
 
 /**
  * Extends to `now() + leaseMs` the leases the worker still holds, in one

@@ -1,13 +1,6 @@
-import type { JobAttempt } from "@stint/core";
+import type { FinishDeadHooksParams } from "@stint/core/driver";
 import { sql, type Kysely } from "kysely";
 import { deadHooksTable } from "./dead-hooks-table";
-
-/** What {@link finishDeadHooks} takes. */
-export interface FinishDeadHooksParams {
-  readonly workerId: string;
-  /** The deaths whose hook ran: `id` is the job's, `attempt` the death's. */
-  readonly hooks: readonly JobAttempt[];
-}
 
 /**
  * Records the `onDead` hooks of many deaths as done, in one statement: it

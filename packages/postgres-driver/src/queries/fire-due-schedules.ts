@@ -1,15 +1,8 @@
-import { ConfigError, type NewJob, type ScheduleFire, type SchedulePlan, type ScheduleRecord } from "@stint/core";
+import type { FireDueSchedulesParams, NewJob, ScheduleFire, SchedulePlan, ScheduleRecord } from "@stint/core/driver";
+import { ConfigError } from "@stint/core";
 import { sql, type Kysely } from "kysely";
 import { enqueueMany } from "./enqueue-many";
 import { SCHEDULE_COLUMNS, scheduleDedupeKey, schedulesTable, toScheduleRecord, type ScheduleRow } from "./schedule-row";
-
-/** What {@link fireDueSchedules} takes. */
-export interface FireDueSchedulesParams {
-  /** At most this many schedules per call. */
-  readonly limit: number;
-  /** Which fires to enqueue and the next fire time; pure, called with the database's `now()`. */
-  readonly plan: (schedule: ScheduleRecord, now: Date) => SchedulePlan;
-}
 
 interface PlannedSchedule {
   readonly record: ScheduleRecord;

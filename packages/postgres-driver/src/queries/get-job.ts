@@ -1,3 +1,4 @@
+import type { JobIdParams } from "@stint/core/driver";
 import type { JobRecord } from "@stint/core";
 import { sql, type Kysely } from "kysely";
 import { isJobId, JOB_COLUMNS, jobsTable, toJobRecord, type JobRow } from "./job-row";
@@ -16,7 +17,7 @@ import { isJobId, JOB_COLUMNS, jobsTable, toJobRecord, type JobRow } from "./job
  * console.log(job?.state, job?.attempts);
  * ```
  */
-export async function getJob(executor: Kysely<any>, schema: string, params: { readonly id: string }): Promise<JobRecord | undefined> {
+export async function getJob(executor: Kysely<any>, schema: string, params: JobIdParams): Promise<JobRecord | undefined> {
   if (!isJobId(params.id)) return undefined;
   const { rows } = await sql<JobRow>`SELECT ${JOB_COLUMNS}
   FROM ${jobsTable(schema)}

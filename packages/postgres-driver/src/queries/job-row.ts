@@ -1,4 +1,5 @@
-import { EMPTY_META, type ClaimedBatch, type ClaimedJob, type ClaimHold, type JobRecord, type JobState, type JsonObject, type JsonValue } from "@stint/core";
+import { type ClaimedJob, type JobRecord, type JobState, type JsonObject, type JsonValue } from "@stint/core";
+import { EMPTY_META, type ClaimedBatch, type ClaimHold } from "@stint/core/driver";
 import { sql, type RawBuilder } from "kysely";
 import { nullableTimestamp, timestampFromEpochMs, timestampValue } from "./timestamp-value";
 

@@ -1,3 +1,4 @@
+import type { ListAttemptsParams } from "@stint/core/driver";
 import type { AttemptOutcomeName, AttemptRecord } from "@stint/core";
 import { sql, type Kysely } from "kysely";
 import { attemptsTable } from "./attempt-history";
@@ -39,7 +40,7 @@ interface AttemptRow {
  * const attempts = await listAttempts(db, "stint", { jobId: "812" });
  * ```
  */
-export async function listAttempts(executor: Kysely<any>, schema: string, params: { readonly jobId: string }): Promise<readonly AttemptRecord[]> {
+export async function listAttempts(executor: Kysely<any>, schema: string, params: ListAttemptsParams): Promise<readonly AttemptRecord[]> {
   if (!isJobId(params.jobId)) return Object.freeze([]);
   const { rows } = await sql<AttemptRow>`SELECT job_id, attempt, outcome, worker_id, started_at, finished_at, duration_ms,
        error_message, error_code, error_stack

@@ -1,18 +1,7 @@
-import type { JobRecord, JobState } from "@stint/core";
+import type { ListJobsParams } from "@stint/core/driver";
+import type { JobRecord } from "@stint/core";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { JOB_COLUMNS, jobsTable, toJobRecord, type JobRow } from "./job-row";
-
-/** What {@link listJobs} takes. */
-export interface ListJobsParams {
-  /** Only jobs of this queue. */
-  readonly queue?: string;
-  /** Only jobs in these states. */
-  readonly states?: readonly JobState[];
-  /** At most this many jobs (at least 1). */
-  readonly limit: number;
-  /** Only jobs with a smaller id: the last id of the previous page. */
-  readonly beforeId?: string;
-}
 
 /**
  * A page of jobs, newest first (by id), optionally of one queue and some

@@ -1,15 +1,9 @@
-import type { DeadJob } from "@stint/core";
+import type { MarkJobsDeadParams } from "@stint/core/driver";
 import { sql, type Kysely } from "kysely";
 import { finalizeRecordingAttempts, millisecondsBetween, workerDuration } from "./attempt-history";
 import { deadHookInsert } from "./dead-hooks-table";
 import { jobsTable } from "./job-row";
 import { prepared } from "./prepared";
-
-/** What {@link markJobsDead} takes. */
-export interface MarkJobsDeadParams {
-  readonly workerId: string;
-  readonly jobs: readonly DeadJob[];
-}
 
 /**
  * Gives up on many jobs the worker still owns, in one statement: state

@@ -1,4 +1,5 @@
-import type { QueueControls, QueueControlsChange } from "@stint/core";
+import type { QueueControls } from "@stint/core";
+import type { QueueControlsChange } from "@stint/core/driver";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { queuesTable } from "./job-row";
 import { timestampValue } from "./timestamp-value";

@@ -1,3 +1,4 @@
+import type { ReadQueueGaugesParams } from "@stint/core/driver";
 import type { QueueGauges } from "@stint/core";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { earliestFinite } from "./count-by-queue";
@@ -41,7 +42,7 @@ interface GaugeRow {
 export async function readQueueGauges(
   executor: Kysely<any>,
   schema: string,
-  params: { readonly queues?: readonly string[] } = {},
+  params: ReadQueueGaugesParams = {},
 ): Promise<readonly QueueGauges[]> {
   const { rows } = await readQueueGaugesStatement(schema, params).execute(executor);
   const byQueue = new Map<string, Mutable<QueueGauges>>();
@@ -57,7 +58,7 @@ export async function readQueueGauges(
 }
 
 /** The statement {@link readQueueGauges} runs (exported for plan tests). */
-export function readQueueGaugesStatement(schema: string, params: { readonly queues?: readonly string[] }): RawBuilder<GaugeRow> {
+export function readQueueGaugesStatement(schema: string, params: ReadQueueGaugesParams): RawBuilder<GaugeRow> {
   const jobs = jobsTable(schema);
   const andQueue = params.queues === undefined ? sql`` : sql`AND queue = ANY(${[...params.queues]}::text[])`;
   return sql<GaugeRow>`SELECT queue, state, count(*) AS jobs,

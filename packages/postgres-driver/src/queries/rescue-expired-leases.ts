@@ -1,17 +1,10 @@
+import type { RescueExpiredLeasesParams, RescueResult } from "@stint/core/driver";
 import { ErrorCode } from "@stint/core";
 import { sql, type Kysely } from "kysely";
 import { leaseLostInsert, millisecondsBetween } from "./attempt-history";
 import { deadHookInsert } from "./dead-hooks-table";
 import { jobsTable } from "./job-row";
 import { announceFinished } from "./announce-finished";
-
-/** What {@link rescueExpiredLeases} takes. */
-export interface RescueExpiredLeasesParams {
-  /** Only these queues; all queues when left out. */
-  readonly queues?: readonly string[];
-  /** At most this many jobs per call. */
-  readonly limit: number;
-}
 
 /**
  * Handles `running` jobs whose lease expired (their worker died or lost its
@@ -57,7 +50,7 @@ export async function rescueExpiredLeases(
   executor: Kysely<any>,
   schema: string,
   params: RescueExpiredLeasesParams,
-): Promise<{ readonly retried: number; readonly dead: number }> {
+): Promise<RescueResult> {
   const jobs = jobsTable(schema);
   const queueFilter = params.queues === undefined ? sql`` : sql`AND queue = ANY(${[...params.queues]}::text[])`;
   const { rows } = await sql<{ retried: string; dead: string }>`WITH expired AS MATERIALIZED (

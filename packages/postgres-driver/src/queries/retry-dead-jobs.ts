@@ -1,16 +1,10 @@
+import type { RetryDeadJobsParams } from "@stint/core/driver";
 import { InfrastructureError } from "@stint/core";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { isUniqueViolation } from "../interpret-error";
 import { wakeupChannel } from "../wakeup-channel";
 import { isActive, MAX_DEDUPE_TRIES } from "./active-states";
 import { jobsTable } from "./job-row";
-
-/** What {@link retryDeadJobs} takes. */
-export interface RetryDeadJobsParams {
-  readonly queue: string;
-  /** At most this many jobs per call. */
-  readonly limit: number;
-}
 
 /**
  * Runs up to `limit` dead jobs of a queue again now, each as `retryJob`

@@ -1,3 +1,4 @@
+import type { JobIdParams } from "@stint/core/driver";
 import { DatabaseError } from "@stint/core";
 import { sql, type Kysely } from "kysely";
 import { isUniqueViolation } from "../interpret-error";
@@ -44,7 +45,7 @@ const RETRYABLE_STATES = new Set(["dead", "cancelled", "failed"]);
  * await retryJob(db, "stint", { id: "812" }); // true: job 812 is queued again
  * ```
  */
-export async function retryJob(executor: Kysely<any>, schema: string, params: { readonly id: string }): Promise<boolean> {
+export async function retryJob(executor: Kysely<any>, schema: string, params: JobIdParams): Promise<boolean> {
   if (!isJobId(params.id)) return false;
   const jobs = jobsTable(schema);
   let row: RetryRow | undefined;

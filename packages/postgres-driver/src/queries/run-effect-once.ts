@@ -1,23 +1,6 @@
+import type { EffectOutcome, RunEffectOnceParams } from "@stint/core/driver";
 import { sql, type Kysely, type Transaction } from "kysely";
 import { runCallback } from "./callback-failure";
-
-/** What {@link runEffectOnce} takes. */
-export interface RunEffectOnceParams {
-  /** The effect's idempotency key, e.g. `invoice:812:email` (1 to 512 characters). */
-  readonly key: string;
-  /** The job carrying the effect out, recorded with the key. */
-  readonly jobId: string;
-  /** Serialises the effect's result for the ledger (`null` stores SQL NULL). */
-  readonly resultJson: (value: unknown) => string | null;
-}
-
-/** What {@link runEffectOnce} returns. */
-export interface EffectOutcome {
-  /** True when this call ran the effect; false when the key was already recorded. */
-  readonly ran: boolean;
-  /** The effect's result: its return value when it ran here, else the recorded JSON (`undefined` for none). */
-  readonly result: unknown;
-}
 
 /**
  * Runs `effect` at most once per key, in one transaction:

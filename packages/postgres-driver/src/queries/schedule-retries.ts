@@ -1,14 +1,8 @@
-import type { RetryingJob } from "@stint/core";
+import type { ScheduleRetriesParams, RetryingJob } from "@stint/core/driver";
 import { sql, type Kysely } from "kysely";
 import { finalizeRecordingAttempts, workerDuration } from "./attempt-history";
 import { jobsTable } from "./job-row";
 import { prepared } from "./prepared";
-
-/** What {@link scheduleRetries} takes. */
-export interface ScheduleRetriesParams {
-  readonly workerId: string;
-  readonly jobs: readonly RetryingJob[];
-}
 
 /**
  * Schedules another attempt of many jobs the worker still owns, in one

@@ -1,4 +1,4 @@
-import type { ScheduleRecord } from "@stint/core";
+import type { ScheduleRecord } from "@stint/core/driver";
 import { sql, type RawBuilder } from "kysely";
 import { nullableTimestamp, timestampValue } from "./timestamp-value";
 

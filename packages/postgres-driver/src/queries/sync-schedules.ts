@@ -1,13 +1,7 @@
-import { ConfigError, type ScheduleSpec } from "@stint/core";
+import type { SyncSchedulesParams, ScheduleSpec } from "@stint/core/driver";
+import { ConfigError } from "@stint/core";
 import { sql, type Kysely } from "kysely";
 import { schedulesTable } from "./schedule-row";
-
-/** What {@link syncSchedules} takes. */
-export interface SyncSchedulesParams {
-  readonly schedules: readonly ScheduleSpec[];
-  /** The first fire time of a new schedule (or one whose cron or time zone changed), after `now`. */
-  readonly firstRunAt: (spec: ScheduleSpec, now: Date) => Date;
-}
 
 /**
  * Inserts or updates the given schedules by name; schedules not given are
@@ -19,8 +13,8 @@ export interface SyncSchedulesParams {
  * spec did not change is not rewritten.
  *
  * Rows are written in name order, so processes syncing at the same time
- * wait for each other instead of deadlocking. Two specs with one name are
- * refused with a `ConfigError` before any write.
+ * wait for each other instead of deadlocking. The specs' names are unique
+ * (`CheckedScheduleStore` refuses one given twice before any write).
  *
  * ### SQL
  * ```sql
@@ -49,7 +43,6 @@ export interface SyncSchedulesParams {
 export async function syncSchedules(executor: Kysely<any>, schema: string, params: SyncSchedulesParams): Promise<void> {
   const specs = [...params.schedules].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   if (specs.length === 0) return;
-  refuseDuplicateNames(specs);
   const { rows } = await sql<{ now: Date }>`SELECT now() AS now`.execute(executor);
   const now = rows[0]?.now as Date;
   const firstRuns = specs.map((spec) => checkedDate(params.firstRunAt(spec, now), spec.name));
@@ -81,15 +74,6 @@ ON CONFLICT (name) DO UPDATE
        IS DISTINCT FROM
        (excluded.queue, excluded.cron, excluded.time_zone, excluded.payload, excluded.catch_up, excluded.enabled,
         excluded.priority, excluded.max_attempts, excluded.timeout_ms)`.execute(executor);
-}
-
-function refuseDuplicateNames(specs: readonly ScheduleSpec[]): void {
-  for (let index = 1; index < specs.length; index += 1) {
-    const name = (specs[index] as ScheduleSpec).name;
-    if ((specs[index - 1] as ScheduleSpec).name === name) {
-      throw new ConfigError("schedules", `name ${JSON.stringify(name)} is given twice; schedule names must be unique`);
-    }
-  }
 }
 
 function checkedDate(value: unknown, name: string): Date {

@@ -1,4 +1,4 @@
-import { LATEST_DATE_MS } from "@stint/core";
+import { LATEST_DATE_MS } from "@stint/core/driver";
 
 /**
  * A `timestamptz` as pg parsed it, as a valid `Date`: pg returns the numbers

@@ -1,4 +1,4 @@
-import type { ProgressWrite } from "@stint/core";
+import type { ProgressWrite } from "@stint/core/driver";
 import { sql, type Kysely } from "kysely";
 import { jobsTable } from "./job-row";
 import { prepared } from "./prepared";

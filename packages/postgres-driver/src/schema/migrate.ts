@@ -1,4 +1,5 @@
-import { applicationName, assertSqlIdentifier, ConfigError } from "@stint/core";
+import { applicationName, ConfigError } from "@stint/core";
+import { assertSqlIdentifier } from "@stint/core/driver";
 import type { Kysely } from "kysely";
 import { createDatabase, type DatabaseOptions } from "../create-database";
 import { interpretError } from "../interpret-error";

@@ -1,4 +1,5 @@
-import { assertSqlIdentifier, ConfigError, rejectUnknownOptions } from "@stint/core";
+import { ConfigError } from "@stint/core";
+import { assertSqlIdentifier, rejectUnknownOptions } from "@stint/core/driver";
 import { DEFAULT_SCHEMA } from "./default-schema";
 
 /** The two roles of {@link rolesSql}. */

@@ -1,4 +1,5 @@
-import { buildNewJob, ConfigError, defineJob, JobClient } from "@stint/core";
+import { ConfigError, defineJob, JobClient } from "@stint/core";
+import { buildNewJob } from "@stint/core/driver";
 import { expect } from "chai";
 import { createTestSchema, type TestSchema } from "../../src/testing";
 

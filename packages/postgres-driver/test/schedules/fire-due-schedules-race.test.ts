@@ -1,4 +1,4 @@
-import type { ScheduleFire } from "@stint/core";
+import type { ScheduleFire } from "@stint/core/driver";
 import { expect } from "chai";
 import { sql } from "kysely";
 import { createDatabase, PostgresJobStore, type DatabaseHandle } from "../../src";

@@ -1,4 +1,4 @@
-import type { SchedulePlan, ScheduleRecord, ScheduleSpec } from "@stint/core";
+import type { SchedulePlan, ScheduleRecord, ScheduleSpec } from "@stint/core/driver";
 
 export const MINUTE = 60_000;
 

@@ -1,4 +1,5 @@
-import { ConfigError, type ScheduleRecord, type ScheduleSpec } from "@stint/core";
+import { ConfigError } from "@stint/core";
+import { type ScheduleRecord, type ScheduleSpec } from "@stint/core/driver";
 import { expect } from "chai";
 import { sql } from "kysely";
 import { createTestSchema, type TestSchema } from "../../src/testing";

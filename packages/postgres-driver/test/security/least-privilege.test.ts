@@ -1,14 +1,6 @@
 import { randomBytes } from "node:crypto";
-import {
-  defineJob,
-  defineSchedule,
-  ErrorCode,
-  errorCodeOf,
-  JobClient,
-  LeaseRescuer,
-  RetentionPruner,
-  ScheduleTicker,
-} from "@stint/core";
+import { defineJob, defineSchedule, ErrorCode, errorCodeOf, JobClient } from "@stint/core";
+import { LeaseRescuer, RetentionPruner, ScheduleTicker } from "@stint/core/driver";
 import { expect } from "chai";
 import { sql, type Kysely } from "kysely";
 import pg from "pg";

@@ -1,4 +1,5 @@
-import { buildNewJob, defineJob, defineSchedule, ErrorCode, errorCodeOf, JobClient, PayloadError, type NewJob } from "@stint/core";
+import { defineJob, defineSchedule, ErrorCode, errorCodeOf, JobClient, PayloadError } from "@stint/core";
+import { buildNewJob, type NewJob } from "@stint/core/driver";
 import { expect } from "chai";
 import { sql } from "kysely";
 import { PostgresJobStore } from "../../src";

@@ -1,4 +1,4 @@
-import type { NewJob } from "@stint/core";
+import type { NewJob } from "@stint/core/driver";
 import { expect } from "chai";
 import { holderOf, QUEUE, type Model, type ModelJob, type Real } from "./model";
 import { LATER_MS, Step } from "./step";

@@ -1,5 +1,6 @@
 import { expect } from "chai";
-import { buildNewJob, MAX_ERROR_MESSAGE, MAX_ERROR_TEXT, type JobContext } from "@stint/core";
+import type { JobContext } from "@stint/core";
+import { buildNewJob, MAX_ERROR_MESSAGE, MAX_ERROR_TEXT } from "@stint/core/driver";
 import { ScriptedWorker, TaskJob, schemaPerTest } from "./scripted-worker";
 
 describe("attempt history, meta and progress through a real worker", () => {

@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { sql, type Transaction } from "kysely";
-import { buildNewJob, RetryableError, type JobRecord } from "@stint/core";
+import { RetryableError, type JobRecord } from "@stint/core";
+import { buildNewJob } from "@stint/core/driver";
 import { createTestSchema, type TestSchema } from "../../src/testing";
 import { ScriptedWorker, TaskJob, deferred } from "./scripted-worker";
 

@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { sql } from "kysely";
-import { buildNewJob, ErrorCode, errorCodeOf, resolveWorkerOptions, type JobRecord } from "@stint/core";
+import { ErrorCode, errorCodeOf, resolveWorkerOptions, type JobRecord } from "@stint/core";
+import { buildNewJob } from "@stint/core/driver";
 import { createTestSchema, type TestSchema } from "../../src/testing";
 import { eventually } from "@stint/core/testing";
 import { ScriptedWorker, TaskJob, deferred } from "./scripted-worker";

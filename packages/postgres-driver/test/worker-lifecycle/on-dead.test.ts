@@ -1,6 +1,5 @@
 import { expect } from "chai";
 import {
-  buildNewJob,
   ErrorCode,
   errorCodeOf,
   permanent,
@@ -12,6 +11,7 @@ import {
   type Logger,
   type WorkerOptions,
 } from "@stint/core";
+import { buildNewJob } from "@stint/core/driver";
 import { eventually } from "@stint/core/testing";
 import { ScriptedWorker, TaskJob, deferred, schemaPerTest, type Script } from "./scripted-worker";
 

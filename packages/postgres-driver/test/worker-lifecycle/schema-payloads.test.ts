@@ -1,7 +1,6 @@
 import { expect } from "chai";
 import { z } from "zod";
 import {
-  buildNewJob,
   createSilentLogger,
   defineJob,
   ErrorCode,
@@ -11,6 +10,7 @@ import {
   type ItemOf,
   type JobStore,
 } from "@stint/core";
+import { buildNewJob } from "@stint/core/driver";
 import { createTestSchema, type TestSchema } from "../../src/testing";
 
 const SendWelcome = defineJob("send-welcome", {

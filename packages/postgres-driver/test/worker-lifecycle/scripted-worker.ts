@@ -1,7 +1,6 @@
 import { createTestSchema, type TestSchema } from "../../src/testing";
 import {
   AbstractQueueWorker,
-  buildNewJob,
   createSilentLogger,
   defineJob,
   type DeadJobContext,
@@ -13,6 +12,7 @@ import {
   type JobStore,
   type WorkerOptions,
 } from "@stint/core";
+import { buildNewJob } from "@stint/core/driver";
 
 /** The payload of the test queue. */
 export interface Task {

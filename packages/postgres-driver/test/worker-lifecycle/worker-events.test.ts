@@ -1,5 +1,6 @@
 import { expect } from "chai";
-import { buildNewJob, WORKER_EVENT_NAMES, WorkerEvents, type WorkerEventName } from "@stint/core";
+import { WORKER_EVENT_NAMES, WorkerEvents, type WorkerEventName } from "@stint/core";
+import { buildNewJob } from "@stint/core/driver";
 import { schemaPerTest, ScriptedWorker, TaskJob } from "./scripted-worker";
 
 describe("a worker's events against PostgreSQL", () => {

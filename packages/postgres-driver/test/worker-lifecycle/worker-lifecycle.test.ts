@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { sql } from "kysely";
-import { buildNewJob, ErrorCode, defineJob, errorCodeOf, retryAfter, snooze, type JobRecord } from "@stint/core";
+import { ErrorCode, defineJob, errorCodeOf, retryAfter, snooze, type JobRecord } from "@stint/core";
+import { buildNewJob } from "@stint/core/driver";
 import { createTestSchema, type TestSchema } from "../../src/testing";
 import { ScriptedWorker, TaskJob, deferred, type Task } from "./scripted-worker";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { assertFields, assertWithin, assertContains } from "./conformance-assertions";
 import { suite, testCase } from "./test-runner";
-import { MAX_ERROR_MESSAGE, MAX_ERROR_TEXT } from "../../errors/coerce-error";
+import { MAX_ERROR_MESSAGE, MAX_ERROR_TEXT } from "../../limits";
 import { claimAndAbandon, claimOne, newJob, type ConformanceContext } from "./conformance-harness";
 
 const failure = (message: string, summary?: string) => ({ message: `${message}\n    at handler (job.ts:1:1)`, code: "STINT_RETRYABLE", summary });

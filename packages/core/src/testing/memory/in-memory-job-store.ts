@@ -3,7 +3,30 @@ import type { ClaimedJob, JobRecord } from "../../job/job-record";
 import type { ClaimedBatch, QueueControls, QueueControlsChange } from "../../queue/queue-controls";
 import type { AttemptRecord } from "../../store/attempt-record";
 import type { DeadHookClaim } from "../../store/dead-hook-claim";
-import type { EnqueueResult, JobStore, NewJob, QueueCounts, QueueGauges } from "../../store/job-store";
+import type { EnqueueResult, JobStore, NewJob, ProgressWrite, QueueCounts, QueueGauges } from "../../store/job-store";
+import type {
+  ClaimBatchParams,
+  ClaimDeadHooksParams,
+  CompleteInTransactionParams,
+  CompleteJobsParams,
+  CountByQueueParams,
+  DeleteEffectsBeforeParams,
+  DeleteFinishedBeforeParams,
+  EffectOutcome,
+  ExtendLeasesParams,
+  FinishDeadHooksParams,
+  JobIdParams,
+  ListAttemptsParams,
+  ListJobsParams,
+  MarkJobsDeadParams,
+  ReadQueueGaugesParams,
+  RescueExpiredLeasesParams,
+  RescueResult,
+  RetryDeadJobsParams,
+  RunEffectOnceParams,
+  ScheduleRetriesParams,
+  TransactionalCompletion,
+} from "../../store/store-params";
 import { systemClock, type Clock } from "../../time/clock";
 import { rejectUnknownOptions } from "../../validation/option-checks";
 import { claimBatch } from "./memory-claim";
@@ -20,9 +43,6 @@ import { deleteEffectsBefore, deleteFinishedBefore } from "./memory-retention";
 import { startJob, type StartJobParams } from "./memory-start-job";
 import { MemoryState } from "./memory-state";
 import { givenTransaction, inTransaction, type MemoryTransaction } from "./memory-transaction";
-
-/** The parameters of a `JobStore` method. */
-type Params<K extends Exclude<keyof JobStore, "completions">> = Parameters<JobStore<MemoryTransaction>[K]>[0];
 
 /** Options of {@link InMemoryJobStore}. */
 export interface InMemoryJobStoreOptions {
@@ -117,7 +137,7 @@ export class InMemoryJobStore implements JobStore<MemoryTransaction> {
     return enqueueBatch(this.#state, jobs, givenTransaction(transaction));
   }
 
-  async claimBatch(params: Params<"claimBatch">): Promise<ClaimedBatch> {
+  async claimBatch(params: ClaimBatchParams): Promise<ClaimedBatch> {
     return claimBatch(this.#state, params);
   }
 
@@ -129,75 +149,75 @@ export class InMemoryJobStore implements JobStore<MemoryTransaction> {
     return listQueueControls(this.#state);
   }
 
-  async extendLeases(params: Params<"extendLeases">): Promise<readonly string[]> {
+  async extendLeases(params: ExtendLeasesParams): Promise<readonly string[]> {
     return extendLeases(this.#state, params);
   }
 
-  async completeJobs(params: Params<"completeJobs">): Promise<readonly string[]> {
+  async completeJobs(params: CompleteJobsParams): Promise<readonly string[]> {
     return completeJobs(this.#state, params);
   }
 
-  async scheduleRetries(params: Params<"scheduleRetries">): Promise<readonly string[]> {
+  async scheduleRetries(params: ScheduleRetriesParams): Promise<readonly string[]> {
     return scheduleRetries(this.#state, params);
   }
 
-  async markJobsDead(params: Params<"markJobsDead">): Promise<readonly string[]> {
+  async markJobsDead(params: MarkJobsDeadParams): Promise<readonly string[]> {
     return markJobsDead(this.#state, params);
   }
 
-  async rescueExpiredLeases(params: Params<"rescueExpiredLeases">): Promise<{ readonly retried: number; readonly dead: number }> {
+  async rescueExpiredLeases(params: RescueExpiredLeasesParams): Promise<RescueResult> {
     return rescueExpiredLeases(this.#state, params);
   }
 
-  async claimDeadHooks(params: Params<"claimDeadHooks">): Promise<readonly DeadHookClaim[]> {
+  async claimDeadHooks(params: ClaimDeadHooksParams): Promise<readonly DeadHookClaim[]> {
     return claimDeadHooks(this.#state, params);
   }
 
-  async finishDeadHooks(params: Params<"finishDeadHooks">): Promise<readonly string[]> {
+  async finishDeadHooks(params: FinishDeadHooksParams): Promise<readonly string[]> {
     return finishDeadHooks(this.#state, params);
   }
 
-  async cancelJob(params: Params<"cancelJob">): Promise<boolean> {
+  async cancelJob(params: JobIdParams): Promise<boolean> {
     return cancelJob(this.#state, params.id);
   }
 
-  async retryJob(params: Params<"retryJob">): Promise<boolean> {
+  async retryJob(params: JobIdParams): Promise<boolean> {
     return retryJob(this.#state, params.id);
   }
 
-  async writeProgress(params: Params<"writeProgress">): Promise<boolean> {
+  async writeProgress(params: ProgressWrite): Promise<boolean> {
     return writeProgress(this.#state, params);
   }
 
-  async listAttempts(params: Params<"listAttempts">): Promise<readonly AttemptRecord[]> {
+  async listAttempts(params: ListAttemptsParams): Promise<readonly AttemptRecord[]> {
     return listAttempts(this.#state, params.jobId);
   }
 
-  async getJob(params: Params<"getJob">): Promise<JobRecord | undefined> {
+  async getJob(params: JobIdParams): Promise<JobRecord | undefined> {
     return getJob(this.#state, params.id);
   }
 
-  async countByQueue(params?: Params<"countByQueue">): Promise<readonly QueueCounts[]> {
+  async countByQueue(params?: CountByQueueParams): Promise<readonly QueueCounts[]> {
     return countByQueue(this.#state, params);
   }
 
-  async readQueueGauges(params?: Params<"readQueueGauges">): Promise<readonly QueueGauges[]> {
+  async readQueueGauges(params?: ReadQueueGaugesParams): Promise<readonly QueueGauges[]> {
     return readQueueGauges(this.#state, params);
   }
 
-  async listJobs(params: Params<"listJobs">): Promise<readonly JobRecord[]> {
+  async listJobs(params: ListJobsParams): Promise<readonly JobRecord[]> {
     return listJobs(this.#state, params);
   }
 
-  async deleteFinishedBefore(params: Params<"deleteFinishedBefore">): Promise<number> {
+  async deleteFinishedBefore(params: DeleteFinishedBeforeParams): Promise<number> {
     return deleteFinishedBefore(this.#state, params);
   }
 
-  async deleteEffectsBefore(params: Params<"deleteEffectsBefore">): Promise<number> {
+  async deleteEffectsBefore(params: DeleteEffectsBeforeParams): Promise<number> {
     return deleteEffectsBefore(this.#state, params);
   }
 
-  async retryDeadJobs(params: Params<"retryDeadJobs">): Promise<number> {
+  async retryDeadJobs(params: RetryDeadJobsParams): Promise<number> {
     return retryDeadJobs(this.#state, params);
   }
 
@@ -205,17 +225,17 @@ export class InMemoryJobStore implements JobStore<MemoryTransaction> {
 
   /** `effect` gets a {@link MemoryTransaction}; an error it throws comes back unchanged, after the rollback. */
   async runEffectOnce(
-    params: Params<"runEffectOnce">,
+    params: RunEffectOnceParams,
     effect: (transaction: MemoryTransaction) => Promise<unknown>,
-  ): Promise<{ readonly ran: boolean; readonly result: unknown }> {
+  ): Promise<EffectOutcome> {
     return runEffectOnce(this.#state, params, effect);
   }
 
   /** `work` gets a {@link MemoryTransaction}; an error it throws comes back unchanged, after the rollback. */
   async completeInTransaction(
-    params: Params<"completeInTransaction">,
+    params: CompleteInTransactionParams,
     work: (transaction: MemoryTransaction) => Promise<unknown>,
-  ): Promise<{ readonly applied: boolean; readonly value: unknown }> {
+  ): Promise<TransactionalCompletion> {
     return completeInTransaction(this.#state, params, work);
   }
 }

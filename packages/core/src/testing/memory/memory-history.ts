@@ -1,15 +1,13 @@
 import { ErrorCode } from "../../errors/error-codes";
-import { MAX_ERROR_MESSAGE, MAX_ERROR_TEXT } from "../../errors/coerce-error";
+import { MAX_ERROR_MESSAGE, MAX_ERROR_TEXT, MAX_INT4 } from "../../limits";
 import type { AttemptOutcomeName, AttemptRecord } from "../../store/attempt-record";
 import type { JobFailure } from "../../store/job-store";
 import { jobKey, type MemoryJobRow } from "./memory-rows";
 import type { MemoryState } from "./memory-state";
 
-const MAX_DURATION_MS = 2_147_483_647;
-
 /** A duration as the store keeps it: whole milliseconds, within `0 … 2^31-1`. */
 function clampDuration(ms: number): number {
-  return Math.min(Math.max(Math.round(ms), 0), MAX_DURATION_MS);
+  return Math.min(Math.max(Math.round(ms), 0), MAX_INT4);
 }
 
 /** A worker's measured duration, clamped, or `null` when it gave none. */

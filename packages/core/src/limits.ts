@@ -1,0 +1,96 @@
+// Every limit stint checks, declared once. The migrations' CHECK constraints
+// are history and keep their own literals; a test holds them to these values.
+
+/** Milliseconds in a day. */
+const DAY_MS = 86_400_000;
+
+/**
+ * The largest value of a PostgreSQL `integer` column (2^31 − 1), which
+ * bounds every millisecond count stint stores (`timeout_ms`,
+ * `duration_ms`) and every setting it hands PostgreSQL in milliseconds.
+ */
+export const MAX_INT4 = 2_147_483_647;
+
+/** The longest delay Node's timers keep (2^31 − 1 ms, about 24.8 days); a longer one fires at once. */
+export const MAX_TIMER_MS = MAX_INT4;
+
+/** Longest queue (and schedule) name. */
+export const MAX_QUEUE_NAME_LENGTH = 128;
+
+/** The lowest job priority (`smallint`). */
+export const MIN_PRIORITY = -32_768;
+/** The highest job priority (`smallint`); higher runs first. */
+export const MAX_PRIORITY = 32_767;
+
+/** The most attempts a job may have (`maxAttempts`). */
+export const MAX_ATTEMPTS = 1_000;
+
+/** The longest per-attempt time limit (`timeoutMs`) a job may have. */
+export const MAX_TIMEOUT_MS = MAX_INT4;
+
+/** The longest an enqueue may put a job off (`delayMs`): ten years. */
+export const MAX_DELAY_MS = 10 * 365 * DAY_MS;
+
+/** The longest lease a worker may hold on a job (`leaseMs`): a day. */
+export const MAX_LEASE_MS = DAY_MS;
+
+/** Largest payload stint stores unless told otherwise: 1 MiB of JSON text. */
+export const DEFAULT_MAX_PAYLOAD_BYTES = 1_048_576;
+
+/** Largest `maxPayloadBytes` a job kind or a store may ask for: 256 MiB, jsonb's own ceiling. */
+export const MAX_PAYLOAD_BYTES_LIMIT = 268_435_455;
+
+/**
+ * Deepest nesting of objects and arrays a payload may have: 64 levels below
+ * the top. The check counts levels before it descends, so a deeper (or
+ * cyclic) value is refused with a `PayloadError`, never a stack overflow.
+ */
+export const MAX_PAYLOAD_DEPTH = 64;
+
+/** Largest `meta` object stint stores: 8 KiB of UTF-8 JSON. */
+export const MAX_META_BYTES = 8_192;
+
+/** Largest value `ctx.progress` stores: 2 KiB of UTF-8 JSON (a number, or a small object such as `{ done, of }`). */
+export const MAX_PROGRESS_BYTES = 2_048;
+
+/** Largest handler result stored as it is; a bigger one is replaced by a note saying so. */
+export const MAX_RESULT_BYTES = DEFAULT_MAX_PAYLOAD_BYTES;
+
+/** Longest dedupe key, in UTF-16 code units. */
+export const MAX_DEDUPE_KEY_LENGTH = 512;
+
+/** Longest key of `ctx.once`, in UTF-16 code units. */
+export const MAX_EFFECT_KEY_LENGTH = 512;
+
+/** Longest worker id, in UTF-16 code units. */
+export const MAX_WORKER_ID_LENGTH = 200;
+
+/** Longest `last_error` text stint stores; longer texts are cut with a marker. */
+export const MAX_ERROR_TEXT = 8_192;
+
+/** Longest error message an attempt's history record keeps (the stack is kept up to {@link MAX_ERROR_TEXT}). */
+export const MAX_ERROR_MESSAGE = 1_000;
+
+/** The highest running cap a queue may have. */
+export const MAX_RUNNING_CAP = 1_000_000;
+
+/** The most starts a rate limit may allow per period. */
+export const MAX_RATE_LIMIT = 1_000_000;
+
+/** The longest period of a rate limit: a day. */
+export const MAX_RATE_PERIOD_MS = DAY_MS;
+
+/** The most rows one store call claims, deletes or runs again (`limit` of a claim, a prune, a retry of dead jobs). */
+export const MAX_BATCH_SIZE = 100_000;
+
+/** The most jobs one page of `listJobs` holds. */
+export const MAX_PAGE_SIZE = 10_000;
+
+/** The most expired leases one `rescueExpiredLeases` call handles. */
+export const MAX_RESCUE_BATCH = 1_000_000;
+
+/** The most due schedules one `fireDueSchedules` call fires. */
+export const MAX_SCHEDULES_PER_FIRE = 10_000;
+
+/** The most missed fires a schedule enqueues after downtime (`catchUp`). */
+export const MAX_CATCH_UP = 1_000;

@@ -1,0 +1,278 @@
+import {
+  type AttemptRecord,
+  type EnqueueResult,
+  type JobRecord,
+  type JobStore,
+  type QueueControls,
+  type QueueCounts,
+  type QueueGauges,
+  type StoreTransaction,
+  ConfigError,
+} from "@stint/core";
+import {
+  type ClaimBatchParams,
+  type ClaimDeadHooksParams,
+  type ClaimedBatch,
+  type CompleteInTransactionParams,
+  type CompleteJobsParams,
+  type CountByQueueParams,
+  type DeadHookClaim,
+  type DeleteEffectsBeforeParams,
+  type DeleteFinishedBeforeParams,
+  type EffectOutcome,
+  type ExtendLeasesParams,
+  type FinishDeadHooksParams,
+  type FireDueSchedulesParams,
+  type JobCompletionSource,
+  type JobIdParams,
+  type ListAttemptsParams,
+  type ListJobsParams,
+  type MarkJobsDeadParams,
+  type NewJob,
+  type ProgressWrite,
+  type QueueControlsChange,
+  type ReadQueueGaugesParams,
+  type RescueExpiredLeasesParams,
+  type RescueResult,
+  type RetryDeadJobsParams,
+  type RunEffectOnceParams,
+  type ScheduleFire,
+  type ScheduleRecord,
+  type ScheduleRetriesParams,
+  type ScheduleStore,
+  type SyncSchedulesParams,
+  type TransactionalCompletion,
+  MAX_INT4,
+} from "@stint/core/driver";
+import type { Kysely, Transaction } from "kysely";
+import { interpretError } from "./interpret-error";
+import { assertKysely } from "./is-kysely";
+import { CallbackFailure } from "./queries/callback-failure";
+import { cancelJob } from "./queries/cancel-job";
+import { claimBatch } from "./queries/claim-batch";
+import { claimDeadHooks } from "./queries/claim-dead-hooks";
+import { completeInTransaction } from "./queries/complete-in-transaction";
+import { completeJobs } from "./queries/complete-jobs";
+import { countByQueue } from "./queries/count-by-queue";
+import { readQueueGauges } from "./queries/read-queue-gauges";
+import { deleteEffectsBefore } from "./queries/delete-effects-before";
+import { deleteFinishedBefore } from "./queries/delete-finished-before";
+import { enqueue } from "./queries/enqueue";
+import { enqueueMany } from "./queries/enqueue-many";
+import { extendLeases } from "./queries/extend-leases";
+import { finishDeadHooks } from "./queries/finish-dead-hooks";
+import { fireDueSchedules } from "./queries/fire-due-schedules";
+import { getJob } from "./queries/get-job";
+import { isJobId } from "./queries/job-row";
+import { listAttempts } from "./queries/list-attempts";
+import { listJobs } from "./queries/list-jobs";
+import { listSchedules } from "./queries/list-schedules";
+import { markJobsDead } from "./queries/mark-jobs-dead";
+import { ping } from "./queries/ping";
+import { rescueExpiredLeases } from "./queries/rescue-expired-leases";
+import { retryDeadJobs } from "./queries/retry-dead-jobs";
+import { retryJob } from "./queries/retry-job";
+import { runEffectOnce } from "./queries/run-effect-once";
+import { scheduleRetries } from "./queries/schedule-retries";
+import { syncSchedules } from "./queries/sync-schedules";
+import { writeProgress } from "./queries/write-progress";
+import { listQueueControls, setQueueControls } from "./queries/queue-controls";
+
+
+/** The pools, schema and completion hints a {@link RawPostgresJobStore} works with, already checked. */
+export interface RawPostgresJobStoreParts {
+  readonly db: Kysely<any>;
+  readonly control: Kysely<any>;
+  readonly schema: string;
+  readonly completions: JobCompletionSource | undefined;
+}
+
+/**
+ * The PostgreSQL `JobStore` and `ScheduleStore` without argument checks:
+ * each method runs one statement from `queries/` (a fenced write after a
+ * claim, a batch for the hot paths; `fireDueSchedules`, `runEffectOnce` and
+ * `completeInTransaction` one transaction each) and translates database
+ * errors through `interpretError`. It judges only what PostgreSQL alone
+ * can: whether a transaction is a Kysely one, whether an id can be a job's.
+ * Every other argument is checked by `CheckedJobStore` and
+ * `CheckedScheduleStore`, which `PostgresJobStore` puts in front of it;
+ * nothing hands this class out bare.
+ */
+export class RawPostgresJobStore implements JobStore<Kysely<any> | Transaction<any>>, ScheduleStore {
+  readonly #db: Kysely<any>;
+  readonly #control: Kysely<any>;
+  readonly #schema: string;
+  readonly #completions: JobCompletionSource | undefined;
+
+  constructor(parts: RawPostgresJobStoreParts) {
+    this.#db = parts.db;
+    this.#control = parts.control;
+    this.#schema = parts.schema;
+    this.#completions = parts.completions;
+  }
+
+  /** The completion hints waiters use, when the store was given them. */
+  get completions(): JobCompletionSource | undefined {
+    return this.#completions;
+  }
+
+  /** The schema this store reads and writes. */
+  get schema(): string {
+    return this.#schema;
+  }
+
+  enqueue(job: NewJob, transaction?: Kysely<any> | Transaction<any>): Promise<EnqueueResult> {
+    return this.#run("enqueue", () => enqueue(this.#executor(transaction), this.#schema, job));
+  }
+
+  enqueueMany(jobs: readonly NewJob[], transaction?: Kysely<any> | Transaction<any>): Promise<readonly EnqueueResult[]> {
+    return this.#run("enqueueMany", () => enqueueMany(this.#executor(transaction), this.#schema, jobs));
+  }
+
+  /** Reads `maxTimeoutMs` as whole milliseconds, at most what `timeout_ms` holds. */
+  claimBatch(params: ClaimBatchParams): Promise<ClaimedBatch> {
+    const { maxTimeoutMs } = params;
+    const whole = maxTimeoutMs === undefined ? params : { ...params, maxTimeoutMs: Math.min(Math.floor(maxTimeoutMs), MAX_INT4) };
+    return this.#run("claimBatch", () => claimBatch(this.#db, this.#schema, whole));
+  }
+
+  setQueueControls(queue: string, change: QueueControlsChange): Promise<QueueControls> {
+    return this.#run("setQueueControls", () => setQueueControls(this.#db, this.#schema, queue, change));
+  }
+
+  listQueueControls(): Promise<readonly QueueControls[]> {
+    return this.#run("listQueueControls", () => listQueueControls(this.#db, this.#schema));
+  }
+
+  extendLeases(params: ExtendLeasesParams): Promise<readonly string[]> {
+    return this.#run("extendLeases", () => extendLeases(this.#control, this.#schema, params));
+  }
+
+  completeJobs(params: CompleteJobsParams): Promise<readonly string[]> {
+    return this.#run("completeJobs", () => completeJobs(this.#control, this.#schema, params));
+  }
+
+  scheduleRetries(params: ScheduleRetriesParams): Promise<readonly string[]> {
+    return this.#run("scheduleRetries", () => scheduleRetries(this.#control, this.#schema, params));
+  }
+
+  markJobsDead(params: MarkJobsDeadParams): Promise<readonly string[]> {
+    return this.#run("markJobsDead", () => markJobsDead(this.#control, this.#schema, params));
+  }
+
+  rescueExpiredLeases(params: RescueExpiredLeasesParams): Promise<RescueResult> {
+    return this.#run("rescueExpiredLeases", () => rescueExpiredLeases(this.#db, this.#schema, params));
+  }
+
+  claimDeadHooks(params: ClaimDeadHooksParams): Promise<readonly DeadHookClaim[]> {
+    return this.#run("claimDeadHooks", () => claimDeadHooks(this.#db, this.#schema, params));
+  }
+
+  /** On the main pool, like claims (the control pool is kept for leases and outcomes); ids that cannot be jobs' match nothing. */
+  finishDeadHooks(params: FinishDeadHooksParams): Promise<readonly string[]> {
+    return this.#run("finishDeadHooks", () => finishDeadHooks(this.#db, this.#schema, { ...params, hooks: params.hooks.filter((hook) => isJobId(hook.id)) }));
+  }
+
+  cancelJob(params: JobIdParams): Promise<boolean> {
+    return this.#run("cancelJob", () => cancelJob(this.#db, this.#schema, params));
+  }
+
+  retryJob(params: JobIdParams): Promise<boolean> {
+    return this.#run("retryJob", () => retryJob(this.#db, this.#schema, params));
+  }
+
+  /** Runs on the control pool, like the outcomes it precedes; an id that cannot be a job's matches nothing. */
+  writeProgress(params: ProgressWrite): Promise<boolean> {
+    if (!isJobId(params.job.id)) return Promise.resolve(false);
+    return this.#run("writeProgress", () => writeProgress(this.#control, this.#schema, params));
+  }
+
+  listAttempts(params: ListAttemptsParams): Promise<readonly AttemptRecord[]> {
+    return this.#run("listAttempts", () => listAttempts(this.#db, this.#schema, params));
+  }
+
+  getJob(params: JobIdParams): Promise<JobRecord | undefined> {
+    return this.#run("getJob", () => getJob(this.#db, this.#schema, params));
+  }
+
+  countByQueue(params?: CountByQueueParams): Promise<readonly QueueCounts[]> {
+    return this.#run("countByQueue", () => countByQueue(this.#db, this.#schema, params));
+  }
+
+  readQueueGauges(params?: ReadQueueGaugesParams): Promise<readonly QueueGauges[]> {
+    return this.#run("readQueueGauges", () => readQueueGauges(this.#db, this.#schema, params));
+  }
+
+  /** Pages by id: a `beforeId` must be a job id of this store, a positive integer as a string. */
+  listJobs(params: ListJobsParams): Promise<readonly JobRecord[]> {
+    if (params.beforeId !== undefined && !isJobId(params.beforeId)) {
+      return Promise.reject(new ConfigError("beforeId", `must be a job id (a positive integer as a string), got ${JSON.stringify(params.beforeId)}`));
+    }
+    return this.#run("listJobs", () => listJobs(this.#db, this.#schema, params));
+  }
+
+  deleteFinishedBefore(params: DeleteFinishedBeforeParams): Promise<number> {
+    return this.#run("deleteFinishedBefore", () => deleteFinishedBefore(this.#db, this.#schema, params));
+  }
+
+  deleteEffectsBefore(params: DeleteEffectsBeforeParams): Promise<number> {
+    return this.#run("deleteEffectsBefore", () => deleteEffectsBefore(this.#db, this.#schema, params));
+  }
+
+  retryDeadJobs(params: RetryDeadJobsParams): Promise<number> {
+    return this.#run("retryDeadJobs", () => retryDeadJobs(this.#db, this.#schema, params));
+  }
+
+  ping(): Promise<void> {
+    return this.#run("ping", () => ping(this.#db));
+  }
+
+  /**
+   * Runs on the main pool, not the control pool: the effect may take as long
+   * as the handler does, and holds its connection until it commits.
+   * `effect` gets a Kysely `Transaction`; an error it throws comes back
+   * unchanged, after the rollback.
+   */
+  runEffectOnce(
+    params: RunEffectOnceParams,
+    effect: (transaction: StoreTransaction) => Promise<unknown>,
+  ): Promise<EffectOutcome> {
+    return this.#run("runEffectOnce", () => runEffectOnce(this.#db, this.#schema, params, effect));
+  }
+
+  /**
+   * Runs on the main pool, like {@link runEffectOnce}. `work` gets a Kysely
+   * `Transaction`; an error it throws comes back unchanged, after the rollback.
+   */
+  completeInTransaction(
+    params: CompleteInTransactionParams,
+    work: (transaction: StoreTransaction) => Promise<unknown>,
+  ): Promise<TransactionalCompletion> {
+    return this.#run("completeInTransaction", () => completeInTransaction(this.#db, this.#schema, params, work));
+  }
+
+  syncSchedules(params: SyncSchedulesParams): Promise<void> {
+    return this.#run("syncSchedules", () => syncSchedules(this.#db, this.#schema, params));
+  }
+
+  listSchedules(): Promise<readonly ScheduleRecord[]> {
+    return this.#run("listSchedules", () => listSchedules(this.#db, this.#schema));
+  }
+
+  fireDueSchedules(params: FireDueSchedulesParams): Promise<readonly ScheduleFire[]> {
+    return this.#run("fireDueSchedules", () => fireDueSchedules(this.#db, this.#schema, params));
+  }
+
+  #executor(transaction: unknown): Kysely<any> {
+    return transaction === undefined || transaction === null ? this.#db : assertKysely(transaction, "transaction");
+  }
+
+  async #run<T>(operation: string, query: () => Promise<T>): Promise<T> {
+    try {
+      return await query();
+    } catch (thrown) {
+      if (thrown instanceof CallbackFailure) throw thrown.error;
+      throw interpretError(thrown, operation);
+    }
+  }
+}

@@ -102,7 +102,7 @@ async function execute(command: Command, rest: readonly string[], io: CliIo, jso
   const options: Record<string, OptionSpec> = { ...GLOBAL_OPTIONS, ...command.options, json: JSON_OPTION };
   let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
   try {
-    parsed = parseArgs({ args: [...rest], options: toParseArgsConfig(options), allowPositionals: true, strict: true }) as typeof parsed;
+    parsed = parseArgs({ args: [...rest], options: toParseArgsConfig(options), allowPositionals: true, strict: true });
   } catch (thrown) {
     throw usageError(parseErrorMessage(thrown));
   }

@@ -91,7 +91,7 @@ function rootMessage(thrown: unknown): string {
   let message = thrown instanceof Error ? thrown.message : String(thrown);
   for (let depth = 0; depth < 10 && typeof current === "object" && current !== null; depth += 1) {
     if (current instanceof AggregateError) {
-      const first = current.errors.find((error) => error instanceof Error && error.message !== "");
+      const first = (current.errors as unknown[]).find((error) => error instanceof Error && error.message !== "");
       if (first instanceof Error) message = first.message;
       break;
     }

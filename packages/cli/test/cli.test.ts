@@ -5,7 +5,7 @@ import { sql } from "kysely";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
 import { COMMANDS } from "../src/cli";
 import { ExitCode } from "../src/index";
-import { databaseUrl, stint } from "./helpers/run-stint";
+import { databaseUrl, stint, type ErrorJson } from "./helpers/run-stint";
 
 describe("stint (command line)", () => {
   describe("help and usage", () => {
@@ -87,7 +87,7 @@ describe("stint (command line)", () => {
       }
       const run = await stint(["run", "q", "--json"], { env: {} });
       expect(run.code).to.equal(ExitCode.Config);
-      expect(JSON.parse(run.stderr).error.code).to.equal("STINT_CONFIG");
+      expect((JSON.parse(run.stderr) as ErrorJson).error.code).to.equal("STINT_CONFIG");
     });
   });
 
@@ -217,13 +217,13 @@ describe("stint (command line)", () => {
       it("reads the schema from STINT_SCHEMA when --schema is not given", async () => {
         const result = await stint(["status", "--json"], { env: { DATABASE_URL: databaseUrl(), STINT_SCHEMA: test.schema } });
         expect(result.code).to.equal(ExitCode.Ok);
-        expect(result.json().schema).to.equal(test.schema);
+        expect((result.json() as { schema: string }).schema).to.equal(test.schema);
       });
 
       it("accepts global options before the command", async () => {
         const result = await stint(["--schema", test.schema, "--json", "status"]);
         expect(result.code).to.equal(ExitCode.Ok);
-        expect(result.json().schema).to.equal(test.schema);
+        expect((result.json() as { schema: string }).schema).to.equal(test.schema);
       });
     });
   });

@@ -107,7 +107,7 @@ function basePrefix(basePath: unknown): string {
   return basePath.replace(/\/$/, "");
 }
 
-function openDatabase(options: DashboardOptions): { readonly db: Kysely<any>; close(): Promise<void> } {
+function openDatabase(options: DashboardOptions): { readonly db: Kysely<any>; readonly close: () => Promise<void> } {
   const given = [options.db !== undefined, options.connectionString !== undefined].filter(Boolean).length;
   if (given !== 1) throw new ConfigError("db", "give exactly one of db (your Kysely instance) or connectionString");
   if (options.db !== undefined) {

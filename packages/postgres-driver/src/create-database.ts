@@ -172,7 +172,10 @@ function createPool(connectionString: string, settings: Required<PoolSettings>):
   });
 }
 
-const INT8_OID = 20;
+/** The type id pg looks a value parser up by. */
+type TypeId = Parameters<typeof pg.types.getTypeParser>[0];
+
+const INT8_OID = pg.types.builtins.INT8;
 
 /** Idle time before TCP keep-alive probes start on a pooled connection. */
 const KEEPALIVE_IDLE_MS = 10_000;
@@ -192,12 +195,12 @@ const READ_TIMEOUT_MESSAGE = "Query read timeout";
  * would time out too.
  */
 function wrapQueries(client: pg.PoolClient, prepare: boolean): void {
-  const query = client.query;
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   const destroy = (): void => dropConnection(client, DISCARDED);
-  client.query = function (this: pg.PoolClient, ...args: unknown[]) {
+  client.query = function (...args: unknown[]) {
     const [text, values] = args;
     const name = prepare && typeof text === "string" && Array.isArray(values) && args.length === 2 ? preparedStatementName(text) : undefined;
-    const result = (query as (...a: unknown[]) => unknown).apply(this, name === undefined ? args : [{ name, text, values }]);
+    const result = query(...(name === undefined ? args : [{ name, text, values }]));
     if (result instanceof Promise) {
       result.catch((error: unknown) => {
         if (error instanceof Error && error.message === READ_TIMEOUT_MESSAGE) destroy();
@@ -208,7 +211,7 @@ function wrapQueries(client: pg.PoolClient, prepare: boolean): void {
 }
 
 /** pg's parsers, except that int8 stays a string whatever a global `pg.types.setTypeParser` did. */
-function keepInt8AsText(oid: number, format?: "text" | "binary"): unknown {
+function keepInt8AsText(oid: TypeId, format?: "text" | "binary"): unknown {
   if (oid === INT8_OID && format !== "binary") return (value: string) => value;
   return format === undefined ? pg.types.getTypeParser(oid) : pg.types.getTypeParser(oid, format);
 }

@@ -141,7 +141,7 @@ function errorChain(thrown: unknown): object[] {
     seen.push(current);
     pending.push((current as { cause?: unknown }).cause);
     const members = (current as { errors?: unknown }).errors;
-    if (Array.isArray(members)) pending.push(...members);
+    if (Array.isArray(members)) pending.push(...(members as unknown[]));
   }
   return seen;
 }
@@ -149,7 +149,7 @@ function errorChain(thrown: unknown): object[] {
 function messageOf(thrown: unknown): string {
   if (thrown instanceof Error && thrown.message !== "") return thrown.message;
   if (thrown instanceof AggregateError) {
-    const first = thrown.errors.find((error) => error instanceof Error && error.message !== "");
+    const first = (thrown.errors as unknown[]).find((error) => error instanceof Error && error.message !== "");
     if (first instanceof Error) return first.message;
   }
   const code = (thrown as { code?: unknown } | null)?.code;

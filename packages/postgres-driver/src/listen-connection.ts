@@ -91,7 +91,7 @@ export class ListenConnection {
       const client = this.#client;
       if (client === undefined) throw interpretError(new Error("the LISTEN connection is not connected"), `LISTEN on channel "${this.#parts.channel}"`);
       const { rows } = await client.query<R>(text, [...values]);
-      return rows as readonly R[];
+      return rows;
     });
     this.#queries = run;
     return run;

@@ -184,7 +184,7 @@ export class PostgresCompletionSource implements JobCompletionSource {
       });
       for (const jobId of fresh) this.#registrations.set(jobId, registration);
     }
-    await Promise.all(jobIds.map((jobId) => this.#registrations.get(jobId)));
+    await Promise.all(jobIds.map((jobId) => this.#registrations.get(jobId) ?? Promise.resolve()));
   }
 
   async #registerNow(jobIds: readonly string[]): Promise<void> {

@@ -112,7 +112,7 @@ export class PostgresJobBrowser {
 function checkFilters(params: { readonly queue?: string; readonly states?: readonly JobState[] }): void {
   if (params.queue !== undefined) assertQueueName(params.queue);
   const { states } = params;
-  if (states !== undefined && (!Array.isArray(states) || states.length === 0 || !states.every((state) => JOB_STATES.includes(state)))) {
+  if (states !== undefined && (!Array.isArray(states) || states.length === 0 || !states.every((state: JobState) => JOB_STATES.includes(state)))) {
     throw new ConfigError("states", `must be a non-empty list of ${JOB_STATES.join(", ")}, got ${JSON.stringify(states)}`);
   }
 }

@@ -114,8 +114,9 @@ export class PostgresWakeupSource implements WakeupSource {
       throw failure;
     }
     return Object.freeze({
-      close: async (): Promise<void> => {
+      close: (): Promise<void> => {
         this.#subscribers.delete(subscriber);
+        return Promise.resolve();
       },
     });
   }

@@ -161,7 +161,7 @@ export function registerPostgresDriver(
     ...poolOptions
   } = settings;
   const mainName = fromString ? { applicationName: options.applicationName ?? applicationName("worker") } : {};
-  const main = createDatabase({ ...connection, ...poolOptions, ...mainName } as Parameters<typeof createDatabase>[0]);
+  const main = createDatabase({ ...connection, ...poolOptions, ...mainName });
   let control: DatabaseHandle | undefined;
   try {
     if (controlConnections > 0) {

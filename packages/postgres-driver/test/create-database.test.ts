@@ -37,14 +37,14 @@ describe("createDatabase", () => {
   });
 
   it("keeps int8 values as strings even when pg's global parser was changed", async () => {
-    const original = pg.types.getTypeParser(20);
-    pg.types.setTypeParser(20, (value: string) => Number.parseInt(value, 10));
+    const original = pg.types.getTypeParser(pg.types.builtins.INT8) as (value: string) => unknown;
+    pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number.parseInt(value, 10));
     try {
       const { db } = open({ connectionString });
       const { rows } = await sql<{ big: unknown; count: unknown }>`SELECT 9007199254740993::int8 AS big, count(*) AS count`.execute(db);
       expect(rows[0]).to.deep.equal({ big: "9007199254740993", count: "1" });
     } finally {
-      pg.types.setTypeParser(20, original);
+      pg.types.setTypeParser(pg.types.builtins.INT8, original);
     }
   });
 

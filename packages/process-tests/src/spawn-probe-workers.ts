@@ -52,8 +52,8 @@ export function startProbeProcess(options: ProbeProcessOptions): ProbeProcess {
   const child = spawn(process.execPath, [script], { env, stdio: ["ignore", "pipe", "pipe"] });
   const lines: string[] = [];
   const logLines: string[] = [];
-  const flushStdout = collectLines(child.stdout!, lines);
-  const flushStderr = collectLines(child.stderr!, logLines);
+  const flushStdout = collectLines(child.stdout, lines);
+  const flushStderr = collectLines(child.stderr, logLines);
   const exited = new Promise<Awaited<ProbeProcess["exited"]>>((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (code, signal) => {

@@ -46,7 +46,7 @@ async function packagedDir(): Promise<string> {
     ({ initdb } = (await import(name)) as { readonly initdb: string });
   } catch (error) {
     const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
-    throw new Error(`the package ${name} with PostgreSQL for this platform cannot be loaded (${reason}); run \`npm ci\``);
+    throw new Error(`the package ${name} with PostgreSQL for this platform cannot be loaded (${reason}); run \`npm ci\``, { cause: error });
   }
   return dirname(dirname(initdb));
 }

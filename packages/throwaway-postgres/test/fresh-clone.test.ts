@@ -28,7 +28,9 @@ function copyWorkingTree(to: string): number {
   try {
     listing = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: REPOSITORY_ROOT, maxBuffer: 64 * 1024 * 1024 }).toString();
   } catch (error) {
-    throw new Error(`the fresh-clone test copies the working tree as git lists it; run the suite from a git checkout with git installed (${String(error)})`);
+    throw new Error(`the fresh-clone test copies the working tree as git lists it; run the suite from a git checkout with git installed (${String(error)})`, {
+      cause: error,
+    });
   }
   let copied = 0;
   for (const path of listing.split("\0").filter((entry) => entry !== "")) {

@@ -62,7 +62,7 @@ export class Supervisor {
 
   /** The process currently in each slot that is still alive. */
   get live(): readonly WorkerProcess[] {
-    return this.#slots.filter((worker): worker is WorkerProcess => worker !== undefined && worker.node.alive);
+    return this.#slots.filter((worker): worker is WorkerProcess => worker?.node.alive === true);
   }
 
   /** Every process ever started, in order. */

@@ -126,7 +126,7 @@ export const connectionBlackHole: Scenario = {
         const invariants = await checkInvariants(database, total);
         const overlaps = await runOverlaps(database);
         const exitBound = shutdownExitBound(p, EXIT_SLACK_MS);
-        log(`  cut ${cutMs} ms; A's handlers stopped ${-cut.latest_stop_ms.toFixed(0)}–${-cut.earliest_stop_ms.toFixed(0)} ms before their database lease ran out; exit ${exitMs} ms`);
+        log(`  cut ${cutMs} ms; A's handlers stopped ${-Number(cut.latest_stop_ms.toFixed(0))}–${-Number(cut.earliest_stop_ms.toFixed(0))} ms before their database lease ran out; exit ${exitMs} ms`);
 
         const verdict = new Verdict();
         verdict.invariants(invariants, idle);
@@ -144,7 +144,7 @@ export const connectionBlackHole: Scenario = {
         verdict.check(exitMs <= exitBound && exit?.code === 0, `SIGTERM under the cut: exit ${exitCode} after ${exitMs} ms, bound ${exitBound} ms`);
         verdict.note(
           `cut ${(cutMs / 1_000).toFixed(1)} s, lease ${p.leaseMs / 1_000} s (margin ${margin} ms): ${cut.lease_lost}/${p.jobs} handlers stopped ` +
-            `${-cut.latest_stop_ms.toFixed(0)}–${-cut.earliest_stop_ms.toFixed(0)} ms before their database lease ran out ` +
+            `${-Number(cut.latest_stop_ms.toFixed(0))}–${-Number(cut.earliest_stop_ms.toFixed(0))} ms before their database lease ran out ` +
             `(at most ${(cut.latest_stop_ms + margin).toFixed(0)} ms after lease − margin); ${overlaps.overlaps} overlapping runs; B finished ${cut.taken_by_b}/${p.jobs}`,
         );
         verdict.note(`healed: ${healed.by_a}/${p.healedJobs} new jobs on attempt 1 under A within ${(healedMs / 1_000).toFixed(1)} s`);

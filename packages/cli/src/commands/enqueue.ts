@@ -185,7 +185,7 @@ async function enqueueFile(context: CommandContext, target: QueueTarget, file: s
   const spool = await SpoolFile.create();
   const started = Date.now();
   let counts = { enqueued: 0, duplicates: 0 };
-  let interrupted = false;
+  let interrupted: boolean;
   try {
     interrupted = !(await spoolPayloads(spool, input.bytes, input.shown, target.kind, context.signal));
     if (!interrupted) {

@@ -47,7 +47,7 @@ export async function openConnection(target: DatabaseTarget, options: OpenConnec
     onPoolError: () => undefined,
   });
   try {
-    await driver.db.connection().execute(async () => undefined);
+    await driver.db.connection().execute(() => Promise.resolve());
   } catch (thrown) {
     await driver.close();
     throw interpretError(thrown, "connect");

@@ -12,6 +12,9 @@ export const ENQUEUE_BATCH_SIZE = 1_000;
 /** Why the write of a file stopped early: an interrupt (exit 130, nothing enqueued). */
 export const INTERRUPTED = Symbol("interrupted");
 
+/** Thrown inside the transaction to roll it back on an interrupt. */
+class Interruption extends Error {}
+
 /**
  * Writes the spooled rows 1,000 per statement in one transaction, which
  * commits only when every validated line was read back and written (else a
@@ -45,7 +48,7 @@ export async function writeSpooledJobs(
         await writeBatch(store, batch, counts, transaction);
         batch = [];
         progress.update(counts.enqueued + counts.duplicates);
-        if (context.signal.aborted && read < total) throw INTERRUPTED;
+        if (context.signal.aborted && read < total) throw new Interruption("interrupted between statements");
       }
       if (batch.length > 0) await writeBatch(store, batch, counts, transaction);
       const written = counts.enqueued + counts.duplicates;
@@ -55,7 +58,7 @@ export async function writeSpooledJobs(
       return counts;
     });
   } catch (thrown) {
-    if (thrown === INTERRUPTED) return INTERRUPTED;
+    if (thrown instanceof Interruption) return INTERRUPTED;
     throw thrown;
   } finally {
     progress.stop();

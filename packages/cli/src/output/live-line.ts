@@ -35,8 +35,8 @@ export class LiveLine {
   constructor(stream: OutputStream) {
     this.#stream = stream as Patchable;
     this.#ownWrite = Object.getOwnPropertyDescriptor(stream, "write");
-    const write = this.#stream.write;
-    this.#write = (chunk, ...rest) => write.call(stream, chunk, ...rest);
+    const write = this.#stream.write.bind(stream);
+    this.#write = (chunk, ...rest) => write(chunk, ...rest);
     this.#stream.write = (chunk, ...rest) => this.#foreign(chunk, rest);
   }
 

@@ -50,5 +50,5 @@ function pad(text: string, width: number, align: "left" | "right"): string {
 }
 
 function displayWidth(text: string): number {
-  return [...text].length;
+  return Array.from(text).length;
 }

@@ -24,8 +24,8 @@ function spawnStint(args: readonly string[], env: Record<string, string> = {}): 
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output = { stdout: "", stderr: "" };
-  child.stdout!.on("data", (chunk: Buffer) => (output.stdout += chunk.toString("utf8")));
-  child.stderr!.on("data", (chunk: Buffer) => (output.stderr += chunk.toString("utf8")));
+  child.stdout.on("data", (chunk: Buffer) => (output.stdout += chunk.toString("utf8")));
+  child.stderr.on("data", (chunk: Buffer) => (output.stderr += chunk.toString("utf8")));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once("close", (code, signal) => resolve({ code, signal })),
   );
@@ -53,7 +53,7 @@ describe("the stint binary", () => {
   it("runs a command as a process and exits with its code", async () => {
     const status = start(["status", "--schema", test.schema, "--json"]);
     expect(await status.exited).to.deep.equal({ code: ExitCode.Ok, signal: null });
-    expect(JSON.parse(status.output.stdout).schema).to.equal(test.schema);
+    expect((JSON.parse(status.output.stdout) as { schema: string }).schema).to.equal(test.schema);
 
     const unreachable = start(["status", "--database-url", "postgres://postgres@127.0.0.1:1/postgres"]);
     expect((await unreachable.exited).code).to.equal(ExitCode.Infrastructure);

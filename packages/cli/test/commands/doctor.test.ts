@@ -42,7 +42,7 @@ describe("stint doctor", () => {
   it("prints the checks as JSON with the same exit code", async () => {
     const healthy = await stint(["doctor", "--schema", test.schema, "--json"]);
     expect(healthy.code).to.equal(ExitCode.Ok);
-    const report = healthy.json();
+    const report = healthy.json() as { checks: unknown[] };
     expect(report).to.include({ schema: test.schema, ok: true });
     expect(report.checks[0]).to.deep.equal({ name: "schema", ok: true, severity: "info", detail: `schema ${test.schema} exists` });
     const broken = await stint(["doctor", "--schema", "stint_cli_not_there", "--json"]);

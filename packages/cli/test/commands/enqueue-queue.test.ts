@@ -3,9 +3,12 @@ import { Readable } from "node:stream";
 import { expect } from "chai";
 import { ExitCode } from "../../src/index";
 import { useSchemaAndDir } from "../helpers/schema-and-dir";
-import { stint } from "../helpers/run-stint";
+import { stint, type StintResult } from "../helpers/run-stint";
 
 const APP = join(__dirname, "..", "fixtures", "test-app.js");
+
+/** The id `stint enqueue --json` printed. */
+const idOf = (result: StintResult): string => (result.json() as { id: string }).id;
 
 describe("stint enqueue: which queue, with which defaults", () => {
   const scene = useSchemaAndDir();
@@ -38,10 +41,10 @@ describe("stint enqueue: which queue, with which defaults", () => {
   it("builds rows with the app's job kind defaults, overridden by options given", async () => {
     const result = await enqueue("cli-echo", '{"text":"hi"}', "--app", APP, "--json");
     expect(result.code, result.stderr).to.equal(ExitCode.Ok);
-    const job = await scene.test.store.getJob({ id: result.json().id });
+    const job = await scene.test.store.getJob({ id: idOf(result) });
     expect(job).to.include({ maxAttempts: 3, priority: 0 });
     const overridden = await enqueue("cli-echo", "{}", "--app", APP, "--max-attempts", "7", "--json");
-    expect(await scene.test.store.getJob({ id: overridden.json().id })).to.include({ maxAttempts: 7 });
+    expect(await scene.test.store.getJob({ id: idOf(overridden) })).to.include({ maxAttempts: 7 });
   });
 
   it("applies the kind's defaults to every line of a file too, also through $STINT_APP", async () => {
@@ -59,6 +62,6 @@ describe("stint enqueue: which queue, with which defaults", () => {
     expect(await jobsOf("cli-ecco")).to.deep.equal([]);
     const forced = await enqueue("cli-ecco", "{}", "--app", APP, "--force", "--json");
     expect(forced.code, forced.stderr).to.equal(ExitCode.Ok);
-    expect(await scene.test.store.getJob({ id: forced.json().id })).to.include({ maxAttempts: 25 });
+    expect(await scene.test.store.getJob({ id: idOf(forced) })).to.include({ maxAttempts: 25 });
   });
 });

@@ -5,6 +5,13 @@ import { ExitCode } from "../../src/index";
 import { useSchemaAndDir } from "../helpers/schema-and-dir";
 import { stint } from "../helpers/run-stint";
 
+/** What `stint enqueue --json` prints for one job. */
+interface Enqueued {
+  readonly id: string;
+  readonly duplicate: boolean;
+  readonly queue: string;
+}
+
 describe("stint enqueue", () => {
   const scene = useSchemaAndDir();
 
@@ -29,7 +36,7 @@ describe("stint enqueue", () => {
     const runAt = "2031-05-01T10:00:00Z";
     const result = await enqueue("report", "{}", "--run-at", runAt, "--delay", "1h30m", "--priority", "7", "--max-attempts", "3", "--timeout", "45s", "--json");
     expect(result.code).to.equal(ExitCode.Ok);
-    const { id, duplicate, queue } = result.json();
+    const { id, duplicate, queue } = result.json() as Enqueued;
     expect({ duplicate, queue }).to.deep.equal({ duplicate: false, queue: "report" });
     const job = await scene.test.store.getJob({ id });
     expect(job).to.include({ priority: 7, maxAttempts: 3, timeoutMs: 45_000 });
@@ -37,7 +44,7 @@ describe("stint enqueue", () => {
   });
 
   it("keeps --meta with the job, and refuses meta that is not an object", async () => {
-    const { id } = (await enqueue("send-invoice", '{"invoiceId": 10}', "--meta", '{"tenant": "acme"}', "--json")).json();
+    const { id } = (await enqueue("send-invoice", '{"invoiceId": 10}', "--meta", '{"tenant": "acme"}', "--json")).json() as Enqueued;
     expect((await scene.test.store.getJob({ id }))!.meta).to.deep.equal({ tenant: "acme" });
     const refused = await enqueue("send-invoice", "{}", "--meta", "[1, 2]");
     expect(refused.code).to.not.equal(ExitCode.Ok);
@@ -46,14 +53,14 @@ describe("stint enqueue", () => {
   });
 
   it("returns the active job that holds the dedupe key", async () => {
-    const first = (await enqueue("send-invoice", '{"invoiceId": 9}', "--dedupe-key", "invoice:9", "--json")).json();
+    const first = (await enqueue("send-invoice", '{"invoiceId": 9}', "--dedupe-key", "invoice:9", "--json")).json() as Enqueued;
     const second = await enqueue("send-invoice", '{"invoiceId": 9}', "--dedupe-key", "invoice:9");
     expect(second.code).to.equal(ExitCode.Ok);
     expect(second.stdout).to.equal(`Not enqueued: job ${first.id} of send-invoice is active with dedupe key "invoice:9".\n`);
   });
 
   it("replaces a queued holder's payload with --dedupe replace, and refuses an unknown mode naming the flag", async () => {
-    const first = (await enqueue("send-invoice", '{"invoiceId": 11}', "--dedupe-key", "invoice:11", "--delay", "1h", "--json")).json();
+    const first = (await enqueue("send-invoice", '{"invoiceId": 11}', "--dedupe-key", "invoice:11", "--delay", "1h", "--json")).json() as Enqueued;
     const replaced = await enqueue("send-invoice", '{"invoiceId": 12}', "--dedupe-key", "invoice:11", "--dedupe", "replace");
     expect(replaced.code).to.equal(ExitCode.Ok);
     expect(replaced.stdout).to.equal(`Replaced the payload and run time of queued job ${first.id} of send-invoice (dedupe key "invoice:11").\n`);

@@ -49,9 +49,10 @@ describe("read commands on times a Date cannot hold", () => {
     expect(text.stdout).to.include("+200000-01-01 00:00:00Z");
     const json = await stint(["jobs", "list", "--queue", "edge", "--schema", test.schema, "--json"]);
     expect(json.code, json.stderr).to.equal(ExitCode.Ok);
-    const byId = new Map(json.json().jobs.map((job: { id: string }) => [job.id, job]));
-    expect(byId.get(ids[0])).to.include({ runAt: "infinity", lockedUntil: "infinity", finishedAt: "-infinity", createdAt: "infinity", startedAt: "-infinity" });
-    expect(byId.get(ids[2])).to.include({ runAt: "+200000-01-01T00:00:00.000Z", lockedUntil: "infinity", updatedAt: "infinity" });
+    const { jobs } = json.json() as { jobs: { id: string }[] };
+    const byId = new Map(jobs.map((job) => [job.id, job]));
+    expect(byId.get(ids[0]!)).to.include({ runAt: "infinity", lockedUntil: "infinity", finishedAt: "-infinity", createdAt: "infinity", startedAt: "-infinity" });
+    expect(byId.get(ids[2]!)).to.include({ runAt: "+200000-01-01T00:00:00.000Z", lockedUntil: "infinity", updatedAt: "infinity" });
   });
 
   it("jobs show prints them, in text and --json", async () => {
@@ -71,8 +72,8 @@ describe("read commands on times a Date cannot hold", () => {
     expect(text.stdout).to.match(/edge\s+2\s+1\s+0\s+1\s+0\s+\d+d( \d+h)?\s/);
     const json = await stint(["status", "edge", "--schema", test.schema, "--json"]);
     expect(json.code, json.stderr).to.equal(ExitCode.Ok);
-    const [edge] = json.json().queues;
+    const [edge] = (json.json() as { queues: { oldestDueAgeMs: number }[] }).queues;
     expect(edge).to.include({ queue: "edge", queued: 2, due: 1, retrying: 1 });
-    expect(edge.oldestDueAgeMs).to.be.above(6_000 * 365 * 86_400_000);
+    expect(edge!.oldestDueAgeMs).to.be.above(6_000 * 365 * 86_400_000);
   });
 });

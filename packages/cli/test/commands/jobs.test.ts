@@ -4,6 +4,21 @@ import { ExitCode } from "../../src/index";
 import { stint } from "../helpers/run-stint";
 import { enqueueJobs, makeDeadJobs, makeJobThatSucceededThirdTime } from "../helpers/job-states";
 
+/** What `stint jobs list --json` prints (the fields these tests read). */
+interface JobList {
+  readonly jobs: readonly { readonly id: string }[];
+  readonly nextBeforeId: string | null;
+}
+
+/** What `stint jobs show --json` prints (the fields these tests read). */
+interface ShownJob {
+  readonly lastError: string;
+  readonly finishedAt: string;
+  readonly meta: unknown;
+  readonly progress: unknown;
+  readonly history: readonly { readonly attempt: number; readonly outcome: string; readonly workerId: string; readonly durationMs: number; readonly error: unknown; readonly startedAt: string }[];
+}
+
 describe("stint jobs", () => {
   let test: TestSchema;
   let queued: string[];
@@ -30,8 +45,8 @@ describe("stint jobs", () => {
     it("filters by queue and state", async () => {
       const result = await stint(["jobs", "list", "--queue", "billing", "--state", "dead,failed", "--schema", test.schema, "--json"]);
       expect(result.code).to.equal(ExitCode.Ok);
-      const { jobs } = result.json();
-      expect(jobs.map((job: { id: string }) => job.id)).to.deep.equal([...dead].reverse());
+      const { jobs } = result.json() as JobList;
+      expect(jobs.map((job) => job.id)).to.deep.equal([...dead].reverse());
       expect((await stint(["jobs", "list", "--state", "running", "--schema", test.schema])).stdout).to.equal("No jobs match.\n");
     });
 
@@ -39,8 +54,8 @@ describe("stint jobs", () => {
       const first = await stint(["jobs", "list", "--queue", "mail", "--limit", "2", "--schema", test.schema]);
       expect(first.stdout).to.include(`More: add --before-id ${queued[3]} for the next page.`);
       const page = await stint(["jobs", "list", "--queue", "mail", "--limit", "2", "--before-id", queued[3]!, "--schema", test.schema, "--json"]);
-      const { jobs, nextBeforeId } = page.json();
-      expect(jobs.map((job: { id: string }) => job.id)).to.deep.equal([queued[2], queued[1]]);
+      const { jobs, nextBeforeId } = page.json() as JobList;
+      expect(jobs.map((job) => job.id)).to.deep.equal([queued[2], queued[1]]);
       expect(nextBeforeId).to.equal(queued[1]);
     });
 
@@ -64,7 +79,7 @@ describe("stint jobs", () => {
     });
 
     it("prints the job as JSON", async () => {
-      const job = (await stint(["jobs", "show", dead[0]!, "--schema", test.schema, "--json"])).json();
+      const job = (await stint(["jobs", "show", dead[0]!, "--schema", test.schema, "--json"])).json() as ShownJob;
       expect(job).to.include({ id: dead[0], queue: "billing", state: "dead", attempts: 1, maxAttempts: 25, errorCode: "STINT_PERMANENT" });
       expect(job.lastError).to.include("at charge (billing.ts:12:5)");
       expect(job.finishedAt).to.match(/^\d{4}-\d\d-\d\dT/);
@@ -86,22 +101,22 @@ describe("stint jobs", () => {
 
     it("prints the attempts as JSON", async () => {
       const id = await makeJobThatSucceededThirdTime(test.store, "charge", { tenant: "globex" });
-      const job = (await stint(["jobs", "show", id, "--schema", test.schema, "--json"])).json();
+      const job = (await stint(["jobs", "show", id, "--schema", test.schema, "--json"])).json() as ShownJob;
       expect(job).to.include({ id, state: "succeeded", attempts: 3 });
       expect(job.meta).to.deep.equal({ tenant: "globex" });
       expect(job.progress).to.deep.equal({ done: 10, of: 10 });
-      expect(job.history.map((a: { attempt: number; outcome: string; workerId: string; durationMs: number }) => [a.attempt, a.outcome, a.workerId, a.durationMs])).to.deep.equal([
+      expect(job.history.map((a) => [a.attempt, a.outcome, a.workerId, a.durationMs])).to.deep.equal([
         [1, "failed", "w1", 41],
         [2, "failed", "w2", 52],
         [3, "succeeded", "w3", 63],
       ]);
-      expect(job.history[0].error).to.deep.equal({
+      expect(job.history[0]!.error).to.deep.equal({
         message: "Error: gateway timeout (w1)",
         code: "STINT_TIMEOUT",
         stack: "Error: gateway timeout (w1)\n    at charge (billing.ts:12:5)",
       });
-      expect(job.history[0].startedAt).to.match(/^\d{4}-\d\d-\d\dT/);
-      expect(job.history[2].error).to.equal(null);
+      expect(job.history[0]!.startedAt).to.match(/^\d{4}-\d\d-\d\dT/);
+      expect(job.history[2]!.error).to.equal(null);
     });
 
     it("exits 3 when the job does not exist, 2 when the id is not one", async () => {

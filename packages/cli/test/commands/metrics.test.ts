@@ -49,8 +49,10 @@ describe("Prometheus metrics", () => {
 
   /** The queue gauges of `exposition` match what `stint status --json` shows, queue by queue. */
   async function expectGaugesMatchStatus(exposition: Exposition): Promise<number> {
-    const { queues } = (await stint(["status", "--schema", test.schema, "--json"])).json();
-    for (const row of queues as { queue: string; queued: number; due: number; running: number; retrying: number; dead: number; oldestDueAgeMs: number | null }[]) {
+    const { queues } = (await stint(["status", "--schema", test.schema, "--json"])).json() as {
+      queues: { queue: string; queued: number; due: number; running: number; retrying: number; dead: number; oldestDueAgeMs: number | null }[];
+    };
+    for (const row of queues) {
       const { queue } = row;
       expect(
         {

@@ -52,7 +52,7 @@ describe("stint prune", () => {
 
   it("prunes only the queues asked for", async () => {
     const result = await stint(["prune", "--succeeded-days", "0", "--queue", "other", "--schema", test.schema, "--json"]);
-    expect(result.json().deleted).to.deep.equal({ succeeded: 2, dead: 0, cancelled: 0 });
+    expect((result.json() as { deleted: unknown }).deleted).to.deep.equal({ succeeded: 2, dead: 0, cancelled: 0 });
   });
 
   it("names a bad retention (exit 78)", async () => {

@@ -20,7 +20,7 @@ describe("stint pause, resume and limit", () => {
     expect(await test.store.claimBatch({ queue: "mail", workerId: "w", limit: 5, leaseMs: 60_000 })).to.have.length(0);
 
     const status = await stint(["status", "--schema", test.schema, "--json"]);
-    const queues = status.json().queues as { queue: string; paused: boolean; queued: number }[];
+    const { queues } = status.json() as { queues: { queue: string; paused: boolean; queued: number }[] };
     expect(queues.map(({ queue, paused: isPaused, queued }) => ({ queue, paused: isPaused, queued }))).to.deep.equal([
       { queue: "mail", paused: true, queued: 2 },
       { queue: "sms", paused: true, queued: 0 },

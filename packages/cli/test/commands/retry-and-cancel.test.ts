@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
 import { ExitCode } from "../../src/index";
-import { stint } from "../helpers/run-stint";
+import { stint, type ErrorJson } from "../helpers/run-stint";
 import { enqueueJobs, makeDeadJobs, makeRunningJobs, makeSucceededJobs } from "../helpers/job-states";
 
 describe("stint retry and cancel", () => {
@@ -127,10 +127,10 @@ describe("stint retry and cancel", () => {
       const [done] = await makeSucceededJobs(test.store, "mail", 1);
       const finished = await stint(["cancel", done!, "--schema", test.schema, "--json"]);
       expect(finished.code).to.equal(ExitCode.WrongState);
-      expect(JSON.parse(finished.stderr).error).to.include({ code: "STINT_WRONG_STATE" });
+      expect((JSON.parse(finished.stderr) as ErrorJson).error).to.include({ code: "STINT_WRONG_STATE" });
       const missing = await stint(["cancel", "999999", "--schema", test.schema, "--json"]);
       expect(missing.code).to.equal(ExitCode.NotFound);
-      expect(JSON.parse(missing.stderr).error).to.include({ code: "STINT_NOT_FOUND" });
+      expect((JSON.parse(missing.stderr) as ErrorJson).error).to.include({ code: "STINT_NOT_FOUND" });
     });
   });
 });

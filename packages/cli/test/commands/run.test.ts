@@ -8,6 +8,11 @@ import { databaseUrl, stint } from "../helpers/run-stint";
 
 const APP = join(__dirname, "..", "fixtures", "test-app.js");
 
+/** The run report `stint run --once` prints (the fields these tests read). */
+interface RunReport {
+  readonly totals: { readonly claimed: number };
+}
+
 describe("stint run", () => {
   let test: TestSchema;
 
@@ -25,7 +30,7 @@ describe("stint run", () => {
     expect(result.code).to.equal(ExitCode.Ok);
     const lines = result.stdout.trimEnd().split("\n");
     expect(lines).to.have.length(1);
-    const report = JSON.parse(lines[0]!);
+    const report = JSON.parse(lines[0]!) as RunReport;
     expect(report).to.include({ mode: "once", exitCode: 0, stoppedBecause: "drained" });
     expect(report.totals).to.include({ claimed: 3, succeeded: 2, dead: 1 });
     const [counts] = await test.store.countByQueue({ queues: ["cli-echo"] });
@@ -52,7 +57,7 @@ describe("stint run", () => {
     await test.store.enqueueMany([buildNewJob(Echo, { text: "a" }), buildNewJob(Echo, { fail: true })]);
     const result = await run(["cli-echo", "--once", "--app", APP], { tty: false });
     expect(result.code).to.equal(ExitCode.Ok);
-    expect(JSON.parse(result.stdout).totals).to.include({ succeeded: 1, dead: 1 });
+    expect((JSON.parse(result.stdout) as RunReport).totals).to.include({ succeeded: 1, dead: 1 });
     expect(result.stderr).to.equal("");
   });
 
@@ -73,7 +78,7 @@ describe("stint run", () => {
     await test.store.enqueueMany(Array.from({ length: 5 }, (_, n) => buildNewJob(Echo, { text: String(n) })));
     const result = await run(["cli-echo", "--once", "--max-jobs", "2", "--app", APP]);
     expect(result.code).to.equal(ExitCode.Ok);
-    expect(JSON.parse(result.stdout).totals.claimed).to.equal(2);
+    expect((JSON.parse(result.stdout) as RunReport).totals.claimed).to.equal(2);
   });
 
   it("reads the app module from STINT_APP", async () => {

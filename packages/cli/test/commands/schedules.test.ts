@@ -53,8 +53,8 @@ describe("stint schedules list", () => {
     });
 
     it("prints them as JSON", async () => {
-      const { schedules } = (await stint(["schedules", "list", "--schema", test.schema, "--json"])).json();
-      const weekly = schedules.find((schedule: { name: string }) => schedule.name === "weekly-sales");
+      const { schedules } = (await stint(["schedules", "list", "--schema", test.schema, "--json"])).json() as { schedules: { name: string; payload: unknown }[] };
+      const weekly = schedules.find((schedule) => schedule.name === "weekly-sales");
       expect(weekly).to.deep.include({
         queue: "weekly-report",
         cron: "0 9 * * 1",
@@ -64,7 +64,7 @@ describe("stint schedules list", () => {
         enabled: true,
         maxAttempts: 5,
       });
-      expect(weekly.payload).to.deep.equal({ team: "weekly-sales" });
+      expect(weekly!.payload).to.deep.equal({ team: "weekly-sales" });
     });
   });
 });

@@ -4,6 +4,12 @@ import { ExitCode } from "../../src/index";
 import { stint } from "../helpers/run-stint";
 import { enqueueJobs, makeDeadJobs, makeRunningJobs, makeSucceededJobs } from "../helpers/job-states";
 
+/** What `stint status --json` prints (the fields these tests read). */
+interface StatusJson {
+  readonly schema: string;
+  readonly queues: readonly { readonly queue: string; readonly oldestDueAgeMs: number | null; readonly completedLast5m: number | null }[];
+}
+
 describe("stint status", () => {
   let test: TestSchema;
 
@@ -39,19 +45,19 @@ describe("stint status", () => {
   it("prints the same figures as JSON", async () => {
     const result = await stint(["status", "--schema", test.schema, "--json"]);
     expect(result.code).to.equal(ExitCode.Ok);
-    const { schema, queues } = result.json();
+    const { schema, queues } = result.json() as StatusJson;
     expect(schema).to.equal(test.schema);
-    expect(queues.map((queue: { queue: string }) => queue.queue)).to.deep.equal(["alpha", "beta"]);
+    expect(queues.map((queue) => queue.queue)).to.deep.equal(["alpha", "beta"]);
     expect(queues[1]).to.include({ queued: 0, due: 0, running: 2, retrying: 0, dead: 1, succeeded: 4, cancelled: 0, oldestDueAgeMs: null });
-    expect(queues[0].oldestDueAgeMs).to.be.a("number").and.at.least(0);
+    expect(queues[0]!.oldestDueAgeMs).to.be.a("number").and.at.least(0);
     // Jobs succeeded in the last five minutes: 4 once the store counts them, null until then.
-    expect([4, null]).to.include(queues[1].completedLast5m);
+    expect([4, null]).to.include(queues[1]!.completedLast5m);
   });
 
   it("shows only the queues asked for, zeros for an empty one", async () => {
     const result = await stint(["status", "beta", "gamma", "--schema", test.schema, "--json"]);
-    const { queues } = result.json();
-    expect(queues.map((queue: { queue: string }) => queue.queue)).to.deep.equal(["beta", "gamma"]);
+    const { queues } = result.json() as StatusJson;
+    expect(queues.map((queue) => queue.queue)).to.deep.equal(["beta", "gamma"]);
     expect(queues[1]).to.include({ queued: 0, running: 0, dead: 0 });
   });
 });

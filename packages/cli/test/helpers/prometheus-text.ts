@@ -17,7 +17,7 @@ export interface ParsedFamily {
   readonly metrics: readonly ParsedSample[];
 }
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- an untyped CommonJS module, typed by the cast
 const parse = require("parse-prometheus-text-format") as (text: string) => ParsedFamily[];
 
 /** An exposition, parsed by a Prometheus text-format parser, with lookups by name and labels. */

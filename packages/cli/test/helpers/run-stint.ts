@@ -22,7 +22,12 @@ export interface StintResult {
   readonly stdout: string;
   readonly stderr: string;
   /** stdout parsed as the one JSON document `--json` prints. */
-  json<T = any>(): T;
+  json(): unknown;
+}
+
+/** What a failing command prints to stderr with `--json`. */
+export interface ErrorJson {
+  readonly error: { readonly code: string; readonly message: string };
 }
 
 /** Options of {@link stint}. */
@@ -61,7 +66,7 @@ export async function stint(args: readonly string[], options: StintOptions = {})
     code,
     stdout: stdout.text,
     stderr: stderr.text,
-    json: () => JSON.parse(stdout.text),
+    json: () => JSON.parse(stdout.text) as unknown,
   };
 }
 

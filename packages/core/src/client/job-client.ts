@@ -80,7 +80,6 @@ export class JobClient {
    * await client.enqueue(Report, { tags: new Set(["a"]) }); // PayloadError: payload.tags: a Set cannot be stored as JSON; convert it to an array
    * ```
    */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   async enqueue<T, R = unknown>(definition: JobDefinition<T, R, any>, payload: T, options: EnqueueOptions = {}): Promise<EnqueuedJob<R>> {
     // Only a kind with a schema pays for the await: enqueue is on the path from producer to handler start.
     if (definition.schema !== undefined) await assertPayloadFitsSchema(definition.name, definition.schema, payload);
@@ -98,7 +97,6 @@ export class JobClient {
    * written: one refused payload refuses the whole batch.
    */
   async enqueueMany<T, R = unknown>(
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     definition: JobDefinition<T, R, any>,
     items: readonly BatchItem<T>[],
     options: { readonly transaction?: unknown } = {},
@@ -137,7 +135,6 @@ export class JobClient {
    * ```
    */
   waitFor<R>(job: EnqueuedJob<R>, options?: WaitOptions): Promise<R>;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   waitFor<R>(definition: JobDefinition<any, R>, id: string, options?: WaitOptions): Promise<R>;
   waitFor(id: string, options?: WaitOptions): Promise<unknown>;
   async waitFor(first: unknown, second?: unknown, third?: unknown): Promise<unknown> {

@@ -8,7 +8,6 @@ import type { ScheduleDefinition } from "../schedule/define-schedule";
 import { CLOCK, LOGGER, SCHEDULES, WORKERS } from "./tokens";
 
 /** Any worker, whatever its item type. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyQueueWorker = AbstractQueueWorker<any>;
 
 /** A worker class the container can construct. */

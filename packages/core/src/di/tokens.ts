@@ -25,7 +25,6 @@ export const LOGGER: InjectionToken<Logger> = Symbol.for("stint.Logger");
 export const CLOCK: InjectionToken<Clock> = Symbol.for("stint.Clock");
 
 /** Token under which every worker class is registered (see `registerWorkers`). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const WORKERS: InjectionToken<AbstractQueueWorker<any>> = Symbol.for("stint.Workers");
 
 /** Token of the `ScheduleStore` (registered by a driver). */

@@ -78,5 +78,5 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * quote whatever a handler met, and an outcome write must not fail on them.
  */
 function storable(text: string): string {
-  return text.replace(/\u0000/g, "\\u0000").replace(LONE_SURROGATE, "\uFFFD");
+  return text.replaceAll("\u0000", "\\u0000").replace(LONE_SURROGATE, "\uFFFD");
 }

@@ -46,14 +46,14 @@ export class EventHub<Events extends object> {
    */
   on<K extends keyof Events>(name: K, listener: EventListener<Events[K]>): () => void {
     if (typeof listener !== "function") throw new TypeError(`events.on("${String(name)}", listener): listener must be a function`);
-    this.#listeners.set(name, [...(this.#listeners.get(name) ?? []), listener as EventListener<never>]);
+    this.#listeners.set(name, [...(this.#listeners.get(name) ?? []), listener]);
     return () => this.off(name, listener);
   }
 
   /** Removes `listener` from `name` (its latest subscription, when added twice). */
   off<K extends keyof Events>(name: K, listener: EventListener<Events[K]>): void {
     const current = this.#listeners.get(name);
-    const index = current?.lastIndexOf(listener as EventListener<never>) ?? -1;
+    const index = current?.lastIndexOf(listener) ?? -1;
     if (current === undefined || index < 0) return;
     const next = current.filter((_, at) => at !== index);
     if (next.length === 0) this.#listeners.delete(name);

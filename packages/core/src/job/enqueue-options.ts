@@ -67,8 +67,7 @@ const ENQUEUE_KEYS = ["runAt", "delayMs", "priority", "maxAttempts", "timeoutMs"
  * delay, dedupe key) are checked once, by the store the job is handed to
  * (see `CheckedJobStore`), with the same errors; nothing is written then.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function buildNewJob<T>(definition: JobDefinition<T, unknown, any>, payload: T, options: EnqueueOptions<unknown> = {}): NewJob {
+export function buildNewJob<T>(definition: JobDefinition<T, unknown, any>, payload: T, options: EnqueueOptions = {}): NewJob {
   rejectUnknownOptions("enqueue", options, ENQUEUE_KEYS);
   const { defaults } = definition;
   const delayMs = options.delayMs ?? 0;
@@ -88,7 +87,7 @@ export function buildNewJob<T>(definition: JobDefinition<T, unknown, any>, paylo
   };
 }
 
-function dedupeModeOf(options: EnqueueOptions<unknown>, dedupeKey: string | null, delayMs: number): "keep" | "replace" {
+function dedupeModeOf(options: EnqueueOptions, dedupeKey: string | null, delayMs: number): "keep" | "replace" {
   const mode = options.dedupe ?? "keep";
   if (!DEDUPE_MODES.includes(mode)) throw new ConfigError("dedupe", `must be one of ${DEDUPE_MODES.join(", ")}, got ${JSON.stringify(mode)}`);
   if (mode !== "keep" && dedupeKey === null) throw new ConfigError("dedupe", `"${mode}" needs a dedupeKey`);

@@ -79,15 +79,12 @@ export interface SchemaJobDefinition<T, R = unknown, Item = T> extends JobDefini
 }
 
 /** The payload type of a job kind (what `enqueue` takes). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type PayloadOf<D> = D extends JobDefinition<infer T, any, any> ? T : never;
 
 /** The item type of a job kind (what its worker's `processItem` gets: the schema's output, else the payload type). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ItemOf<D> = D extends JobDefinition<any, any, infer Item> ? Item : never;
 
 /** The result type of a job kind (`unknown` when it declares none). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ResultOf<D> = D extends JobDefinition<any, infer R> ? R : never;
 
 /** The defaults stint uses when a job kind names none. */

@@ -130,7 +130,7 @@ function escapeRegExp(text: string): string {
 
 const MAX_DEPTH = 32;
 
-function* valuesAt(value: unknown, segments: readonly string[]): Generator<unknown> {
+function* valuesAt(value: unknown, segments: readonly string[]): Generator {
   if (Array.isArray(value)) {
     for (const item of value) yield* valuesAt(item, segments);
     return;

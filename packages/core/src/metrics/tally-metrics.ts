@@ -54,10 +54,10 @@ abstract class TallyMetric<L extends string, S> {
   }
 
   /** What the registry serves (`registry.metrics()`, `getMetricsAsJSON()`). */
-  async get(): Promise<ScrapedMetric> {
+  get(): Promise<ScrapedMetric> {
     const values: Sample[] = [];
     for (const { labels, series } of this.#series.values()) this.samplesOf(series, labels, values);
-    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+    return Promise.resolve({ name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values });
   }
 
   /** Zeroes every series (`registry.resetMetrics()`); series objects stay valid. */
@@ -95,7 +95,8 @@ class CountCell implements CountSeries {
 export class TallyCounter<L extends string> extends TallyMetric<L, CountSeries> {
   readonly type = "counter";
 
-  constructor(config: { readonly name: string; readonly help: string; readonly labelNames: readonly L[] }) {
+  /** Public, where the base's constructor is protected. */
+  public constructor(config: { readonly name: string; readonly help: string; readonly labelNames: readonly L[] }) {
     super(config);
   }
 

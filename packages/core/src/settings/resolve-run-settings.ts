@@ -97,7 +97,7 @@ export function settingOverrides(queue: QueueSettings): Partial<TunableSettings>
   for (const [key, setting] of Object.entries(queue.settings)) {
     if (setting.source.kind === "flag" || setting.source.kind === "env") overrides[key] = setting.value;
   }
-  return overrides as Partial<TunableSettings>;
+  return overrides;
 }
 
 /**

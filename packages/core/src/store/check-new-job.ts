@@ -3,7 +3,7 @@ import { assertStorableMeta } from "../job/job-meta";
 import { assertPayloadSize, assertStorableJson } from "../job/serialize-payload";
 import { MAX_ATTEMPTS, MAX_DEDUPE_KEY_LENGTH, MAX_DELAY_MS, MAX_PRIORITY, MAX_TIMEOUT_MS, MIN_PRIORITY } from "../limits";
 import { assertQueueName, assertScheduleName, assertStorableKey } from "../validation/names";
-import { integerOption } from "../validation/option-checks";
+import { integerOption, isArray } from "../validation/option-checks";
 import type { NewJob } from "./job-store";
 import type { ScheduleSpec } from "./schedule-store";
 
@@ -44,7 +44,7 @@ export function checkNewJob(job: NewJob, maxPayloadBytes: number): void {
  * A batch keeps the jobs that hold its dedupe keys: `replace` is refused.
  */
 export function checkNewJobs(jobs: readonly NewJob[], maxPayloadBytes: number): void {
-  if (!Array.isArray(jobs)) throw new ConfigError("jobs", "must be an array of NewJob objects");
+  if (!isArray(jobs)) throw new ConfigError("jobs", "must be an array of NewJob objects");
   for (const job of jobs) {
     checkNewJob(job, maxPayloadBytes);
     if (job.onDuplicate === "replace") throw new ConfigError("dedupe", 'a batch keeps the jobs that hold its keys; enqueue one by one to "replace" or "debounce"');

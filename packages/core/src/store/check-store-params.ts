@@ -3,7 +3,7 @@ import { JOB_STATES } from "../job/job-state";
 import { assertPayloadSize, assertStorableJson } from "../job/serialize-payload";
 import { MAX_BATCH_SIZE, MAX_EFFECT_KEY_LENGTH, MAX_LEASE_MS, MAX_PAGE_SIZE, MAX_PROGRESS_BYTES, MAX_RESCUE_BATCH, MAX_WORKER_ID_LENGTH } from "../limits";
 import { assertQueueName, assertStorableKey } from "../validation/names";
-import { integerOption } from "../validation/option-checks";
+import { integerOption, isArray } from "../validation/option-checks";
 import type { CompletedJob, DeadJob, JobAttempt, JobFailure, ProgressWrite, RetryingJob } from "./job-store";
 import type {
   ClaimBatchParams,
@@ -152,7 +152,7 @@ function checkWorkerId(workerId: unknown): void {
 
 /** Runs `check` on every item of `items`, an array; the option names the list in messages. */
 function checkEach<T>(option: string, items: readonly T[], check: (option: string, item: T) => void): void {
-  if (!Array.isArray(items)) throw new ConfigError(option, "must be an array");
+  if (!isArray(items)) throw new ConfigError(option, "must be an array");
   for (let index = 0; index < items.length; index += 1) check(option, items[index]!);
 }
 
@@ -219,7 +219,7 @@ function checkQueueList(queues: readonly string[] | undefined): void {
 }
 
 function checkStates(states: readonly string[], allowed: readonly string[]): void {
-  if (!Array.isArray(states) || states.length === 0 || !states.every((state) => allowed.includes(state))) {
+  if (!Array.isArray(states) || states.length === 0 || !states.every((state: string) => allowed.includes(state))) {
     throw new ConfigError("states", `must be a non-empty list of ${allowed.join(", ")}, got ${JSON.stringify(states)}`);
   }
 }

@@ -1,13 +1,13 @@
 import { ConfigError } from "../errors/config-errors";
 import { MAX_SCHEDULES_PER_FIRE } from "../limits";
-import { integerOption } from "../validation/option-checks";
+import { integerOption, isArray } from "../validation/option-checks";
 import { checkScheduleSpec } from "./check-new-job";
-import { payloadCeiling, type CheckedJobStore, type CheckedJobStoreOptions } from "./checked-job-store";
+import { payloadCeiling, type CheckedJobStoreOptions } from "./checked-job-store";
 import type { FireDueSchedulesParams, ScheduleFire, ScheduleRecord, ScheduleStore, SyncSchedulesParams } from "./schedule-store";
 
 /**
  * A `ScheduleStore` that checks every argument before handing it to the
- * store it wraps, as {@link CheckedJobStore} does for jobs: each schedule's
+ * store it wraps, as `CheckedJobStore` does for jobs: each schedule's
  * name and queue (`InvalidNameError`), payload (`PayloadError`, within
  * `maxPayloadBytes`) and job settings (`ConfigError`), names given twice,
  * and the callbacks and limits of the calls. A refused call rejects before
@@ -22,7 +22,7 @@ export class CheckedScheduleStore implements ScheduleStore {
   readonly #store: ScheduleStore;
   readonly #maxPayloadBytes: number;
 
-  /** Checks `options` like {@link CheckedJobStore}; wraps `store`, which it never calls here. */
+  /** Checks `options` like `CheckedJobStore`; wraps `store`, which it never calls here. */
   constructor(store: ScheduleStore, options: CheckedJobStoreOptions = {}) {
     if (typeof store !== "object" || store === null) throw new ConfigError("store", "must be a ScheduleStore");
     this.#store = store;
@@ -54,7 +54,7 @@ export class CheckedScheduleStore implements ScheduleStore {
 }
 
 function checkSchedules(params: SyncSchedulesParams, maxPayloadBytes: number): void {
-  if (!Array.isArray(params.schedules)) throw new ConfigError("schedules", "must be an array of ScheduleSpec objects (see defineSchedule)");
+  if (!isArray(params.schedules)) throw new ConfigError("schedules", "must be an array of ScheduleSpec objects (see defineSchedule)");
   if (typeof params.firstRunAt !== "function") throw new ConfigError("firstRunAt", "must be a function");
   const names = new Set<string>();
   for (const spec of params.schedules) {

@@ -134,7 +134,6 @@ export interface ProgressWrite {
  * callbacks: a Kysely `Transaction` for `@stint/postgres-driver`. Typed
  * loosely so a callback can declare the exact type it expects.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type StoreTransaction = any;
 
 /** Per-queue figures for dashboards and the CLI. */

@@ -56,7 +56,6 @@ const OPTION_KEYS = ["attempt", "maxAttempts", "timeoutMs", "meta", "clock", "st
 const QUIET: Logger = { error: () => undefined, warn: () => undefined, info: () => undefined, debug: () => undefined, child: () => QUIET, isLevelEnabled: () => false };
 
 /** The result type a worker's `processItem` declares. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type WorkerResult<W> = W extends AbstractQueueWorker<any, infer R> ? R : unknown;
 
 /**
@@ -78,7 +77,6 @@ export type WorkerResult<W> = W extends AbstractQueueWorker<any, infer R> ? R : 
  * const last = await runJob(worker, { userId: 42 }, { attempt: 5, maxAttempts: 5 }); // the last attempt: a failure is dead
  * ```
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function runJob<W extends AbstractQueueWorker<any, any>>(
   worker: W,
   payload: PayloadOf<W["job"]>,
@@ -93,7 +91,7 @@ export async function runJob<W extends AbstractQueueWorker<any, any>>(
   const { queue, workerId } = worker;
   const log = (options.log ?? QUIET).child({ queue, workerId });
   const { onDead, ...hooks } = workerHooks(worker);
-  const newJob = buildNewJob(worker.job, payload, {
+  const newJob = buildNewJob<unknown>(worker.job, payload, {
     ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(options.meta === undefined ? {} : { meta: options.meta }),

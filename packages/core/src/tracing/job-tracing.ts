@@ -79,11 +79,13 @@ function unchangedMeta<M>(meta: M | undefined): M | undefined {
 }
 
 /** The tracer provider of the API when no SDK registered one. */
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- the API offers no other way to tell its no-op provider from an SDK's
 const NO_SDK = new ProxyTracerProvider().getDelegate();
 
 /** Whether an SDK registered a tracer provider, or a span (of whatever origin) is active. */
 function tracingIsOn(): boolean {
   const provider = trace.getTracerProvider();
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- as above, for NO_SDK
   return !(provider instanceof ProxyTracerProvider && provider.getDelegate() === NO_SDK) || trace.getActiveSpan() !== undefined;
 }
 

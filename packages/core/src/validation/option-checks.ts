@@ -24,6 +24,21 @@ export function numberOption(option: string, value: unknown, min: number, max: n
   return value;
 }
 
+/**
+ * `Array.isArray` for a parameter typed as a list, which JavaScript callers
+ * may still pass anything for: it returns a plain boolean, so the parameter
+ * keeps its element type (`Array.isArray` would narrow a readonly list to
+ * `any[]`).
+ *
+ * @example
+ * ```ts
+ * if (!isArray(jobs)) throw new ConfigError("jobs", "must be an array of NewJob objects");
+ * ```
+ */
+export function isArray(value: unknown): boolean {
+  return Array.isArray(value);
+}
+
 /** Throws a `ConfigError` for keys of `input` that are not in `known` (catches typos). */
 export function rejectUnknownOptions(where: string, input: object, known: readonly string[]): void {
   for (const key of Object.keys(input)) {

@@ -89,7 +89,6 @@ export function workerHooks<T>(worker: AbstractQueueWorker<T>): BoundWorkerHooks
  */
 export abstract class AbstractQueueWorker<T, R = unknown> {
   /** The job kind this worker runs; its name is the queue it claims from; its items are `T`. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   abstract readonly job: JobDefinition<any, R, T>;
 
   /**

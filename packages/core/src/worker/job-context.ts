@@ -59,7 +59,6 @@ export interface JobContext {
    */
   progress(value: JsonValue): void;
   /** Enqueues another job (chaining). */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   enqueue<U>(definition: JobDefinition<U, unknown, any>, payload: U, options?: EnqueueOptions): Promise<EnqueueResult>;
 
   /**

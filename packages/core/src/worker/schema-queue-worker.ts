@@ -32,7 +32,6 @@ import { AbstractQueueWorker } from "./abstract-queue-worker";
  */
 export abstract class SchemaQueueWorker<T, R = unknown> extends AbstractQueueWorker<T, R> {
   /** The job kind this worker runs: one defined with a `schema` whose output is `T`. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   abstract override readonly job: SchemaJobDefinition<any, R, T>;
 
   /** Validates the stored payload with the job kind's schema; a failure is a `ParseError` with the validator's messages. */

@@ -32,7 +32,7 @@ export class WakeUp {
    * cancel();
    * ```
    */
-  waiter(): { readonly woken: Promise<void>; cancel(): void } {
+  waiter(): { readonly woken: Promise<void>; readonly cancel: () => void } {
     if (this.#pending) {
       this.#pending = false;
       return { woken: Promise.resolve(), cancel: noop };

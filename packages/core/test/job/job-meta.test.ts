@@ -29,7 +29,7 @@ describe("job meta", () => {
     const error = await refusal(new JobClient(store).enqueue(Report, { id: 1 }, { meta: { note: "x".repeat(MAX_META_BYTES) } }));
     expect(calls).to.deep.equal([]);
     expect(error).to.be.instanceOf(PayloadError);
-    expect(error!.message).to.match(/^meta of queue "report" is 8203 bytes of JSON \(meta\), more than the limit of 8192 bytes$/);
+    expect(error.message).to.match(/^meta of queue "report" is 8203 bytes of JSON \(meta\), more than the limit of 8192 bytes$/);
     expect(error).to.include({ sizeBytes: 8_203, limitBytes: MAX_META_BYTES, path: "meta" });
   });
 

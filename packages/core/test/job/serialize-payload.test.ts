@@ -14,7 +14,7 @@ describe("serializePayload", () => {
 
   it("refuses what JSON cannot carry, naming where it is", () => {
     const cyclic: Record<string, unknown> = { a: 1 };
-    cyclic.self = cyclic;
+    cyclic["self"] = cyclic;
     const cases: Array<[unknown, string]> = [
       [undefined, "payload is undefined"],
       [{ amount: 10n }, "payload.amount is a bigint"],

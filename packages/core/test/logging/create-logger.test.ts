@@ -24,7 +24,7 @@ describe("createLogger", () => {
     log.info("not written");
     log.warn("written");
     const lines = await stream.lines(1);
-    expect(lines.map((line) => JSON.parse(line).message)).to.deep.equal(["written"]);
+    expect(lines.map((line) => (JSON.parse(line) as { message: string }).message)).to.deep.equal(["written"]);
   });
 
   it("writes pretty lines when STINT_LOG_FORMAT is pretty, even off a terminal", async () => {

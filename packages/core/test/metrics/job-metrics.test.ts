@@ -15,7 +15,7 @@ interface ParsedFamily {
   readonly metrics: readonly { readonly labels?: Record<string, string>; readonly value?: string }[];
 }
 // The Prometheus text-format parser the CLI tests use; it ships no types.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- an untyped CommonJS module, typed by the cast
 const parseExposition = require("parse-prometheus-text-format") as (text: string) => ParsedFamily[];
 
 function job(id: string, queue: string, runAt: number): ClaimedJob {

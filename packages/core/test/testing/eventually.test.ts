@@ -31,7 +31,7 @@ describe("eventually", () => {
       { timeoutMs: 30, intervalMs: 5, what: "the server" },
     ).then(
       () => undefined,
-      (thrown: Error) => thrown,
+      (thrown: unknown) => thrown as Error,
     );
     expect(error?.message).to.equal("timed out after 30 ms waiting for the server; the last check threw: connection refused");
     expect(error?.cause).to.equal(failure);
@@ -41,7 +41,7 @@ describe("eventually", () => {
     let calls = 0;
     const error = await eventually(() => ((calls += 1), false), { timeoutMs: 0 }).then(
       () => undefined,
-      (thrown: Error) => thrown,
+      (thrown: unknown) => thrown as Error,
     );
     expect(calls).to.equal(1);
     expect(error?.message).to.equal("timed out after 0 ms waiting for the condition");
@@ -50,7 +50,7 @@ describe("eventually", () => {
   it("refuses options it does not know, naming them", async () => {
     const error = await eventually(() => true, { timeout: 5 } as never).then(
       () => undefined,
-      (thrown: Error) => thrown,
+      (thrown: unknown) => thrown as Error,
     );
     expect(error).to.be.instanceOf(ConfigError);
     expect(error?.message).to.contain("eventually.timeout");

@@ -13,7 +13,7 @@ const Report = defineJob<{ readonly reportId: number }>("build-report", { maxAtt
 function rejectionOf(promise: Promise<unknown>): Promise<Error | undefined> {
   return promise.then(
     () => undefined,
-    (thrown: Error) => thrown,
+    (thrown: unknown) => thrown as Error,
   );
 }
 

@@ -39,7 +39,10 @@ describe("ManualClock", () => {
     void clock.sleep(5_000).then(() => (woke = true));
     await clock.set(new Date(5_000));
     expect(woke).to.equal(true);
-    const refusal = (promise: Promise<void>) => promise.then(() => undefined, (thrown: Error) => thrown);
+    const refusal = (promise: Promise<void>) => promise.then(
+        () => undefined,
+        (thrown: unknown) => thrown as Error,
+      );
     const back = await refusal(clock.set(4_999));
     expect(back).to.be.instanceOf(ConfigError);
     expect(back?.message).to.contain("instant");

@@ -228,9 +228,15 @@ describe("runJob", () => {
 
   it("refuses an attempt beyond maxAttempts and an unknown option, naming them", async () => {
     const worker = new ChargeWorker(async () => "ok");
-    const beyond = await runJob(worker, { invoiceId: 1 }, { attempt: 4 }).then(() => undefined, (thrown: Error) => thrown);
+    const beyond = await runJob(worker, { invoiceId: 1 }, { attempt: 4 }).then(
+      () => undefined,
+      (thrown: unknown) => thrown as Error,
+    );
     expect(beyond?.message).to.contain("attempt");
-    const typo = await runJob(worker, { invoiceId: 1 }, { attempts: 2 } as never).then(() => undefined, (thrown: Error) => thrown);
+    const typo = await runJob(worker, { invoiceId: 1 }, { attempts: 2 } as never).then(
+      () => undefined,
+      (thrown: unknown) => thrown as Error,
+    );
     expect(typo?.message).to.contain("runJob.attempts");
   });
 });

@@ -165,7 +165,9 @@ describe("DeadHookRunner", () => {
     const { clock, store, failures, runner } = setUp(
       (_job, _error, ctx) =>
         new Promise<void>(() => {
-          ctx.signal.addEventListener("abort", () => (reason = ctx.signal.reason));
+          ctx.signal.addEventListener("abort", () => {
+            reason = ctx.signal.reason;
+          });
         }),
       { onDeadTimeoutMs: 1_000 },
     );

@@ -32,7 +32,7 @@ describe("resolveWorkerOptions", () => {
       [{ concurency: 4 }, "`options.concurency`"],
     ];
     for (const [input, name] of cases) {
-      expect(() => resolveWorkerOptions(input as never), name).to.throw(ConfigError, name);
+      expect(() => resolveWorkerOptions(input), name).to.throw(ConfigError, name);
     }
   });
 });

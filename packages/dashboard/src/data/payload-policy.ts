@@ -39,7 +39,7 @@ export class PayloadPolicy {
     if (!Array.isArray(kinds)) throw new ConfigError("jobKinds", "must be an array of job kinds (defineJob results)");
     if (visibility !== "known-kinds" && visibility !== "all") throw new ConfigError("payloads", 'must be "known-kinds" or "all"');
     const fields = new Map<string, readonly string[]>();
-    for (const kind of kinds) {
+    for (const kind of kinds as readonly KnownJobKind[]) {
       if (typeof kind?.name !== "string") throw new ConfigError("jobKinds", "each job kind must have a name (use defineJob)");
       fields.set(kind.name, [...(fields.get(kind.name) ?? []), ...(kind.secretFields ?? [])]);
     }

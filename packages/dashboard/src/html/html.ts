@@ -30,6 +30,9 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => ESCAPES[character]!);
 }
 
+/** What a template may hold: markup, text, a number, nothing (`null`, `undefined`, `false`), or a list of these. */
+export type HtmlValue = Html | string | number | boolean | null | undefined | readonly HtmlValue[];
+
 /**
  * The one way the dashboard writes HTML: a template whose every value is
  * escaped unless it is {@link Html} already. Arrays are joined; `null`,
@@ -41,7 +44,7 @@ export function escapeHtml(text: string): string {
  * html`<ul>${items.map((item) => html`<li>${item}</li>`)}</ul>`;
  * ```
  */
-export function html(strings: TemplateStringsArray, ...values: readonly unknown[]): Html {
+export function html(strings: TemplateStringsArray, ...values: readonly HtmlValue[]): Html {
   let out = strings[0]!;
   values.forEach((value, index) => {
     out += render(value) + strings[index + 1]!;
@@ -57,7 +60,7 @@ export function trustedHtml(text: string): Html {
   return new Html(text);
 }
 
-function render(value: unknown): string {
+function render(value: HtmlValue): string {
   if (value instanceof Html) return value.toString();
   if (value === null || value === undefined || value === false) return "";
   if (Array.isArray(value)) return value.map(render).join("");

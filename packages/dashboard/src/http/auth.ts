@@ -46,14 +46,14 @@ export interface Authenticator {
 export function resolveAuth(auth: unknown): Authenticator {
   if (auth === "none") return noAuth();
   if (typeof auth === "object" && auth !== null && "token" in auth) {
-    const { token } = auth as { token: unknown };
+    const { token } = auth;
     if (typeof token !== "string" || token.length < MIN_TOKEN_LENGTH || /\s/.test(token)) {
       throw new ConfigError("auth.token", `must be a text of at least ${MIN_TOKEN_LENGTH} characters without spaces`);
     }
     return tokenAuth(token);
   }
   if (typeof auth === "object" && auth !== null && "basicAuth" in auth) {
-    const { username, password } = ((auth as { basicAuth: unknown }).basicAuth ?? {}) as { username?: unknown; password?: unknown };
+    const { username, password } = (auth.basicAuth ?? {}) as { username?: unknown; password?: unknown };
     if (typeof username !== "string" || username.length === 0 || username.includes(":")) {
       throw new ConfigError("auth.basicAuth.username", "must be a non-empty text without a colon");
     }

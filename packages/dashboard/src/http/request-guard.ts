@@ -1,5 +1,4 @@
 import type { IncomingMessage } from "node:http";
-import type { TLSSocket } from "node:tls";
 
 /**
  * True when a POST comes from a page of another site, as far as the
@@ -21,7 +20,7 @@ export function isCrossSite(request: IncomingMessage): boolean {
 
 /** True when the request came over TLS (directly, or through a proxy that says so). */
 export function isSecure(request: IncomingMessage): boolean {
-  return (request.socket as TLSSocket).encrypted === true || firstHeader(request.headers["x-forwarded-proto"]) === "https";
+  return ("encrypted" in request.socket && request.socket.encrypted === true) || firstHeader(request.headers["x-forwarded-proto"]) === "https";
 }
 
 function firstHeader(value: string | string[] | undefined): string | undefined {

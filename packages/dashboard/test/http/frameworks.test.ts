@@ -32,7 +32,7 @@ const MOUNTS: Record<string, (dashboard: DashboardHandler) => Promise<{ origin: 
     app.addContentTypeParser("application/x-www-form-urlencoded", (_request, _payload, done) => done(null));
     const serve = (request: { raw: Parameters<DashboardHandler>[0] }, reply: { hijack(): void; raw: Parameters<DashboardHandler>[1] }): void => {
       reply.hijack();
-      void dashboard(request.raw, reply.raw);
+      dashboard(request.raw, reply.raw);
     };
     app.all(BASE, serve);
     app.all(`${BASE}/*`, serve);

@@ -1,7 +1,6 @@
 import { expect } from "chai";
 import { JobClient, type JobContext } from "@stint/core";
 import type { KyselyPlugin } from "kysely";
-import type { AppDb } from "../../src/app/app-tables";
 import { NightlyCleanup } from "../../src/jobs/nightly-cleanup";
 import { NightlyCleanupWorker, type NightlyCleanupResult } from "../../src/workers/nightly-cleanup-worker";
 import { createAppFixture, FAST_BACKOFF, jobRow, writtenWithSql, type AppFixture } from "../support/app-fixture";
@@ -68,7 +67,7 @@ describe("NightlyCleanupWorker", () => {
         deletes += 1;
         if (deletes === 3) controller.abort(new Error("shutting down"));
       }),
-    ) as AppDb;
+    );
     const worker = new DirectCleanupWorker(app.store, app.log, counted, FAST_BACKOFF);
     const ctx: JobContext = {
       job: { id: "1", queue: NightlyCleanup.name, payload: {}, attempt: 1, maxAttempts: 5, priority: 0, timeoutMs: null, createdAt: new Date(), runAt: new Date() },

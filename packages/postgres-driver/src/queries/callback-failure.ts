@@ -5,8 +5,10 @@
  * was thrown instead of translating it like a failure of stint's own SQL.
  * Never leaves the driver.
  */
-export class CallbackFailure {
-  constructor(readonly error: unknown) {}
+export class CallbackFailure extends Error {
+  constructor(readonly error: unknown) {
+    super("a callback failed inside a transaction");
+  }
 }
 
 /**

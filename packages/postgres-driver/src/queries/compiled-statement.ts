@@ -17,6 +17,7 @@ class Slot {
  * const queue = valueSlot<string>("queue");
  * ```
  */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the type of the value the slot stands for
 export function valueSlot<T>(name: string): T {
   return new Slot(name) as unknown as T;
 }
@@ -58,7 +59,7 @@ export class CompiledStatements<R> {
     // 40 µs before the send to a worker idle between jobs, on the path from enqueue to handler start.
     const pool = directPoolOf(executor);
     if (pool !== undefined) return pool.query<R & object>(compiled.sql, parameters);
-    return executor.executeQuery<R>(CompiledQuery.raw(compiled.sql, parameters) as CompiledQuery<R>);
+    return executor.executeQuery<R>(CompiledQuery.raw(compiled.sql, parameters));
   }
 }
 

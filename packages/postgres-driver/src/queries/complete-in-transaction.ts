@@ -4,7 +4,7 @@ import { runCallback } from "./callback-failure";
 import { completeJobsStatement } from "./complete-jobs";
 
 /** Thrown inside the transaction to roll it back when the fence matched no row. */
-class AttemptNotOwned {}
+class AttemptNotOwned extends Error {}
 
 /**
  * Runs `work` and then marks the attempt `succeeded` with its result, in

@@ -28,7 +28,7 @@ export async function readSchemaVersion(executor: Kysely<any>, schema: string): 
        EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = ${schema}) AS schema_exists,
        to_regclass(format('%I.migrations', ${schema}::text)) IS NOT NULL AS has_migrations`.execute(executor);
   const found = rows[0];
-  if (found === undefined || !found.schema_exists) return Object.freeze({ exists: false, version: 0 });
+  if (!found?.schema_exists) return Object.freeze({ exists: false, version: 0 });
   if (!found.has_migrations) return Object.freeze({ exists: true, version: 0 });
   const applied = await sql<{ version: number }>`SELECT coalesce(max(version), 0)::integer AS version
   FROM ${sql.id(schema, "migrations")}`.execute(executor);

@@ -91,7 +91,7 @@ function enqueueStatement(schema: string, job: NewJob): RawBuilder<EnqueueRow> {
   const insert = sql`INSERT INTO ${jobs} AS jobs (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta)
   VALUES (${job.queue}, ${job.payloadJson}::jsonb, ${job.priority}::smallint, ${job.maxAttempts}::integer,
           ${job.timeoutMs}::integer, COALESCE(${job.runAt}::timestamptz, now()) + ${millisecondsInterval(job.delayMs)},
-          ${job.dedupeKey === null ? sql`NULL` : job.dedupeKey}::text, ${job.metaJson ?? null}::jsonb)`;
+          ${job.dedupeKey ?? sql`NULL`}::text, ${job.metaJson ?? null}::jsonb)`;
   if (job.dedupeKey === null) return prepared(sql<EnqueueRow>`${insert} RETURNING id, false AS duplicate`);
   // replace: a queued holder of the key takes this job's fields; `xmax` is set on a row this statement updated, 0 on one it inserted.
   const onConflict =

@@ -28,7 +28,7 @@ import { JOB_COLUMNS, jobsTable, toJobRecord, type JobRow } from "./job-row";
  * ```
  */
 export async function listJobs(executor: Kysely<any>, schema: string, params: ListJobsParams): Promise<readonly JobRecord[]> {
-  if (params.states !== undefined && params.states.length === 0) return Object.freeze([]);
+  if (params.states?.length === 0) return Object.freeze([]);
   const conditions: RawBuilder<unknown>[] = [sql`true`];
   if (params.queue !== undefined) conditions.push(sql`queue = ${params.queue}`);
   if (params.states !== undefined) conditions.push(sql`state = ANY(${[...params.states]}::text[])`);

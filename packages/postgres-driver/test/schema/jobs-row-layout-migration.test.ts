@@ -66,7 +66,10 @@ describe("migration 6 (jobs-row-layout)", () => {
     // The sequence carries on after the copied ids, and the dedupe key is still unique among active jobs.
     const { rows: inserted } = await sql<{ id: string }>`INSERT INTO ${jobs} (queue, payload) VALUES ('mail', '{}') RETURNING id`.execute(db);
     expect(Number(inserted[0]?.id)).to.be.greaterThan(Math.max(...before.map((row) => Number((row["row"] as { id: number }).id))));
-    const duplicate = await sql`INSERT INTO ${jobs} (queue, payload, dedupe_key) VALUES ('mail', '{}', 'k1')`.execute(db).then(() => "inserted", (error: Error) => error.message);
+    const duplicate = await sql`INSERT INTO ${jobs} (queue, payload, dedupe_key) VALUES ('mail', '{}', 'k1')`.execute(db).then(
+        () => "inserted",
+        (error: unknown) => (error as Error).message,
+      );
     expect(duplicate).to.contain("jobs_dedupe_key_idx");
   });
 });

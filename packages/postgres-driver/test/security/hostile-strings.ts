@@ -89,7 +89,7 @@ const bit = fc.oneof(fc.constantFrom(...SQL_BITS), fc.constantFrom(...UNICODE_BI
 /** A reserved or notable word with some letters upper-cased: `Stint`, `PUBLIC`, `pG_catalog`. */
 const caseVariant = fc
   .tuple(fc.constantFrom(...NOTABLE_NAMES), fc.array(fc.boolean(), { minLength: 20, maxLength: 20 }))
-  .map(([word, upper]) => [...word].map((char, index) => (upper[index] ? char.toUpperCase() : char)).join(""));
+  .map(([word, upper]) => Array.from(word).map((char, index) => (upper[index] ? char.toUpperCase() : char)).join(""));
 
 /** Strings several kinds of input put in names and data; some are valid names, most are not. */
 export function hostileString(): fc.Arbitrary<string> {

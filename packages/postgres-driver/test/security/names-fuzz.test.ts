@@ -230,7 +230,7 @@ describe("10,000 hostile strings as names, keys and payload text", function () {
     const stored = new Map((await store.listSchedules()).map((schedule) => [schedule.name, schedule]));
     for (const [name] of accepted) {
       const schedule = stored.get(name);
-      expect(schedule !== undefined && JSON.parse(schedule.payloadJson).text === name, `schedule read back differs for ${label(name)}`).to.equal(true);
+      expect(schedule !== undefined && (JSON.parse(schedule.payloadJson) as { text: unknown }).text === name, `schedule read back differs for ${label(name)}`).to.equal(true);
     }
   });
 

@@ -95,7 +95,6 @@ describe("leases, heartbeats and shutdown", () => {
       },
     });
     const runs: { attempt: number; started: number; stopped: number }[] = [];
-    let firstClaimSent = 0;
     const worker = new ScriptedWorker(
       hangingHeartbeats,
       {
@@ -111,7 +110,7 @@ describe("leases, heartbeats and shutdown", () => {
       },
       { leaseMs },
     );
-    firstClaimSent = Date.now();
+    const firstClaimSent = Date.now();
     const summary = await worker.start();
 
     expect(summary).to.include({ claimed: 2, succeeded: 1, leaseLost: 1, writeFailed: 0 });
@@ -219,7 +218,7 @@ describe("leases, heartbeats and shutdown", () => {
           };
         }
         const value: unknown = Reflect.get(target, property, target);
-        return typeof value === "function" ? value.bind(target) : value;
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
       },
     });
     let handlerRuns = 0;

@@ -71,7 +71,7 @@ export class ScriptedWorker extends AbstractQueueWorker<Task> {
  * Registers mocha hooks that give each test a freshly migrated schema;
  * `schema()` is the current test's, `enqueue(n)` adds a task job to it.
  */
-export function schemaPerTest(): { schema(): TestSchema; enqueue(n: number): Promise<string> } {
+export function schemaPerTest(): { readonly schema: () => TestSchema; readonly enqueue: (n: number) => Promise<string> } {
   let current: TestSchema | undefined;
   beforeEach(async () => {
     current = await createTestSchema();

@@ -23,7 +23,7 @@ export function assertAbove(actual: unknown, bound: number, message?: string): v
 
 /** Asserts that the text or list `actual` contains `part`. */
 export function assertContains(actual: string | readonly unknown[] | null | undefined, part: unknown, message?: string): void {
-  assert.ok(actual !== null && actual !== undefined && actual.includes(part as string), message ?? `expected ${JSON.stringify(actual)} to contain ${JSON.stringify(part)}`);
+  assert.ok(actual?.includes(part as string) === true, message ?? `expected ${JSON.stringify(actual)} to contain ${JSON.stringify(part)}`);
 }
 
 /** Asserts that the list `actual` does not contain `part`. */

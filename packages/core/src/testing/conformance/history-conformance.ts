@@ -159,7 +159,10 @@ export function describeHistoryConformance<Tx>(ctx: ConformanceContext<Tx>): voi
 
     testCase("refuses meta that is not an object before anything is written", async () => {
       const queue = ctx.freshQueue();
-      const error = await ctx.store().enqueue(newJob(queue, {}, { metaJson: "[1]" })).then(() => undefined, (thrown: Error) => thrown);
+      const error = await ctx.store().enqueue(newJob(queue, {}, { metaJson: "[1]" })).then(
+        () => undefined,
+        (thrown: unknown) => thrown as Error,
+      );
       assert.match(error?.message ?? "", /meta/);
       assert.equal((await ctx.store().listJobs({ queue, limit: 5 })).length, 0);
     });

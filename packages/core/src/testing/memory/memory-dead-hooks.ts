@@ -69,7 +69,7 @@ export function finishDeadHooks(state: MemoryState, params: { readonly workerId:
     const id = jobKey(hook.id);
     const key = id === undefined ? undefined : hookKey(id, hook.attempt);
     const row = key === undefined ? undefined : state.deadHooks.get(key);
-    if (row === undefined || row.lockedBy !== params.workerId) continue;
+    if (row?.lockedBy !== params.workerId) continue;
     state.deadHooks.delete(key!);
     done.push(row.jobId);
   }

@@ -1,5 +1,6 @@
 import { ConfigError } from "../../errors/config-errors";
 import { assertStorableMeta } from "../../job/job-meta";
+import { isArray } from "../../validation/option-checks";
 import type { EnqueueResult, NewJob } from "../../store/job-store";
 import { newJobRow, type MemoryJobRow } from "./memory-rows";
 import { keyOf, type KeyHold, type MemoryState } from "./memory-state";
@@ -36,7 +37,7 @@ export async function enqueueOne(state: MemoryState, job: NewJob, transaction: M
  * Every job is checked before any is written; a batch never replaces.
  */
 export async function enqueueBatch(state: MemoryState, jobs: readonly NewJob[], transaction: MemoryTransaction | undefined): Promise<readonly EnqueueResult[]> {
-  if (!Array.isArray(jobs)) throw new ConfigError("jobs", "must be an array of NewJob objects");
+  if (!isArray(jobs)) throw new ConfigError("jobs", "must be an array of NewJob objects");
   for (const job of jobs) {
     checkNewJob(job);
     if (job.onDuplicate === "replace") throw new ConfigError("dedupe", 'a batch keeps the jobs that hold its keys; enqueue one by one to "replace" or "debounce"');

@@ -11,7 +11,7 @@ import type { MemoryState } from "./memory-state";
 export function heldAttempt(state: MemoryState, workerId: string, job: JobAttempt): MemoryJobRow | undefined {
   const id = jobKey(job.id);
   const row = id === undefined ? undefined : state.jobs.get(id);
-  return row !== undefined && row.state === "running" && row.lockedBy === workerId && row.attempts === job.attempt ? row : undefined;
+  return row?.state === "running" && row.lockedBy === workerId && row.attempts === job.attempt ? row : undefined;
 }
 
 /** Applies `write` to each attempt the worker still holds; returns the ids that applied. */

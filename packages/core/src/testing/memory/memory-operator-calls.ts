@@ -98,7 +98,7 @@ function requeue(row: MemoryJobRow, now: number): void {
 
 /** Waits while an open transaction holds the key. */
 async function keyReleased(state: MemoryState, queue: string, dedupeKey: string): Promise<void> {
-  for (let hold = state.keyHolds.get(keyOf(queue, dedupeKey)); hold !== undefined && hold.transaction.state === "open"; hold = state.keyHolds.get(keyOf(queue, dedupeKey))) {
+  for (let hold = state.keyHolds.get(keyOf(queue, dedupeKey)); hold?.transaction.state === "open"; hold = state.keyHolds.get(keyOf(queue, dedupeKey))) {
     await hold.ended;
   }
 }

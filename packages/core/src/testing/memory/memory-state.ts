@@ -53,7 +53,7 @@ export class MemoryState {
   insert(row: MemoryJobRow): void {
     this.jobs.set(row.id, row);
     let queue = this.#byQueue.get(row.queue);
-    if (queue === undefined) this.#byQueue.set(row.queue, (queue = new Map()));
+    if (queue === undefined) this.#byQueue.set(row.queue, (queue = new Map<string, MemoryJobRow>()));
     queue.set(row.id, row);
   }
 

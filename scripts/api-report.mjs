@@ -51,7 +51,12 @@ try {
     for (const name of forgotten.filter((symbol) => !siblings.has(symbol))) {
       problems.push(`${entry.importPath}: its API uses ${name}, which no entry point of ${entry.packageName} exports; export it, or stop using it`);
     }
-    const earlier = new Set(reports.slice(0, index).filter((other) => other.entry.packageName === entry.packageName).flatMap((other) => other.names));
+    const earlier = new Set(
+      reports
+        .slice(0, index)
+        .filter((other) => other.entry.packageName === entry.packageName)
+        .flatMap((other) => other.names),
+    );
     for (const name of report.names.filter((exported) => earlier.has(exported))) {
       problems.push(`${entry.packageName}: ${name} is exported by two of its entry points; give each name one home (an implementer may import from both)`);
     }
@@ -61,7 +66,8 @@ try {
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }
-if (problems.length > 0) console.error(`api-report: ${problems.join("\napi-report: ")}\n\nFix these in the code: the report records the API, it cannot make a type nameable.\n`);
+if (problems.length > 0)
+  console.error(`api-report: ${problems.join("\napi-report: ")}\n\nFix these in the code: the report records the API, it cannot make a type nameable.\n`);
 if (stale.length > 0) fail(stale.join("\n"));
 if (problems.length > 0) process.exit(1);
 console.log(`api-report: ${entries.length} entry point${entries.length === 1 ? "" : "s"} ${options.update ? "written" : "up to date"}`);
@@ -77,7 +83,10 @@ function publicEntryPoints() {
     return Object.entries(exportsMap).map(([subpath, target]) => {
       const types = typeof target === "string" ? target : target?.types;
       if (subpath.includes("*") || typeof types !== "string" || !types.endsWith(".d.ts")) {
-        fail(`${manifest.name}: exports["${subpath}"] names no declaration file ("types": "….d.ts")`, "Give every entry point of the exports map a types condition.");
+        fail(
+          `${manifest.name}: exports["${subpath}"] names no declaration file ("types": "….d.ts")`,
+          "Give every entry point of the exports map a types condition.",
+        );
       }
       const name = subpath === "." ? "index" : subpath.replace(/^\.\//, "").replaceAll("/", "-");
       return {

@@ -24,7 +24,9 @@ async function measure(withHistory) {
     const jobs = sql.id(test.schema, "jobs");
     const history = sql.id(test.schema, "job_attempts");
     await sql`INSERT INTO ${jobs} (queue, payload) SELECT 'wal', jsonb_build_object('n', n) FROM generate_series(1, ${JOBS}::integer) AS n`.execute(test.db);
-    await sql`UPDATE ${jobs} SET state = 'running', locked_by = 'w', locked_until = now() + interval '1 hour', attempts = 1, started_at = now()`.execute(test.db);
+    await sql`UPDATE ${jobs} SET state = 'running', locked_by = 'w', locked_until = now() + interval '1 hour', attempts = 1, started_at = now()`.execute(
+      test.db,
+    );
     await sql`CHECKPOINT`.execute(test.db).catch(() => undefined);
     const { rows: ids } = await sql`SELECT id FROM ${jobs} ORDER BY id`.execute(test.db);
     const insert = withHistory

@@ -35,11 +35,10 @@ try {
     git(clone, "tag", "--annotate", "--message", tag, tag, seed);
   }
   const before = read(clone, "CHANGELOG.md");
-  execFileSync(
-    process.execPath,
-    [lerna, "version", "--conventional-commits", "--no-git-tag-version", "--no-push", "--yes", "--loglevel", "error"],
-    { cwd: clone, stdio: ["ignore", "inherit", "inherit"] },
-  );
+  execFileSync(process.execPath, [lerna, "version", "--conventional-commits", "--no-git-tag-version", "--no-push", "--yes", "--loglevel", "error"], {
+    cwd: clone,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
   const next = versionIn(clone);
   if (next === current) {
     console.log(`release:dry: nothing to release since ${tag}`);

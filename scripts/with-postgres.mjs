@@ -59,9 +59,7 @@ async function runWithThrowawayServer() {
     console.error(`with-postgres: started a throwaway PostgreSQL on 127.0.0.1:${server.port} in ${Date.now() - started} ms`);
   } catch (error) {
     const reason = (error instanceof Error ? error.message : String(error)).replace(/\.$/, "");
-    console.error(
-      `with-postgres: could not start a throwaway PostgreSQL: ${reason}. Set DATABASE_URL=postgres://… to use a server of your own.`,
-    );
+    console.error(`with-postgres: could not start a throwaway PostgreSQL: ${reason}. Set DATABASE_URL=postgres://… to use a server of your own.`);
     return interruptedBy ? 128 + constants.signals[interruptedBy] : EXIT_CANNOT_START;
   } finally {
     if (interruptedBy) await server?.stop();

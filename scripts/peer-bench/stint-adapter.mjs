@@ -9,22 +9,22 @@
 // always on. STINT_BENCH_MAX_RUNNING=N caps the queue's running jobs at N
 // across all workers (the claims then take the controlled path). The
 // variables reach the forked worker processes of W4.
-import { createRequire } from 'node:module';
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
+import { createRequire } from "node:module";
+import { execFileSync } from "node:child_process";
+import path from "node:path";
 
 const ROOT = process.env.STINT_ROOT ?? process.cwd();
-const load = createRequire(path.join(ROOT, 'package.json'));
-load('reflect-metadata');
-const core = load('@stint/core');
-const { registerPostgresDriver, migrate } = load('@stint/postgres-driver');
-const tsyringe = load('tsyringe');
-const pg = load('pg');
+const load = createRequire(path.join(ROOT, "package.json"));
+load("reflect-metadata");
+const core = load("@stint/core");
+const { registerPostgresDriver, migrate } = load("@stint/postgres-driver");
+const tsyringe = load("tsyringe");
+const pg = load("pg");
 
-const observe = process.env.STINT_BENCH_OBSERVE === '1';
+const observe = process.env.STINT_BENCH_OBSERVE === "1";
 const maxRunning = process.env.STINT_BENCH_MAX_RUNNING ? Number(process.env.STINT_BENCH_MAX_RUNNING) : null;
-const schema = 'peerbench_stint';
-const logLevel = process.env.STINT_LOG_LEVEL ?? 'error';
+const schema = "peerbench_stint";
+const logLevel = process.env.STINT_LOG_LEVEL ?? "error";
 const backoff = { baseMs: 0, maxMs: 0, jitter: 0 };
 
 export function create(ctx) {
@@ -39,27 +39,31 @@ export function create(ctx) {
   const dropSchema = async () => {
     const c = new pg.Client({ connectionString: ctx.pgUrl });
     await c.connect();
-    try { await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`); } finally { await c.end(); }
+    try {
+      await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    } finally {
+      await c.end();
+    }
   };
 
   return {
     describe() {
       return {
-        package: '@stint/core + @stint/postgres-driver',
-        version: execFileSync('git', ['-C', ROOT, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim(),
+        package: "@stint/core + @stint/postgres-driver",
+        version: execFileSync("git", ["-C", ROOT, "rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim(),
         options: {
           worker: `AbstractQueueWorker subclass, concurrency N, backoff ${JSON.stringify(backoff)}, prefetch auto`,
           run: "runFromContainer(container, { queues, mode: 'loop', signal })",
           logger: `registerLogger level ${logLevel}`,
-          observe: observe ? 'metrics on (own registry) + a listener on every worker event' : 'metrics off, no event listeners',
-          maxRunning: maxRunning === null ? 'no cap' : `queue capped at ${maxRunning} running`,
+          observe: observe ? "metrics on (own registry) + a listener on every worker event" : "metrics off, no event listeners",
+          maxRunning: maxRunning === null ? "no cap" : `queue capped at ${maxRunning} running`,
         },
       };
     },
 
     async setup({ fresh }) {
       container = tsyringe.container.createChildContainer();
-      core.registerLogger(container, { level: logLevel, format: 'json' });
+      core.registerLogger(container, { level: logLevel, format: "json" });
       driver = registerPostgresDriver(container, { connectionString: ctx.pgUrl, schema });
       client = container.resolve(core.JobClient);
       if (fresh) {
@@ -70,14 +74,24 @@ export function create(ctx) {
     },
 
     enqueueOne: (payload) => client.enqueue(Kind, payload),
-    enqueueBulk: (payloads) => client.enqueueMany(Kind, payloads.map((payload) => ({ payload }))),
+    enqueueBulk: (payloads) =>
+      client.enqueueMany(
+        Kind,
+        payloads.map((payload) => ({ payload })),
+      ),
 
     async startWorkers(concurrency, handler) {
       class BenchWorker extends core.AbstractQueueWorker {
         job = Kind;
-        constructor(store, log) { super(store, log, { concurrency, backoff }); }
-        parse(payload) { return payload; }
-        async processItem(item, jobCtx) { await handler(item, { attempt: jobCtx.job.attempt }); }
+        constructor(store, log) {
+          super(store, log, { concurrency, backoff });
+        }
+        parse(payload) {
+          return payload;
+        }
+        async processItem(item, jobCtx) {
+          await handler(item, { attempt: jobCtx.job.attempt });
+        }
       }
       tsyringe.inject(core.JOB_STORE)(BenchWorker, undefined, 0);
       tsyringe.inject(core.LOGGER)(BenchWorker, undefined, 1);
@@ -87,20 +101,22 @@ export function create(ctx) {
       const watch = {};
       if (observe) {
         const events = new core.WorkerEvents();
-        for (const name of core.WORKER_EVENT_NAMES) events.on(name, () => { heard += 1; });
+        for (const name of core.WORKER_EVENT_NAMES)
+          events.on(name, () => {
+            heard += 1;
+          });
         Object.assign(watch, { events, metrics: {} });
       }
-      const promise = core.runFromContainer(container, { queues: [ctx.queue], mode: 'loop', signal: controller.signal, ...watch });
+      const promise = core.runFromContainer(container, { queues: [ctx.queue], mode: "loop", signal: controller.signal, ...watch });
       promise.catch(() => {});
       run = { controller, promise };
     },
 
     async pending() {
       countPool ??= new pg.Pool({ connectionString: ctx.pgUrl, max: 1 });
-      const { rows } = await countPool.query(
-        `SELECT count(*)::int AS n FROM ${schema}.jobs WHERE queue = $1 AND state IN ('queued', 'running', 'failed')`,
-        [ctx.queue],
-      );
+      const { rows } = await countPool.query(`SELECT count(*)::int AS n FROM ${schema}.jobs WHERE queue = $1 AND state IN ('queued', 'running', 'failed')`, [
+        ctx.queue,
+      ]);
       return rows[0].n;
     },
 
@@ -109,11 +125,17 @@ export function create(ctx) {
         run.controller.abort();
         const report = await run.promise.catch((error) => ({ exitCode: -1, error: error.message }));
         if (report.exitCode !== 0) console.error(`[stint] run ended with exit code ${report.exitCode}`);
-        if (observe && heard === 0 && report.exitCode === 0) console.error('[stint] observe on, but no event was heard');
+        if (observe && heard === 0 && report.exitCode === 0) console.error("[stint] observe on, but no event was heard");
         run = null;
       }
-      if (driver) { await driver.close().catch(() => {}); driver = null; }
-      if (countPool) { await countPool.end().catch(() => {}); countPool = null; }
+      if (driver) {
+        await driver.close().catch(() => {});
+        driver = null;
+      }
+      if (countPool) {
+        await countPool.end().catch(() => {});
+        countPool = null;
+      }
       container = null;
     },
 

@@ -73,7 +73,14 @@ export async function benchFirstClaim(t: TestSchema): Promise<LatencyRow> {
   }
   samples.sort((a, b) => a - b);
   const at = (q: number): number => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))]!;
-  return { benchmark: "once mode: process start → first claim (5 runs)", samples: samples.length, p50: at(0.5), p95: at(0.95), p99: at(0.99), max: samples.at(-1)! };
+  return {
+    benchmark: "once mode: process start → first claim (5 runs)",
+    samples: samples.length,
+    p50: at(0.5),
+    p95: at(0.95),
+    p99: at(0.99),
+    max: samples.at(-1)!,
+  };
 }
 
 /** Formats latency rows as an aligned table. */
@@ -81,7 +88,8 @@ export function formatLatencyTable(rows: readonly LatencyRow[]): string {
   const header = ["latency (ms)", "samples", "p50", "p95", "p99", "max"];
   const body = rows.map((row) => [row.benchmark, String(row.samples), ...[row.p50, row.p95, row.p99, row.max].map((value) => value.toFixed(1))]);
   const widths = header.map((title, column) => Math.max(title.length, ...body.map((cells) => cells[column]!.length)));
-  const line = (cells: readonly string[]): string => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join("  ");
+  const line = (cells: readonly string[]): string =>
+    cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join("  ");
   return [line(header), widths.map((width) => "-".repeat(width)).join("  "), ...body.map(line)].join("\n");
 }
 

@@ -34,7 +34,9 @@ async function main(): Promise<number> {
   log(resultsTable(results));
   log("");
   const failed = results.filter((result) => !result.passed).length;
-  log(`${results.length - failed} of ${results.length} scenarios passed in ${((Date.now() - started) / 1_000).toFixed(1)} s (profile ${profile.name}, seed ${seed})`);
+  log(
+    `${results.length - failed} of ${results.length} scenarios passed in ${((Date.now() - started) / 1_000).toFixed(1)} s (profile ${profile.name}, seed ${seed})`,
+  );
   return failed === 0 ? 0 : 1;
 }
 

@@ -187,7 +187,10 @@ function findCommand(argv: readonly string[]): FoundCommand {
   const first = words[0];
   if (first === undefined) return { command: undefined, rest: argv, help };
   if (first.value === "help") {
-    const topic = words.slice(1).map((word) => word.value).join(" ");
+    const topic = words
+      .slice(1)
+      .map((word) => word.value)
+      .join(" ");
     const named = COMMANDS.find((command) => command.name === topic);
     if (topic !== "" && named === undefined && !GROUPS.has(topic)) throw usageError(`unknown command "${topic}"`);
     if (named === undefined && GROUPS.has(topic)) return { command: undefined, rest: [], help: true, group: topic };

@@ -37,11 +37,9 @@ export function explainFailure(thrown: unknown, scene: FailureScene): CliError {
     case ErrorCode.Infrastructure: {
       const sqlState = sqlStateOf(thrown);
       if (sqlState === undefined) {
-        return new CliError(
-          ExitCode.Infrastructure,
-          `cannot reach ${at} (${rootMessage(thrown)}) — is the server running, and is DATABASE_URL right?`,
-          { cause: thrown },
-        );
+        return new CliError(ExitCode.Infrastructure, `cannot reach ${at} (${rootMessage(thrown)}) — is the server running, and is DATABASE_URL right?`, {
+          cause: thrown,
+        });
       }
       return new CliError(ExitCode.Infrastructure, `${at} failed: ${rootMessage(thrown)} (SQLSTATE ${sqlState}); try again`, { cause: thrown });
     }

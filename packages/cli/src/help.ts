@@ -12,7 +12,7 @@ export const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec>> = Object.freez
 /** `--json`, which every command takes: its result as one JSON document on stdout, a failure as one on stderr. */
 export const JSON_OPTION: OptionSpec = Object.freeze({
   type: "boolean",
-  description: "print one JSON document instead of text (a failure as {\"error\":{\"code\",\"message\"}} on stderr)",
+  description: 'print one JSON document instead of text (a failure as {"error":{"code","message"}} on stderr)',
 });
 
 /** `--json` of a command whose output is JSON anyway (`run`): only failures change. */
@@ -21,8 +21,7 @@ const JSON_ERRORS_OPTION: OptionSpec = Object.freeze({
   description: "print a failure as one JSON document on stderr (the output is JSON anyway)",
 });
 
-const EXIT_CODES =
-  "Exit codes: 0 ok, 1 failure, 2 usage error, 3 not found, 4 wrong state, 69 database unreachable, 78 configuration error, 130 interrupted.";
+const EXIT_CODES = "Exit codes: 0 ok, 1 failure, 2 usage error, 3 not found, 4 wrong state, 69 database unreachable, 78 configuration error, 130 interrupted.";
 const LOG_VARIABLES = "Logs (of `run`) go to stderr: STINT_LOG_LEVEL (error, warn, info, debug), STINT_LOG_FORMAT (json, pretty).";
 
 /** The overview printed by `stint --help`. */

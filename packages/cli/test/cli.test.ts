@@ -208,7 +208,9 @@ describe("stint (command line)", () => {
           await sql`DELETE FROM ${sql.id(outdated.schema, "migrations")} WHERE version > 1`.execute(outdated.db);
           const result = await stint(["jobs", "list", "--schema", outdated.schema]);
           expect(result.code).to.equal(ExitCode.Config);
-          expect(result.stderr).to.match(new RegExp(`^stint: schema "${outdated.schema}" is at migration 1, this stint needs \\d+ — run \`stint migrate --schema ${outdated.schema}\`\n$`));
+          expect(result.stderr).to.match(
+            new RegExp(`^stint: schema "${outdated.schema}" is at migration 1, this stint needs \\d+ — run \`stint migrate --schema ${outdated.schema}\`\n$`),
+          );
         } finally {
           await outdated.drop();
         }

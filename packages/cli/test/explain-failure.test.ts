@@ -12,7 +12,9 @@ describe("explainFailure", () => {
       scene,
     );
     expect(failure.exitCode).to.equal(ExitCode.Infrastructure);
-    expect(failure.message).to.equal("cannot reach PostgreSQL at db:5432 (connect ECONNREFUSED 10.0.0.1:5432) — is the server running, and is DATABASE_URL right?");
+    expect(failure.message).to.equal(
+      "cannot reach PostgreSQL at db:5432 (connect ECONNREFUSED 10.0.0.1:5432) — is the server running, and is DATABASE_URL right?",
+    );
   });
 
   it("reports a retryable server error with its SQLSTATE (69)", () => {

@@ -15,16 +15,7 @@ import "reflect-metadata";
 
 export { ErrorCode } from "./errors/error-codes";
 export { StintError, hasErrorCode, errorCodeOf } from "./errors/stint-error";
-export {
-  PermanentError,
-  RetryableError,
-  SnoozeError,
-  ParseError,
-  JobTimeoutError,
-  LeaseLostError,
-  ShutdownError,
-  RecordedError,
-} from "./errors/job-errors";
+export { PermanentError, RetryableError, SnoozeError, ParseError, JobTimeoutError, LeaseLostError, ShutdownError, RecordedError } from "./errors/job-errors";
 export { ConfigError, PayloadError, PayloadSchemaError, InvalidNameError } from "./errors/config-errors";
 export { EnvironmentError } from "./errors/environment-error";
 export { InfrastructureError, DatabaseError } from "./errors/infrastructure-error";
@@ -52,16 +43,7 @@ export {
 export type { JobState } from "./job/job-state";
 export { JOB_STATES, ACTIVE_JOB_STATES } from "./job/job-state";
 export type { ClaimedJob, JobRecord } from "./job/job-record";
-export type {
-  JobDefinition,
-  JobDefaults,
-  JobKindOptions,
-  SchemaJobDefinition,
-  SchemaJobKindOptions,
-  PayloadOf,
-  ResultOf,
-  ItemOf,
-} from "./job/job-definition";
+export type { JobDefinition, JobDefaults, JobKindOptions, SchemaJobDefinition, SchemaJobKindOptions, PayloadOf, ResultOf, ItemOf } from "./job/job-definition";
 export type { PayloadSchema } from "./job/payload-schema";
 export type { PayloadIssue } from "./job/payload-issues";
 export { defineJob } from "./job/job-definition";

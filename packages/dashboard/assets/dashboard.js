@@ -5,7 +5,13 @@
   "use strict";
   var zone = Intl.DateTimeFormat().resolvedOptions().timeZone || "local time";
   var format = new Intl.DateTimeFormat(undefined, {
-    year: "numeric", month: "short", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23",
+    year: "numeric",
+    month: "short",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    hourCycle: "h23",
   });
 
   function localizeTimes(root) {
@@ -27,7 +33,9 @@
       if (busy || document.hidden) return;
       busy = true;
       fetch(url, { credentials: "same-origin", headers: { Accept: "text/html" } })
-        .then(function (response) { return response.ok ? response.text() : null; })
+        .then(function (response) {
+          return response.ok ? response.text() : null;
+        })
         .then(function (text) {
           if (text !== null) {
             section.innerHTML = text;
@@ -35,14 +43,20 @@
             section.setAttribute("data-refreshed", String(Date.now()));
           }
         })
-        .catch(function () { /* the next tick tries again */ })
-        .then(function () { busy = false; });
+        .catch(function () {
+          /* the next tick tries again */
+        })
+        .then(function () {
+          busy = false;
+        });
     }, every);
   }
 
   document.addEventListener("DOMContentLoaded", function () {
     localizeTimes(document);
-    document.querySelectorAll("[data-zone]").forEach(function (element) { element.textContent = zone; });
+    document.querySelectorAll("[data-zone]").forEach(function (element) {
+      element.textContent = zone;
+    });
     document.querySelectorAll("input[data-tz-offset]").forEach(function (input) {
       input.value = String(-new Date().getTimezoneOffset());
     });

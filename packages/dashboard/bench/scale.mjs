@@ -25,7 +25,12 @@ const { sql } = require("kysely");
 const JOBS = Number(process.env.JOBS ?? 1_000_000);
 const REPEAT = Number(process.env.REPEAT ?? 15);
 const QUEUES = ["send-invoice", "charge-card", "generate-report", "resize-image", "sync-crm", "send-sms", "index-document", "call-partner-api"];
-const ERRORS = ["Error: gateway timeout after 30000 ms", "PaymentError: card declined", "Error: SMTP 451 try again later", "TypeError: cannot read properties of undefined"];
+const ERRORS = [
+  "Error: gateway timeout after 30000 ms",
+  "PaymentError: card declined",
+  "Error: SMTP 451 try again later",
+  "TypeError: cannot read properties of undefined",
+];
 const TOKEN = "bench-token-0123456789abcdef";
 
 const connectionString = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -60,7 +65,16 @@ async function seed() {
     await store.enqueueMany(
       Array.from({ length: count }, (_, i) => {
         const n = done + i;
-        return { queue: QUEUES[n % QUEUES.length], payloadJson: JSON.stringify({ n, to: `customer-${n % 9973}@example.com` }), priority: 0, maxAttempts: 5, timeoutMs: null, runAt: null, delayMs: 0, dedupeKey: null };
+        return {
+          queue: QUEUES[n % QUEUES.length],
+          payloadJson: JSON.stringify({ n, to: `customer-${n % 9973}@example.com` }),
+          priority: 0,
+          maxAttempts: 5,
+          timeoutMs: null,
+          runAt: null,
+          delayMs: 0,
+          dedupeKey: null,
+        };
       }),
     );
   }
@@ -128,7 +142,7 @@ async function measure(server) {
     ["jobs, dead", "/jobs?state=dead"],
     ["jobs, dead, page at id 500,000", `/jobs?state=dead&before=${middle}`],
     ["jobs, queued of one queue", "/jobs?queue=send-invoice&state=queued"],
-    ["jobs, dead of one queue, error contains \"timeout\"", "/jobs?queue=charge-card&state=dead&q=timeout"],
+    ['jobs, dead of one queue, error contains "timeout"', "/jobs?queue=charge-card&state=dead&q=timeout"],
     ["jobs, one queue (searched)", "/jobs?queue=sync-crm"],
     ["jobs, created within an hour 12 h ago", `/jobs?from=${iso(-12 * 3600)}&to=${iso(-11 * 3600)}`],
     ["job page", `/jobs/${deadId}`],
@@ -166,9 +180,15 @@ async function explainAll() {
     ["overview: gauges", readQueueGaugesStatement(schema, {})],
     ["overview: throughput estimate", readRecentThroughputStatement(schema, { windowMs: 3_600_000, buckets: 12, scanLimit: 50_000 }, 300_000)],
     ["jobs, dead", browseJobsStatement(schema, { states: ["dead"], limit: 50, scanLimit: 5_000 }).query],
-    ["jobs, dead, page at id 500,000", browseJobsStatement(schema, { states: ["dead"], beforeId: String(Math.floor(JOBS / 2)), limit: 50, scanLimit: 5_000 }).query],
+    [
+      "jobs, dead, page at id 500,000",
+      browseJobsStatement(schema, { states: ["dead"], beforeId: String(Math.floor(JOBS / 2)), limit: 50, scanLimit: 5_000 }).query,
+    ],
     ["jobs, queued of one queue", browseJobsStatement(schema, { queue: "send-invoice", states: ["queued"], limit: 50, scanLimit: 5_000 }).query],
-    ["jobs, dead of one queue, error contains timeout", browseJobsStatement(schema, { queue: "charge-card", states: ["dead"], errorText: "timeout", limit: 50, scanLimit: 5_000 }).query],
+    [
+      "jobs, dead of one queue, error contains timeout",
+      browseJobsStatement(schema, { queue: "charge-card", states: ["dead"], errorText: "timeout", limit: 50, scanLimit: 5_000 }).query,
+    ],
     ["jobs, all states", browseJobsStatement(schema, { limit: 50, scanLimit: 5_000 }).query],
   ];
   for (const [name, statement] of statements) {

@@ -115,6 +115,11 @@ function openDatabase(options: DashboardOptions): { readonly db: Kysely<any>; re
     return { db: options.db, close: () => Promise.resolve() };
   }
   if (typeof options.connectionString !== "string" || options.connectionString === "") throw new ConfigError("connectionString", "must be a database URL");
-  const database = createDatabase({ connectionString: options.connectionString, maxConnections: 4, applicationName: "stint-dashboard", statementTimeoutMs: 30_000 });
+  const database = createDatabase({
+    connectionString: options.connectionString,
+    maxConnections: 4,
+    applicationName: "stint-dashboard",
+    statementTimeoutMs: 30_000,
+  });
   return database;
 }

@@ -80,10 +80,11 @@ export function createCompositionRoot(options: CompositionRootOptions): Composit
   const schema = options.schema ?? "stint";
   const container = (options.parent ?? rootContainer).createChildContainer();
   registerLogger(container, options.logger ?? {});
-  const driver: PostgresDriverHandle = registerPostgresDriver(
-    container,
-    { connectionString: options.connectionString, schema, maxConnections: options.maxConnections ?? 30 },
-  );
+  const driver: PostgresDriverHandle = registerPostgresDriver(container, {
+    connectionString: options.connectionString,
+    schema,
+    maxConnections: options.maxConnections ?? 30,
+  });
   const db = appDatabase(driver.db, schema);
   container.registerInstance(APP_DB, db);
   container.registerInstance(APP_SCHEMA, schema);

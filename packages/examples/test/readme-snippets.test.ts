@@ -125,7 +125,11 @@ for (const { name, file, base, languages, atLeast } of DOCUMENTS) {
     });
 
     it("copies no snippet from the benchmark or the test probes", () => {
-      const sources = found.map((snippet) => relative(REPOSITORY, join(base, snippet.source ?? ".")).split(sep).join("/"));
+      const sources = found.map((snippet) =>
+        relative(REPOSITORY, join(base, snippet.source ?? "."))
+          .split(sep)
+          .join("/"),
+      );
       expect(sources.filter((source) => NOT_SNIPPET_SOURCES.some((folder) => source.startsWith(folder)))).to.deep.equal([]);
     });
   });

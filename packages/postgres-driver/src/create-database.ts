@@ -101,7 +101,10 @@ export function createDatabase(options: DatabaseOptions): DatabaseHandle {
   pool.on("connect", (client: pg.PoolClient) => {
     client.on("error", ignoreClientError);
     wrapQueries(client, settings.preparedStatements);
-    open.set(client, new Promise<void>((resolve) => client.once("end", resolve)).then(() => void open.delete(client)));
+    open.set(
+      client,
+      new Promise<void>((resolve) => client.once("end", resolve)).then(() => void open.delete(client)),
+    );
   });
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
   registerDirectPool(db, pool);

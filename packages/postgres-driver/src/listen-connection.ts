@@ -87,12 +87,14 @@ export class ListenConnection {
    * connected.
    */
   query<R extends pg.QueryResultRow>(text: string, values: readonly unknown[]): Promise<readonly R[]> {
-    const run = this.#queries.catch(() => undefined).then(async () => {
-      const client = this.#client;
-      if (client === undefined) throw interpretError(new Error("the LISTEN connection is not connected"), `LISTEN on channel "${this.#parts.channel}"`);
-      const { rows } = await client.query<R>(text, [...values]);
-      return rows;
-    });
+    const run = this.#queries
+      .catch(() => undefined)
+      .then(async () => {
+        const client = this.#client;
+        if (client === undefined) throw interpretError(new Error("the LISTEN connection is not connected"), `LISTEN on channel "${this.#parts.channel}"`);
+        const { rows } = await client.query<R>(text, [...values]);
+        return rows;
+      });
     this.#queries = run;
     return run;
   }

@@ -24,15 +24,7 @@ interface Subscriber {
   readonly onWake: (queue: string) => void;
 }
 
-const OPTION_KEYS = [
-  "connectionString",
-  "schema",
-  "applicationName",
-  "onError",
-  "reconnectMinDelayMs",
-  "reconnectMaxDelayMs",
-  "healthCheckIntervalMs",
-];
+const OPTION_KEYS = ["connectionString", "schema", "applicationName", "onError", "reconnectMinDelayMs", "reconnectMaxDelayMs", "healthCheckIntervalMs"];
 
 /**
  * Wake-ups over LISTEN/NOTIFY: one dedicated `pg.Client` (never from a

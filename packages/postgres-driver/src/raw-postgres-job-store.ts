@@ -78,7 +78,6 @@ import { syncSchedules } from "./queries/sync-schedules";
 import { writeProgress } from "./queries/write-progress";
 import { listQueueControls, setQueueControls } from "./queries/queue-controls";
 
-
 /** The pools, schema and completion hints a {@link RawPostgresJobStore} works with, already checked. */
 export interface RawPostgresJobStoreParts {
   readonly db: Kysely<any>;
@@ -233,10 +232,7 @@ export class RawPostgresJobStore implements JobStore<Kysely<any> | Transaction<a
    * `effect` gets a Kysely `Transaction`; an error it throws comes back
    * unchanged, after the rollback.
    */
-  runEffectOnce(
-    params: RunEffectOnceParams,
-    effect: (transaction: StoreTransaction) => Promise<unknown>,
-  ): Promise<EffectOutcome> {
+  runEffectOnce(params: RunEffectOnceParams, effect: (transaction: StoreTransaction) => Promise<unknown>): Promise<EffectOutcome> {
     return this.#run("runEffectOnce", () => runEffectOnce(this.#db, this.#schema, params, effect));
   }
 
@@ -244,10 +240,7 @@ export class RawPostgresJobStore implements JobStore<Kysely<any> | Transaction<a
    * Runs on the main pool, like {@link runEffectOnce}. `work` gets a Kysely
    * `Transaction`; an error it throws comes back unchanged, after the rollback.
    */
-  completeInTransaction(
-    params: CompleteInTransactionParams,
-    work: (transaction: StoreTransaction) => Promise<unknown>,
-  ): Promise<TransactionalCompletion> {
+  completeInTransaction(params: CompleteInTransactionParams, work: (transaction: StoreTransaction) => Promise<unknown>): Promise<TransactionalCompletion> {
     return this.#run("completeInTransaction", () => completeInTransaction(this.#db, this.#schema, params, work));
   }
 

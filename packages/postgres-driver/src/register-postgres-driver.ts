@@ -1,13 +1,5 @@
 import { applicationName, ConfigError, JOB_STORE } from "@stint/core";
-import {
-  assertSqlIdentifier,
-  integerOption,
-  LEADER_LOCK,
-  rejectUnknownOptions,
-  SCHEDULE_STORE,
-  WAKEUP_SOURCE,
-  MAX_INT4,
-} from "@stint/core/driver";
+import { assertSqlIdentifier, integerOption, LEADER_LOCK, rejectUnknownOptions, SCHEDULE_STORE, WAKEUP_SOURCE, MAX_INT4 } from "@stint/core/driver";
 import type { Kysely } from "kysely";
 import type { DependencyContainer } from "tsyringe";
 import { createDatabase, type DatabaseConnection, type DatabaseHandle, type PoolSettings } from "./create-database";
@@ -124,10 +116,7 @@ const OPTION_KEYS = [
  * await driver.close();
  * ```
  */
-export function registerPostgresDriver(
-  container: DependencyContainer,
-  options: PostgresDriverRegistration,
-): PostgresDriverHandle {
+export function registerPostgresDriver(container: DependencyContainer, options: PostgresDriverRegistration): PostgresDriverHandle {
   if (typeof container !== "object" || container === null || typeof container.registerInstance !== "function") {
     throw new ConfigError("container", "must be a tsyringe DependencyContainer");
   }
@@ -138,12 +127,7 @@ export function registerPostgresDriver(
   const connection = (pool === undefined ? { connectionString } : { pool }) as DatabaseConnection;
   const fromString = pool === undefined;
   const controlConnections = integerOption("controlConnections", options.controlConnections ?? (fromString ? 2 : 0), 0, 100);
-  const controlStatementTimeoutMs = integerOption(
-    "controlStatementTimeoutMs",
-    options.controlStatementTimeoutMs ?? 10_000,
-    0,
-    MAX_INT4,
-  );
+  const controlStatementTimeoutMs = integerOption("controlStatementTimeoutMs", options.controlStatementTimeoutMs ?? 10_000, 0, MAX_INT4);
   if (controlConnections > 0 && !fromString) {
     throw new ConfigError("controlConnections", "needs a `connectionString` (a separate pool cannot be made from your pool)");
   }

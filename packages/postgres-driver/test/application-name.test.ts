@@ -77,7 +77,10 @@ describe("application_name of stint's connections", () => {
         await lockMigrations(schema).execute(holder);
         try {
           const running = [migrate({ connectionString: test.connectionString }, { schema }), migrate(borrowed.db, { schema })];
-          await eventually(async () => (await waitingMigrations()) === 2, { timeoutMs: 10_000, what: "both migrations to wait under the name stint:migrate:…" });
+          await eventually(async () => (await waitingMigrations()) === 2, {
+            timeoutMs: 10_000,
+            what: "both migrations to wait under the name stint:migrate:…",
+          });
           return running;
         } finally {
           await unlockMigrations(schema).execute(holder);

@@ -66,9 +66,7 @@ describe("diagnose and schemaStatus", () => {
     await test.store.enqueueMany([newJob("q", {}), newJob("q", {})]);
     await test.store.claimBatch({ queue: "q", workerId: "w", limit: 2, leaseMs: 60_000 });
     let failed = false;
-    await sql`CREATE UNIQUE INDEX CONCURRENTLY jobs_lease_idx ON ${jobs} (queue) WHERE state = 'running'`
-      .execute(test.db)
-      .catch(() => (failed = true));
+    await sql`CREATE UNIQUE INDEX CONCURRENTLY jobs_lease_idx ON ${jobs} (queue) WHERE state = 'running'`.execute(test.db).catch(() => (failed = true));
     expect(failed, "the concurrent build must fail").to.equal(true);
     const indexes = check(await diagnose(test.db, test.schema), "indexes");
     expect(indexes).to.include({ ok: false, severity: "error" });
@@ -81,10 +79,13 @@ describe("diagnose and schemaStatus", () => {
     await sql`ALTER TABLE ${jobs} SET (autovacuum_enabled = false)`.execute(test.db);
     await test.store.enqueueMany(Array.from({ length: 12_000 }, (_, n) => newJob("q", { n })));
     await sql`DELETE FROM ${jobs}`.execute(test.db);
-    const bloat = await eventually(async () => {
-      const found = check(await diagnose(test.db, test.schema), "jobs-bloat");
-      return found.ok ? undefined : found;
-    }, { timeoutMs: 30_000, what: "the statistics to show the dead rows" });
+    const bloat = await eventually(
+      async () => {
+        const found = check(await diagnose(test.db, test.schema), "jobs-bloat");
+        return found.ok ? undefined : found;
+      },
+      { timeoutMs: 30_000, what: "the statistics to show the dead rows" },
+    );
     expect(bloat.severity).to.equal("warning");
     expect(bloat.detail).to.match(/ 12000 dead rows/);
   });

@@ -128,12 +128,10 @@ describe("interpretError", () => {
     });
 
     it("classifies a unique violation as a DatabaseError", async () => {
-      const thrown = await sql`INSERT INTO ${sql.id(test.schema, "migrations")} (version, name) VALUES (1, 'again')`
-        .execute(test.db)
-        .then(
-          () => undefined,
-          (error: unknown) => error,
-        );
+      const thrown = await sql`INSERT INTO ${sql.id(test.schema, "migrations")} (version, name) VALUES (1, 'again')`.execute(test.db).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       const error = interpretError(thrown, "enqueue");
       expect(error).to.be.instanceOf(DatabaseError);
       expect((error as DatabaseError).sqlState).to.equal("23505");

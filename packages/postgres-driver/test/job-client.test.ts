@@ -29,7 +29,9 @@ describe("JobClient against PostgreSQL", () => {
 
   it("emits job.enqueued for every job it inserts, duplicates marked, and nothing for a refused payload", async () => {
     const seen: string[] = [];
-    client.events.on("job.enqueued", (event) => seen.push(`${event.queue} ${event.jobId} duplicate=${event.duplicate} attempt=${event.attempt} ${event.at instanceof Date}`));
+    client.events.on("job.enqueued", (event) =>
+      seen.push(`${event.queue} ${event.jobId} duplicate=${event.duplicate} attempt=${event.attempt} ${event.at instanceof Date}`),
+    );
     const first = await client.enqueue(Charge, { customerId: 7, amount: 1 }, { dedupeKey: "charge-7" });
     await client.enqueue(Charge, { customerId: 7, amount: 1 }, { dedupeKey: "charge-7" });
     const [a, b] = await client.enqueueMany(Charge, [{ payload: { customerId: 8, amount: 1 } }, { payload: { customerId: 9, amount: 1 } }]);

@@ -130,14 +130,20 @@ describe("PostgresCompletionSource", () => {
     await sql`SELECT pg_terminate_backend(${first!}::int)`.execute(test.db);
     await eventually(() => hinted.size === 3, { timeoutMs: 10_000, what: "every watcher to be hinted after the reconnection" });
     await eventually(async () => (await waiterRows()) === 3, { timeoutMs: 10_000, what: "the registrations to be made again" });
-    expect(await pids()).to.have.length(1).and.not.include(first);
+    expect(await pids())
+      .to.have.length(1)
+      .and.not.include(first);
     await Promise.all(watches.map((watch) => watch.close()));
     await eventually(async () => (await pids()).length === 0, { timeoutMs: 10_000, what: "the connection to close with the last watch" });
   });
 
   it("refuses bad watches and options, and watches after close", async () => {
-    expect(await rejectionOf(completions.watch("x", () => undefined))).to.be.instanceOf(ConfigError).with.property("option", "jobId");
-    expect(await rejectionOf(completions.watch("1", "no" as never))).to.be.instanceOf(ConfigError).with.property("option", "onHint");
+    expect(await rejectionOf(completions.watch("x", () => undefined)))
+      .to.be.instanceOf(ConfigError)
+      .with.property("option", "jobId");
+    expect(await rejectionOf(completions.watch("1", "no" as never)))
+      .to.be.instanceOf(ConfigError)
+      .with.property("option", "onHint");
     expect(() => new PostgresCompletionSource({ connectionString: "" })).to.throw(ConfigError, "connectionString");
     expect(() => new PostgresCompletionSource({ connectionString: "postgres://x", pollMs: 5 } as never)).to.throw(ConfigError, "completionSource.pollMs");
     await completions.close();

@@ -82,7 +82,9 @@ describe("PostgresLeaderLock", () => {
     await sql`SELECT pg_terminate_backend(${pid}::integer)`.execute(test.db);
     await eventually(() => !a.held, { timeoutMs: 10_000, what: "the holder to notice it lost its connection" });
     expect(await a.tryAcquire()).to.equal(true);
-    expect(await pidsOf("a")).to.have.length(1).and.not.include(pid);
+    expect(await pidsOf("a"))
+      .to.have.length(1)
+      .and.not.include(pid);
   });
 
   it("notices on tryAcquire a connection that hangs silently, and does not take the lock while the old session lives", async () => {

@@ -129,10 +129,13 @@ describe("PostgresWakeupSource", () => {
     const [pid] = await listenerPids();
     await sql`SELECT pg_terminate_backend(${pid}::integer)`.execute(test.db);
     await eventually(() => woken.includes("mail"), { timeoutMs: 10_000, what: "the catch-up wake-up after reconnecting" });
-    const [newPid] = await eventually(async () => {
-      const pids = await listenerPids();
-      return pids.length === 1 && pids[0] !== pid ? pids : undefined;
-    }, { timeoutMs: 10_000, what: "a new listener connection" });
+    const [newPid] = await eventually(
+      async () => {
+        const pids = await listenerPids();
+        return pids.length === 1 && pids[0] !== pid ? pids : undefined;
+      },
+      { timeoutMs: 10_000, what: "a new listener connection" },
+    );
     expect(newPid).to.not.equal(pid);
     expect(errors.length).to.be.greaterThan(0);
     woken.length = 0;

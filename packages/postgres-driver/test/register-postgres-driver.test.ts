@@ -56,10 +56,12 @@ describe("registerPostgresDriver", () => {
 
   it("uses a separate control pool for heartbeats and finalizes, and closes both pools", async () => {
     const container = rootContainer.createChildContainer();
-    const driver = registerPostgresDriver(
-      container,
-      { connectionString: test.connectionString, schema: test.schema, applicationName: "stint-main", controlConnections: 1 },
-    );
+    const driver = registerPostgresDriver(container, {
+      connectionString: test.connectionString,
+      schema: test.schema,
+      applicationName: "stint-main",
+      controlConnections: 1,
+    });
     await driver.store.enqueue({ queue: "ctl", payloadJson: "{}", priority: 0, maxAttempts: 1, timeoutMs: null, runAt: null, delayMs: 0, dedupeKey: null });
     const [job] = await driver.store.claimBatch({ queue: "ctl", workerId: "w", limit: 1, leaseMs: 60_000 });
     expect(await driver.store.extendLeases({ workerId: "w", leaseMs: 60_000, jobs: [job!] })).to.deep.equal([job!.id]);
@@ -143,10 +145,18 @@ describe("registerPostgresDriver", () => {
 
   it("passes queryTimeoutMs to its pools: a statement whose answer does not come in time fails on the client", async () => {
     const container = rootContainer.createChildContainer();
-    const driver = registerPostgresDriver(container, { connectionString: test.connectionString, schema: test.schema, statementTimeoutMs: 0, queryTimeoutMs: 150 });
+    const driver = registerPostgresDriver(container, {
+      connectionString: test.connectionString,
+      schema: test.schema,
+      statementTimeoutMs: 0,
+      queryTimeoutMs: 150,
+    });
     try {
       const started = Date.now();
-      const failure = await sql`SELECT pg_sleep(2)`.execute(driver.db).then(() => undefined, (error: unknown) => error as Error);
+      const failure = await sql`SELECT pg_sleep(2)`.execute(driver.db).then(
+        () => undefined,
+        (error: unknown) => error as Error,
+      );
       expect(failure?.message).to.equal("Query read timeout");
       expect(Date.now() - started).to.be.below(1_500);
       expect((await sql<{ ok: number }>`SELECT 1 AS ok`.execute(driver.db)).rows[0]?.ok, "the pool still answers").to.equal(1);
@@ -165,14 +175,8 @@ describe("registerPostgresDriver", () => {
     expect(() => registerPostgresDriver(container, { ...connection, controlConnections: 1.5 })).to.throw(ConfigError, /`controlConnections`/);
     expect(() => registerPostgresDriver(container, { ...connection, sheme: "x" } as never)).to.throw(ConfigError, /`postgresDriver.sheme`/);
     expect(() => registerPostgresDriver(container, { connectionString: "" })).to.throw(ConfigError, /`connectionString`/);
-    expect(() => registerPostgresDriver(container, { ...connection, sessionConnectionString: "" })).to.throw(
-      ConfigError,
-      /`sessionConnectionString`/,
-    );
-    expect(() => registerPostgresDriver(container, { pool: new pg.Pool(), controlConnections: 2 })).to.throw(
-      ConfigError,
-      /`controlConnections`/,
-    );
+    expect(() => registerPostgresDriver(container, { ...connection, sessionConnectionString: "" })).to.throw(ConfigError, /`sessionConnectionString`/);
+    expect(() => registerPostgresDriver(container, { pool: new pg.Pool(), controlConnections: 2 })).to.throw(ConfigError, /`controlConnections`/);
     expect(container.isRegistered(JOB_STORE)).to.equal(false);
   });
 });

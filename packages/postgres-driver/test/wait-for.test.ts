@@ -1,14 +1,4 @@
-import {
-  defineJob,
-  ErrorCode,
-  JobClient,
-  JobFailedError,
-  JobNotFoundError,
-  PermanentError,
-  retryAfter,
-  WaitTimeoutError,
-  type JobContext,
-} from "@stint/core";
+import { defineJob, ErrorCode, JobClient, JobFailedError, JobNotFoundError, PermanentError, retryAfter, WaitTimeoutError, type JobContext } from "@stint/core";
 import { buildNewJob } from "@stint/core/driver";
 import { expect } from "chai";
 import { sql } from "kysely";
@@ -60,7 +50,9 @@ describe("client.waitFor against PostgreSQL", () => {
       const square: number = result.square;
       expect(square).to.equal(round * round);
       await run;
-      const { rows } = await sql<{ finished: Date }>`SELECT finished_at AS finished FROM ${sql.id(test.schema, "jobs")} WHERE id = ${job.id}::bigint`.execute(test.db);
+      const { rows } = await sql<{ finished: Date }>`SELECT finished_at AS finished FROM ${sql.id(test.schema, "jobs")} WHERE id = ${job.id}::bigint`.execute(
+        test.db,
+      );
       gaps.push(at - rows[0]!.finished.getTime());
     }
     // finished_at is the completing statement's start, before its commit: each gap is at least the commit-to-resolve time.
@@ -91,7 +83,9 @@ describe("client.waitFor against PostgreSQL", () => {
     const waiting = client.waitFor(job, { pollIntervalMs: 60_000 }).catch((thrown: unknown) => thrown);
     await eventually(() => completions.watchedJobs === 1, { timeoutMs: 10_000, what: "the wait to watch the job" });
     expect(await store.cancelJob({ id: job.id })).to.equal(true);
-    expect(await waiting).to.be.instanceOf(JobFailedError).and.include({ state: "cancelled", jobId: job.id });
+    expect(await waiting)
+      .to.be.instanceOf(JobFailedError)
+      .and.include({ state: "cancelled", jobId: job.id });
   });
 
   it("keeps waiting through a failed attempt and resolves when the retry succeeds", async () => {
@@ -127,7 +121,9 @@ describe("client.waitFor against PostgreSQL", () => {
     const waiting = client.waitFor(job, { pollIntervalMs: 200 });
     await eventually(() => completions.watchedJobs === 1, { timeoutMs: 10_000, what: "the wait to watch the job" });
     // Finished by hand: no notify_awaited, so no NOTIFY.
-    await sql`UPDATE ${sql.id(test.schema, "jobs")} SET state = 'succeeded', result = '{"square":25}', finished_at = now() WHERE id = ${job.id}::bigint`.execute(test.db);
+    await sql`UPDATE ${sql.id(test.schema, "jobs")} SET state = 'succeeded', result = '{"square":25}', finished_at = now() WHERE id = ${job.id}::bigint`.execute(
+      test.db,
+    );
     expect(await waiting).to.deep.equal({ square: 25 });
   });
 

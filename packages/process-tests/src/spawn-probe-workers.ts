@@ -26,7 +26,12 @@ export interface ProbeProcess {
   readonly lines: string[];
   /** Lines it wrote to standard error so far: its logs. */
   readonly logLines: string[];
-  readonly exited: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null; readonly stderr: string; readonly report?: ProbeProcessReport }>;
+  readonly exited: Promise<{
+    readonly code: number | null;
+    readonly signal: NodeJS.Signals | null;
+    readonly stderr: string;
+    readonly report?: ProbeProcessReport;
+  }>;
 }
 
 /**

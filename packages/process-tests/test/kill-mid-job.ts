@@ -17,15 +17,21 @@ import { eventually } from "@stint/core/testing";
  * ```
  */
 export async function killMidJob(t: TestSchema, id: string, doomed: ProbeProcess): Promise<JobRecord> {
-  const held = await eventually(async () => {
-    const job = await t.store.getJob({ id });
-    return job?.state === "running" ? job : undefined;
-  }, { timeoutMs: 20_000, what: "the first process to start the job" });
+  const held = await eventually(
+    async () => {
+      const job = await t.store.getJob({ id });
+      return job?.state === "running" ? job : undefined;
+    },
+    { timeoutMs: 20_000, what: "the first process to start the job" },
+  );
   doomed.child.kill("SIGKILL");
   expect((await doomed.exited).signal).to.equal("SIGKILL");
-  await eventually(async () => {
-    const { rows } = await sql<{ lapsed: boolean }>`SELECT locked_until < now() AS lapsed FROM ${sql.id(t.schema, "jobs")} WHERE id = ${id}`.execute(t.db);
-    return rows[0]?.lapsed;
-  }, { timeoutMs: 10_000, what: "the killed worker's lease to run out" });
+  await eventually(
+    async () => {
+      const { rows } = await sql<{ lapsed: boolean }>`SELECT locked_until < now() AS lapsed FROM ${sql.id(t.schema, "jobs")} WHERE id = ${id}`.execute(t.db);
+      return rows[0]?.lapsed;
+    },
+    { timeoutMs: 10_000, what: "the killed worker's lease to run out" },
+  );
   return held;
 }

@@ -51,6 +51,8 @@ describe("the history of an attempt whose worker process was killed", function (
     expect(lost!.durationMs).to.be.at.least(1_000);
     expect(lost!.error!.code).to.equal("STINT_WORKER_DIED");
     // Whichever came first wrote it: the heir's claim of the expired lease, or its leader's lease rescue.
-    expect(lost!.error!.message).to.match(new RegExp(`^The lease of worker ${held.lockedBy} expired at .+; (worker ${job!.lockedBy}|the lease rescue) took the job over\\.$`));
+    expect(lost!.error!.message).to.match(
+      new RegExp(`^The lease of worker ${held.lockedBy} expired at .+; (worker ${job!.lockedBy}|the lease rescue) took the job over\\.$`),
+    );
   });
 });

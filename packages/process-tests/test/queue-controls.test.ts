@@ -39,7 +39,14 @@ describe("queue controls across real worker processes", function () {
     await fixture.schema().store.setQueueControls(ProbeJob.name, { rateLimit: { limit: 50, periodMs: 1_000 } });
     const probes = [start({ MODE: "loop" }), start({ MODE: "loop" })];
     await eventually(
-      async () => (await one(sql<{ over: boolean }>`select coalesce(clock_timestamp() > min(at) + interval '5.5 seconds', false) as over from ${sql.id(fixture.schema().schema, "executions")}`)).over,
+      async () =>
+        (
+          await one(
+            sql<{
+              over: boolean;
+            }>`select coalesce(clock_timestamp() > min(at) + interval '5.5 seconds', false) as over from ${sql.id(fixture.schema().schema, "executions")}`,
+          )
+        ).over,
       { timeoutMs: 30_000, what: "5 s of starts" },
     );
     for (const probe of probes) probe.child.kill("SIGTERM");
@@ -53,22 +60,39 @@ describe("queue controls across real worker processes", function () {
   it("pauses within 100 ms of the change (running jobs finish, held ones go back), and resume drains the rest", async () => {
     await enqueue(400);
     const probes = [start({ MODE: "loop", PROBE_SLEEP_MS: "150" }, 4), start({ MODE: "loop", PROBE_SLEEP_MS: "150" }, 4)];
-    await eventually(async () => (await one(sql<{ n: number }>`select count(*)::int as n from ${sql.id(fixture.schema().schema, "executions")}`)).n >= 20, { timeoutMs: 30_000, what: "jobs to run" });
+    await eventually(async () => (await one(sql<{ n: number }>`select count(*)::int as n from ${sql.id(fixture.schema().schema, "executions")}`)).n >= 20, {
+      timeoutMs: 30_000,
+      what: "jobs to run",
+    });
     await fixture.schema().store.setQueueControls(ProbeJob.name, { paused: true });
     const { pausedAt } = await one(sql<{ pausedAt: Date }>`select updated_at as "pausedAt" from ${sql.id(fixture.schema().schema, "queues")}`);
     // Long enough for every job that was running at the pause to finish.
-    await eventually(async () => (await one(sql<{ n: number }>`select count(*)::int as n from ${sql.id(fixture.schema().schema, "jobs")} where state = 'running'`)).n === 0, { timeoutMs: 10_000, what: "running jobs to finish and held ones to go back" });
+    await eventually(
+      async () => (await one(sql<{ n: number }>`select count(*)::int as n from ${sql.id(fixture.schema().schema, "jobs")} where state = 'running'`)).n === 0,
+      { timeoutMs: 10_000, what: "running jobs to finish and held ones to go back" },
+    );
     const { late } = await one(sql<{ late: number }>`
       select count(*)::int as late from ${sql.id(fixture.schema().schema, "executions")} where at > ${pausedAt}::timestamptz + interval '100 milliseconds'`);
     expect(late, "handlers started more than 100 ms after the pause").to.equal(0);
-    const { unfinished } = await one(sql<{ unfinished: number }>`select count(*)::int as unfinished from ${sql.id(fixture.schema().schema, "executions")} where done_at is null`);
+    const { unfinished } = await one(
+      sql<{ unfinished: number }>`select count(*)::int as unfinished from ${sql.id(fixture.schema().schema, "executions")} where done_at is null`,
+    );
     expect(unfinished, "a running job was cut short").to.equal(0);
 
     await fixture.schema().store.setQueueControls(ProbeJob.name, { paused: false });
-    await eventually(async () => (await one(sql<{ n: number }>`select count(*)::int as n from ${sql.id(fixture.schema().schema, "jobs")} where state = 'succeeded'`)).n === 400, { timeoutMs: 60_000, what: "the rest to drain after the resume" });
+    await eventually(
+      async () =>
+        (await one(sql<{ n: number }>`select count(*)::int as n from ${sql.id(fixture.schema().schema, "jobs")} where state = 'succeeded'`)).n === 400,
+      { timeoutMs: 60_000, what: "the rest to drain after the resume" },
+    );
     for (const probe of probes) probe.child.kill("SIGTERM");
     await Promise.all(probes.map((probe) => probe.exited));
-    const { runs, jobs } = await one(sql<{ runs: number; jobs: number }>`select count(*)::int as runs, count(distinct job_id)::int as jobs from ${sql.id(fixture.schema().schema, "executions")}`);
+    const { runs, jobs } = await one(
+      sql<{
+        runs: number;
+        jobs: number;
+      }>`select count(*)::int as runs, count(distinct job_id)::int as jobs from ${sql.id(fixture.schema().schema, "executions")}`,
+    );
     expect({ runs, jobs }).to.deep.equal({ runs: 400, jobs: 400 });
   });
 });

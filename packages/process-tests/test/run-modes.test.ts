@@ -61,13 +61,26 @@ describe("run modes in real processes", function () {
   it("five processes ticking schedules at once enqueue each fire once", async () => {
     // A yearly schedule last fired ten years ago, catching up its last five fires; it cannot come due again during the test.
     const cron = "0 0 1 1 *";
-    const spec = { name: "probe-tick", queue: "probe", cron, timeZone: "UTC", payloadJson: '{"seq":0}', catchUp: 5, enabled: true, priority: 0, maxAttempts: 5, timeoutMs: null };
+    const spec = {
+      name: "probe-tick",
+      queue: "probe",
+      cron,
+      timeZone: "UTC",
+      payloadJson: '{"seq":0}',
+      catchUp: 5,
+      enabled: true,
+      priority: 0,
+      maxAttempts: 5,
+      timeoutMs: null,
+    };
     await fixture.schema().store.syncSchedules({ schedules: [spec], firstRunAt: (_spec, now) => new Date(now.getTime() - 10 * 365 * 86_400_000) });
     const probes = Array.from({ length: 5 }, () => start({ PROBE_SCHEDULE_CRON: cron, PROBE_SCHEDULE_CATCH_UP: "5" }));
     const results = await Promise.all(probes.map((probe) => probe.exited));
     expect(results.map((result) => result.code)).to.deep.equal([0, 0, 0, 0, 0]);
     const { rows } = await sql<{ key: string }>`
-      select dedupe_key as key from ${sql.id(fixture.schema().schema, "jobs")} where dedupe_key like 'schedule:probe-tick:%' order by dedupe_key`.execute(fixture.schema().db);
+      select dedupe_key as key from ${sql.id(fixture.schema().schema, "jobs")} where dedupe_key like 'schedule:probe-tick:%' order by dedupe_key`.execute(
+      fixture.schema().db,
+    );
     expect(rows).to.have.length(5);
     expect(new Set(rows.map((row) => row.key)).size).to.equal(5);
     const [schedule] = await fixture.schema().store.listSchedules();
@@ -108,11 +121,14 @@ describe("run modes in real processes", function () {
     const oldLockHolder = await leaderPid();
     oldLeader.child.kill("SIGKILL");
     await oldLeader.exited;
-    const next = await eventually(async () => {
-      const holder = await leaderPid();
-      const leaders = probes.filter((probe) => probe !== oldLeader && leaderLine(probe));
-      return holder !== undefined && holder !== oldLockHolder && leaders.length > 0 ? leaders : undefined;
-    }, { timeoutMs: 30_000, what: "a new leader" });
+    const next = await eventually(
+      async () => {
+        const holder = await leaderPid();
+        const leaders = probes.filter((probe) => probe !== oldLeader && leaderLine(probe));
+        return holder !== undefined && holder !== oldLockHolder && leaders.length > 0 ? leaders : undefined;
+      },
+      { timeoutMs: 30_000, what: "a new leader" },
+    );
     expect(next, "leaders after the kill").to.have.length(1);
     expect(mostHolders, "holders of the leader lock at once, at any check").to.equal(1);
     for (const probe of probes) if (probe !== oldLeader) probe.child.kill("SIGTERM");

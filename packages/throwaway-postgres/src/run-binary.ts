@@ -42,7 +42,10 @@ function failureReason(binary: string, args: readonly string[], error: Error & {
   const code = spawnErrorCode(error);
   if (code !== undefined) return `cannot run ${binary} (${code})`;
   if (error.killed === true) return `${name} ${args[0] ?? ""} did not finish within ${timeoutMs / 1_000} s`;
-  const lines = stderr.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+  const lines = stderr
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
   const telling = lines.find((line) => /error:|FATAL|could not/i.test(line)) ?? lines[0] ?? error.message;
   return `${name} failed: ${telling.startsWith(`${name}: `) ? telling.slice(name.length + 2) : telling}`;
 }

@@ -28,6 +28,11 @@ export function serverUser(): ServerUser | undefined {
 }
 
 function postgresUser(): ServerUser {
-  const id = (flag: "-u" | "-g"): number => Number(execFileSync("id", [flag, "postgres"], { stdio: ["ignore", "pipe", "ignore"] }).toString().trim());
+  const id = (flag: "-u" | "-g"): number =>
+    Number(
+      execFileSync("id", [flag, "postgres"], { stdio: ["ignore", "pipe", "ignore"] })
+        .toString()
+        .trim(),
+    );
   return { name: "postgres", uid: id("-u"), gid: id("-g") };
 }

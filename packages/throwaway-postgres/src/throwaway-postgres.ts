@@ -57,7 +57,14 @@ export class ThrowawayPostgres {
   readonly #serverOptions: string;
   #stopping: Promise<void> | undefined;
 
-  private constructor(root: string, port: number, database: string, pgCtl: string, user: ServerUser | undefined, settings: ThrowawayPostgresOptions["settings"]) {
+  private constructor(
+    root: string,
+    port: number,
+    database: string,
+    pgCtl: string,
+    user: ServerUser | undefined,
+    settings: ThrowawayPostgresOptions["settings"],
+  ) {
     this.#root = root;
     this.#port = port;
     this.#database = database;

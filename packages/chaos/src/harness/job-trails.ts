@@ -24,7 +24,11 @@ export interface TrailStep {
  * for reading (e.g. `A`, `B`); `since` is a time taken from the database's
  * clock, so each step's `afterMs` needs no second clock.
  */
-export async function jobTrails(database: ChaosDatabase, since: Date, owners: Readonly<Record<string, string>>): Promise<ReadonlyMap<string, readonly TrailStep[]>> {
+export async function jobTrails(
+  database: ChaosDatabase,
+  since: Date,
+  owners: Readonly<Record<string, string>>,
+): Promise<ReadonlyMap<string, readonly TrailStep[]>> {
   const { rows } = await sql<{
     job_id: string;
     new_state: string;

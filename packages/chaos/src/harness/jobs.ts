@@ -6,7 +6,10 @@ import type { ChaosDatabase } from "./chaos-database";
 
 /** Enqueues chaos jobs in batches; resolves with their ids, in order. */
 export async function enqueueTasks(database: ChaosDatabase, tasks: readonly ChaosTask[], options: EnqueueOptions = {}): Promise<readonly string[]> {
-  return enqueueRaw(database, tasks.map((task) => buildNewJob(ChaosJob, task, options)));
+  return enqueueRaw(
+    database,
+    tasks.map((task) => buildNewJob(ChaosJob, task, options)),
+  );
 }
 
 /** Enqueues prepared rows (malformed payloads included) in batches of 5,000; resolves with their ids. */
@@ -26,8 +29,11 @@ export function range(n: number): number[] {
 
 /** Jobs not yet in a terminal state. */
 export async function openJobs(database: ChaosDatabase): Promise<number> {
-  const { open } = await figures(database.db, sql<{ open: number }>`
-    SELECT count(*) AS open FROM ${sql.id(database.schema, "jobs")} WHERE state NOT IN ('succeeded', 'dead', 'cancelled')`);
+  const { open } = await figures(
+    database.db,
+    sql<{ open: number }>`
+    SELECT count(*) AS open FROM ${sql.id(database.schema, "jobs")} WHERE state NOT IN ('succeeded', 'dead', 'cancelled')`,
+  );
   return open;
 }
 
@@ -40,8 +46,11 @@ export async function jobStates(database: ChaosDatabase): Promise<Record<string,
 
 /** Running jobs whose `locked_by` is `workerId`. */
 export async function runningOwnedBy(database: ChaosDatabase, workerId: string): Promise<number> {
-  const { n } = await figures(database.db, sql<{ n: number }>`
-    SELECT count(*) AS n FROM ${sql.id(database.schema, "jobs")} WHERE state = 'running' AND locked_by = ${workerId}`);
+  const { n } = await figures(
+    database.db,
+    sql<{ n: number }>`
+    SELECT count(*) AS n FROM ${sql.id(database.schema, "jobs")} WHERE state = 'running' AND locked_by = ${workerId}`,
+  );
   return n;
 }
 

@@ -24,11 +24,14 @@ export interface RunOverlaps {
  */
 export async function runOverlaps(database: ChaosDatabase): Promise<RunOverlaps> {
   const executions = sql.id(database.schema, "chaos_executions");
-  return figures(database.db, sql<{ runs: number; unended: number; overlaps: number }>`
+  return figures(
+    database.db,
+    sql<{ runs: number; unended: number; overlaps: number }>`
     SELECT (SELECT count(*) FROM ${executions}) AS runs,
            (SELECT count(*) FROM ${executions} WHERE ended_at IS NULL) AS unended,
            (SELECT count(*) FROM ${executions} earlier JOIN ${executions} later
                 ON later.job_id = earlier.job_id AND later.token <> earlier.token
              WHERE (later.started_at, later.attempt) > (earlier.started_at, earlier.attempt)
-               AND (earlier.ended_at IS NULL OR earlier.ended_at > later.started_at)) AS overlaps`);
+               AND (earlier.ended_at IS NULL OR earlier.ended_at > later.started_at)) AS overlaps`,
+  );
 }

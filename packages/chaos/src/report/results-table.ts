@@ -29,10 +29,7 @@ export function resultsTable(results: readonly ScenarioResult[]): string {
   const widths = HEADERS.map((header, column) => Math.max(header.length, ...rows.map((row) => row[column]!.length)));
   const line = (cells: readonly string[]): string => `| ${cells.map((cell, column) => cell.padEnd(widths[column]!)).join(" | ")} |`;
   const rule = `| ${widths.map((width) => "-".repeat(width)).join(" | ")} |`;
-  const notes = results.flatMap((result) => [
-    `${result.id}. ${result.figures.join("; ")}`,
-    ...result.failures.map((failure) => `   FAILED: ${failure}`),
-  ]);
+  const notes = results.flatMap((result) => [`${result.id}. ${result.figures.join("; ")}`, ...result.failures.map((failure) => `   FAILED: ${failure}`)]);
   return [line(HEADERS), rule, ...rows.map(line), "", ...notes].join("\n");
 }
 

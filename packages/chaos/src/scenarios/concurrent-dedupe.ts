@@ -47,9 +47,7 @@ export const concurrentDedupe: Scenario = {
         await Promise.all(producers.map((producer) => producer.event("ready", 60_000)));
         const go = Date.now();
         for (const producer of producers) producer.send("go");
-        const reports = await Promise.all(
-          producers.map(async (producer) => (await producer.event("done", 120_000)) as unknown as ChaosProducerReport),
-        );
+        const reports = await Promise.all(producers.map(async (producer) => (await producer.event("done", 120_000)) as unknown as ChaosProducerReport));
         const idle = await idleInTransaction(database.db);
         const exits = await Promise.all(producers.map((producer) => producer.exited));
         log(`  ${p.processes} producers enqueued ${p.keys} keys each in ${Date.now() - go} ms`);
@@ -64,8 +62,11 @@ export const concurrentDedupe: Scenario = {
             if (idOfKey.get(`key-${key}`) !== id) mismatches += 1;
           });
         }
-        const distinct = await figures(database.db, sql<{ keys: number }>`
-          SELECT count(DISTINCT dedupe_key) AS keys FROM ${sql.id(database.schema, "jobs")}`);
+        const distinct = await figures(
+          database.db,
+          sql<{ keys: number }>`
+          SELECT count(DISTINCT dedupe_key) AS keys FROM ${sql.id(database.schema, "jobs")}`,
+        );
         await drainer.start();
         await drainer.all[0]!.node.exited;
         const invariants = await checkInvariants(database, p.keys);
@@ -73,7 +74,10 @@ export const concurrentDedupe: Scenario = {
 
         const verdict = new Verdict();
         verdict.invariants(invariants, idle);
-        verdict.check(exits.every((exit) => exit.code === 0), `producer exit codes ${exits.map((exit) => exit.code ?? exit.signal).join(", ")}`);
+        verdict.check(
+          exits.every((exit) => exit.code === 0),
+          `producer exit codes ${exits.map((exit) => exit.code ?? exit.signal).join(", ")}`,
+        );
         verdict.check(rows.length === p.keys && distinct.keys === p.keys, `${rows.length} jobs for ${distinct.keys} distinct keys, expected ${p.keys}`);
         verdict.check(inserted === p.keys, `${inserted} enqueue calls reported a new job, expected ${p.keys}`);
         verdict.check(mismatches === 0, `${mismatches} (producer, key) pairs got an id other than the key's job`);

@@ -61,7 +61,14 @@ export const connectionBlackHole: Scenario = {
         shutdownTimeoutMs: p.shutdownTimeoutMs,
         driver: FAIL_FAST_DRIVER,
       } as const;
-      const cutOff = new Supervisor({ connectionString: proxy.connectionString, oracleConnectionString: connectionString, schema, processes: 1, restart: false, settings });
+      const cutOff = new Supervisor({
+        connectionString: proxy.connectionString,
+        oracleConnectionString: connectionString,
+        schema,
+        processes: 1,
+        restart: false,
+        settings,
+      });
       const direct = new Supervisor({ connectionString, schema, processes: 1, restart: false, settings });
       const finisher = new Supervisor({ connectionString, schema, processes: 1, restart: false, settings: { ...settings, driver: {} } });
       try {
@@ -70,19 +77,29 @@ export const connectionBlackHole: Scenario = {
         const aId = a.workerId()!;
 
         // Part 1: A holds long handlers; its network goes silent; B takes over when the leases run out.
-        await enqueueTasks(database, range(p.jobs).map((seq) => ({ seq, action: "sleep-timed", ms: 50, firstMs: 60_000 })), { maxAttempts: 3 });
+        await enqueueTasks(
+          database,
+          range(p.jobs).map((seq) => ({ seq, action: "sleep-timed", ms: 50, firstMs: 60_000 })),
+          { maxAttempts: 3 },
+        );
         await waitForRuns(database, aId, 0, p.jobs, "A to start every long handler");
         await direct.start();
         const bId = direct.all[0]!.workerId()!;
         proxy.blackHole();
         const cutAt = Date.now();
-        await eventually(async () => (await succeeded(database, 0, p.jobs)) === p.jobs, { timeoutMs: 30_000, intervalMs: 50, what: "B to take over and finish every job" });
+        await eventually(async () => (await succeeded(database, 0, p.jobs)) === p.jobs, {
+          timeoutMs: 30_000,
+          intervalMs: 50,
+          what: "B to take over and finish every job",
+        });
         // The fault lasts 3 × leaseMs, or longer if the takeover took longer.
         await sleep(cutAt + 3 * p.leaseMs - Date.now());
         proxy.forward();
         const cutMs = Date.now() - cutAt;
         // When each handler of A stopped, against its lease: the last `locked_until` A set for that attempt.
-        const cut = await figures(db, sql<{ runs: number; lease_lost: number; latest_stop_ms: number; earliest_stop_ms: number; late: number; taken_by_b: number }>`
+        const cut = await figures(
+          db,
+          sql<{ runs: number; lease_lost: number; latest_stop_ms: number; earliest_stop_ms: number; late: number; taken_by_b: number }>`
           SELECT count(*) AS runs,
                  count(*) FILTER (WHERE e.ended_how = 'aborted:STINT_LEASE_LOST') AS lease_lost,
                  max(extract(epoch FROM e.ended_at - l.until) * 1000) AS latest_stop_ms,
@@ -93,22 +110,37 @@ export const connectionBlackHole: Scenario = {
             FROM ${sql.id(schema, "chaos_executions")} e
             JOIN (SELECT job_id, attempt, max(locked_until) AS until FROM ${sql.id(schema, "chaos_leases")} WHERE locked_by = ${aId} GROUP BY job_id, attempt) l
               ON l.job_id = e.job_id AND l.attempt = e.attempt
-           WHERE e.worker_id = ${aId} AND e.seq < ${p.jobs}`);
+           WHERE e.worker_id = ${aId} AND e.seq < ${p.jobs}`,
+        );
 
         // Part 2: the cut has healed; with B gone, A alone runs new jobs, each on its first attempt.
         await direct.stop();
         const healedAt = Date.now();
-        await enqueueTasks(database, range(p.healedJobs).map((i) => ({ seq: p.jobs + i, action: "sleep-timed", ms: 100 })));
-        await eventually(async () => (await succeeded(database, p.jobs, p.healedJobs)) === p.healedJobs, { timeoutMs: 30_000, intervalMs: 50, what: "A to run the new jobs after the cut healed" });
+        await enqueueTasks(
+          database,
+          range(p.healedJobs).map((i) => ({ seq: p.jobs + i, action: "sleep-timed", ms: 100 })),
+        );
+        await eventually(async () => (await succeeded(database, p.jobs, p.healedJobs)) === p.healedJobs, {
+          timeoutMs: 30_000,
+          intervalMs: 50,
+          what: "A to run the new jobs after the cut healed",
+        });
         const healedMs = Date.now() - healedAt;
-        const healed = await figures(db, sql<{ by_a: number }>`
+        const healed = await figures(
+          db,
+          sql<{ by_a: number }>`
           SELECT count(*) AS by_a FROM ${jobs}
-           WHERE (payload->>'seq')::int >= ${p.jobs} AND state = 'succeeded' AND attempts = 1 AND locked_by = ${aId} AND result->>'by' = ${aId}`);
+           WHERE (payload->>'seq')::int >= ${p.jobs} AND state = 'succeeded' AND attempts = 1 AND locked_by = ${aId} AND result->>'by' = ${aId}`,
+        );
         const idle = await idleInTransaction(db);
 
         // Part 3: jobs in flight, the network cut again, one SIGTERM.
         const firstStop = p.jobs + p.healedJobs;
-        await enqueueTasks(database, range(p.stopJobs).map((i) => ({ seq: firstStop + i, action: "sleep-timed", ms: 50, firstMs: 60_000 })), { maxAttempts: 3 });
+        await enqueueTasks(
+          database,
+          range(p.stopJobs).map((i) => ({ seq: firstStop + i, action: "sleep-timed", ms: 50, firstMs: 60_000 })),
+          { maxAttempts: 3 },
+        );
         await waitForRuns(database, aId, firstStop, p.stopJobs, "A to start the jobs in flight at the stop");
         proxy.blackHole();
         const signalled = Date.now();
@@ -117,20 +149,32 @@ export const connectionBlackHole: Scenario = {
         const exit = await Promise.race([a.node.exited, sleep(30_000).then(() => undefined)]);
         const exitMs = (exit?.at ?? Date.now()) - signalled;
         const reported = a.node.lines.some((line) => line.startsWith('{"event":"report"'));
-        if (exit === undefined) log(`  A still running ${exitMs} ms after SIGTERM (${reported ? "after" : "before"} its run report); its last lines:\n${a.node.lines.slice(-5).join("\n")}`);
+        if (exit === undefined)
+          log(
+            `  A still running ${exitMs} ms after SIGTERM (${reported ? "after" : "before"} its run report); its last lines:\n${a.node.lines.slice(-5).join("\n")}`,
+          );
         proxy.forward();
         await finisher.start();
-        await eventually(async () => (await succeeded(database, firstStop, p.stopJobs)) === p.stopJobs, { timeoutMs: 30_000, intervalMs: 50, what: "a fresh worker to finish the jobs given up at the stop" });
+        await eventually(async () => (await succeeded(database, firstStop, p.stopJobs)) === p.stopJobs, {
+          timeoutMs: 30_000,
+          intervalMs: 50,
+          what: "a fresh worker to finish the jobs given up at the stop",
+        });
         await finisher.stop();
 
         const invariants = await checkInvariants(database, total);
         const overlaps = await runOverlaps(database);
         const exitBound = shutdownExitBound(p, EXIT_SLACK_MS);
-        log(`  cut ${cutMs} ms; A's handlers stopped ${-Number(cut.latest_stop_ms.toFixed(0))}–${-Number(cut.earliest_stop_ms.toFixed(0))} ms before their database lease ran out; exit ${exitMs} ms`);
+        log(
+          `  cut ${cutMs} ms; A's handlers stopped ${-Number(cut.latest_stop_ms.toFixed(0))}–${-Number(cut.earliest_stop_ms.toFixed(0))} ms before their database lease ran out; exit ${exitMs} ms`,
+        );
 
         const verdict = new Verdict();
         verdict.invariants(invariants, idle);
-        verdict.check(cut.runs === p.jobs && cut.lease_lost === p.jobs, `${cut.lease_lost} of ${p.jobs} handlers of A (${cut.runs} runs) saw their signal abort with STINT_LEASE_LOST`);
+        verdict.check(
+          cut.runs === p.jobs && cut.lease_lost === p.jobs,
+          `${cut.lease_lost} of ${p.jobs} handlers of A (${cut.runs} runs) saw their signal abort with STINT_LEASE_LOST`,
+        );
         verdict.check(
           cut.late === 0,
           `${cut.late} handlers of A still ran ${STOP_TOLERANCE_MS} ms after their local deadline (their last database lease − ${margin} ms); ` +
@@ -148,7 +192,9 @@ export const connectionBlackHole: Scenario = {
             `(at most ${(cut.latest_stop_ms + margin).toFixed(0)} ms after lease − margin); ${overlaps.overlaps} overlapping runs; B finished ${cut.taken_by_b}/${p.jobs}`,
         );
         verdict.note(`healed: ${healed.by_a}/${p.healedJobs} new jobs on attempt 1 under A within ${(healedMs / 1_000).toFixed(1)} s`);
-        verdict.note(`SIGTERM cut off with ${p.stopJobs} jobs in flight: exit after ${(exitMs / 1_000).toFixed(1)} s (bound ${(exitBound / 1_000).toFixed(1)} s)`);
+        verdict.note(
+          `SIGTERM cut off with ${p.stopJobs} jobs in flight: exit after ${(exitMs / 1_000).toFixed(1)} s (bound ${(exitBound / 1_000).toFixed(1)} s)`,
+        );
         return {
           jobs: total,
           faults: `2 × black hole, 1 × SIGTERM`,
@@ -171,16 +217,24 @@ async function waitForRuns(database: ChaosDatabase, workerId: string, first: num
   const executions = sql.id(database.schema, "chaos_executions");
   await eventually(
     async () =>
-      (await figures(database.db, sql<{ n: number }>`
-        SELECT count(*) AS n FROM ${executions} WHERE worker_id = ${workerId} AND seq >= ${first} AND seq < ${first + count}`)).n === count,
+      (
+        await figures(
+          database.db,
+          sql<{ n: number }>`
+        SELECT count(*) AS n FROM ${executions} WHERE worker_id = ${workerId} AND seq >= ${first} AND seq < ${first + count}`,
+        )
+      ).n === count,
     { timeoutMs: 20_000, intervalMs: 20, what },
   );
 }
 
 /** Jobs `first`… `first + count − 1` that succeeded. */
 async function succeeded(database: ChaosDatabase, first: number, count: number): Promise<number> {
-  const { n } = await figures(database.db, sql<{ n: number }>`
+  const { n } = await figures(
+    database.db,
+    sql<{ n: number }>`
     SELECT count(*) AS n FROM ${sql.id(database.schema, "jobs")}
-     WHERE state = 'succeeded' AND (payload->>'seq')::int >= ${first} AND (payload->>'seq')::int < ${first + count}`);
+     WHERE state = 'succeeded' AND (payload->>'seq')::int >= ${first} AND (payload->>'seq')::int < ${first + count}`,
+  );
   return n;
 }

@@ -16,7 +16,11 @@ export const connectionKills: Scenario = {
   async run({ connectionString, profile, random, log }) {
     const p = profile.connectionKills;
     return withChaosDatabase(connectionString, async (database) => {
-      await enqueueTasks(database, range(p.jobs).map((seq) => ({ seq, action: "sleep", ms: p.handlerMs })), { maxAttempts: 10 });
+      await enqueueTasks(
+        database,
+        range(p.jobs).map((seq) => ({ seq, action: "sleep", ms: p.handlerMs })),
+        { maxAttempts: 10 },
+      );
       const settings = { mode: "loop", concurrency: p.concurrency, leaseMs: 5_000, pollIntervalMs: 200, shutdownTimeoutMs: 5_000 } as const;
       return withSupervisor(database, { processes: p.processes, settings, restart: false }, async (supervisor) => {
         const byRole: TerminationsByRole = {};
@@ -41,7 +45,10 @@ export const connectionKills: Scenario = {
         verdict.invariants(invariants, run.idleInTransaction);
         verdict.check(drained, "the queue did not drain within 2 minutes: jobs are stuck");
         verdict.check(exitedDuringRun === 0, `${exitedDuringRun} worker processes exited during the run`);
-        verdict.check(run.exits.every((exit) => exit.code === 0), `exit codes after SIGTERM: ${run.exits.map((exit) => exit.code ?? exit.signal).join(", ")}`);
+        verdict.check(
+          run.exits.every((exit) => exit.code === 0),
+          `exit codes after SIGTERM: ${run.exits.map((exit) => exit.code ?? exit.signal).join(", ")}`,
+        );
         verdict.check(terminated >= 2, `only ${terminated} connections were terminated`);
         verdict.check(states["succeeded"] === p.jobs, `succeeded ${states["succeeded"] ?? 0} of ${p.jobs} (${JSON.stringify(states)})`);
         verdict.note(`${terminated} connections terminated (${describeRoles(byRole)})`);

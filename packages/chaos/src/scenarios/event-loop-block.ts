@@ -65,16 +65,20 @@ export const eventLoopBlock: Scenario = {
           { timeoutMs: 30_000, intervalMs: 20, what: "the second worker to take every job" },
         );
         // The busy loop ends at the later of its minimum and this release; measured on the database's clock from its start.
-        const { ms: sinceBlockStarted } = await figures(db, sql<{ ms: number }>`
+        const { ms: sinceBlockStarted } = await figures(
+          db,
+          sql<{ ms: number }>`
           SELECT extract(epoch FROM clock_timestamp() - started_at) * 1000 AS ms
-            FROM ${sql.id(schema, "chaos_executions")} WHERE seq = 0 AND attempt = 1`);
+            FROM ${sql.id(schema, "chaos_executions")} WHERE seq = 0 AND attempt = 1`,
+        );
         writeFileSync(releaseFile, "");
         const blockedMs = Math.max(blockMs, sinceBlockStarted);
         const [aExit, aReport] = await Promise.all([a.node.exited, a.node.event("report", 60_000).catch(() => undefined)]);
-        await eventually(
-          async () => (await figures(db, sql<{ n: number }>`SELECT count(*) AS n FROM ${jobs} WHERE state = 'succeeded'`)).n === p.jobs,
-          { timeoutMs: 30_000, intervalMs: 100, what: "the second worker to finish every job" },
-        );
+        await eventually(async () => (await figures(db, sql<{ n: number }>`SELECT count(*) AS n FROM ${jobs} WHERE state = 'succeeded'`)).n === p.jobs, {
+          timeoutMs: 30_000,
+          intervalMs: 100,
+          what: "the second worker to finish every job",
+        });
         const idle = await idleInTransaction(db);
         await second.stop();
         const invariants = await checkInvariants(database, p.jobs);
@@ -82,7 +86,9 @@ export const eventLoopBlock: Scenario = {
         const bId = b.workerId()!;
         const totals = (aReport?.["report"] as RunReport | undefined)?.totals;
         log(`  first worker: ${JSON.stringify(totals)}, exit ${aExit.code}`);
-        const final = await figures(db, sql<{ by_second: number; results_by_second: number; writes_by_first: number; late_claims: number }>`
+        const final = await figures(
+          db,
+          sql<{ by_second: number; results_by_second: number; writes_by_first: number; late_claims: number }>`
           SELECT (SELECT count(*) FROM ${jobs} WHERE state = 'succeeded' AND attempts = 2 AND locked_by = ${bId}) AS by_second,
                  (SELECT count(*) FROM ${jobs} WHERE result->>'by' = ${bId}) AS results_by_second,
                  -- A lease rescue by the second process keeps the first as the last owner: it is not the first worker's write.
@@ -90,7 +96,8 @@ export const eventLoopBlock: Scenario = {
                    WHERE locked_by = ${aId} AND new_state <> 'running' AND error_code IS DISTINCT FROM 'STINT_WORKER_DIED') AS writes_by_first,
                  (SELECT count(*) FROM ${sql.id(schema, "chaos_transitions")} t
                    WHERE t.locked_by = ${bId} AND t.new_state = 'running'
-                     AND t.started_at < (SELECT min(started_at) FROM ${sql.id(schema, "chaos_transitions")} WHERE locked_by = ${aId}) + ${p.leaseMs} * interval '1 millisecond') AS late_claims`);
+                     AND t.started_at < (SELECT min(started_at) FROM ${sql.id(schema, "chaos_transitions")} WHERE locked_by = ${aId}) + ${p.leaseMs} * interval '1 millisecond') AS late_claims`,
+        );
 
         const verdict = new Verdict();
         verdict.invariants(invariants, idle);
@@ -98,10 +105,15 @@ export const eventLoopBlock: Scenario = {
         verdict.check(final.results_by_second === p.jobs, `${final.results_by_second} of ${p.jobs} results written by the second worker`);
         verdict.check(final.writes_by_first === 0, `the first worker changed ${final.writes_by_first} jobs after losing them`);
         verdict.check(final.late_claims === 0, `${final.late_claims} jobs were taken over before the first worker's lease ran out`);
-        verdict.check(totals?.leaseLost === p.jobs && totals.succeeded === 0, `the first worker reported ${JSON.stringify(totals)}, expected ${p.jobs} lease lost and 0 succeeded`);
+        verdict.check(
+          totals?.leaseLost === p.jobs && totals.succeeded === 0,
+          `the first worker reported ${JSON.stringify(totals)}, expected ${p.jobs} lease lost and 0 succeeded`,
+        );
         verdict.check(invariants.reExecutions === p.jobs, `${invariants.reExecutions} re-executions, expected ${p.jobs} (one per job taken over)`);
         verdict.note(`event loop blocked ${(blockedMs / 1_000).toFixed(1)} s, lease ${p.leaseMs / 1_000} s`);
-        verdict.note(`late outcomes of the first worker: ${totals?.leaseLost ?? "?"} applied to 0 rows; final state by the second worker ${final.by_second}/${p.jobs}`);
+        verdict.note(
+          `late outcomes of the first worker: ${totals?.leaseLost ?? "?"} applied to 0 rows; final state by the second worker ${final.by_second}/${p.jobs}`,
+        );
         return {
           jobs: p.jobs,
           faults: `event loop blocked ${(blockedMs / 1_000).toFixed(1)} s`,

@@ -55,8 +55,19 @@ export const fullBufferShutdown: Scenario = {
     const capacity = p.concurrency + p.prefetch;
     return withChaosDatabase(connectionString, async (database) => {
       const { db, schema } = database;
-      await enqueueTasks(database, range(capacity).map((seq) => ({ seq, action: "sleep-timed", ms: 50, firstMs: 60_000 })), { maxAttempts: MAX_ATTEMPTS });
-      const settings = { mode: "loop", concurrency: p.concurrency, prefetch: p.prefetch, leaseMs: p.leaseMs, pollIntervalMs: 100, shutdownTimeoutMs: p.shutdownTimeoutMs } as const;
+      await enqueueTasks(
+        database,
+        range(capacity).map((seq) => ({ seq, action: "sleep-timed", ms: 50, firstMs: 60_000 })),
+        { maxAttempts: MAX_ATTEMPTS },
+      );
+      const settings = {
+        mode: "loop",
+        concurrency: p.concurrency,
+        prefetch: p.prefetch,
+        leaseMs: p.leaseMs,
+        pollIntervalMs: 100,
+        shutdownTimeoutMs: p.shutdownTimeoutMs,
+      } as const;
       const first = new Supervisor({ connectionString, schema, processes: 1, restart: false, settings });
       const second = new Supervisor({ connectionString, schema, processes: 1, restart: false, settings: { ...settings, concurrency: capacity, prefetch: 0 } });
       try {
@@ -110,7 +121,10 @@ export const fullBufferShutdown: Scenario = {
           full.running === capacity && full.started === p.concurrency,
           `before the signal A held ${full.running} running jobs (expected ${capacity}) and had started ${full.started} handlers (expected ${p.concurrency})`,
         );
-        verdict.check(aRuns.length === p.concurrency, `A started ${aRuns.length} handlers in all, expected ${p.concurrency}: it must never start a buffered job`);
+        verdict.check(
+          aRuns.length === p.concurrency,
+          `A started ${aRuns.length} handlers in all, expected ${p.concurrency}: it must never start a buffered job`,
+        );
         verdict.check(buffered.length === p.prefetch, `${buffered.length} jobs buffered by A, expected ${p.prefetch}`);
         verdict.check(
           bufferedBackMs.every((ms) => ms <= CLAIMABLE_WITHIN_MS),
@@ -130,7 +144,10 @@ export const fullBufferShutdown: Scenario = {
             (offTrail.length === 0 ? "" : `; job ${offTrail[0]![0]}: "${describeTrail(offTrail[0]![1])}"`),
         );
         verdict.check(leftRunning === 0, `${leftRunning} rows left running under A's id after it exited`);
-        verdict.check(exitMs <= exitBound && exit?.code === 0, `SIGTERM: exit ${exit === undefined ? "none (still running)" : (exit.code ?? exit.signal)} after ${exitMs} ms, bound ${exitBound} ms`);
+        verdict.check(
+          exitMs <= exitBound && exit?.code === 0,
+          `SIGTERM: exit ${exit === undefined ? "none (still running)" : (exit.code ?? exit.signal)} after ${exitMs} ms, bound ${exitBound} ms`,
+        );
         verdict.check(
           report?.totals.released === capacity && report.totals.claimed === capacity,
           `A reported ${report?.totals.released ?? "no"} released of ${report?.totals.claimed ?? "no"} claimed, expected ${capacity} of ${capacity}`,
@@ -162,9 +179,12 @@ export const fullBufferShutdown: Scenario = {
 
 /** Jobs running under `workerId`, and how many handlers it has started (the oracle). */
 async function holding(database: ChaosDatabase, workerId: string): Promise<{ readonly running: number; readonly started: number }> {
-  return figures(database.db, sql<{ running: number; started: number }>`
+  return figures(
+    database.db,
+    sql<{ running: number; started: number }>`
     SELECT (SELECT count(*) FROM ${sql.id(database.schema, "jobs")} WHERE state = 'running' AND locked_by = ${workerId}) AS running,
-           (SELECT count(*) FROM ${sql.id(database.schema, "chaos_executions")} WHERE worker_id = ${workerId}) AS started`);
+           (SELECT count(*) FROM ${sql.id(database.schema, "chaos_executions")} WHERE worker_id = ${workerId}) AS started`,
+  );
 }
 
 /** Jobs that succeeded. */

@@ -34,15 +34,29 @@ export const gracefulShutdown: Scenario = {
         { maxAttempts: 3 },
       );
       // No prefetch: each process claims only for its slots, so every slot of every process runs a job (scenario 15 covers the buffer).
-      const settings = { mode: "loop", concurrency: p.concurrency, prefetch: 0, leaseMs: 10_000, pollIntervalMs: 100, shutdownTimeoutMs: p.shutdownTimeoutMs } as const;
+      const settings = {
+        mode: "loop",
+        concurrency: p.concurrency,
+        prefetch: 0,
+        leaseMs: 10_000,
+        pollIntervalMs: 100,
+        shutdownTimeoutMs: p.shutdownTimeoutMs,
+      } as const;
       const workers = new Supervisor({ connectionString, schema, processes: p.processes, restart: false, settings });
-      const drainer = new Supervisor({ connectionString, schema, processes: 1, restart: false, settings: { mode: "once", concurrency: total, leaseMs: 10_000 } });
+      const drainer = new Supervisor({
+        connectionString,
+        schema,
+        processes: 1,
+        restart: false,
+        settings: { mode: "once", concurrency: total, leaseMs: 10_000 },
+      });
       try {
         await workers.start();
-        await eventually(
-          async () => (await figures(db, sql<{ n: number }>`SELECT count(*) AS n FROM ${jobs} WHERE state = 'running'`)).n === total,
-          { timeoutMs: 20_000, intervalMs: 20, what: "every slot to be busy" },
-        );
+        await eventually(async () => (await figures(db, sql<{ n: number }>`SELECT count(*) AS n FROM ${jobs} WHERE state = 'running'`)).n === total, {
+          timeoutMs: 20_000,
+          intervalMs: 20,
+          what: "every slot to be busy",
+        });
         const idle = await idleInTransaction(db);
         const signalled = Date.now();
         const stopped = await Promise.all(
@@ -52,10 +66,13 @@ export const gracefulShutdown: Scenario = {
             return { worker, exit, report, exitMs: exit.at - signalled };
           }),
         );
-        const owned = await figures(db, sql<{ running: number; released: number }>`
+        const owned = await figures(
+          db,
+          sql<{ running: number; released: number }>`
           SELECT count(*) FILTER (WHERE state = 'running' AND locked_by = ANY(${stopped.map(({ worker }) => worker.workerId()!)}::text[])) AS running,
                  count(*) FILTER (WHERE state = 'queued' AND attempts = 1 AND max_attempts = 4) AS released
-            FROM ${jobs}`);
+            FROM ${jobs}`,
+        );
         const exitTimes = stopped.map(({ exitMs }) => `${(exitMs / 1_000).toFixed(1)} s`).join(", ");
         log(`  exited after ${exitTimes}; ${owned.running} rows left running, ${owned.released} released`);
         await drainer.start();
@@ -66,8 +83,14 @@ export const gracefulShutdown: Scenario = {
         const verdict = new Verdict();
         verdict.invariants(invariants, idle);
         const deadline = p.shutdownTimeoutMs + EXIT_SLACK_MS;
-        verdict.check(stopped.every(({ exitMs }) => exitMs <= deadline), `exit times ${exitTimes}, deadline ${deadline / 1_000} s`);
-        verdict.check(stopped.every(({ exit }) => exit.code === 0), `exit codes ${stopped.map(({ exit }) => exit.code ?? exit.signal).join(", ")}`);
+        verdict.check(
+          stopped.every(({ exitMs }) => exitMs <= deadline),
+          `exit times ${exitTimes}, deadline ${deadline / 1_000} s`,
+        );
+        verdict.check(
+          stopped.every(({ exit }) => exit.code === 0),
+          `exit codes ${stopped.map(({ exit }) => exit.code ?? exit.signal).join(", ")}`,
+        );
         verdict.check(owned.running === 0, `${owned.running} rows left running owned by the exited workers`);
         verdict.check(owned.released === total, `${owned.released} of ${total} jobs given back with their attempt unspent`);
         const released = stopped.reduce((sum, { report }) => sum + (report?.totals.released ?? 0), 0);

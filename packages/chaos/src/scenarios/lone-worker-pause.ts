@@ -37,10 +37,11 @@ export const lonePause: Scenario = {
         for (let trial = 0; trial < p.trials; trial += 1) {
           const held = 2 * trial;
           await enqueueTasks(database, [{ seq: held, action: "sleep-timed", ms: 20, firstMs: 10 * p.leaseMs }]);
-          await eventually(
-            async () => (await figures(db, sql<{ n: number }>`SELECT count(*) AS n FROM ${executions} WHERE seq = ${held}`)).n === 1,
-            { timeoutMs: 20_000, intervalMs: 20, what: `trial ${trial + 1}: the handler of job ${held} to start` },
-          );
+          await eventually(async () => (await figures(db, sql<{ n: number }>`SELECT count(*) AS n FROM ${executions} WHERE seq = ${held}`)).n === 1, {
+            timeoutMs: 20_000,
+            intervalMs: 20,
+            what: `trial ${trial + 1}: the handler of job ${held} to start`,
+          });
           worker.node.kill("SIGSTOP");
           // The fault itself: the process stays stopped this long.
           await sleep(pauseMs);
@@ -49,7 +50,12 @@ export const lonePause: Scenario = {
           const resumed = Date.now();
           await eventually(
             async () =>
-              (await figures(db, sql<{ n: number }>`SELECT count(*) AS n FROM ${jobs} WHERE state = 'succeeded' AND (payload->>'seq')::int IN (${held}, ${held + 1})`)).n === 2,
+              (
+                await figures(
+                  db,
+                  sql<{ n: number }>`SELECT count(*) AS n FROM ${jobs} WHERE state = 'succeeded' AND (payload->>'seq')::int IN (${held}, ${held + 1})`,
+                )
+              ).n === 2,
             { timeoutMs: 30_000, intervalMs: 20, what: `trial ${trial + 1}: both jobs to succeed after SIGCONT` },
           );
           recoveries.push(Date.now() - resumed);
@@ -60,10 +66,16 @@ export const lonePause: Scenario = {
         const invariants = await checkInvariants(database, total);
         const overlaps = await runOverlaps(database);
         const states = await jobStates(database);
-        const attempts = await figures(db, sql<{ max: number; second: number }>`
-          SELECT max(attempts) AS max, count(*) FILTER (WHERE attempts = 2) AS second FROM ${jobs}`);
-        const ends = await figures(db, sql<{ lease_lost: number }>`
-          SELECT count(*) FILTER (WHERE ended_how = 'aborted:STINT_LEASE_LOST') AS lease_lost FROM ${executions}`);
+        const attempts = await figures(
+          db,
+          sql<{ max: number; second: number }>`
+          SELECT max(attempts) AS max, count(*) FILTER (WHERE attempts = 2) AS second FROM ${jobs}`,
+        );
+        const ends = await figures(
+          db,
+          sql<{ lease_lost: number }>`
+          SELECT count(*) FILTER (WHERE ended_how = 'aborted:STINT_LEASE_LOST') AS lease_lost FROM ${executions}`,
+        );
         log(`  recoveries after SIGCONT: ${recoveries.map((ms) => `${ms} ms`).join(", ")}`);
 
         const verdict = new Verdict();
@@ -72,13 +84,18 @@ export const lonePause: Scenario = {
         verdict.check(overlaps.unended === 0, `${overlaps.unended} of ${overlaps.runs} handler runs recorded no end`);
         verdict.check(attempts.max <= 2, `a job reached ${attempts.max} attempts, expected at most 2`);
         verdict.check(states["succeeded"] === total, `succeeded ${states["succeeded"] ?? 0} of ${total}`);
-        verdict.check(stopped.every(({ exit }) => exit.code === 0), `the worker exited with ${stopped.map(({ exit }) => exit.code ?? exit.signal).join(", ")}`);
+        verdict.check(
+          stopped.every(({ exit }) => exit.code === 0),
+          `the worker exited with ${stopped.map(({ exit }) => exit.code ?? exit.signal).join(", ")}`,
+        );
         verdict.check(workers.unexpectedExits.length === 0, `the worker exited unexpectedly ${workers.unexpectedExits.length} times`);
         verdict.note(
           `${p.trials} pauses of ${(pauseMs / 1_000).toFixed(1)} s, lease ${p.leaseMs / 1_000} s: ${ends.lease_lost} handlers stopped by their lapsed lease, ` +
             `${attempts.second} jobs on attempt 2, max attempts ${attempts.max}`,
         );
-        verdict.note(`${overlaps.overlaps} overlapping runs of ${overlaps.runs}; both jobs done ${Math.min(...recoveries)}–${Math.max(...recoveries)} ms after SIGCONT`);
+        verdict.note(
+          `${overlaps.overlaps} overlapping runs of ${overlaps.runs}; both jobs done ${Math.min(...recoveries)}–${Math.max(...recoveries)} ms after SIGCONT`,
+        );
         return {
           jobs: total,
           faults: `${p.trials} × SIGSTOP ${(pauseMs / 1_000).toFixed(1)} s`,

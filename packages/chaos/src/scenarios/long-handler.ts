@@ -15,7 +15,11 @@ export const longHandler: Scenario = {
   async run({ connectionString, profile }) {
     const p = profile.longHandler;
     return withChaosDatabase(connectionString, async (database) => {
-      await enqueueTasks(database, range(p.jobs).map((seq) => ({ seq, action: "sleep", ms: 10 * p.leaseMs })), { maxAttempts: 5 });
+      await enqueueTasks(
+        database,
+        range(p.jobs).map((seq) => ({ seq, action: "sleep", ms: 10 * p.leaseMs })),
+        { maxAttempts: 5 },
+      );
       const settings = { mode: "loop", concurrency: p.jobs, leaseMs: p.leaseMs, pollIntervalMs: 100 } as const;
       return withSupervisor(database, { processes: 2, settings, restart: false }, async (supervisor) => {
         let rescued = 0;
@@ -31,18 +35,24 @@ export const longHandler: Scenario = {
         });
         const run = await settle(database, supervisor, p.jobs);
         const { invariants } = run;
-        const claims = await figures(database.db, sql<{ claims: number; max_per_job: number; max_attempts: number; rescued_rows: number }>`
+        const claims = await figures(
+          database.db,
+          sql<{ claims: number; max_per_job: number; max_attempts: number; rescued_rows: number }>`
           SELECT count(*) AS claims, coalesce(max(per_job), 0) AS max_per_job,
                  (SELECT max(attempts) FROM ${sql.id(database.schema, "jobs")}) AS max_attempts,
                  (SELECT count(*) FROM ${sql.id(database.schema, "jobs")} WHERE error_code IS NOT NULL) AS rescued_rows
             FROM (SELECT job_id, count(*) OVER (PARTITION BY job_id) AS per_job FROM ${sql.id(database.schema, "chaos_transitions")}
-                   WHERE new_state = 'running' AND (old_state <> 'running' OR new_attempts <> old_attempts)) c`);
+                   WHERE new_state = 'running' AND (old_state <> 'running' OR new_attempts <> old_attempts)) c`,
+        );
         const states = await jobStates(database);
 
         const verdict = new Verdict();
         verdict.invariants(invariants, run.idleInTransaction);
         verdict.check(drained, "the jobs did not finish");
-        verdict.check(claims.claims === p.jobs && claims.max_per_job === 1, `${claims.claims} claims for ${p.jobs} jobs (at most ${claims.max_per_job} per job)`);
+        verdict.check(
+          claims.claims === p.jobs && claims.max_per_job === 1,
+          `${claims.claims} claims for ${p.jobs} jobs (at most ${claims.max_per_job} per job)`,
+        );
         verdict.check(rescued === 0 && claims.rescued_rows === 0, `${rescued} leases rescued during the run`);
         verdict.check(claims.max_attempts === 1, `a job reached attempt ${claims.max_attempts}`);
         verdict.check(invariants.reExecutions === 0, `${invariants.reExecutions} re-executions`);

@@ -71,13 +71,12 @@ export const malformedPayloads: Scenario = {
         verdict.invariants(invariants, run.idleInTransaction);
         verdict.check(drained, "the queue did not drain");
         verdict.check(dead.length === p.malformed, `${dead.length} malformed jobs found, ${p.malformed} enqueued`);
-        verdict.check(
-          wrong.length === 0,
-          `${wrong.length} malformed jobs not dead after one claim with the field named, e.g. ${JSON.stringify(wrong[0])}`,
-        );
+        verdict.check(wrong.length === 0, `${wrong.length} malformed jobs not dead after one claim with the field named, e.g. ${JSON.stringify(wrong[0])}`);
         verdict.check(states["succeeded"] === p.jobs - p.malformed, `states ${JSON.stringify(states)}`);
         verdict.check(invariants.executedJobs === p.jobs - p.malformed, `${invariants.executedJobs} jobs reached their handler`);
-        verdict.note(`${p.malformed - wrong.length}/${p.malformed} dead after 1 claim, handler never run, field named (${[...new Set(DEFECTS.map((d) => d.field))].join(", ")})`);
+        verdict.note(
+          `${p.malformed - wrong.length}/${p.malformed} dead after 1 claim, handler never run, field named (${[...new Set(DEFECTS.map((d) => d.field))].join(", ")})`,
+        );
         verdict.note(`${states["succeeded"] ?? 0}/${p.jobs - p.malformed} valid jobs succeeded`);
         return {
           jobs: p.jobs,

@@ -22,9 +22,17 @@ export const poisonJob: Scenario = {
     return withChaosDatabase(connectionString, async (database) => {
       const { db, schema } = database;
       const middle = Math.floor(p.jobs / 2);
-      await enqueueTasks(database, range(middle).map((seq) => ({ seq, action: "sleep", ms: 20 })), { maxAttempts: 10 });
+      await enqueueTasks(
+        database,
+        range(middle).map((seq) => ({ seq, action: "sleep", ms: 20 })),
+        { maxAttempts: 10 },
+      );
       const [poisonId] = await enqueueTasks(database, [{ seq: p.jobs, action: "kill-self", ms: 0 }], { maxAttempts: p.maxAttempts });
-      await enqueueTasks(database, range(p.jobs - middle).map((i) => ({ seq: middle + i, action: "sleep", ms: 20 })), { maxAttempts: 10 });
+      await enqueueTasks(
+        database,
+        range(p.jobs - middle).map((i) => ({ seq: middle + i, action: "sleep", ms: 20 })),
+        { maxAttempts: 10 },
+      );
       const settings = { mode: "once", concurrency: p.concurrency, leaseMs: 1_000 } as const;
       return withSupervisor(database, { processes: p.processes, settings, restartDelayMs: 200 }, async (supervisor) => {
         const drained = await drainWithFaults(database, { timeoutMs: 60_000, tickMs: 200 });
@@ -34,8 +42,11 @@ export const poisonJob: Scenario = {
         const { rows } = await sql<{ state: string; attempts: number; max_attempts: number; error_code: string | null; last_error: string | null }>`
           SELECT state, attempts, max_attempts, error_code, last_error FROM ${sql.id(schema, "jobs")} WHERE id = ${poisonId}`.execute(db);
         const poison = rows[0];
-        const runs = await figures(db, sql<{ poison_runs: number }>`
-          SELECT count(*) AS poison_runs FROM ${sql.id(schema, "chaos_executions")} WHERE job_id = ${poisonId}`);
+        const runs = await figures(
+          db,
+          sql<{ poison_runs: number }>`
+          SELECT count(*) AS poison_runs FROM ${sql.id(schema, "chaos_executions")} WHERE job_id = ${poisonId}`,
+        );
         const states = await jobStates(database);
 
         const verdict = new Verdict();
@@ -51,7 +62,9 @@ export const poisonJob: Scenario = {
           `last_error does not say the worker died during the last attempt: ${poison?.last_error}`,
         );
         verdict.check(states["succeeded"] === p.jobs && states["dead"] === 1, `states ${JSON.stringify(states)}: the other jobs did not all succeed`);
-        verdict.note(`poison dead after ${poison?.attempts}/${p.maxAttempts} attempts (${runs.poison_runs} handler runs, ${selfKills} self-kills), ${poison?.error_code}`);
+        verdict.note(
+          `poison dead after ${poison?.attempts}/${p.maxAttempts} attempts (${runs.poison_runs} handler runs, ${selfKills} self-kills), ${poison?.error_code}`,
+        );
         verdict.note(`other jobs: ${states["succeeded"] ?? 0}/${p.jobs} succeeded`);
         verdict.note(`last_error: "${(poison?.last_error ?? "").replace(/^The worker \S+ /, "The worker ").slice(0, 110)}…"`);
         return {

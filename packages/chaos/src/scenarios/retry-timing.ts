@@ -21,7 +21,11 @@ export const retryTiming: Scenario = {
     const p = profile.retryTiming;
     return withChaosDatabase(connectionString, async (database) => {
       const { db, schema } = database;
-      await enqueueTasks(database, range(p.jobs).map((seq) => ({ seq, action: "fail", ms: 0 })), { maxAttempts: p.maxAttempts });
+      await enqueueTasks(
+        database,
+        range(p.jobs).map((seq) => ({ seq, action: "fail", ms: 0 })),
+        { maxAttempts: p.maxAttempts },
+      );
       const settings = {
         mode: "loop",
         concurrency: 16,
@@ -34,7 +38,9 @@ export const retryTiming: Scenario = {
         const run = await settle(database, supervisor, p.jobs);
         const { invariants } = run;
         const transitions = sql.id(schema, "chaos_transitions");
-        const retries = await figures(db, sql<{ retries: number; outside: number; min_factor: number; max_factor: number }>`
+        const retries = await figures(
+          db,
+          sql<{ retries: number; outside: number; min_factor: number; max_factor: number }>`
           WITH r AS (
             SELECT extract(epoch FROM run_at - updated_at) * 1000 AS delay_ms,
                    least(${p.baseMs}::float8 * power(2, new_attempts - 1), ${p.maxMs}::float8) AS raw_ms
@@ -42,18 +48,25 @@ export const retryTiming: Scenario = {
           SELECT count(*) AS retries,
                  count(*) FILTER (WHERE delay_ms < raw_ms * ${1 - JITTER}::float8 - 1 OR delay_ms > raw_ms * ${1 + JITTER}::float8 + 1) AS outside,
                  coalesce(min(delay_ms / raw_ms), 0) AS min_factor, coalesce(max(delay_ms / raw_ms), 0) AS max_factor
-            FROM r`);
-        const starts = await figures(db, sql<{ claims: number; early: number; p50_late_ms: number; max_late_ms: number }>`
+            FROM r`,
+        );
+        const starts = await figures(
+          db,
+          sql<{ claims: number; early: number; p50_late_ms: number; max_late_ms: number }>`
           WITH c AS (
             SELECT extract(epoch FROM started_at - run_at) * 1000 AS late_ms
               FROM ${transitions} WHERE op = 'update' AND old_state = 'failed' AND new_state = 'running')
           SELECT count(*) AS claims, count(*) FILTER (WHERE late_ms < 0) AS early,
                  coalesce(percentile_cont(0.5) WITHIN GROUP (ORDER BY late_ms), 0) AS p50_late_ms,
                  coalesce(max(late_ms), 0) AS max_late_ms
-            FROM c`);
-        const ends = await figures(db, sql<{ exact: number; runs: number }>`
+            FROM c`,
+        );
+        const ends = await figures(
+          db,
+          sql<{ exact: number; runs: number }>`
           SELECT (SELECT count(*) FROM ${sql.id(schema, "jobs")} WHERE state = 'dead' AND attempts = ${p.maxAttempts} AND max_attempts = ${p.maxAttempts}) AS exact,
-                 (SELECT count(*) FROM ${sql.id(schema, "chaos_executions")}) AS runs`);
+                 (SELECT count(*) FROM ${sql.id(schema, "chaos_executions")}) AS runs`,
+        );
         const states = await jobStates(database);
         const expectedRetries = p.jobs * (p.maxAttempts - 1);
 
@@ -68,7 +81,9 @@ export const retryTiming: Scenario = {
         verdict.note(
           `${retries.retries} retries, delay/policy ${retries.min_factor.toFixed(2)}–${retries.max_factor.toFixed(2)} (bounds ${1 - JITTER}–${1 + JITTER}), ${retries.outside} outside`,
         );
-        verdict.note(`retry started after run_at by ${Math.round(starts.p50_late_ms)} ms (median), ${Math.round(starts.max_late_ms)} ms (max), ${starts.early} early`);
+        verdict.note(
+          `retry started after run_at by ${Math.round(starts.p50_late_ms)} ms (median), ${Math.round(starts.max_late_ms)} ms (max), ${starts.early} early`,
+        );
         verdict.note(`${ends.exact}/${p.jobs} dead at exactly ${p.maxAttempts} attempts`);
         return {
           jobs: p.jobs,

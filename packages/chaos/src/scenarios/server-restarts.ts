@@ -12,14 +12,17 @@ import { drainWithFaults, settle, withChaosDatabase, withSupervisor } from "../h
 export const serverRestarts: Scenario = {
   id: 3,
   title: "PostgreSQL restarted (fast, immediate)",
-  claim:
-    "pg_ctl restart -m fast, then -m immediate, mid-run on a server the suite starts itself: workers resume without a restart of their own; 0 lost",
+  claim: "pg_ctl restart -m fast, then -m immediate, mid-run on a server the suite starts itself: workers resume without a restart of their own; 0 lost",
   async run({ profile, log }) {
     const p = profile.serverRestarts;
     const server = await startOwnPostgres();
     try {
       return await withChaosDatabase(server.connectionString, async (database) => {
-        await enqueueTasks(database, range(p.jobs).map((seq) => ({ seq, action: "sleep", ms: p.handlerMs })), { maxAttempts: 10 });
+        await enqueueTasks(
+          database,
+          range(p.jobs).map((seq) => ({ seq, action: "sleep", ms: p.handlerMs })),
+          { maxAttempts: 10 },
+        );
         const settings = { mode: "loop", concurrency: p.concurrency, leaseMs: 5_000, pollIntervalMs: 200, shutdownTimeoutMs: 5_000 } as const;
         return withSupervisor(database, { processes: p.processes, settings, restart: false }, async (supervisor) => {
           const pending: ("fast" | "immediate")[] = ["fast", "immediate"];
@@ -51,7 +54,10 @@ export const serverRestarts: Scenario = {
           verdict.check(drained, "the queue did not drain within 2 minutes of the restarts");
           verdict.check(exitedDuringRun === 0, `${exitedDuringRun} worker processes exited during the run`);
           verdict.check(supervisor.restarts === 0, `${supervisor.restarts} worker processes were restarted`);
-          verdict.check(run.exits.every((exit) => exit.code === 0), `exit codes after SIGTERM: ${run.exits.map((exit) => exit.code ?? exit.signal).join(", ")}`);
+          verdict.check(
+            run.exits.every((exit) => exit.code === 0),
+            `exit codes after SIGTERM: ${run.exits.map((exit) => exit.code ?? exit.signal).join(", ")}`,
+          );
           verdict.check(states["succeeded"] === p.jobs, `succeeded ${states["succeeded"] ?? 0} of ${p.jobs} (${JSON.stringify(states)})`);
           verdict.note(`restarts: ${downtimes.join(", ")}`);
           verdict.note(`${p.processes} worker processes rode it out (${complaints} warnings logged), none restarted`);

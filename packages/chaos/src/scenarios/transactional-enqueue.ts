@@ -20,8 +20,7 @@ type Fate = "commit" | "rollback" | "terminate";
 export const transactionalEnqueue: Scenario = {
   id: 10,
   title: "transactional enqueue",
-  claim:
-    "jobs enqueued in transactions that roll back (or lose their connection) never run; no job starts before its enqueuing transaction commits",
+  claim: "jobs enqueued in transactions that roll back (or lose their connection) never run; no job starts before its enqueuing transaction commits",
   async run({ connectionString, profile, random, log }) {
     const p = profile.transactionalEnqueue;
     return withChaosDatabase(connectionString, async (database) => {
@@ -74,10 +73,13 @@ export const transactionalEnqueue: Scenario = {
         const { rows } = await sql<{ seq: number }>`
           SELECT (payload->>'seq')::int AS seq FROM ${sql.id(database.schema, "jobs")}`.execute(database.db);
         const phantom = rows.filter((row) => !committed.has(row.seq)).length;
-        const runs = await figures(database.db, sql<{ early: number; phantom_runs: number }>`
+        const runs = await figures(
+          database.db,
+          sql<{ early: number; phantom_runs: number }>`
           SELECT count(*) FILTER (WHERE NOT marker_visible) AS early,
                  count(*) FILTER (WHERE NOT (seq = ANY(${[...committed]}::int[]))) AS phantom_runs
-            FROM ${sql.id(database.schema, "chaos_executions")}`);
+            FROM ${sql.id(database.schema, "chaos_executions")}`,
+        );
         const states = await jobStates(database);
 
         const verdict = new Verdict();
@@ -88,7 +90,9 @@ export const transactionalEnqueue: Scenario = {
         verdict.check(runs.phantom_runs === 0, `${runs.phantom_runs} handler runs of jobs whose transaction did not commit`);
         verdict.check(runs.early === 0, `${runs.early} handler runs started before their transaction's marker was visible`);
         verdict.check(states["succeeded"] === committed.size, `succeeded ${states["succeeded"] ?? 0} of ${committed.size} committed`);
-        verdict.note(`${committed.size} committed, ${outcomes.rollback} rolled back, ${outcomes.terminate} cut off: ${phantom} phantom jobs, ${runs.early} early starts`);
+        verdict.note(
+          `${committed.size} committed, ${outcomes.rollback} rolled back, ${outcomes.terminate} cut off: ${phantom} phantom jobs, ${runs.early} early starts`,
+        );
         return {
           jobs: committed.size,
           faults: `${outcomes.rollback} rollbacks, ${outcomes.terminate} cut off`,

@@ -17,7 +17,11 @@ export const workerKills: Scenario = {
   async run({ connectionString, profile, random, log }) {
     const p = profile.workerKills;
     return withChaosDatabase(connectionString, async (database) => {
-      await enqueueTasks(database, range(p.jobs).map((seq) => ({ seq, action: "effect", ms: p.handlerMs })), { maxAttempts: 10 });
+      await enqueueTasks(
+        database,
+        range(p.jobs).map((seq) => ({ seq, action: "effect", ms: p.handlerMs })),
+        { maxAttempts: 10 },
+      );
       const settings = { mode: "loop", concurrency: p.concurrency, leaseMs: p.leaseMs, pollIntervalMs: 200, shutdownTimeoutMs: 5_000 } as const;
       return withSupervisor(database, { processes: p.processes, settings }, async (supervisor) => {
         const killer = new KillInjector(database, supervisor, random, p.kills);
@@ -27,10 +31,13 @@ export const workerKills: Scenario = {
         const runMs = Date.now() - runStarted;
         const run = await settle(database, supervisor, p.jobs);
         const { invariants } = run;
-        const effects = await figures(database.db, sql<{ rows: number; keys: number; body_runs: number }>`
+        const effects = await figures(
+          database.db,
+          sql<{ rows: number; keys: number; body_runs: number }>`
           SELECT (SELECT count(*) FROM ${sql.id(database.schema, "chaos_effects")}) AS rows,
                  (SELECT count(DISTINCT seq) FROM ${sql.id(database.schema, "chaos_effects")}) AS keys,
-                 (SELECT count(*) FROM ${sql.id(database.schema, "chaos_effect_runs")}) AS body_runs`);
+                 (SELECT count(*) FROM ${sql.id(database.schema, "chaos_effect_runs")}) AS body_runs`,
+        );
         const states = await jobStates(database);
 
         const verdict = new Verdict();
@@ -43,7 +50,9 @@ export const workerKills: Scenario = {
           `${invariants.reExecutions} re-executions, more than the ${killer.inFlightAtKills} jobs in flight at the kills`,
         );
         verdict.check(effects.rows === p.jobs && effects.keys === p.jobs, `effects applied ${effects.rows} times for ${effects.keys} of ${p.jobs} keys`);
-        verdict.note(`${killer.kills} SIGKILLs over the first ${(killer.lastKillAfterMs / 1_000).toFixed(1)} s of a ${(runMs / 1_000).toFixed(1)} s run, ${supervisor.restarts} restarts`);
+        verdict.note(
+          `${killer.kills} SIGKILLs over the first ${(killer.lastKillAfterMs / 1_000).toFixed(1)} s of a ${(runMs / 1_000).toFixed(1)} s run, ${supervisor.restarts} restarts`,
+        );
         verdict.note(`re-executions ${invariants.reExecutions} ≤ ${killer.inFlightAtKills} in flight at the kills`);
         verdict.note(`effects applied ${effects.rows}/${p.jobs} (bodies run ${effects.body_runs}: ${effects.body_runs - effects.keys} rolled back by kills)`);
         return {

@@ -8,10 +8,7 @@ import { OracleWriter } from "./oracle-writer";
  * The driver's timeouts for a chaos worker, when a scenario sets them (a
  * cut network): each defaults to the suite's usual value.
  */
-export type ChaosDriverSettings = Pick<
-  PostgresDriverOptions,
-  "statementTimeoutMs" | "queryTimeoutMs" | "controlStatementTimeoutMs" | "connectionTimeoutMs"
->;
+export type ChaosDriverSettings = Pick<PostgresDriverOptions, "statementTimeoutMs" | "queryTimeoutMs" | "controlStatementTimeoutMs" | "connectionTimeoutMs">;
 
 /**
  * Driver timeouts for scenarios that cut or pause a worker: every statement

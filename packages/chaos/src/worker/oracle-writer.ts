@@ -30,7 +30,13 @@ export class OracleWriter {
    * outbox marker (written in the enqueuing transaction, if any) was visible then.
    * Resolves with the run's token, for {@link recordEnd}.
    */
-  async recordStart(run: { readonly jobId: string; readonly seq: number; readonly attempt: number; readonly workerId: string; readonly action: string }): Promise<string> {
+  async recordStart(run: {
+    readonly jobId: string;
+    readonly seq: number;
+    readonly attempt: number;
+    readonly workerId: string;
+    readonly action: string;
+  }): Promise<string> {
     const table = `"${this.#schema}".chaos_executions`;
     const outbox = `"${this.#schema}".chaos_outbox`;
     const token = randomUUID();
@@ -58,10 +64,12 @@ export class OracleWriter {
 
   /** Records one run of an effect's body: what an external side effect would have seen. */
   async recordEffectRun(run: { readonly jobId: string; readonly seq: number; readonly attempt: number }): Promise<void> {
-    await this.#write(
-      `INSERT INTO "${this.#schema}".chaos_effect_runs (token, job_id, seq, attempt) VALUES ($1, $2, $3, $4) ON CONFLICT (token) DO NOTHING`,
-      [randomUUID(), run.jobId, run.seq, run.attempt],
-    );
+    await this.#write(`INSERT INTO "${this.#schema}".chaos_effect_runs (token, job_id, seq, attempt) VALUES ($1, $2, $3, $4) ON CONFLICT (token) DO NOTHING`, [
+      randomUUID(),
+      run.jobId,
+      run.seq,
+      run.attempt,
+    ]);
   }
 
   async close(): Promise<void> {

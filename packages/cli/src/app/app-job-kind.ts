@@ -18,12 +18,7 @@ import { assertStintApp, loadCreateApp } from "./load-app";
  * kind?.defaults.maxAttempts; // 10, as the app's defineJob says
  * ```
  */
-export async function appJobKind(
-  context: CommandContext,
-  specifier: string,
-  queue: string,
-  force: boolean,
-): Promise<JobDefinition<unknown> | undefined> {
+export async function appJobKind(context: CommandContext, specifier: string, queue: string, force: boolean): Promise<JobDefinition<unknown> | undefined> {
   const kinds = await appJobKinds(context, specifier);
   const kind = kinds.find((candidate) => candidate.name === queue);
   if (kind !== undefined) return kind;

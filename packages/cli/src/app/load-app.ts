@@ -52,9 +52,7 @@ export type CreateApp = (env: AppEnvironment) => StintApp | Promise<StintApp>;
 export async function loadCreateApp(specifier: string, cwd: string): Promise<CreateApp> {
   const createApp = exported(await loadAppModule(specifier, cwd), "createApp");
   if (typeof createApp !== "function") {
-    throw configError(
-      `app module ${specifier} does not export createApp(env): export a function that returns { container, close } (see \`stint run --help\`)`,
-    );
+    throw configError(`app module ${specifier} does not export createApp(env): export a function that returns { container, close } (see \`stint run --help\`)`);
   }
   return createApp as CreateApp;
 }
@@ -93,12 +91,7 @@ function exported(loaded: Record<string, unknown>, name: string): unknown {
 
 export function assertStintApp(app: unknown, specifier: string): StintApp {
   const candidate = app as { container?: { resolveAll?: unknown }; close?: unknown } | null;
-  if (
-    typeof candidate !== "object" ||
-    candidate === null ||
-    typeof candidate.container?.resolveAll !== "function" ||
-    typeof candidate.close !== "function"
-  ) {
+  if (typeof candidate !== "object" || candidate === null || typeof candidate.container?.resolveAll !== "function" || typeof candidate.close !== "function") {
     throw configError(`createApp of ${specifier} must return { container: DependencyContainer, close(): Promise<void> }`);
   }
   return candidate as StintApp;

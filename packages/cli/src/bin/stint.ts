@@ -23,10 +23,8 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-void runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, signal: interrupt.signal }).then(
-  (code) => {
-    process.exitCode = code;
-    // Connections are closed by now; an app that leaves a handle open must not keep the process alive.
-    setTimeout(() => process.exit(), 5_000).unref();
-  },
-);
+void runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, signal: interrupt.signal }).then((code) => {
+  process.exitCode = code;
+  // Connections are closed by now; an app that leaves a handle open must not keep the process alive.
+  setTimeout(() => process.exit(), 5_000).unref();
+});

@@ -65,7 +65,9 @@ export const dashboardCommand: Command = {
     const server = createServer(dashboard);
     const address = await listen(server, settings.port, settings.host);
     const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;
-    context.out.line(`stint dashboard on http://${shown}:${address.port}${dashboard.basePath} (schema "${context.schema}", ${settings.authText}${settings.readOnly ? ", read-only" : ""})`);
+    context.out.line(
+      `stint dashboard on http://${shown}:${address.port}${dashboard.basePath} (schema "${context.schema}", ${settings.authText}${settings.readOnly ? ", read-only" : ""})`,
+    );
     if (specifier === undefined && !flagOption(context, "show-payloads")) {
       context.out.note("stint: payloads are hidden: pass --app MODULE so the dashboard knows which fields are secret, or --show-payloads");
     }

@@ -65,7 +65,12 @@ export const enqueueCommand: Command = {
     "max-attempts": { type: "string", value: "N", description: "attempts before the job is dead (default: the kind's, else 25)" },
     timeout: { type: "string", value: "DURATION", description: "time limit of each attempt (default: the kind's, else none)" },
     "dedupe-key": { type: "string", value: "KEY", description: "while an active job of the queue holds KEY, return it instead" },
-    dedupe: { type: "string", value: "MODE", description: "with --dedupe-key: keep the active job (default), replace a queued one's payload and run time, or debounce (replace, run --delay after the last enqueue)" },
+    dedupe: {
+      type: "string",
+      value: "MODE",
+      description:
+        "with --dedupe-key: keep the active job (default), replace a queued one's payload and run time, or debounce (replace, run --delay after the last enqueue)",
+    },
     meta: { type: "string", value: "JSON", description: "a JSON object kept with the job (ctx.meta), at most 8 KiB; with --file, for every job" },
     file: { type: "string", value: "PATH", description: "enqueue one job per line of this NDJSON file; - reads stdin" },
     app: { type: "string", value: "MODULE", description: "take the job kind's defaults from this app module (default: $STINT_APP)" },
@@ -210,4 +215,3 @@ async function enqueueFile(context: CommandContext, target: QueueTarget, file: s
   }
   return interrupted ? ExitCode.Interrupted : ExitCode.Ok;
 }
-

@@ -43,7 +43,14 @@ export const jobsWaitCommand: Command = {
     }
     const job = await store.getJob({ id });
     if (context.json) {
-      context.out.json({ id, queue: job?.queue ?? null, state: "succeeded", attempts: job?.attempts ?? null, maxAttempts: job?.maxAttempts ?? null, result: result ?? null });
+      context.out.json({
+        id,
+        queue: job?.queue ?? null,
+        state: "succeeded",
+        attempts: job?.attempts ?? null,
+        maxAttempts: job?.maxAttempts ?? null,
+        result: result ?? null,
+      });
     } else {
       context.out.line(JSON.stringify(result ?? null, null, 2));
     }

@@ -33,7 +33,7 @@ export const migrateCommand: Command = {
   notes: [
     "Idempotent: a schema that is up to date is left alone. Concurrent runs wait for each other.",
     "With --app, an app module that exports migrate({ connectionString, schema }) migrates its own tables afterwards.",
-    "Least privilege: stint migrate --print-roles-sql | psql \"$ADMIN_URL\", set the roles' passwords, then migrate as the migrator and run workers as the runtime role.",
+    'Least privilege: stint migrate --print-roles-sql | psql "$ADMIN_URL", set the roles\' passwords, then migrate as the migrator and run workers as the runtime role.',
   ],
   async run(context) {
     const migrator = stringOption(context, "migrator-role");

@@ -44,7 +44,15 @@ export const schedulesListCommand: Command = {
     }
     context.out.line(
       formatTable(
-        [{ title: "name" }, { title: "queue" }, { title: "cron" }, { title: "time zone" }, { title: "next run" }, { title: "last fired" }, { title: "enabled" }],
+        [
+          { title: "name" },
+          { title: "queue" },
+          { title: "cron" },
+          { title: "time zone" },
+          { title: "next run" },
+          { title: "last fired" },
+          { title: "enabled" },
+        ],
         records.map((record) => [
           record.name,
           record.queue,

@@ -28,9 +28,7 @@ export function resolveDatabaseTarget(given: string | undefined, env: Readonly<R
   const url = (fromOption ? given : env["DATABASE_URL"]) ?? "";
   const source = fromOption ? "--database-url" : "DATABASE_URL";
   if (url.trim() === "") {
-    throw configError(
-      `no database given: set DATABASE_URL (e.g. export DATABASE_URL=${EXAMPLE}) or pass --database-url ${EXAMPLE}`,
-    );
+    throw configError(`no database given: set DATABASE_URL (e.g. export DATABASE_URL=${EXAMPLE}) or pass --database-url ${EXAMPLE}`);
   }
   let parsed: URL;
   try {
@@ -40,8 +38,8 @@ export function resolveDatabaseTarget(given: string | undefined, env: Readonly<R
   }
   if (parsed.protocol !== "postgres:" && parsed.protocol !== "postgresql:") throw invalidUrl(url, source);
   const socketHost = parsed.searchParams.get("host");
-  const host = parsed.hostname !== "" ? parsed.hostname.replace(/^\[(.*)\]$/, "$1") : socketHost ?? "localhost";
-  const port = parsed.port !== "" ? parsed.port : parsed.searchParams.get("port") ?? "5432";
+  const host = parsed.hostname !== "" ? parsed.hostname.replace(/^\[(.*)\]$/, "$1") : (socketHost ?? "localhost");
+  const port = parsed.port !== "" ? parsed.port : (parsed.searchParams.get("port") ?? "5432");
   return Object.freeze({ url, address: `${host}:${port}`, source });
 }
 

@@ -41,7 +41,8 @@ export interface DashboardFlags {
  */
 export function readDashboardSettings(flags: DashboardFlags): DashboardSettings {
   const host = (flags.host ?? "127.0.0.1").trim();
-  if (host === "" || (isIP(host) === 0 && !/^[A-Za-z0-9.-]{1,253}$/.test(host))) throw configError(`--host must be an address or a host name, got ${JSON.stringify(flags.host)}`);
+  if (host === "" || (isIP(host) === 0 && !/^[A-Za-z0-9.-]{1,253}$/.test(host)))
+    throw configError(`--host must be an address or a host name, got ${JSON.stringify(flags.host)}`);
   const port = flags.port === undefined ? 3000 : integerValue("--port", flags.port, 0, 65_535);
   const basePath = flags.basePath ?? "/";
   if (!isBasePath(basePath)) throw configError(`--base-path must be a path such as / or /admin/jobs, got ${JSON.stringify(basePath)}`);
@@ -50,16 +51,21 @@ export function readDashboardSettings(flags: DashboardFlags): DashboardSettings 
   const base = { host, port, basePath, readOnly: flags.readOnly };
   if (flags.noAuth) {
     if (given > 0) throw configError("--no-auth cannot go with --token, $STINT_DASHBOARD_TOKEN or --basic-auth: choose one");
-    if (!isLoopback(host)) throw configError(`--no-auth serves the dashboard to anyone who can reach ${host}: it is allowed only on a loopback address such as 127.0.0.1`);
+    if (!isLoopback(host))
+      throw configError(`--no-auth serves the dashboard to anyone who can reach ${host}: it is allowed only on a loopback address such as 127.0.0.1`);
     return { ...base, auth: "none", authText: "no authentication (loopback only)" };
   }
   if (given === 0) {
-    throw configError("the dashboard needs a credential: set $STINT_DASHBOARD_TOKEN (or pass --token or --basic-auth user:password), or pass --no-auth on 127.0.0.1");
+    throw configError(
+      "the dashboard needs a credential: set $STINT_DASHBOARD_TOKEN (or pass --token or --basic-auth user:password), or pass --no-auth on 127.0.0.1",
+    );
   }
   if (given > 1) throw configError("give one credential: a token (--token or $STINT_DASHBOARD_TOKEN) or --basic-auth, not both");
   if (token !== undefined) {
     if (token.length < MIN_TOKEN_LENGTH || /\s/.test(token)) {
-      throw configError(`the token (--token or $STINT_DASHBOARD_TOKEN) must be at least ${MIN_TOKEN_LENGTH} characters without spaces; make one with: openssl rand -hex 24`);
+      throw configError(
+        `the token (--token or $STINT_DASHBOARD_TOKEN) must be at least ${MIN_TOKEN_LENGTH} characters without spaces; make one with: openssl rand -hex 24`,
+      );
     }
     return { ...base, auth: { token }, authText: "token; sign in with the token" };
   }

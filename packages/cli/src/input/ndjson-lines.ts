@@ -30,7 +30,10 @@ export interface NdjsonLine {
  * }
  * ```
  */
-export async function* ndjsonLines(input: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>, maxLineBytes: number): AsyncGenerator<NdjsonLine> {
+export async function* ndjsonLines(
+  input: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>,
+  maxLineBytes: number,
+): AsyncGenerator<NdjsonLine> {
   const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   let parts: Buffer[] = [];
   let size = 0;

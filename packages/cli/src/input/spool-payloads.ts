@@ -67,4 +67,3 @@ function payloadError<T>(where: string, build: () => T): T {
     throw new CliError(ExitCode.Usage, `${where}: ${(thrown as Error).message}`, { cause: thrown });
   }
 }
-

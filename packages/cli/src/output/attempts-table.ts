@@ -27,7 +27,15 @@ export interface ShownAttempt {
  */
 export function shownAttempts(job: JobRecord, history: readonly AttemptRecord[]): readonly ShownAttempt[] {
   if (job.state !== "running") return history;
-  const current: ShownAttempt = { attempt: job.attempts, outcome: "running", workerId: job.lockedBy, startedAt: job.startedAt, finishedAt: null, durationMs: null, error: null };
+  const current: ShownAttempt = {
+    attempt: job.attempts,
+    outcome: "running",
+    workerId: job.lockedBy,
+    startedAt: job.startedAt,
+    finishedAt: null,
+    durationMs: null,
+    error: null,
+  };
   return [...history, current];
 }
 

@@ -60,7 +60,11 @@ export async function startRunProgress(options: RunProgressOptions): Promise<Run
     const started = now();
     const rows = await options.store.countByQueue({ queues: options.queues });
     const sum = (pick: (row: (typeof rows)[number]) => number): number => rows.reduce((total, row) => total + pick(row), 0);
-    const snapshot = { succeeded: sum((row) => row.counts.succeeded), dead: sum((row) => row.counts.dead), remaining: sum((row) => row.due + row.counts.running) };
+    const snapshot = {
+      succeeded: sum((row) => row.counts.succeeded),
+      dead: sum((row) => row.counts.dead),
+      remaining: sum((row) => row.due + row.counts.running),
+    };
     return { snapshot, tookMs: now() - started };
   };
   const first = (await count()).snapshot;

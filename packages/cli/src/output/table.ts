@@ -17,19 +17,13 @@ export interface Column {
  * ```
  */
 export function formatTable(columns: readonly Column[], rows: readonly (readonly string[])[]): string {
-  const widths = columns.map((column, index) =>
-    Math.max(displayWidth(column.title), ...rows.map((cells) => displayWidth(cells[index] ?? ""))),
-  );
+  const widths = columns.map((column, index) => Math.max(displayWidth(column.title), ...rows.map((cells) => displayWidth(cells[index] ?? ""))));
   const line = (cells: readonly string[]): string =>
     columns
       .map((column, index) => pad(cells[index] ?? "", widths[index]!, column.align ?? "left"))
       .join("  ")
       .trimEnd();
-  return [
-    line(columns.map((column) => column.title)),
-    widths.map((width) => "-".repeat(width)).join("  "),
-    ...rows.map(line),
-  ].join("\n");
+  return [line(columns.map((column) => column.title)), widths.map((width) => "-".repeat(width)).join("  "), ...rows.map(line)].join("\n");
 }
 
 /** Formats an integer with thousands separators: `12345` → `"12,345"`. */

@@ -45,7 +45,13 @@ export function humanDuration(ms: number): string {
 export function formatTime(date: Date | null | undefined): string {
   if (date === null || date === undefined) return "-";
   // Years past 9999 have a sign and more digits (`+200000-01-01T…`): cut the milliseconds, not a fixed width.
-  return infiniteTimeName(date) ?? date.toISOString().replace(/\.\d{3}Z$/, "Z").replace("T", " ");
+  return (
+    infiniteTimeName(date) ??
+    date
+      .toISOString()
+      .replace(/\.\d{3}Z$/, "Z")
+      .replace("T", " ")
+  );
 }
 
 /**

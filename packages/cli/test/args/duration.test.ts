@@ -9,6 +9,8 @@ describe("durationOption", () => {
   });
 
   it("names the option when the value is out of range", () => {
-    expect(() => durationOption("--timeout", "0", { min: 1 })).to.throw(/--timeout must be from 1ms to/).with.property("exitCode", 78);
+    expect(() => durationOption("--timeout", "0", { min: 1 }))
+      .to.throw(/--timeout must be from 1ms to/)
+      .with.property("exitCode", 78);
   });
 });

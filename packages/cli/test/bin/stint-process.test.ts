@@ -89,13 +89,33 @@ describe("the stint binary", () => {
     it(`leaves one job carrying an enqueuer's payload when 16 processes enqueue one key at once with --dedupe ${mode}`, async () => {
       const key = `digest:${mode}`;
       const enqueue = (n: number) =>
-        start(["enqueue", "digest", JSON.stringify({ n }), "--force", "--dedupe-key", key, "--dedupe", mode, "--delay", "1h", "--schema", test.schema, "--json"]);
+        start([
+          "enqueue",
+          "digest",
+          JSON.stringify({ n }),
+          "--force",
+          "--dedupe-key",
+          key,
+          "--dedupe",
+          mode,
+          "--delay",
+          "1h",
+          "--schema",
+          test.schema,
+          "--json",
+        ]);
       const processes = Array.from({ length: 16 }, (_, n) => enqueue(n));
       const outcomes = await Promise.all(processes.map((process) => process.exited));
-      expect(outcomes.every((outcome) => outcome.code === ExitCode.Ok), processes.map((process) => process.output.stderr).join("")).to.equal(true);
+      expect(
+        outcomes.every((outcome) => outcome.code === ExitCode.Ok),
+        processes.map((process) => process.output.stderr).join(""),
+      ).to.equal(true);
       const results = processes.map((process) => JSON.parse(process.output.stdout) as { id: string; duplicate: boolean; replaced?: boolean });
       expect(new Set(results.map((result) => result.id)).size, "one job for the key").to.equal(1);
-      expect(results.filter((result) => !result.duplicate), "one insert, every other enqueue replaced it").to.have.length(1);
+      expect(
+        results.filter((result) => !result.duplicate),
+        "one insert, every other enqueue replaced it",
+      ).to.have.length(1);
       expect(results.filter((result) => result.replaced === true)).to.have.length(15);
       const active = await test.store.listJobs({ queue: "digest", states: ["queued", "running", "failed"], limit: 10 });
       expect(active.map((job) => job.id)).to.deep.equal([results[0]!.id]);

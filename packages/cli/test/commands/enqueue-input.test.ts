@@ -41,7 +41,10 @@ describe("stint enqueue input", () => {
     writer.end('{"from":"fifo","n":1}\n{"from":"fifo","n":2}');
     const result = await enqueueFile("fifo", fifo);
     expect(result.code, result.stderr).to.equal(ExitCode.Ok);
-    expect(await payloadsOf("fifo")).to.deep.equal([{ from: "fifo", n: 1 }, { from: "fifo", n: 2 }]);
+    expect(await payloadsOf("fifo")).to.deep.equal([
+      { from: "fifo", n: 1 },
+      { from: "fifo", n: 2 },
+    ]);
   });
 
   it("inserts nothing when the last line of a pipe is bad, naming the line", async () => {

@@ -49,7 +49,10 @@ describe("stint enqueue: which queue, with which defaults", () => {
 
   it("applies the kind's defaults to every line of a file too, also through $STINT_APP", async () => {
     const env = { DATABASE_URL: process.env["DATABASE_URL"], STINT_APP: APP };
-    const result = await stint(["enqueue", "cli-echo", "--file", "-", "--schema", scene.test.schema, "--json"], { env, stdin: Readable.from(['{"n":1}\n{"n":2}\n']) });
+    const result = await stint(["enqueue", "cli-echo", "--file", "-", "--schema", scene.test.schema, "--json"], {
+      env,
+      stdin: Readable.from(['{"n":1}\n{"n":2}\n']),
+    });
     expect(result.code, result.stderr).to.equal(ExitCode.Ok);
     const jobs = (await jobsOf("cli-echo")).filter((job) => (job.payload as { n?: number }).n !== undefined);
     expect(jobs.map((job) => job.maxAttempts)).to.deep.equal([3, 3]);

@@ -109,16 +109,21 @@ describe("enqueue round trip (property, real PostgreSQL)", () => {
     await fc.assert(
       fc.asyncProperty(fc.array(payload, { minLength: 1, maxLength: 5 }), async (values) => {
         const kind = nextKind();
-        const accepted = await client.enqueueMany(kind, values.map((value) => ({ payload: value }))).then(
-          (results) => {
-            expect(results).to.have.length(values.length);
-            return true;
-          },
-          (thrown: unknown) => {
-            expect(isPayloadRefusal(thrown), String(thrown)).to.equal(true);
-            return false;
-          },
-        );
+        const accepted = await client
+          .enqueueMany(
+            kind,
+            values.map((value) => ({ payload: value })),
+          )
+          .then(
+            (results) => {
+              expect(results).to.have.length(values.length);
+              return true;
+            },
+            (thrown: unknown) => {
+              expect(isPayloadRefusal(thrown), String(thrown)).to.equal(true);
+              return false;
+            },
+          );
         expect(await storedPayloads(kind.name)).to.deep.equal(accepted ? values.map(asJson) : []);
       }),
       { numRuns: 40 },

@@ -137,7 +137,10 @@ describe("stint enqueue", () => {
   });
 
   it("enqueues nothing when interrupted (exit 130)", async () => {
-    const path = writeLines("interrupted.ndjson", Array.from({ length: 2_100 }, (_, n) => JSON.stringify({ n })));
+    const path = writeLines(
+      "interrupted.ndjson",
+      Array.from({ length: 2_100 }, (_, n) => JSON.stringify({ n })),
+    );
     const interrupt = new AbortController();
     interrupt.abort();
     const result = await stint(["enqueue", "interrupted", "--file", path, "--schema", scene.test.schema, "--force", "--json"], { signal: interrupt.signal });
@@ -147,7 +150,10 @@ describe("stint enqueue", () => {
   });
 
   it("draws a progress bar on a terminal", async () => {
-    const path = writeLines("tty.ndjson", Array.from({ length: 1_500 }, (_, n) => JSON.stringify({ n })));
+    const path = writeLines(
+      "tty.ndjson",
+      Array.from({ length: 1_500 }, (_, n) => JSON.stringify({ n })),
+    );
     const result = await stint(["enqueue", "tty", "--file", path, "--schema", scene.test.schema, "--force"], { tty: true });
     expect(result.code).to.equal(ExitCode.Ok);
     expect(result.stderr).to.include("enqueue tty [");

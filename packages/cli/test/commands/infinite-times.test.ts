@@ -51,7 +51,13 @@ describe("read commands on times a Date cannot hold", () => {
     expect(json.code, json.stderr).to.equal(ExitCode.Ok);
     const { jobs } = json.json() as { jobs: { id: string }[] };
     const byId = new Map(jobs.map((job) => [job.id, job]));
-    expect(byId.get(ids[0]!)).to.include({ runAt: "infinity", lockedUntil: "infinity", finishedAt: "-infinity", createdAt: "infinity", startedAt: "-infinity" });
+    expect(byId.get(ids[0]!)).to.include({
+      runAt: "infinity",
+      lockedUntil: "infinity",
+      finishedAt: "-infinity",
+      createdAt: "infinity",
+      startedAt: "-infinity",
+    });
     expect(byId.get(ids[2]!)).to.include({ runAt: "+200000-01-01T00:00:00.000Z", lockedUntil: "infinity", updatedAt: "infinity" });
   });
 

@@ -16,10 +16,15 @@ describe("stint jobs wait", () => {
 
   /** Resolves once a `jobs wait` has registered its wait for `id` (it then hears the finish). */
   async function waiting(id: string): Promise<void> {
-    await eventually(async () => {
-      const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.id(test.schema, "job_waiters")} WHERE job_id = ${id}::bigint`.execute(test.db);
-      return (rows[0]?.n ?? 0) > 0;
-    }, { timeoutMs: 20_000, what: "the wait to register" });
+    await eventually(
+      async () => {
+        const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.id(test.schema, "job_waiters")} WHERE job_id = ${id}::bigint`.execute(
+          test.db,
+        );
+        return (rows[0]?.n ?? 0) > 0;
+      },
+      { timeoutMs: 20_000, what: "the wait to register" },
+    );
   }
 
   it("exits 0 and prints the result once the job it waits for succeeds", async () => {

@@ -16,7 +16,14 @@ interface ShownJob {
   readonly finishedAt: string;
   readonly meta: unknown;
   readonly progress: unknown;
-  readonly history: readonly { readonly attempt: number; readonly outcome: string; readonly workerId: string; readonly durationMs: number; readonly error: unknown; readonly startedAt: string }[];
+  readonly history: readonly {
+    readonly attempt: number;
+    readonly outcome: string;
+    readonly workerId: string;
+    readonly durationMs: number;
+    readonly error: unknown;
+    readonly startedAt: string;
+  }[];
 }
 
 describe("stint jobs", () => {
@@ -38,7 +45,9 @@ describe("stint jobs", () => {
       const lines = result.stdout.trimEnd().split("\n");
       expect(lines[0]).to.match(/^\s*id\s+queue\s+state\s+attempts\s+priority\s+run at\s+finished at\s+last error$/);
       expect(lines).to.have.length(2 + 7);
-      expect(lines[2]).to.match(new RegExp(`^\\s*${dead[1]}\\s+billing\\s+dead\\s+1/25\\s+0\\s+\\S+ \\S+Z\\s+\\S+ \\S+Z\\s+Error: card declined for ${dead[1]}…$`));
+      expect(lines[2]).to.match(
+        new RegExp(`^\\s*${dead[1]}\\s+billing\\s+dead\\s+1/25\\s+0\\s+\\S+ \\S+Z\\s+\\S+ \\S+Z\\s+Error: card declined for ${dead[1]}…$`),
+      );
       expect(lines[8]).to.match(new RegExp(`^\\s*${queued[0]}\\s+mail\\s+queued\\s+0/25\\s+0\\s+\\S+ \\S+Z\\s+-$`));
     });
 
@@ -83,7 +92,18 @@ describe("stint jobs", () => {
       expect(job).to.include({ id: dead[0], queue: "billing", state: "dead", attempts: 1, maxAttempts: 25, errorCode: "STINT_PERMANENT" });
       expect(job.lastError).to.include("at charge (billing.ts:12:5)");
       expect(job.finishedAt).to.match(/^\d{4}-\d\d-\d\dT/);
-      expect(Object.keys(job)).to.include.members(["runAt", "timeoutMs", "lockedBy", "lockedUntil", "dedupeKey", "result", "createdAt", "startedAt", "durationMs", "updatedAt"]);
+      expect(Object.keys(job)).to.include.members([
+        "runAt",
+        "timeoutMs",
+        "lockedBy",
+        "lockedUntil",
+        "dedupeKey",
+        "result",
+        "createdAt",
+        "startedAt",
+        "durationMs",
+        "updatedAt",
+      ]);
     });
 
     it("prints the attempts, meta and progress of a job that failed twice and then succeeded", async () => {

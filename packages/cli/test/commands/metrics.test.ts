@@ -66,15 +66,36 @@ describe("Prometheus metrics", () => {
       ).to.deep.equal({ queued: row.queued, retrying: row.retrying, running: row.running, dead: row.dead, due: row.due });
       const age = exposition.value("stint_queue_oldest_due_age_seconds", { queue });
       if (row.oldestDueAgeMs === null) expect(age).to.equal(0);
-      else expect(age).to.be.at.least(0).and.closeTo(row.oldestDueAgeMs / 1_000, 5);
+      else
+        expect(age)
+          .to.be.at.least(0)
+          .and.closeTo(row.oldestDueAgeMs / 1_000, 5);
     }
     return queues.length;
   }
 
   it("counts a real worker run's jobs at /metrics, with gauges that match stint status", async () => {
     await test.store.enqueueMany([
-      ...Array.from({ length: 20 }, () => ({ queue: Echo.name, payloadJson: "{}", priority: 0, maxAttempts: 2, timeoutMs: null, runAt: null, delayMs: 0, dedupeKey: null })),
-      ...Array.from({ length: 3 }, () => ({ queue: Echo.name, payloadJson: '{"fail":true}', priority: 0, maxAttempts: 2, timeoutMs: null, runAt: null, delayMs: 0, dedupeKey: null })),
+      ...Array.from({ length: 20 }, () => ({
+        queue: Echo.name,
+        payloadJson: "{}",
+        priority: 0,
+        maxAttempts: 2,
+        timeoutMs: null,
+        runAt: null,
+        delayMs: 0,
+        dedupeKey: null,
+      })),
+      ...Array.from({ length: 3 }, () => ({
+        queue: Echo.name,
+        payloadJson: '{"fail":true}',
+        priority: 0,
+        maxAttempts: 2,
+        timeoutMs: null,
+        runAt: null,
+        delayMs: 0,
+        dedupeKey: null,
+      })),
     ]);
     await enqueueJobs(test.store, "metrics-idle", 4);
     await makeRunningJobs(test.store, "metrics-held", 2);
@@ -95,16 +116,25 @@ describe("Prometheus metrics", () => {
     /** A histogram series' observation count, read from the registry (the text parser merges labelled histogram series). */
     const observations = async (name: string, labels: Readonly<Record<string, string>>): Promise<number | undefined> => {
       const { values } = await registry.getSingleMetric(name)!.get();
-      const count = values.find((value) => (value as { metricName?: string }).metricName === `${name}_count` && Object.entries(labels).every(([key, text]) => value.labels[key] === text));
+      const count = values.find(
+        (value) =>
+          (value as { metricName?: string }).metricName === `${name}_count` && Object.entries(labels).every(([key, text]) => value.labels[key] === text),
+      );
       return count?.value;
     };
     try {
-      const exposition = await eventually(async () => {
-        const page = await scrape(port).catch(() => undefined);
-        if (page?.status !== 200) return undefined;
-        const parsed = new Exposition(page.text);
-        return parsed.value("stint_jobs_total", { queue: Echo.name, outcome: "succeeded" }) === 20 && parsed.value("stint_jobs_total", { queue: Echo.name, outcome: "dead" }) === 3 ? parsed : undefined;
-      }, { timeoutMs: 20_000, what: "the run's jobs to be counted" });
+      const exposition = await eventually(
+        async () => {
+          const page = await scrape(port).catch(() => undefined);
+          if (page?.status !== 200) return undefined;
+          const parsed = new Exposition(page.text);
+          return parsed.value("stint_jobs_total", { queue: Echo.name, outcome: "succeeded" }) === 20 &&
+            parsed.value("stint_jobs_total", { queue: Echo.name, outcome: "dead" }) === 3
+            ? parsed
+            : undefined;
+        },
+        { timeoutMs: 20_000, what: "the run's jobs to be counted" },
+      );
       expect(exposition.family("stint_jobs_total")?.type).to.equal("COUNTER");
       expect(exposition.value("stint_jobs_total", { queue: Echo.name, outcome: "retried" })).to.equal(0);
       expect(await observations("stint_job_duration_seconds", { queue: Echo.name, outcome: "succeeded" })).to.equal(20);
@@ -127,7 +157,15 @@ describe("Prometheus metrics", () => {
   it("serves no /metrics when a run turns metrics off", async () => {
     const port = await freePort();
     const stop = new AbortController();
-    const run = runWorkers({ workers: [new EchoWorker(test.store)], mode: "loop", store: test.store, log: createSilentLogger(), healthPort: port, signal: stop.signal, metrics: false });
+    const run = runWorkers({
+      workers: [new EchoWorker(test.store)],
+      mode: "loop",
+      store: test.store,
+      log: createSilentLogger(),
+      healthPort: port,
+      signal: stop.signal,
+      metrics: false,
+    });
     try {
       const page = await eventually(() => scrape(port), { timeoutMs: 20_000, what: "the health server" });
       expect(page.status).to.equal(404);

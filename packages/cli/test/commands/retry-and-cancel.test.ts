@@ -115,9 +115,7 @@ describe("stint retry and cancel", () => {
       const [done] = await makeSucceededJobs(test.store, "mail", 1);
       const finished = await stint(["cancel", done!, "--schema", test.schema]);
       expect(finished.code).to.equal(ExitCode.WrongState);
-      expect(finished.stderr).to.equal(
-        `stint: job ${done} has already finished (succeeded): only queued, running or failed jobs can be cancelled\n`,
-      );
+      expect(finished.stderr).to.equal(`stint: job ${done} has already finished (succeeded): only queued, running or failed jobs can be cancelled\n`);
       const missing = await stint(["cancel", "999999", "--schema", test.schema]);
       expect(missing.code).to.equal(ExitCode.NotFound);
       expect(missing.stderr).to.equal(`stint: job 999999 not found in schema "${test.schema}"\n`);

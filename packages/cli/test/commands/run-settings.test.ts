@@ -64,7 +64,9 @@ describe("stint run settings", () => {
   });
 
   it("prints the settings as one JSON document with --print-config --json, and the misspelt variables as warnings", async () => {
-    const result = await run(["cli-hang", "--app", APP, "--print-config", "--json", "--shutdown-timeout", "25s", "--log-level", "debug"], { STINT_CONCURENCY: "3" });
+    const result = await run(["cli-hang", "--app", APP, "--print-config", "--json", "--shutdown-timeout", "25s", "--log-level", "debug"], {
+      STINT_CONCURENCY: "3",
+    });
     expect(result.code).to.equal(ExitCode.Ok);
     expect(result.json()).to.deep.equal({
       queues: [

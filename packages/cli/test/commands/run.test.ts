@@ -120,7 +120,7 @@ describe("stint run", () => {
   it("refuses to start on a schema without stint tables (exit 78)", async () => {
     const result = await stint(["run", "cli-echo", "--once", "--app", APP, "--schema", "stint_cli_never_migrated"]);
     expect(result.code).to.equal(ExitCode.Config);
-    expect(result.stderr).to.equal("stint: schema \"stint_cli_never_migrated\" has no stint tables — run `stint migrate --schema stint_cli_never_migrated`\n");
+    expect(result.stderr).to.equal('stint: schema "stint_cli_never_migrated" has no stint tables — run `stint migrate --schema stint_cli_never_migrated`\n');
     expect(result.stdout).to.equal("");
   });
 

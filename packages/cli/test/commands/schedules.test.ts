@@ -53,7 +53,9 @@ describe("stint schedules list", () => {
     });
 
     it("prints them as JSON", async () => {
-      const { schedules } = (await stint(["schedules", "list", "--schema", test.schema, "--json"])).json() as { schedules: { name: string; payload: unknown }[] };
+      const { schedules } = (await stint(["schedules", "list", "--schema", test.schema, "--json"])).json() as {
+        schedules: { name: string; payload: unknown }[];
+      };
       const weekly = schedules.find((schedule) => schedule.name === "weekly-sales");
       expect(weekly).to.deep.include({
         queue: "weekly-report",

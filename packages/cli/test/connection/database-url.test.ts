@@ -9,9 +9,7 @@ describe("resolveDatabaseTarget", () => {
 
   it("defaults the port to 5432 and reads a socket host", () => {
     expect(resolveDatabaseTarget(undefined, { DATABASE_URL: "postgresql://app@db/app" }).address).to.equal("db:5432");
-    expect(resolveDatabaseTarget(undefined, { DATABASE_URL: "postgres:///app?host=/var/run/postgresql" }).address).to.equal(
-      "/var/run/postgresql:5432",
-    );
+    expect(resolveDatabaseTarget(undefined, { DATABASE_URL: "postgres:///app?host=/var/run/postgresql" }).address).to.equal("/var/run/postgresql:5432");
   });
 
   it("says how to set the URL when there is none", () => {
@@ -21,7 +19,9 @@ describe("resolveDatabaseTarget", () => {
   });
 
   it("refuses what is not a PostgreSQL URL, without echoing a password", () => {
-    expect(() => resolveDatabaseTarget("not-a-url", {})).to.throw(/^DATABASE_URL is not a valid PostgreSQL URL/).with.property("exitCode", 78);
+    expect(() => resolveDatabaseTarget("not-a-url", {}))
+      .to.throw(/^DATABASE_URL is not a valid PostgreSQL URL/)
+      .with.property("exitCode", 78);
     expect(() => resolveDatabaseTarget("mysql://u:hunter2@h/db", {}))
       .to.throw(/"mysql:\/\/u:\*\*\*@h\/db"/)
       .with.property("message")

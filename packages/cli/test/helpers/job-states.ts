@@ -61,9 +61,16 @@ export async function makeRunningJobs(store: JobStore, queue: string, count: num
  */
 export async function makeJobThatSucceededThirdTime(store: JobStore, queue: string, meta: Record<string, string>): Promise<string> {
   const { id } = await store.enqueue(buildNewJob(defineJob<{ n: number }>(queue), { n: 1 }, { meta }));
-  for (const [workerId, durationMs] of [["w1", 41], ["w2", 52]] as const) {
+  for (const [workerId, durationMs] of [
+    ["w1", 41],
+    ["w2", 52],
+  ] as const) {
     const [job] = await store.claimBatch({ queue, workerId, limit: 1, leaseMs: 60_000 });
-    const failure = { message: `Error: gateway timeout (${workerId})\n    at charge (billing.ts:12:5)`, code: "STINT_TIMEOUT", summary: `Error: gateway timeout (${workerId})` };
+    const failure = {
+      message: `Error: gateway timeout (${workerId})\n    at charge (billing.ts:12:5)`,
+      code: "STINT_TIMEOUT",
+      summary: `Error: gateway timeout (${workerId})`,
+    };
     await store.scheduleRetries({ workerId, jobs: [{ id, attempt: job!.attempt, delayMs: 0, failure, spendAttempt: true, durationMs }] });
   }
   const [job] = await store.claimBatch({ queue, workerId: "w3", limit: 1, leaseMs: 60_000 });

@@ -21,9 +21,7 @@ describe("LiveLine", () => {
     line.show("2/3 done");
     stream.write("line\n");
     line.close();
-    expect(stream.text).to.equal(
-      "\r\x1b[K1/3 done" + "\r\x1b[Kworker started\n" + "\r\x1b[K1/3 done" + "\r\x1b[Kpartial " + "line\n" + "\r\x1b[K2/3 done\n",
-    );
+    expect(stream.text).to.equal("\r\x1b[K1/3 done" + "\r\x1b[Kworker started\n" + "\r\x1b[K1/3 done" + "\r\x1b[Kpartial " + "line\n" + "\r\x1b[K2/3 done\n");
   });
 
   it("gives the stream its own write back when closed", () => {

@@ -44,7 +44,8 @@ describe("startRunProgress", () => {
     store.succeeded = 1;
     store.due = 2;
     await progress!.stop();
-    const line = (done: number, remaining: number): string => `run mail: ${done}/3 jobs done (${Math.floor((done / 3) * 100)}%), 0 failed, ${remaining} remaining`;
+    const line = (done: number, remaining: number): string =>
+      `run mail: ${done}/3 jobs done (${Math.floor((done / 3) * 100)}%), 0 failed, ${remaining} remaining`;
     expect(stream.text).to.include(`${line(0, 3)}, 0.0/s\r\x1b[K{"level":"info","message":"Completed job 1"}\n\r\x1b[K${line(0, 3)}, 0.0/s`);
     expect(stream.text).to.include(`\r\x1b[K${line(1, 2)}`);
     expect(Object.prototype.hasOwnProperty.call(stream, "write"), "the stream's own write is back").to.equal(false);

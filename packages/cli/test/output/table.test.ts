@@ -10,12 +10,7 @@ describe("formatTable", () => {
         ["ai", "1,024"],
       ],
     );
-    expect(text.split("\n")).to.deep.equal([
-      "queue          dead",
-      "------------  -----",
-      "send-invoice      2",
-      "ai            1,024",
-    ]);
+    expect(text.split("\n")).to.deep.equal(["queue          dead", "------------  -----", "send-invoice      2", "ai            1,024"]);
   });
 
   it("leaves no trailing spaces", () => {

@@ -60,12 +60,7 @@ export interface WaitTarget {
  * console.log(job.result);
  * ```
  */
-export async function awaitJobEnd(
-  store: JobStore,
-  target: WaitTarget,
-  options: WaitOptions = {},
-  clock: Clock = systemClock,
-): Promise<SucceededJob> {
+export async function awaitJobEnd(store: JobStore, target: WaitTarget, options: WaitOptions = {}, clock: Clock = systemClock): Promise<SucceededJob> {
   const { timeoutMs, signal, pollIntervalMs } = checkWaitOptions(options);
   const jobId = target.id;
   if (typeof jobId !== "string" || !/^[1-9][0-9]{0,18}$/.test(jobId)) {

@@ -36,7 +36,5 @@ export function hasErrorCode(error: unknown, code: ErrorCode): boolean {
 export function errorCodeOf(error: unknown): ErrorCode | undefined {
   if (typeof error !== "object" || error === null) return undefined;
   const code = (error as { code?: unknown }).code;
-  return typeof code === "string" && (Object.values(ErrorCode) as string[]).includes(code)
-    ? (code as ErrorCode)
-    : undefined;
+  return typeof code === "string" && (Object.values(ErrorCode) as string[]).includes(code) ? (code as ErrorCode) : undefined;
 }

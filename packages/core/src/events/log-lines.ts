@@ -26,7 +26,9 @@ export function logLines(log: Logger, secretFields: readonly string[]): WorkerEv
   const label = (event: JobEventBase): string => `job ${event.jobId} (${event.queue}, attempt ${event.attempt}/${event.maxAttempts})`;
   const fields = (event: { readonly durationMs: number }): { durationMs: number } => ({ durationMs: Math.round(event.durationMs) });
 
-  events.on("worker.started", (event) => log.info(`Started worker ${event.workerId} for ${event.queue} in ${processIdentity()} (concurrency ${event.concurrency}, lease ${event.leaseMs} ms)`));
+  events.on("worker.started", (event) =>
+    log.info(`Started worker ${event.workerId} for ${event.queue} in ${processIdentity()} (concurrency ${event.concurrency}, lease ${event.leaseMs} ms)`),
+  );
   events.on("worker.stopped", ({ summary }) => {
     const line =
       `Stopped worker for ${summary.queue} (${summary.stoppedBecause}): ${summary.claimed} claimed, ${summary.succeeded} succeeded, ` +
@@ -42,7 +44,10 @@ export function logLines(log: Logger, secretFields: readonly string[]): WorkerEv
   events.on("job.failed", (event) => {
     if (!event.willRetry) return;
     const delayMs = event.retryAt === null ? 0 : event.retryAt.getTime() - event.at.getTime();
-    jobLog(event).warn(`${capitalise(label(event))} failed: ${event.error.message}; retrying in ${delayMs} ms`, { ...fields(event), errorCode: event.errorCode });
+    jobLog(event).warn(`${capitalise(label(event))} failed: ${event.error.message}; retrying in ${delayMs} ms`, {
+      ...fields(event),
+      errorCode: event.errorCode,
+    });
   });
   events.on("job.dead", (event) => {
     const why = event.errorCode === ErrorCode.Parse ? "has an invalid payload and is dead" : "is dead";

@@ -94,7 +94,8 @@ export class RunEvents {
         if (this.wants("job.released")) this.#emit("job.released", this.#job(job, { durationMs }));
         return;
       case "lease-lost":
-        if (this.wants("job.leaseLost")) this.#emit("job.leaseLost", this.#job(job, { error: outcome.error, started: outcome.started, discarded: null, durationMs }));
+        if (this.wants("job.leaseLost"))
+          this.#emit("job.leaseLost", this.#job(job, { error: outcome.error, started: outcome.started, discarded: null, durationMs }));
         return;
     }
   }
@@ -109,7 +110,11 @@ export class RunEvents {
   }
 
   /** `onDead` failed (threw, rejected or timed out) for the death of `job` after `attempt`. */
-  onDeadFailed(job: JobRecord, attempt: number, failure: { readonly error: Error; readonly timedOut: boolean; readonly delivery: number; readonly durationMs: number }): void {
+  onDeadFailed(
+    job: JobRecord,
+    attempt: number,
+    failure: { readonly error: Error; readonly timedOut: boolean; readonly delivery: number; readonly durationMs: number },
+  ): void {
     if (!this.wants("job.onDeadFailed")) return;
     const now = this.#clock.now();
     const base: JobEventBase = {
@@ -147,7 +152,6 @@ export class RunEvents {
     };
     return Object.assign(base, extra);
   }
-
 }
 
 function failureOf(thrown: unknown): { readonly error: Error; readonly errorCode: string } {

@@ -91,6 +91,7 @@ function dedupeModeOf(options: EnqueueOptions, dedupeKey: string | null, delayMs
   const mode = options.dedupe ?? "keep";
   if (!DEDUPE_MODES.includes(mode)) throw new ConfigError("dedupe", `must be one of ${DEDUPE_MODES.join(", ")}, got ${JSON.stringify(mode)}`);
   if (mode !== "keep" && dedupeKey === null) throw new ConfigError("dedupe", `"${mode}" needs a dedupeKey`);
-  if (mode === "debounce" && delayMs === 0 && options.runAt === undefined) throw new ConfigError("dedupe", '"debounce" needs a delayMs (or a runAt): the job runs that long after the last enqueue');
+  if (mode === "debounce" && delayMs === 0 && options.runAt === undefined)
+    throw new ConfigError("dedupe", '"debounce" needs a delayMs (or a runAt): the job runs that long after the last enqueue');
   return mode === "keep" ? "keep" : "replace";
 }

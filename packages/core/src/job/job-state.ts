@@ -11,14 +11,7 @@
 export type JobState = "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
 
 /** All job states, in lifecycle order. */
-export const JOB_STATES: readonly JobState[] = Object.freeze([
-  "queued",
-  "running",
-  "failed",
-  "succeeded",
-  "dead",
-  "cancelled",
-]);
+export const JOB_STATES: readonly JobState[] = Object.freeze(["queued", "running", "failed", "succeeded", "dead", "cancelled"]);
 
 /** States in which a job is still active and keeps its dedupe key. */
 export const ACTIVE_JOB_STATES: readonly JobState[] = Object.freeze(["queued", "running", "failed"]);

@@ -16,7 +16,7 @@ const PATH_SEGMENT = /^(?:\*|[^.*]+)$/;
 export function resolveSecretFields(input: unknown): readonly string[] {
   if (input === undefined) return Object.freeze([]);
   if (!Array.isArray(input) || input.length > 100) {
-    throw new ConfigError("secretFields", "must be an array of at most 100 dotted paths such as \"card.number\"");
+    throw new ConfigError("secretFields", 'must be an array of at most 100 dotted paths such as "card.number"');
   }
   for (const path of input) {
     if (typeof path !== "string" || path.length === 0 || path.length > 200 || !path.split(".").every((segment) => PATH_SEGMENT.test(segment))) {
@@ -112,8 +112,7 @@ export function compileRedaction(secrets: readonly string[]): (text: string) => 
 }
 
 function wrapLogger(log: Logger, scrub: (text: string) => string): Logger {
-  const fieldsOf = (fields: LogFields | undefined): LogFields | undefined =>
-    fields === undefined ? undefined : (redactValue(fields, scrub, 0) as LogFields);
+  const fieldsOf = (fields: LogFields | undefined): LogFields | undefined => (fields === undefined ? undefined : (redactValue(fields, scrub, 0) as LogFields));
   return {
     error: (message, fields) => log.error(scrub(String(message)), fieldsOf(fields)),
     warn: (message, fields) => log.warn(scrub(String(message)), fieldsOf(fields)),

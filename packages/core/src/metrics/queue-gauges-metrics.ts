@@ -35,29 +35,40 @@ export function registerQueueGauges(registry: Registry, store: Pick<JobStore, "r
       .finally(() => setImmediate(() => (reading = undefined)));
     return reading;
   };
-  const fill = <L extends string>(gauge: () => Gauge<L>, set: (gauge: Gauge<L>, row: QueueGauges) => void) => async (): Promise<void> => {
-    const rows = await read();
-    gauge().reset();
-    for (const row of rows ?? []) set(gauge(), row);
-  };
+  const fill =
+    <L extends string>(gauge: () => Gauge<L>, set: (gauge: Gauge<L>, row: QueueGauges) => void) =>
+    async (): Promise<void> => {
+      const rows = await read();
+      gauge().reset();
+      for (const row of rows ?? []) set(gauge(), row);
+    };
   const jobs: Gauge<"queue" | "state"> = gaugeIn(registry, {
     name: "stint_jobs",
     help: "Jobs by queue and state, read from the database at scrape time (succeeded and cancelled jobs are not counted).",
     labelNames: ["queue", "state"],
-    collect: fill(() => jobs, (gauge, row) => {
-      for (const state of GAUGE_STATES) gauge.set({ queue: row.queue, state }, row[state]);
-    }),
+    collect: fill(
+      () => jobs,
+      (gauge, row) => {
+        for (const state of GAUGE_STATES) gauge.set({ queue: row.queue, state }, row[state]);
+      },
+    ),
   });
   const due: Gauge<"queue"> = gaugeIn(registry, {
     name: "stint_jobs_due",
     help: "Jobs queued or failed whose run_at has passed: waiting for a worker now.",
     labelNames: ["queue"],
-    collect: fill(() => due, (gauge, row) => gauge.set({ queue: row.queue }, row.due)),
+    collect: fill(
+      () => due,
+      (gauge, row) => gauge.set({ queue: row.queue }, row.due),
+    ),
   });
   const oldest: Gauge<"queue"> = gaugeIn(registry, {
     name: "stint_queue_oldest_due_age_seconds",
     help: "Age of the oldest due job (the queue lag), 0 when none is due.",
     labelNames: ["queue"],
-    collect: fill(() => oldest, (gauge, row) => gauge.set({ queue: row.queue }, (row.oldestDueAgeMs ?? 0) / 1_000)),
+    collect: fill(
+      () => oldest,
+      (gauge, row) => gauge.set({ queue: row.queue }, (row.oldestDueAgeMs ?? 0) / 1_000),
+    ),
   });
 }

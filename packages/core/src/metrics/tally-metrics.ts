@@ -101,7 +101,10 @@ export class TallyCounter<L extends string> extends TallyMetric<L, CountSeries> 
   }
 
   /** The counter `config.name` already in `registry` (a second run in one process shares it), or a new one there. */
-  static in<L extends string>(registry: Registry, config: { readonly name: string; readonly help: string; readonly labelNames: readonly L[] }): TallyCounter<L> {
+  static in<L extends string>(
+    registry: Registry,
+    config: { readonly name: string; readonly help: string; readonly labelNames: readonly L[] },
+  ): TallyCounter<L> {
     return registeredIn(registry, config.name, TallyCounter, () => new TallyCounter(config)) as TallyCounter<L>;
   }
 

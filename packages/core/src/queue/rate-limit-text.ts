@@ -2,7 +2,16 @@ import { ConfigError } from "../errors/config-errors";
 import type { RateLimit } from "./queue-controls";
 import { MAX_RATE_LIMIT, MAX_RATE_PERIOD_MS } from "../limits";
 
-const PERIODS: Readonly<Record<string, number>> = Object.freeze({ s: 1_000, sec: 1_000, second: 1_000, m: 60_000, min: 60_000, minute: 60_000, h: 3_600_000, hour: 3_600_000 });
+const PERIODS: Readonly<Record<string, number>> = Object.freeze({
+  s: 1_000,
+  sec: 1_000,
+  second: 1_000,
+  m: 60_000,
+  min: 60_000,
+  minute: 60_000,
+  h: 3_600_000,
+  hour: 3_600_000,
+});
 
 /**
  * Reads a rate limit written as `N/period`: `100/min`, `50/s`, `5/10s`,
@@ -27,7 +36,11 @@ export function parseRateLimit(text: string, option = "rateLimit"): RateLimit {
 
 /** `limit` as `N/period` text, the way {@link parseRateLimit} reads it. */
 export function formatRateLimit(limit: RateLimit): string {
-  for (const [unit, ms] of [["hour", 3_600_000], ["min", 60_000], ["s", 1_000]] as const) {
+  for (const [unit, ms] of [
+    ["hour", 3_600_000],
+    ["min", 60_000],
+    ["s", 1_000],
+  ] as const) {
     if (limit.periodMs % ms === 0) return `${limit.limit}/${limit.periodMs === ms ? "" : limit.periodMs / ms}${unit}`;
   }
   return `${limit.limit}/${limit.periodMs / 1_000}s`;

@@ -56,7 +56,11 @@ export function settingsOfWorkers(workers: readonly AnyQueueWorker[], log: Logge
   const asked = settings.logLevel;
   if (codeLogLevel === undefined || codeLogLevel === asked.value || asked.source.kind === "code" || asked.source.kind === "default") return settings;
   const warning = `the logger writes at ${codeLogLevel}, not at ${asked.value} as ${describeSource(asked.source)} asks: build it with registerLogger or createLogger, passing the app environment's logLevel`;
-  return Object.freeze({ ...settings, logLevel: { value: codeLogLevel, source: { kind: "code" as const } }, warnings: Object.freeze([...settings.warnings, warning]) });
+  return Object.freeze({
+    ...settings,
+    logLevel: { value: codeLogLevel, source: { kind: "code" as const } },
+    warnings: Object.freeze([...settings.warnings, warning]),
+  });
 }
 
 /** The most verbose level the logger writes, when it can say (`isLevelEnabled`, as winston has). */

@@ -21,11 +21,7 @@ export interface HealthChecks {
  * await health.close();
  * ```
  */
-export async function startHealthServer(
-  port: number,
-  checks: HealthChecks,
-  timeoutMs = 2_000,
-): Promise<{ readonly port: number; close(): Promise<void> }> {
+export async function startHealthServer(port: number, checks: HealthChecks, timeoutMs = 2_000): Promise<{ readonly port: number; close(): Promise<void> }> {
   const server: Server = createServer((request, response) => {
     const reply = (status: number, body: string): void => {
       response.writeHead(status, { "content-type": "text/plain; charset=utf-8" }).end(`${body}\n`);
@@ -43,10 +39,12 @@ export async function startHealthServer(
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     });
-    Promise.race([checks.ready(), timeout]).then(
-      () => reply(200, "ready"),
-      (error: unknown) => reply(503, `not ready: ${error instanceof Error ? error.message : String(error)}`),
-    ).finally(() => clearTimeout(timer));
+    Promise.race([checks.ready(), timeout])
+      .then(
+        () => reply(200, "ready"),
+        (error: unknown) => reply(503, `not ready: ${error instanceof Error ? error.message : String(error)}`),
+      )
+      .finally(() => clearTimeout(timer));
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -182,4 +182,3 @@ function pick<K extends keyof RunWorkersOptions>(options: RunWorkersOptions, key
   for (const key of keys) if (options[key] !== undefined) picked[key] = options[key];
   return picked;
 }
-

@@ -14,7 +14,10 @@ import { ExitCode } from "./exit-codes";
  * stop.dispose();
  * ```
  */
-export function handleStopSignals(log: Logger, exit: (code: number) => void = (code) => process.exit(code)): {
+export function handleStopSignals(
+  log: Logger,
+  exit: (code: number) => void = (code) => process.exit(code),
+): {
   readonly signal: AbortSignal;
   dispose(): void;
 } {

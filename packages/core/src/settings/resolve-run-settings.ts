@@ -6,10 +6,7 @@ import { presentValue, queueVariable, queueVariableSuffix } from "./settings-var
 
 /** Where a resolved value came from, highest precedence first. */
 export type SettingSource =
-  | { readonly kind: "flag"; readonly name: string }
-  | { readonly kind: "env"; readonly name: string }
-  | { readonly kind: "code" }
-  | { readonly kind: "default" };
+  { readonly kind: "flag"; readonly name: string } | { readonly kind: "env"; readonly name: string } | { readonly kind: "code" } | { readonly kind: "default" };
 
 /** A setting's value and where it came from. */
 export interface ResolvedSetting<V> {
@@ -70,7 +67,10 @@ export interface RunSettingsInput {
 export function resolveRunSettings(input: RunSettingsInput): RunSettings {
   const env = input.env ?? {};
   const flags = input.flags ?? {};
-  refuseSharedSuffixes(input.queues.map(({ queue }) => queue), env);
+  refuseSharedSuffixes(
+    input.queues.map(({ queue }) => queue),
+    env,
+  );
   const queues = input.queues.map(({ queue, code = {} }): QueueSettings => {
     const settings = {} as Record<TunableSetting, ResolvedSetting<unknown>>;
     for (const key of Object.keys(TUNABLE_SETTINGS) as TunableSetting[]) {
@@ -113,7 +113,13 @@ export function describeSource(source: SettingSource): string {
   return source.kind === "flag" || source.kind === "env" ? `${source.kind} ${source.name}` : source.kind;
 }
 
-function resolveSetting<V>(spec: SettingSpec<V>, flag: string | undefined, variables: readonly string[], env: Environment, code: V | undefined): ResolvedSetting<V> {
+function resolveSetting<V>(
+  spec: SettingSpec<V>,
+  flag: string | undefined,
+  variables: readonly string[],
+  env: Environment,
+  code: V | undefined,
+): ResolvedSetting<V> {
   if (flag !== undefined) return { value: parsed(spec, spec.flag, flag), source: { kind: "flag", name: spec.flag } };
   for (const variable of variables) {
     const text = presentValue(env[variable]);
@@ -138,7 +144,11 @@ function refuseSharedSuffixes(queues: readonly string[], env: Environment): void
       const text = presentValue(env[variable]);
       if (text === undefined) continue;
       const names = sharing.map((queue) => JSON.stringify(queue)).join(" and ");
-      throw new EnvironmentError(variable, `would set both queues ${names}, whose names make the same suffix: set ${spec.variable} or ${spec.flag} instead, or run them in separate processes`, text);
+      throw new EnvironmentError(
+        variable,
+        `would set both queues ${names}, whose names make the same suffix: set ${spec.variable} or ${spec.flag} instead, or run them in separate processes`,
+        text,
+      );
     }
   }
 }

@@ -89,6 +89,6 @@ export const LOG_LEVEL_SETTING: SettingSpec<LogLevel> = Object.freeze({
   flag: "--log-level",
   fallback: "info",
   expected: `must be one of ${LOG_LEVELS.join(", ")}`,
-  parse: (text: string) => (LOG_LEVELS as readonly string[]).includes(text) ? (text as LogLevel) : undefined,
+  parse: (text: string) => ((LOG_LEVELS as readonly string[]).includes(text) ? (text as LogLevel) : undefined),
   format: String,
 });

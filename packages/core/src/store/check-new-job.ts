@@ -35,7 +35,8 @@ export function checkNewJob(job: NewJob, maxPayloadBytes: number): void {
   if (job.onDuplicate !== undefined && job.onDuplicate !== "keep" && job.onDuplicate !== "replace") {
     throw new ConfigError("onDuplicate", `must be "keep" or "replace", got ${JSON.stringify(job.onDuplicate)}`);
   }
-  if (job.onDuplicate === "replace" && (job.dedupeKey === null || job.dedupeKey === undefined)) throw new ConfigError("onDuplicate", '"replace" needs a dedupeKey');
+  if (job.onDuplicate === "replace" && (job.dedupeKey === null || job.dedupeKey === undefined))
+    throw new ConfigError("onDuplicate", '"replace" needs a dedupeKey');
 }
 
 /**
@@ -47,7 +48,8 @@ export function checkNewJobs(jobs: readonly NewJob[], maxPayloadBytes: number): 
   if (!isArray(jobs)) throw new ConfigError("jobs", "must be an array of NewJob objects");
   for (const job of jobs) {
     checkNewJob(job, maxPayloadBytes);
-    if (job.onDuplicate === "replace") throw new ConfigError("dedupe", 'a batch keeps the jobs that hold its keys; enqueue one by one to "replace" or "debounce"');
+    if (job.onDuplicate === "replace")
+      throw new ConfigError("dedupe", 'a batch keeps the jobs that hold its keys; enqueue one by one to "replace" or "debounce"');
   }
 }
 

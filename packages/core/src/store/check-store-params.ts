@@ -160,13 +160,15 @@ function checkEach<T>(option: string, items: readonly T[], check: (option: strin
 function checkJobAttempt(option: string, job: JobAttempt): void {
   if (typeof job !== "object" || job === null) throw new ConfigError(option, `must be { id, attempt } objects, got ${describe(job)}`);
   if (!isJobId(job.id)) throw new ConfigError(`${option}.id`, `must be a job id (a non-empty string), got ${describe(job.id)}`);
-  if (!Number.isInteger(job.attempt) || job.attempt < 1) throw new ConfigError(`${option}.attempt`, `must be a whole number from 1, got ${describe(job.attempt)}`);
+  if (!Number.isInteger(job.attempt) || job.attempt < 1)
+    throw new ConfigError(`${option}.attempt`, `must be a whole number from 1, got ${describe(job.attempt)}`);
 }
 
 /** One success to record: the fence, the result as JSON text or `null`, and a measured duration. */
 function checkCompletion(option: string, job: CompletedJob): void {
   checkJobAttempt(option, job);
-  if (job.resultJson !== null && typeof job.resultJson !== "string") throw new ConfigError(`${option}.resultJson`, "must be JSON text (see serializeResult) or null");
+  if (job.resultJson !== null && typeof job.resultJson !== "string")
+    throw new ConfigError(`${option}.resultJson`, "must be JSON text (see serializeResult) or null");
   if (!Number.isFinite(job.durationMs)) throw new ConfigError(`${option}.durationMs`, `must be a finite number, got ${describe(job.durationMs)}`);
 }
 
@@ -178,7 +180,8 @@ function checkRetry(option: string, job: RetryingJob): void {
   }
   if (job.failure !== null) checkFailure(option, job.failure);
   if (typeof job.spendAttempt !== "boolean") throw new ConfigError(`${option}.spendAttempt`, "must be true or false");
-  if (!RETRY_OUTCOMES.includes(job.outcome)) throw new ConfigError(`${option}.outcome`, `must be one of failed, lease-lost, shutdown, snoozed or null, got ${describe(job.outcome)}`);
+  if (!RETRY_OUTCOMES.includes(job.outcome))
+    throw new ConfigError(`${option}.outcome`, `must be one of failed, lease-lost, shutdown, snoozed or null, got ${describe(job.outcome)}`);
   checkWorkerDuration(option, job.durationMs);
 }
 

@@ -53,7 +53,14 @@ export interface RunJobOptions {
 
 const OPTION_KEYS = ["attempt", "maxAttempts", "timeoutMs", "meta", "clock", "store", "signal", "log"];
 
-const QUIET: Logger = { error: () => undefined, warn: () => undefined, info: () => undefined, debug: () => undefined, child: () => QUIET, isLevelEnabled: () => false };
+const QUIET: Logger = {
+  error: () => undefined,
+  warn: () => undefined,
+  info: () => undefined,
+  debug: () => undefined,
+  child: () => QUIET,
+  isLevelEnabled: () => false,
+};
 
 /** The result type a worker's `processItem` declares. */
 export type WorkerResult<W> = W extends AbstractQueueWorker<any, infer R> ? R : unknown;

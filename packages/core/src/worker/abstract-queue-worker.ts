@@ -299,4 +299,3 @@ export abstract class AbstractQueueWorker<T, R = unknown> {
    */
   protected onDead(_job: JobRecord, _error: Error, _ctx: DeadJobContext): void | Promise<void> {}
 }
-

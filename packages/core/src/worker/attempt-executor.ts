@@ -183,13 +183,19 @@ export class AttemptExecutor<T> {
     } catch (thrown) {
       const error = coerceError(thrown);
       ctx.log.error(`handleFailure threw (${error.message}); the job is dead`);
-      return { action: "dead", error: new HookError(`handleFailure threw while handling "${coerceError(failure).message}": ${error.message}`, { cause: failure }) };
+      return {
+        action: "dead",
+        error: new HookError(`handleFailure threw while handling "${coerceError(failure).message}": ${error.message}`, { cause: failure }),
+      };
     }
     if (decision?.action === "dead") return decision;
     if (decision?.action === "retry" && Number.isFinite(decision.delayMs) && decision.delayMs >= 0) {
       return { action: "retry", delayMs: Math.round(decision.delayMs) };
     }
-    const error = new HookError(`handleFailure must return { action: "dead" } or { action: "retry", delayMs } with a finite delayMs ≥ 0, got ${safeJson(decision)}`, { cause: failure });
+    const error = new HookError(
+      `handleFailure must return { action: "dead" } or { action: "retry", delayMs } with a finite delayMs ≥ 0, got ${safeJson(decision)}`,
+      { cause: failure },
+    );
     ctx.log.error(`${error.message}; the job is dead`);
     return { action: "dead", error };
   }

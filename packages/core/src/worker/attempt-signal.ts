@@ -34,8 +34,7 @@ export class AttemptSignal {
   /** Resolves with the reason when the attempt is aborted (never otherwise). */
   get aborted(): Promise<Error> {
     if (this.#aborted === undefined) {
-      this.#aborted =
-        this.#reason !== undefined ? Promise.resolve(this.#reason) : new Promise<Error>((resolve) => (this.#resolve = resolve));
+      this.#aborted = this.#reason !== undefined ? Promise.resolve(this.#reason) : new Promise<Error>((resolve) => (this.#resolve = resolve));
     }
     return this.#aborted;
   }

@@ -208,7 +208,12 @@ export class DeadHookRunner {
     } catch (failure) {
       const reason = coerceError(failure);
       if (reason === timeout) abort.abort(timeout);
-      this.#parts.events.onDeadFailed(job, claim.attempt, { error: reason, timedOut: reason === timeout, delivery: claim.delivery, durationMs: clock.now() - started });
+      this.#parts.events.onDeadFailed(job, claim.attempt, {
+        error: reason,
+        timedOut: reason === timeout,
+        delivery: claim.delivery,
+        durationMs: clock.now() - started,
+      });
     } finally {
       timer.abort();
     }

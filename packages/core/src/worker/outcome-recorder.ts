@@ -69,17 +69,26 @@ export class OutcomeRecorder {
         if (outcome.inTransaction) return "applied";
         return this.#completions.write({ id: job.id, attempt: job.attempt, resultJson: outcome.resultJson, durationMs }).catch(() => "failed" as const);
       case "retry":
-        return this.#fenced(job, durationMs, () => this.#retry(job, { delayMs: outcome.delayMs, failure: this.#failureOf(job, outcome.error), spendAttempt: true, outcome: "failed", durationMs }));
+        return this.#fenced(job, durationMs, () =>
+          this.#retry(job, { delayMs: outcome.delayMs, failure: this.#failureOf(job, outcome.error), spendAttempt: true, outcome: "failed", durationMs }),
+        );
       case "snoozed":
-        return this.#fenced(job, durationMs, () => this.#retry(job, { delayMs: outcome.delayMs, failure: null, spendAttempt: false, outcome: "snoozed", durationMs }));
+        return this.#fenced(job, durationMs, () =>
+          this.#retry(job, { delayMs: outcome.delayMs, failure: null, spendAttempt: false, outcome: "snoozed", durationMs }),
+        );
       case "released":
-        return this.#fenced(job, durationMs, () => this.#retry(job, { delayMs: 0, failure: null, spendAttempt: false, outcome: outcome.started ? "shutdown" : null, durationMs }));
+        return this.#fenced(job, durationMs, () =>
+          this.#retry(job, { delayMs: 0, failure: null, spendAttempt: false, outcome: outcome.started ? "shutdown" : null, durationMs }),
+        );
       case "dead":
-        return this.#fenced(job, durationMs, () => this.#dead(job, { failure: this.#failureOf(job, outcome.error), outcome: "dead", durationMs }, outcome.error));
+        return this.#fenced(job, durationMs, () =>
+          this.#dead(job, { failure: this.#failureOf(job, outcome.error), outcome: "dead", durationMs }, outcome.error),
+        );
       case "lease-lost":
         // Nothing ran: back without spending the attempt. It ran: failed and due now (dead with no attempt left), as
         // a lease rescue would do later — if no other worker has the job yet; otherwise the fence matches nothing.
-        if (!outcome.started) return this.#fenced(job, durationMs, () => this.#retry(job, { delayMs: 0, failure: null, spendAttempt: false, outcome: null, durationMs }));
+        if (!outcome.started)
+          return this.#fenced(job, durationMs, () => this.#retry(job, { delayMs: 0, failure: null, spendAttempt: false, outcome: null, durationMs }));
         return this.#fenced(job, durationMs, () =>
           job.attempt >= job.maxAttempts
             ? this.#dead(job, { failure: this.#failureOf(job, outcome.error), outcome: "lease-lost", durationMs }, outcome.error)
@@ -100,7 +109,11 @@ export class OutcomeRecorder {
     } catch (thrown) {
       if (hasErrorCode(thrown, ErrorCode.Infrastructure)) return "failed";
       const summary = `the outcome could not be recorded: ${errorSummary(thrown)}`;
-      const failure: JobFailure = { message: `the outcome could not be recorded: ${describeError(thrown)}`, code: errorCodeOf(thrown) ?? ErrorCode.Database, summary };
+      const failure: JobFailure = {
+        message: `the outcome could not be recorded: ${describeError(thrown)}`,
+        code: errorCodeOf(thrown) ?? ErrorCode.Database,
+        summary,
+      };
       try {
         return job.attempt >= job.maxAttempts
           ? await this.#dead(job, { failure, outcome: "dead", durationMs }, thrown)

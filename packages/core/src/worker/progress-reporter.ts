@@ -30,13 +30,7 @@ export class ProgressReporter {
   #latest: string | undefined;
   #inFlight: Promise<void> | undefined;
 
-  constructor(parts: {
-    readonly store: JobStore;
-    readonly workerId: string;
-    readonly job: ClaimedJob;
-    readonly log: Logger;
-    readonly events: RunEvents;
-  }) {
+  constructor(parts: { readonly store: JobStore; readonly workerId: string; readonly job: ClaimedJob; readonly log: Logger; readonly events: RunEvents }) {
     this.#store = parts.store;
     this.#workerId = parts.workerId;
     this.#job = parts.job;

@@ -2,9 +2,7 @@ import type { Clock } from "../time/clock";
 
 /** How a promise given to {@link settleWithin} ended, or that it did not end in time. */
 export type SettledWithin<T> =
-  | { readonly status: "fulfilled"; readonly value: T }
-  | { readonly status: "rejected"; readonly reason: unknown }
-  | { readonly status: "timed-out" };
+  { readonly status: "fulfilled"; readonly value: T } | { readonly status: "rejected"; readonly reason: unknown } | { readonly status: "timed-out" };
 
 /** The reason the timer is cancelled with once the work settled (no exception is built). */
 const SETTLED = "settled";

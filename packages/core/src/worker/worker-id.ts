@@ -50,5 +50,8 @@ export function newWorkerId(): string {
  * ```
  */
 export function applicationName(role: string): string {
-  return Buffer.from(`stint:${role}:${processToken}`).subarray(0, 63).toString("utf8").replace(/\uFFFD+$/, "");
+  return Buffer.from(`stint:${role}:${processToken}`)
+    .subarray(0, 63)
+    .toString("utf8")
+    .replace(/\uFFFD+$/, "");
 }

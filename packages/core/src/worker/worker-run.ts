@@ -116,7 +116,17 @@ export class WorkerRun<T> {
     this.#prefetch = options.adaptivePrefetch ? PrefetchSizer.adaptive(options.prefetch, options.clock) : PrefetchSizer.fixed(options.prefetch);
     this.#leases = new LeaseKeeper(store, options, workerId, log);
     const { queue, onDead } = parts;
-    this.#deadHooks = new DeadHookRunner({ store, queue, workerId, log, options, events, policy: this.#policy, secretFields: hooks.secretFields, hook: onDead });
+    this.#deadHooks = new DeadHookRunner({
+      store,
+      queue,
+      workerId,
+      log,
+      options,
+      events,
+      policy: this.#policy,
+      secretFields: hooks.secretFields,
+      hook: onDead,
+    });
     this.#recorder = new OutcomeRecorder({
       store,
       workerId,
@@ -141,8 +151,7 @@ export class WorkerRun<T> {
     runOptions.signal?.addEventListener("abort", onSignal, { once: true });
     if (runOptions.signal?.aborted) onSignal();
     const deadline = runOptions.maxRuntimeMs === undefined ? undefined : started + runOptions.maxRuntimeMs;
-    const timer =
-      runOptions.maxRuntimeMs === undefined ? undefined : setTimeout(() => stop.abort("max-runtime" satisfies StopReason), runOptions.maxRuntimeMs);
+    const timer = runOptions.maxRuntimeMs === undefined ? undefined : setTimeout(() => stop.abort("max-runtime" satisfies StopReason), runOptions.maxRuntimeMs);
     const wakeups = await this.#subscribe(runOptions);
     this.#leases.start();
     this.#deadHooks.start();
@@ -199,7 +208,14 @@ export class WorkerRun<T> {
           `Worked on ${this.#parts.queue}: ${delta("succeeded")} succeeded, ${delta("retried")} retried, ${delta("dead")} dead, ` +
             `${delta("leaseLost")} lease lost in the last ${PROGRESS_EVERY_MS / 1_000} s (${Math.round((delta("succeeded") * 1_000) / PROGRESS_EVERY_MS)}/s); ` +
             `${this.#running} running, ${this.#buffer.length} waiting in the buffer`,
-          { succeeded: delta("succeeded"), retried: delta("retried"), dead: delta("dead"), leaseLost: delta("leaseLost"), running: this.#running, buffered: this.#buffer.length },
+          {
+            succeeded: delta("succeeded"),
+            retried: delta("retried"),
+            dead: delta("dead"),
+            leaseLost: delta("leaseLost"),
+            running: this.#running,
+            buffered: this.#buffer.length,
+          },
         );
       }
       last = now;

@@ -12,11 +12,14 @@ const Ping = defineJob<{ n: number }>("ping");
 const Pong = defineJob<{ n: number }>("pong");
 
 /** A store that is never called: these tests only wire and resolve. */
-const unusedStore = new Proxy({}, {
-  get: (_target, name) => () => {
-    throw new Error(`store.${String(name)} must not be called while wiring`);
+const unusedStore = new Proxy(
+  {},
+  {
+    get: (_target, name) => () => {
+      throw new Error(`store.${String(name)} must not be called while wiring`);
+    },
   },
-}) as JobStore;
+) as JobStore;
 
 @injectable()
 class PingWorker extends AbstractQueueWorker<{ n: number }> {

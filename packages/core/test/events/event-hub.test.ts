@@ -55,7 +55,10 @@ describe("EventHub", () => {
     hub.on("ping", (event) => seen.push(event.n));
     for (let n = 1; n <= 12; n += 1) expect(() => hub.emit("ping", { n })).not.to.throw();
     expect(seen).to.have.length(12);
-    expect(log.warnings.map((line) => line.fields?.["failures"]), "reported on the 1st and 10th failure only").to.deep.equal([1, 10]);
+    expect(
+      log.warnings.map((line) => line.fields?.["failures"]),
+      "reported on the 1st and 10th failure only",
+    ).to.deep.equal([1, 10]);
     expect(log.warnings[0]?.message).to.contain("A listener of ping failed (1 time so far): listener bug");
   });
 
@@ -71,7 +74,9 @@ describe("EventHub", () => {
     hub.emit("pong", { text: "x" });
     expect(settled, "emit returned before the slow listener finished").to.equal(false);
     await nextTurn();
-    expect(log.warnings.map((line) => line.message)).to.deep.equal(["A listener of pong failed (1 time so far): async listener bug; outcomes and other listeners are not affected"]);
+    expect(log.warnings.map((line) => line.message)).to.deep.equal([
+      "A listener of pong failed (1 time so far): async listener bug; outcomes and other listeners are not affected",
+    ]);
   });
 
   it("refuses a listener that is not a function, naming the event", () => {

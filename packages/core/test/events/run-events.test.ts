@@ -17,7 +17,17 @@ class CountingClock implements Clock {
   }
 }
 
-const job: ClaimedJob = { id: "7", queue: "q", payload: { n: 1 }, attempt: 2, maxAttempts: 3, priority: 0, timeoutMs: null, createdAt: new Date(0), runAt: new Date(1_700_000_000_000) };
+const job: ClaimedJob = {
+  id: "7",
+  queue: "q",
+  payload: { n: 1 },
+  attempt: 2,
+  maxAttempts: 3,
+  priority: 0,
+  timeoutMs: null,
+  createdAt: new Date(0),
+  runAt: new Date(1_700_000_000_000),
+};
 
 function setUp() {
   const clock = new CountingClock();
@@ -42,7 +52,17 @@ describe("RunEvents", () => {
     hub.on("job.started", (event) => started.push(event));
     events.jobStarted(job);
     expect(started).to.deep.equal([
-      { jobId: "7", queue: "q", attempt: 2, maxAttempts: 3, workerId: "w1", at: new Date(1_700_000_001_000), runAt: new Date(1_700_000_000_000), payload: { n: 1 }, waitMs: 1_000 },
+      {
+        jobId: "7",
+        queue: "q",
+        attempt: 2,
+        maxAttempts: 3,
+        workerId: "w1",
+        at: new Date(1_700_000_001_000),
+        runAt: new Date(1_700_000_000_000),
+        payload: { n: 1 },
+        waitMs: 1_000,
+      },
     ]);
   });
 

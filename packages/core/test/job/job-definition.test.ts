@@ -63,7 +63,9 @@ describe("buildNewJob", () => {
       [{ timeoutMs: 0 }, "timeoutMs"],
     ];
     for (const [options, option] of cases) {
-      expect(await refusal(client.enqueue(SendInvoice, { invoiceId: 1 }, options)), option).to.be.instanceOf(ConfigError).with.property("option", option);
+      expect(await refusal(client.enqueue(SendInvoice, { invoiceId: 1 }, options)), option)
+        .to.be.instanceOf(ConfigError)
+        .with.property("option", option);
     }
     expect(calls).to.deep.equal([]);
   });

@@ -37,7 +37,11 @@ describe("assertJsonValue", () => {
     const labelled = Object.assign([1, 2], { label: "x" });
     const hidden = Object.defineProperty({ a: 1 }, "secret", { value: 2, enumerable: false });
     const cases: Array<[unknown, string, string]> = [
-      [{ items: [{}, {}, {}, { tags: new Set(["a"]) }] }, "payload.items[3].tags", "payload.items[3].tags: a Set cannot be stored as JSON; convert it to an array"],
+      [
+        { items: [{}, {}, {}, { tags: new Set(["a"]) }] },
+        "payload.items[3].tags",
+        "payload.items[3].tags: a Set cannot be stored as JSON; convert it to an array",
+      ],
       [{ index: new Map([["a", 1]]) }, "payload.index", "a Map cannot be stored as JSON; convert it to an object"],
       [{ at: new Date(0) }, "payload.at", "a Date would come back as a string; pass date.toISOString()"],
       [{ bytes: new Uint8Array(2) }, "payload.bytes", "a Uint8Array (binary data) cannot be stored as JSON"],
@@ -87,16 +91,28 @@ describe("assertJsonValue", () => {
 
   it("accepts exactly the values that come back from JSON deep-equal (property)", () => {
     fc.assert(
-      fc.property(fc.anything({ withMap: true, withSet: true, withDate: true, withTypedArray: true, withBoxedValues: true, withSparseArray: true, withNullPrototype: true, maxDepth: 4 }), (value) => {
-        let text: string;
-        try {
-          text = serializePayload(value);
-        } catch (thrown) {
-          expect(thrown).to.be.instanceOf(PayloadError);
-          return;
-        }
-        expect(JSON.parse(text)).to.deep.equal(withoutUndefinedProperties(value));
-      }),
+      fc.property(
+        fc.anything({
+          withMap: true,
+          withSet: true,
+          withDate: true,
+          withTypedArray: true,
+          withBoxedValues: true,
+          withSparseArray: true,
+          withNullPrototype: true,
+          maxDepth: 4,
+        }),
+        (value) => {
+          let text: string;
+          try {
+            text = serializePayload(value);
+          } catch (thrown) {
+            expect(thrown).to.be.instanceOf(PayloadError);
+            return;
+          }
+          expect(JSON.parse(text)).to.deep.equal(withoutUndefinedProperties(value));
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -107,5 +123,9 @@ export function withoutUndefinedProperties(value: unknown): unknown {
   if (Object.is(value, -0)) return 0;
   if (Array.isArray(value)) return value.map(withoutUndefinedProperties);
   if (typeof value !== "object" || value === null) return value;
-  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined).map(([key, item]) => [key, withoutUndefinedProperties(item)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, item]) => item !== undefined)
+      .map(([key, item]) => [key, withoutUndefinedProperties(item)]),
+  );
 }

@@ -123,7 +123,9 @@ describe("enqueueing a job kind with a schema", () => {
   it("refuses the whole batch of enqueueMany when one payload fails", async () => {
     const { store, inserted } = recordingStore();
     const client = new JobClient(store);
-    const error = await rejection(client.enqueueMany(SendWelcome, [{ payload: { email: "a@example.com", name: "A" } }, { payload: { email: "b", name: "B" } }]));
+    const error = await rejection(
+      client.enqueueMany(SendWelcome, [{ payload: { email: "a@example.com", name: "A" } }, { payload: { email: "b", name: "B" } }]),
+    );
     expect(error).to.be.instanceOf(PayloadSchemaError);
     expect(inserted).to.deep.equal([]);
   });

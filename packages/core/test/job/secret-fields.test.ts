@@ -2,14 +2,7 @@ import { expect } from "chai";
 import fc from "fast-check";
 import { ConfigError } from "../../src/errors/config-errors";
 import { defineJob } from "../../src/job/job-definition";
-import {
-  REDACTED,
-  redact,
-  redactingLogger,
-  redactText,
-  resolveSecretFields,
-  secretValuesOf,
-} from "../../src/job/secret-fields";
+import { REDACTED, redact, redactingLogger, redactText, resolveSecretFields, secretValuesOf } from "../../src/job/secret-fields";
 import type { LogFields, Logger } from "../../src/logging/logger";
 
 interface Line {
@@ -45,9 +38,7 @@ describe("secret fields", () => {
     });
 
     it("takes every leaf below a path that names an object", () => {
-      expect([...secretValuesOf({ card: { number: "4242", exp: { month: 12, year: 2030 } } }, ["card"])].sort()).to.deep.equal(
-        ["12", "2030", "4242"],
-      );
+      expect([...secretValuesOf({ card: { number: "4242", exp: { month: 12, year: 2030 } } }, ["card"])].sort()).to.deep.equal(["12", "2030", "4242"]);
     });
 
     it("adds the form a value takes inside JSON text", () => {
@@ -87,12 +78,17 @@ describe("secret fields", () => {
       const secret = fc.string({ unit: fc.constantFrom("s", "e", "c", "r", "t", "1", "2"), minLength: 1, maxLength: 12 });
       const word = fc.string({ unit: fc.constantFrom("a", "b", " ", ":", "\n", "é", "😀"), minLength: 1, maxLength: 12 });
       fc.assert(
-        fc.property(fc.uniqueArray(secret, { minLength: 1, maxLength: 4 }), fc.array(fc.tuple(word, fc.nat()), { maxLength: 10 }), word, (secrets, parts, tail) => {
-          const chosen = parts.map(([other, index]) => [other, secrets[index % secrets.length] as string] as const);
-          const text = chosen.map(([other, s]) => other + s).join("") + tail;
-          const expected = chosen.map(([other]) => other + REDACTED).join("") + tail;
-          expect(redactText(text, secrets)).to.equal(expected);
-        }),
+        fc.property(
+          fc.uniqueArray(secret, { minLength: 1, maxLength: 4 }),
+          fc.array(fc.tuple(word, fc.nat()), { maxLength: 10 }),
+          word,
+          (secrets, parts, tail) => {
+            const chosen = parts.map(([other, index]) => [other, secrets[index % secrets.length] as string] as const);
+            const text = chosen.map(([other, s]) => other + s).join("") + tail;
+            const expected = chosen.map(([other]) => other + REDACTED).join("") + tail;
+            expect(redactText(text, secrets)).to.equal(expected);
+          },
+        ),
       );
     });
   });
@@ -125,12 +121,19 @@ describe("secret fields", () => {
 
     it("keeps no secret value in the JSON of the copy (property)", () => {
       fc.assert(
-        fc.property(fc.dictionary(fc.string({ minLength: 1 }).filter((key) => !key.includes(".") && !key.includes("*")), fc.jsonValue()), fc.string({ minLength: 6 }), (rest, secret) => {
-          const payload = { ...rest, secret: { value: secret } };
-          const copy = redact(payload, ["secret.value"]);
-          expect(copy.secret.value).to.equal(REDACTED);
-          expect(copy).to.deep.equal({ ...rest, secret: { value: REDACTED } });
-        }),
+        fc.property(
+          fc.dictionary(
+            fc.string({ minLength: 1 }).filter((key) => !key.includes(".") && !key.includes("*")),
+            fc.jsonValue(),
+          ),
+          fc.string({ minLength: 6 }),
+          (rest, secret) => {
+            const payload = { ...rest, secret: { value: secret } };
+            const copy = redact(payload, ["secret.value"]);
+            expect(copy.secret.value).to.equal(REDACTED);
+            expect(copy).to.deep.equal({ ...rest, secret: { value: REDACTED } });
+          },
+        ),
       );
     });
   });

@@ -28,7 +28,10 @@ describe("serializePayload", () => {
   });
 
   it("refuses a Date, which would come back as a string, and says what to pass instead", () => {
-    expect(() => serializePayload({ at: new Date(0) })).to.throw(PayloadError, "payload.at: a Date would come back as a string; pass date.toISOString() instead");
+    expect(() => serializePayload({ at: new Date(0) })).to.throw(
+      PayloadError,
+      "payload.at: a Date would come back as a string; pass date.toISOString() instead",
+    );
     expect(serializePayload({ at: new Date(0).toISOString() })).to.equal('{"at":"1970-01-01T00:00:00.000Z"}');
   });
 
@@ -47,9 +50,7 @@ describe("serializePayload", () => {
       refused = thrown;
     }
     expect(refused).to.be.instanceOf(PayloadError);
-    expect((refused as PayloadError).message).to.equal(
-      `payload of queue "send-invoice" is ${bytes} bytes of JSON, more than the limit of ${bytes - 1} bytes`,
-    );
+    expect((refused as PayloadError).message).to.equal(`payload of queue "send-invoice" is ${bytes} bytes of JSON, more than the limit of ${bytes - 1} bytes`);
     expect(refused).to.include({ sizeBytes: bytes, limitBytes: bytes - 1 });
   });
 
@@ -88,7 +89,10 @@ describe("assertStorableJson", () => {
         for (const text of [a, b, a + b]) {
           const json = JSON.stringify({ text });
           const storable = !text.includes("\u0000") && (text as unknown as { isWellFormed(): boolean }).isWellFormed();
-          expect(attempt(() => assertStorableJson(json)), JSON.stringify(json)).to.equal(storable);
+          expect(
+            attempt(() => assertStorableJson(json)),
+            JSON.stringify(json),
+          ).to.equal(storable);
         }
       }),
     );
@@ -116,6 +120,8 @@ describe("serializeResult", () => {
   });
 
   it("replaces a result jsonb cannot store (NUL) with a note, so one result cannot fail a whole completion batch", () => {
-    expect(JSON.parse(serializeResult({ text: "a\u0000b" }) ?? "null")).to.have.property("unserialisableResult").that.includes("NUL");
+    expect(JSON.parse(serializeResult({ text: "a\u0000b" }) ?? "null"))
+      .to.have.property("unserialisableResult")
+      .that.includes("NUL");
   });
 });

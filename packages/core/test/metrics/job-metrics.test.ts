@@ -44,7 +44,9 @@ async function histogramOf(registry: Registry, name: string, labels: Record<stri
 }
 
 function sampleOf(families: readonly ParsedFamily[], name: string, labels: Record<string, string>) {
-  return families.find((family) => family.name === name)?.metrics.find((sample) => Object.entries(labels).every(([key, value]) => sample.labels?.[key] === value));
+  return families
+    .find((family) => family.name === name)
+    ?.metrics.find((sample) => Object.entries(labels).every(([key, value]) => sample.labels?.[key] === value));
 }
 
 describe("JobMetrics", () => {
@@ -93,7 +95,8 @@ describe("JobMetrics", () => {
     const hub = new WorkerEvents();
     new JobMetrics(registry).subscribe(hub);
     const second = new RunEvents([hub], { queue: "mail", workerId: "w2", clock });
-    for (const run of [events, second]) run.jobOutcome(job("1", "mail", 0), { kind: "succeeded", result: null, resultJson: "null", inTransaction: false, durationMs: 1 }, "applied");
+    for (const run of [events, second])
+      run.jobOutcome(job("1", "mail", 0), { kind: "succeeded", result: null, resultJson: "null", inTransaction: false, durationMs: 1 }, "applied");
     expect(sampleOf(await scrape(registry), "stint_jobs_total", { queue: "mail", outcome: "succeeded" })?.value).to.equal("2");
   });
 

@@ -23,7 +23,10 @@ describe("rate limit text", () => {
   it("writes every limit so that reading it back gives the same limit", () => {
     const limits = fc.record({
       limit: fc.integer({ min: 1, max: MAX_RATE_LIMIT }),
-      periodMs: fc.oneof(fc.integer({ min: 1, max: 86_400 }).map((s) => s * 1_000), fc.integer({ min: 1, max: 24 }).map((h) => h * 3_600_000)),
+      periodMs: fc.oneof(
+        fc.integer({ min: 1, max: 86_400 }).map((s) => s * 1_000),
+        fc.integer({ min: 1, max: 24 }).map((h) => h * 3_600_000),
+      ),
     });
     fc.assert(
       fc.property(limits, (limit) => {

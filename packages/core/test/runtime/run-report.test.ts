@@ -4,12 +4,31 @@ import { ExitCode } from "../../src/runtime/exit-codes";
 import type { RunSummary, StopReason } from "../../src/worker/run-summary";
 
 function summary(queue: string, stoppedBecause: StopReason, claimed = 1): RunSummary {
-  return { queue, workerId: `${queue}@w`, claimed, succeeded: claimed, retried: 0, snoozed: 0, dead: 0, leaseLost: 0, writeFailed: 0, released: 0, durationMs: 5, stoppedBecause };
+  return {
+    queue,
+    workerId: `${queue}@w`,
+    claimed,
+    succeeded: claimed,
+    retried: 0,
+    snoozed: 0,
+    dead: 0,
+    leaseLost: 0,
+    writeFailed: 0,
+    released: 0,
+    durationMs: 5,
+    stoppedBecause,
+  };
 }
 
 describe("summarizeRun", () => {
   const run = (mode: "once" | "loop", reasons: StopReason[], preparationError?: string) =>
-    summarizeRun({ mode, summaries: reasons.map((reason, i) => summary(`q${i}`, reason)), durationMs: 10, maintenance: [], ...(preparationError ? { preparationError } : {}) });
+    summarizeRun({
+      mode,
+      summaries: reasons.map((reason, i) => summary(`q${i}`, reason)),
+      durationMs: 10,
+      maintenance: [],
+      ...(preparationError ? { preparationError } : {}),
+    });
 
   it("exits 0 when every queue drained or reached a budget", () => {
     expect(run("once", ["drained", "max-jobs", "max-runtime"]).exitCode).to.equal(ExitCode.Ok);

@@ -35,7 +35,15 @@ describe("handleStopSignals", () => {
 describe("startHealthServer", () => {
   it("answers /healthz while alive and /readyz by the readiness check", async () => {
     let ready = true;
-    const health = await startHealthServer(0, { ready: async () => { if (!ready) throw new Error("database unreachable"); } }, 200);
+    const health = await startHealthServer(
+      0,
+      {
+        ready: async () => {
+          if (!ready) throw new Error("database unreachable");
+        },
+      },
+      200,
+    );
     try {
       expect(await get(health.port, "/healthz")).to.deep.equal({ status: 200, body: "ok\n" });
       expect((await get(health.port, "/readyz")).status).to.equal(200);

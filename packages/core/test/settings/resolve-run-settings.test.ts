@@ -55,7 +55,10 @@ describe("resolveRunSettings", () => {
   it("takes the highest layer that is set, for any setting and any combination of layers", () => {
     const valueOf: { readonly [K in TunableSetting]: fc.Arbitrary<{ text: string; value: unknown }> } = {
       concurrency: fc.integer({ min: 1, max: 1_000 }).map((n) => ({ text: String(n), value: n })),
-      prefetch: fc.oneof(fc.constant({ text: "auto", value: "auto" }), fc.integer({ min: 0, max: 10_000 }).map((n) => ({ text: String(n), value: n }))),
+      prefetch: fc.oneof(
+        fc.constant({ text: "auto", value: "auto" }),
+        fc.integer({ min: 0, max: 10_000 }).map((n) => ({ text: String(n), value: n })),
+      ),
       leaseMs: fc.integer({ min: 1, max: 86_400 }).map((s) => ({ text: `${s}s`, value: s * 1_000 })),
       pollIntervalMs: fc.integer({ min: 10, max: 3_600_000 }).map((ms) => ({ text: `${ms}ms`, value: ms })),
       shutdownTimeoutMs: fc.integer({ min: 0, max: 1_440 }).map((m) => ({ text: `${m}m`, value: m * 60_000 })),
@@ -63,31 +66,51 @@ describe("resolveRunSettings", () => {
     const settings = Object.keys(TUNABLE_SETTINGS) as TunableSetting[];
     const layer = (key: TunableSetting) => fc.option(valueOf[key], { nil: undefined });
     const arbitrary = fc.constantFrom(...settings).chain((key) =>
-      fc.record({ key: fc.constant(key), flag: layer(key), queueEnv: layer(key), globalEnv: layer(key), code: layer(key), queue: fc.stringMatching(/^[a-z0-9][a-z0-9_.:-]{0,20}$/) }),
+      fc.record({
+        key: fc.constant(key),
+        flag: layer(key),
+        queueEnv: layer(key),
+        globalEnv: layer(key),
+        code: layer(key),
+        queue: fc.stringMatching(/^[a-z0-9][a-z0-9_.:-]{0,20}$/),
+      }),
     );
     fc.assert(
       fc.property(arbitrary, ({ key, flag, queueEnv, globalEnv, code, queue }) => {
         const variable = TUNABLE_SETTINGS[key].variable;
         const queueVariable = `${variable}_${queueVariableSuffix(queue)}`;
-        const env = { ...(globalEnv === undefined ? {} : { [variable]: globalEnv.text }), ...(queueEnv === undefined ? {} : { [queueVariable]: queueEnv.text }) };
+        const env = {
+          ...(globalEnv === undefined ? {} : { [variable]: globalEnv.text }),
+          ...(queueEnv === undefined ? {} : { [queueVariable]: queueEnv.text }),
+        };
         const resolved = resolveRunSettings({
           queues: [{ queue, ...(code === undefined ? {} : { code: { [key]: code.value } }) }],
           env,
           flags: flag === undefined ? {} : { [key]: flag.text },
         }).queues[0]!.settings[key];
         const expected =
-          flag !== undefined ? { value: flag.value, source: { kind: "flag", name: TUNABLE_SETTINGS[key].flag } }
-          : queueEnv !== undefined ? { value: queueEnv.value, source: { kind: "env", name: queueVariable } }
-          : globalEnv !== undefined ? { value: globalEnv.value, source: { kind: "env", name: variable } }
-          : code !== undefined ? { value: code.value, source: { kind: "code" } }
-          : { value: TUNABLE_SETTINGS[key].fallback, source: { kind: "default" } };
+          flag !== undefined
+            ? { value: flag.value, source: { kind: "flag", name: TUNABLE_SETTINGS[key].flag } }
+            : queueEnv !== undefined
+              ? { value: queueEnv.value, source: { kind: "env", name: queueVariable } }
+              : globalEnv !== undefined
+                ? { value: globalEnv.value, source: { kind: "env", name: variable } }
+                : code !== undefined
+                  ? { value: code.value, source: { kind: "code" } }
+                  : { value: TUNABLE_SETTINGS[key].fallback, source: { kind: "default" } };
         expect(resolved).to.deep.equal(expected);
       }),
     );
   });
 
   it("reads each setting's variable and flag: prefetch as a number or auto, durations as 500ms, 90s, 2m or 1h30m", () => {
-    const env = { STINT_PREFETCH: "auto", STINT_PREFETCH_SEND_INVOICE_EMAIL: "0", STINT_LEASE: "90s", STINT_POLL_INTERVAL: "500ms", STINT_SHUTDOWN_TIMEOUT: "1h30m" };
+    const env = {
+      STINT_PREFETCH: "auto",
+      STINT_PREFETCH_SEND_INVOICE_EMAIL: "0",
+      STINT_LEASE: "90s",
+      STINT_POLL_INTERVAL: "500ms",
+      STINT_SHUTDOWN_TIMEOUT: "1h30m",
+    };
     const [queue] = resolveRunSettings({ queues: [{ queue: QUEUE }], env, flags: { leaseMs: "2m" } }).queues;
     expect(settingOverrides(queue!)).to.deep.equal({ prefetch: 0, leaseMs: 120_000, pollIntervalMs: 500, shutdownTimeoutMs: 5_400_000 });
   });
@@ -109,17 +132,24 @@ describe("resolveRunSettings", () => {
   });
 
   it("names the variable, what it accepts and what it got when a value is invalid, with the code options' ranges", () => {
-    const resolve = (env: Record<string, string>, flags: SettingFlags = {}) => () => resolveRunSettings({ queues: [{ queue: QUEUE }], env, flags });
+    const resolve =
+      (env: Record<string, string>, flags: SettingFlags = {}) =>
+      () =>
+        resolveRunSettings({ queues: [{ queue: QUEUE }], env, flags });
     expect(failure(resolve({ STINT_CONCURRENCY_SEND_INVOICE_EMAIL: "abc" }), "STINT_CONCURRENCY_SEND_INVOICE_EMAIL")).to.equal(
       'STINT_CONCURRENCY_SEND_INVOICE_EMAIL must be an integer from 1 to 1000; got "abc"',
     );
     expect(failure(resolve({ STINT_CONCURRENCY: "1001" }), "STINT_CONCURRENCY")).to.equal('STINT_CONCURRENCY must be an integer from 1 to 1000; got "1001"');
     expect(failure(resolve({ STINT_CONCURRENCY: "2.5" }), "STINT_CONCURRENCY")).to.contain("must be an integer");
     expect(failure(resolve({ STINT_PREFETCH: "lots" }), "STINT_PREFETCH")).to.equal('STINT_PREFETCH must be auto or an integer from 0 to 10000; got "lots"');
-    expect(failure(resolve({ STINT_LEASE: "90000" }), "STINT_LEASE")).to.equal('STINT_LEASE must be a duration from 200ms to 1d, such as 500ms, 90s or 2m; got "90000"');
+    expect(failure(resolve({ STINT_LEASE: "90000" }), "STINT_LEASE")).to.equal(
+      'STINT_LEASE must be a duration from 200ms to 1d, such as 500ms, 90s or 2m; got "90000"',
+    );
     expect(failure(resolve({ STINT_LEASE: "100ms" }), "STINT_LEASE")).to.contain("from 200ms to 1d");
     expect(failure(resolve({ STINT_POLL_INTERVAL: "2h" }), "STINT_POLL_INTERVAL")).to.contain("from 10ms to 1h");
-    expect(failure(resolve({ STINT_LOG_LEVEL: "verbose" }), "STINT_LOG_LEVEL")).to.equal('STINT_LOG_LEVEL must be one of error, warn, info, debug; got "verbose"');
+    expect(failure(resolve({ STINT_LOG_LEVEL: "verbose" }), "STINT_LOG_LEVEL")).to.equal(
+      'STINT_LOG_LEVEL must be one of error, warn, info, debug; got "verbose"',
+    );
   });
 
   it("names the flag when a flag's value is invalid", () => {

@@ -90,7 +90,9 @@ describe("CheckedJobStore", () => {
       [{ payloadJson: 42 as never }, "payloadJson"],
     ];
     for (const [change, option] of cases) {
-      expect(await refusal(checked.enqueue(note(change))), option).to.be.instanceOf(ConfigError).with.property("option", option);
+      expect(await refusal(checked.enqueue(note(change))), option)
+        .to.be.instanceOf(ConfigError)
+        .with.property("option", option);
     }
     expect(await refusal(checked.enqueue(note({ queue: "Bad Queue" })))).to.be.instanceOf(InvalidNameError);
     expect(calls).to.deep.equal([]);
@@ -112,8 +114,12 @@ describe("CheckedJobStore", () => {
   it("refuses a whole batch for one bad job, and answers an empty batch without the store", async () => {
     const { store, calls } = recordingStore();
     const checked = new CheckedJobStore(store);
-    expect(await refusal(checked.enqueueMany([note(), note({ priority: 1.5 })]))).to.be.instanceOf(ConfigError).with.property("option", "priority");
-    expect(await refusal(checked.enqueueMany([note({ dedupeKey: "k", onDuplicate: "replace" })]))).to.be.instanceOf(ConfigError).with.property("option", "dedupe");
+    expect(await refusal(checked.enqueueMany([note(), note({ priority: 1.5 })])))
+      .to.be.instanceOf(ConfigError)
+      .with.property("option", "priority");
+    expect(await refusal(checked.enqueueMany([note({ dedupeKey: "k", onDuplicate: "replace" })])))
+      .to.be.instanceOf(ConfigError)
+      .with.property("option", "dedupe");
     expect(await checked.enqueueMany([])).to.deep.equal([]);
     expect(calls).to.deep.equal([]);
   });
@@ -123,7 +129,16 @@ describe("CheckedJobStore", () => {
     const checked = new CheckedJobStore(store);
     const retry: RetryingJob = { id: "1", attempt: 1, delayMs: 1_000, failure: { message: "boom", code: null }, spendAttempt: true };
     const cases: [Promise<unknown>, string][] = [
-      [checked.completeJobs({ workerId: "w", jobs: [{ id: "1", attempt: 1, resultJson: null, durationMs: 1 }, { id: "2", attempt: 0, resultJson: null, durationMs: 1 }] }), "jobs.attempt"],
+      [
+        checked.completeJobs({
+          workerId: "w",
+          jobs: [
+            { id: "1", attempt: 1, resultJson: null, durationMs: 1 },
+            { id: "2", attempt: 0, resultJson: null, durationMs: 1 },
+          ],
+        }),
+        "jobs.attempt",
+      ],
       [checked.completeJobs({ workerId: "w", jobs: [{ id: "1", attempt: 1, resultJson: null, durationMs: Number.NaN }] }), "jobs.durationMs"],
       [checked.scheduleRetries({ workerId: "w", jobs: [{ ...retry, delayMs: -5 }] }), "jobs.delayMs"],
       [checked.scheduleRetries({ workerId: "w", jobs: [{ ...retry, outcome: "exploded" as never }] }), "jobs.outcome"],
@@ -131,7 +146,10 @@ describe("CheckedJobStore", () => {
       [checked.extendLeases({ workerId: "w", leaseMs: 1_000, jobs: [{ id: "", attempt: 1 }] }), "jobs.id"],
       [checked.finishDeadHooks({ workerId: "w", hooks: "1" as never }), "hooks"],
     ];
-    for (const [call, option] of cases) expect(await refusal(call), option).to.be.instanceOf(ConfigError).with.property("option", option);
+    for (const [call, option] of cases)
+      expect(await refusal(call), option)
+        .to.be.instanceOf(ConfigError)
+        .with.property("option", option);
     expect(calls).to.deep.equal([]);
   });
 
@@ -152,7 +170,10 @@ describe("CheckedJobStore", () => {
       [checked.runEffectOnce({ key: "", jobId: "1", resultJson: () => null }, async () => 1), "key"],
       [checked.completeInTransaction({ workerId: "w", job: { id: "1", attempt: 1 }, resultJson: () => null }, "work" as never), "work"],
     ];
-    for (const [call, option] of cases) expect(await refusal(call), option).to.be.instanceOf(ConfigError).with.property("option", option);
+    for (const [call, option] of cases)
+      expect(await refusal(call), option)
+        .to.be.instanceOf(ConfigError)
+        .with.property("option", option);
     expect(await refusal(checked.readQueueGauges({ queues: ["ok", "Not OK"] }))).to.be.instanceOf(InvalidNameError);
     expect(calls).to.deep.equal([]);
   });
@@ -165,7 +186,9 @@ describe("CheckedJobStore", () => {
     expect(queue).to.equal("note");
     expect(change).to.deep.equal({ maxRunning: 3, rateLimit: { limit: 5, periodMs: 1_000 } });
     expect(Object.isFrozen(change)).to.equal(true);
-    expect(await refusal(checked.setQueueControls("note", { maxRunning: 0 }))).to.be.instanceOf(ConfigError).with.property("option", "maxRunning");
+    expect(await refusal(checked.setQueueControls("note", { maxRunning: 0 })))
+      .to.be.instanceOf(ConfigError)
+      .with.property("option", "maxRunning");
     expect(await refusal(checked.setQueueControls("Bad", { paused: true }))).to.be.instanceOf(InvalidNameError);
     expect(calls).to.have.length(1);
   });

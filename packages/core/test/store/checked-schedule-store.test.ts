@@ -26,7 +26,9 @@ describe("CheckedScheduleStore", () => {
     expect(twice).to.be.instanceOf(ConfigError).with.property("option", "schedules");
     expect(twice.message).to.contain('"nightly" is given twice');
     expect(await refusal(checked.syncSchedules({ schedules: [{ ...spec, name: "Night ly" }], firstRunAt }))).to.be.instanceOf(InvalidNameError);
-    expect(await refusal(checked.syncSchedules({ schedules: [spec], firstRunAt }))).to.be.instanceOf(PayloadError).and.include({ limitBytes: 16 });
+    expect(await refusal(checked.syncSchedules({ schedules: [spec], firstRunAt })))
+      .to.be.instanceOf(PayloadError)
+      .and.include({ limitBytes: 16 });
     expect(await refusal(checked.syncSchedules({ schedules: [{ ...spec, maxAttempts: 0 }], firstRunAt: null as never }))).to.be.instanceOf(ConfigError);
     expect(calls).to.deep.equal([]);
   });
@@ -36,7 +38,9 @@ describe("CheckedScheduleStore", () => {
     const checked = new CheckedScheduleStore(store);
     const plan = () => ({ fires: [], nextRunAt: new Date() });
     for (const limit of [0, MAX_SCHEDULES_PER_FIRE + 1, 2.5]) {
-      expect(await refusal(checked.fireDueSchedules({ limit, plan })), String(limit)).to.be.instanceOf(ConfigError).with.property("option", "limit");
+      expect(await refusal(checked.fireDueSchedules({ limit, plan })), String(limit))
+        .to.be.instanceOf(ConfigError)
+        .with.property("option", "limit");
     }
     await checked.fireDueSchedules({ limit: MAX_SCHEDULES_PER_FIRE, plan });
     expect(calls.map((call) => call.method)).to.deep.equal(["fireDueSchedules"]);

@@ -55,7 +55,10 @@ describe("describeJobStoreConformance under other test runners", () => {
     const [before, after] = registered.hooks;
     await before!.run.call(undefined);
     const stores = registered.tests.find((test) => test.name === "stores a queued job with its options and reads it back")!;
-    const rejection = await stores.run.call(undefined).then(() => undefined, (thrown: unknown) => thrown);
+    const rejection = await stores.run.call(undefined).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
     await after!.run.call(undefined);
     expect(rejection).to.equal(undefined);
   });

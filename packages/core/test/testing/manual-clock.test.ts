@@ -39,7 +39,8 @@ describe("ManualClock", () => {
     void clock.sleep(5_000).then(() => (woke = true));
     await clock.set(new Date(5_000));
     expect(woke).to.equal(true);
-    const refusal = (promise: Promise<void>) => promise.then(
+    const refusal = (promise: Promise<void>) =>
+      promise.then(
         () => undefined,
         (thrown: unknown) => thrown as Error,
       );

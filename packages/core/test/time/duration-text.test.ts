@@ -24,9 +24,7 @@ describe("parseDuration", () => {
   });
 
   it("reads back what formatDuration writes, for any duration", () => {
-    fc.assert(
-      fc.property(fc.integer({ min: 0, max: 10 * 365 * 86_400_000 }), (ms) => parseDuration(formatDuration(ms)) === ms),
-    );
+    fc.assert(fc.property(fc.integer({ min: 0, max: 10 * 365 * 86_400_000 }), (ms) => parseDuration(formatDuration(ms)) === ms));
   });
 
   it("sums any descending list of unit amounts", () => {
@@ -40,7 +38,9 @@ describe("parseDuration", () => {
     const amounts = fc.tuple(...units.map(() => fc.option(fc.integer({ min: 0, max: 100_000 }), { nil: undefined })));
     fc.assert(
       fc.property(amounts, (values) => {
-        const parts = units.flatMap(([unit, size], index) => (values[index] === undefined ? [] : [{ text: `${values[index]}${unit}`, ms: values[index] * size }]));
+        const parts = units.flatMap(([unit, size], index) =>
+          values[index] === undefined ? [] : [{ text: `${values[index]}${unit}`, ms: values[index] * size }],
+        );
         fc.pre(parts.length > 0);
         return parseDuration(parts.map((part) => part.text).join("")) === parts.reduce((sum, part) => sum + part.ms, 0);
       }),

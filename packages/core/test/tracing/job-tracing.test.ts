@@ -49,7 +49,9 @@ describe("job tracing", () => {
       expect(producer?.parentSpanContext?.spanId).to.equal(request?.spanContext().spanId);
       expect(producer?.attributes).to.include({ "messaging.system": "stint", "messaging.destination.name": "send-invoice", "messaging.message.id": "812" });
       expect(meta.carrier).to.include({ tenant: "acme" });
-      expect((meta.carrier as Record<string, unknown> | undefined)?.["traceparent"]).to.equal(`00-${producer?.spanContext().traceId}-${producer?.spanContext().spanId}-01`);
+      expect((meta.carrier as Record<string, unknown> | undefined)?.["traceparent"]).to.equal(
+        `00-${producer?.spanContext().traceId}-${producer?.spanContext().spanId}-01`,
+      );
     });
 
     it("runs every attempt of a job, retries included, as a consumer span under the producer", async () => {

@@ -57,7 +57,18 @@ class OutcomeStore {
 }
 
 function job(overrides: Partial<ClaimedJob> = {}): ClaimedJob {
-  return { id: "812", queue: "send-invoice", payload: { invoiceId: 812 }, attempt: 1, maxAttempts: 3, priority: 0, timeoutMs: null, createdAt: new Date(0), runAt: new Date(0), ...overrides };
+  return {
+    id: "812",
+    queue: "send-invoice",
+    payload: { invoiceId: 812 },
+    attempt: 1,
+    maxAttempts: 3,
+    priority: 0,
+    timeoutMs: null,
+    createdAt: new Date(0),
+    runAt: new Date(0),
+    ...overrides,
+  };
 }
 
 function setUp(hooks: Partial<JobHooks<{ invoiceId: number }>>) {
@@ -107,7 +118,14 @@ describe("AttemptExecutor: the hooks' answer becomes one outcome, written once",
 
   it("sends a payload that fails parse to dead with STINT_PARSE, never calling the handler", async () => {
     let called = false;
-    const { store, run } = setUp({ parse: () => { throw new Error("invoiceId must be a number"); }, process: async () => { called = true; } });
+    const { store, run } = setUp({
+      parse: () => {
+        throw new Error("invoiceId must be a number");
+      },
+      process: async () => {
+        called = true;
+      },
+    });
     const result = await run();
     expect(result.outcome.kind).to.equal("dead");
     expect(called).to.equal(false);
@@ -117,20 +135,33 @@ describe("AttemptExecutor: the hooks' answer becomes one outcome, written once",
   });
 
   it("retries a failure after the delay handleFailure chose, spending the attempt", async () => {
-    const { store, run } = setUp({ process: async () => { throw new Error("503 from the mail service"); } });
+    const { store, run } = setUp({
+      process: async () => {
+        throw new Error("503 from the mail service");
+      },
+    });
     const result = await run();
     expect(result.outcome).to.include({ kind: "retry", delayMs: 1_000 });
     expect(store.writes[0]).to.deep.include({ op: "retry", delayMs: 1_000, spendAttempt: true });
   });
 
   it("sends a failure to dead when handleFailure says so", async () => {
-    const { store, run } = setUp({ process: async () => { throw new PermanentError("no such invoice"); }, decide: () => ({ action: "dead" }) });
+    const { store, run } = setUp({
+      process: async () => {
+        throw new PermanentError("no such invoice");
+      },
+      decide: () => ({ action: "dead" }),
+    });
     expect((await run()).outcome.kind).to.equal("dead");
     expect((store.writes[0] as { failure: JobFailure }).failure).to.include({ code: ErrorCode.Permanent });
   });
 
   it("snoozes without spending the attempt", async () => {
-    const { store, run } = setUp({ process: async () => { throw snooze(60_000); } });
+    const { store, run } = setUp({
+      process: async () => {
+        throw snooze(60_000);
+      },
+    });
     expect((await run()).outcome).to.include({ kind: "snoozed", delayMs: 60_000 });
     expect(store.writes[0]).to.deep.include({ op: "retry", delayMs: 60_000, failure: null, spendAttempt: false });
   });
@@ -161,7 +192,11 @@ describe("AttemptExecutor: the hooks' answer becomes one outcome, written once",
 
   it("gives a job whose lease lapsed before it started back without spending the attempt", async () => {
     let called = false;
-    const { clock, store, executor } = setUp({ process: async () => { called = true; } });
+    const { clock, store, executor } = setUp({
+      process: async () => {
+        called = true;
+      },
+    });
     const attempt = executor.claimed(job(), clock.now());
     clock.jump(LEASE_MS);
     const { outcome } = await executor.run(attempt);
@@ -171,8 +206,18 @@ describe("AttemptExecutor: the hooks' answer becomes one outcome, written once",
   });
 
   it("treats a handleFailure that throws or answers an unusable delay as dead, naming the hook", async () => {
-    for (const decide of [() => { throw new Error("alerting is down"); }, () => ({ action: "retry", delayMs: Number.NaN }) as FailureDecision]) {
-      const { store, run } = setUp({ process: async () => { throw new Error("boom"); }, decide });
+    for (const decide of [
+      () => {
+        throw new Error("alerting is down");
+      },
+      () => ({ action: "retry", delayMs: Number.NaN }) as FailureDecision,
+    ]) {
+      const { store, run } = setUp({
+        process: async () => {
+          throw new Error("boom");
+        },
+        decide,
+      });
       expect((await run()).outcome.kind).to.equal("dead");
       expect((store.writes[0] as { failure: JobFailure }).failure).to.include({ code: ErrorCode.HookFailed });
       expect((store.writes[0] as { failure: JobFailure }).failure.message).to.contain("boom");
@@ -192,16 +237,26 @@ describe("AttemptExecutor: the hooks' answer becomes one outcome, written once",
   });
 
   it("records the store's own refusal of an outcome write as the attempt's error instead of letting it lapse", async () => {
-    const { store, run } = setUp({ process: async () => { throw new Error("boom"); } });
+    const { store, run } = setUp({
+      process: async () => {
+        throw new Error("boom");
+      },
+    });
     store.refuse = [Object.assign(new Error("invalid byte sequence for encoding UTF8"), { code: "STINT_DATABASE" })];
     const result = await run();
     expect(result.written).to.equal("applied");
     expect(store.writes[0]).to.deep.include({ op: "retry", spendAttempt: true });
-    expect((store.writes[0] as { failure: JobFailure }).failure.message).to.contain("the outcome could not be recorded").and.contain("invalid byte sequence");
+    expect((store.writes[0] as { failure: JobFailure }).failure.message)
+      .to.contain("the outcome could not be recorded")
+      .and.contain("invalid byte sequence");
   });
 
   it("writes the retries of attempts that end together in one statement, and a refused one alone records the store's reason", async () => {
-    const { store, run } = setUp({ process: async (item) => { throw new Error(`boom ${item.invoiceId}`); } });
+    const { store, run } = setUp({
+      process: async (item) => {
+        throw new Error(`boom ${item.invoiceId}`);
+      },
+    });
     const refusal = Object.assign(new Error("invalid byte sequence for encoding UTF8"), { code: "STINT_DATABASE" });
     store.refuse = [refusal, refusal]; // the batch, then the first row on its own
     const results = await Promise.all([run(job({ id: "812" })), run(job({ id: "813", payload: { invoiceId: 813 } }))]);
@@ -213,7 +268,11 @@ describe("AttemptExecutor: the hooks' answer becomes one outcome, written once",
   });
 
   it("reports a write that fails through the whole lease as failed, not as a lost lease", async () => {
-    const { clock, store, executor } = setUp({ process: async () => { throw new Error("boom"); } });
+    const { clock, store, executor } = setUp({
+      process: async () => {
+        throw new Error("boom");
+      },
+    });
     store.refuse = Array.from({ length: 100 }, () => new InfrastructureError("connection reset"));
     const result = executor.run(executor.claimed(job(), clock.now()));
     await clock.advance(LEASE_MS + 6_000);

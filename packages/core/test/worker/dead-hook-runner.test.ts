@@ -44,24 +44,62 @@ class PendingHooksStore {
 
 class LinesLog implements Logger {
   readonly lines: { level: string; message: string }[] = [];
-  error(message: string) { this.lines.push({ level: "error", message }); }
-  warn(message: string) { this.lines.push({ level: "warn", message }); }
-  info(message: string) { this.lines.push({ level: "info", message }); }
-  debug(message: string) { this.lines.push({ level: "debug", message }); }
-  child(_fields: LogFields): Logger { return this; }
+  error(message: string) {
+    this.lines.push({ level: "error", message });
+  }
+  warn(message: string) {
+    this.lines.push({ level: "warn", message });
+  }
+  info(message: string) {
+    this.lines.push({ level: "info", message });
+  }
+  debug(message: string) {
+    this.lines.push({ level: "debug", message });
+  }
+  child(_fields: LogFields): Logger {
+    return this;
+  }
 }
 
 function jobRecord(id: string): JobRecord {
   const at = new Date(0);
   return {
-    id, queue: QUEUE, payload: { n: Number(id) }, state: "dead", priority: 0, attempts: 1, maxAttempts: 3, runAt: at, timeoutMs: null,
-    lockedBy: "w", lockedUntil: null, dedupeKey: null, lastError: "Error: boom", errorCode: ErrorCode.Unknown, result: null,
-    createdAt: at, startedAt: at, finishedAt: at, durationMs: 1, updatedAt: at, meta: EMPTY_META, progress: null,
+    id,
+    queue: QUEUE,
+    payload: { n: Number(id) },
+    state: "dead",
+    priority: 0,
+    attempts: 1,
+    maxAttempts: 3,
+    runAt: at,
+    timeoutMs: null,
+    lockedBy: "w",
+    lockedUntil: null,
+    dedupeKey: null,
+    lastError: "Error: boom",
+    errorCode: ErrorCode.Unknown,
+    result: null,
+    createdAt: at,
+    startedAt: at,
+    finishedAt: at,
+    durationMs: 1,
+    updatedAt: at,
+    meta: EMPTY_META,
+    progress: null,
   };
 }
 
 function death(id: string, overrides: Partial<DeadHookClaim> = {}): DeadHookClaim {
-  return { jobId: id, attempt: 1, delivery: 1, diedAt: new Date(0), errorCode: ErrorCode.Unknown, lastError: "Error: boom\n    at x", job: jobRecord(id), ...overrides };
+  return {
+    jobId: id,
+    attempt: 1,
+    delivery: 1,
+    diedAt: new Date(0),
+    errorCode: ErrorCode.Unknown,
+    lastError: "Error: boom\n    at x",
+    job: jobRecord(id),
+    ...overrides,
+  };
 }
 
 function claimed(id: string): ClaimedJob {
@@ -138,12 +176,15 @@ describe("DeadHookRunner", () => {
     const releases: (() => void)[] = [];
     let running = 0;
     let most = 0;
-    const { store, runner } = setUp(async () => {
-      running += 1;
-      most = Math.max(most, running);
-      await new Promise<void>((resolve) => releases.push(resolve));
-      running -= 1;
-    }, { concurrency: 2 });
+    const { store, runner } = setUp(
+      async () => {
+        running += 1;
+        most = Math.max(most, running);
+        await new Promise<void>((resolve) => releases.push(resolve));
+        running -= 1;
+      },
+      { concurrency: 2 },
+    );
     for (let n = 1; n <= 5; n += 1) store.pending.push(death(String(n)));
     runner.start();
     await settle();

@@ -52,17 +52,21 @@ describe("PrefetchSizer", () => {
 
   it("never leaves 0 … max for any pace and sampling", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 2_000 }), fc.array(fc.tuple(fc.integer({ min: 0, max: 5_000 }), fc.integer({ min: 0, max: 1_000 })), { maxLength: 40 }), async (max, steps) => {
-        const clock = new ManualClock();
-        const sizer = PrefetchSizer.adaptive(max, clock);
-        for (const [jobs, ms] of steps) {
-          for (let job = 0; job < jobs; job += 1) sizer.finished();
-          await clock.advance(ms);
-          const target = sizer.target();
-          if (!Number.isInteger(target) || target < 0 || target > max) return false;
-        }
-        return true;
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 2_000 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 5_000 }), fc.integer({ min: 0, max: 1_000 })), { maxLength: 40 }),
+        async (max, steps) => {
+          const clock = new ManualClock();
+          const sizer = PrefetchSizer.adaptive(max, clock);
+          for (const [jobs, ms] of steps) {
+            for (let job = 0; job < jobs; job += 1) sizer.finished();
+            await clock.advance(ms);
+            const target = sizer.target();
+            if (!Number.isInteger(target) || target < 0 || target > max) return false;
+          }
+          return true;
+        },
+      ),
     );
   });
 });

@@ -8,7 +8,17 @@ import type { JobStore, ProgressWrite } from "../../src/store/job-store";
 import { ProgressReporter } from "../../src/worker/progress-reporter";
 import { ManualClock } from "../../src/testing/manual-clock";
 
-const job: ClaimedJob = { id: "812", queue: "import", payload: {}, attempt: 2, maxAttempts: 3, priority: 0, timeoutMs: null, createdAt: new Date(0), runAt: new Date(0) };
+const job: ClaimedJob = {
+  id: "812",
+  queue: "import",
+  payload: {},
+  attempt: 2,
+  maxAttempts: 3,
+  priority: 0,
+  timeoutMs: null,
+  createdAt: new Date(0),
+  runAt: new Date(0),
+};
 
 /** A store whose progress writes wait until the test settles them, one at a time. */
 class HeldWrites {

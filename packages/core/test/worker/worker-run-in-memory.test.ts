@@ -153,10 +153,14 @@ describe("a worker run on the in-memory store", () => {
     const { id } = await store.enqueue(buildNewJob(Task, { n: 1 }));
     // Heartbeats that never answer, as on a connection the network silently stopped carrying.
     const silent = new Proxy(store, {
-      get: (target, name) => (name === "extendLeases" ? () => new Promise(() => undefined) : (Reflect.get(target, name) as unknown as (...args: unknown[]) => unknown).bind(target)),
+      get: (target, name) =>
+        name === "extendLeases" ? () => new Promise(() => undefined) : (Reflect.get(target, name) as unknown as (...args: unknown[]) => unknown).bind(target),
     });
     let reason: unknown;
-    const worker = new TaskWorker(silent, async (_item, ctx) => untilAborted(ctx.signal).catch((thrown: unknown) => Promise.reject((reason = thrown))), { leaseMs: 3_000, clock });
+    const worker = new TaskWorker(silent, async (_item, ctx) => untilAborted(ctx.signal).catch((thrown: unknown) => Promise.reject((reason = thrown))), {
+      leaseMs: 3_000,
+      clock,
+    });
     const run = worker.start({ maxJobs: 1 });
     await settle();
     const deadlineMs = worker.options.leaseMs - worker.options.leaseMarginMs;
@@ -182,6 +186,9 @@ describe("a worker run on the in-memory store", () => {
     const jobs = await store.listJobs({ queue: Task.name, limit: 10 });
     expect(jobs.map((job) => [job.state, job.attempts, job.maxAttempts])).to.deep.equal(Array.from({ length: 5 }, () => ["queued", 1, 4]));
     const histories = await Promise.all(jobs.map((job) => store.listAttempts({ jobId: job.id })));
-    expect(histories.flat().map((attempt) => attempt.outcome), "only the started one records an attempt").to.deep.equal(["shutdown"]);
+    expect(
+      histories.flat().map((attempt) => attempt.outcome),
+      "only the started one records an attempt",
+    ).to.deep.equal(["shutdown"]);
   });
 });

@@ -31,7 +31,17 @@ class BacklogStore {
     return Promise.resolve(
       Array.from({ length: count }, () => {
         const id = String(this.#next++);
-        return { id, queue: Task.name, payload: { n: Number(id) }, attempt: 1, maxAttempts: 3, priority: 0, timeoutMs: null, createdAt: new Date(0), runAt: new Date(0) };
+        return {
+          id,
+          queue: Task.name,
+          payload: { n: Number(id) },
+          attempt: 1,
+          maxAttempts: 3,
+          priority: 0,
+          timeoutMs: null,
+          createdAt: new Date(0),
+          runAt: new Date(0),
+        };
       }),
     );
   }
@@ -50,17 +60,31 @@ class BacklogStore {
 
 class RecordingLog implements Logger {
   readonly lines: { level: string; message: string; fields?: LogFields }[] = [];
-  error(message: string, fields?: LogFields) { this.lines.push({ level: "error", message, ...(fields ? { fields } : {}) }); }
-  warn(message: string, fields?: LogFields) { this.lines.push({ level: "warn", message, ...(fields ? { fields } : {}) }); }
-  info(message: string, fields?: LogFields) { this.lines.push({ level: "info", message, ...(fields ? { fields } : {}) }); }
-  debug(message: string, fields?: LogFields) { this.lines.push({ level: "debug", message, ...(fields ? { fields } : {}) }); }
-  child(): Logger { return this; }
-  isLevelEnabled(level: string): boolean { return level !== "debug"; }
+  error(message: string, fields?: LogFields) {
+    this.lines.push({ level: "error", message, ...(fields ? { fields } : {}) });
+  }
+  warn(message: string, fields?: LogFields) {
+    this.lines.push({ level: "warn", message, ...(fields ? { fields } : {}) });
+  }
+  info(message: string, fields?: LogFields) {
+    this.lines.push({ level: "info", message, ...(fields ? { fields } : {}) });
+  }
+  debug(message: string, fields?: LogFields) {
+    this.lines.push({ level: "debug", message, ...(fields ? { fields } : {}) });
+  }
+  child(): Logger {
+    return this;
+  }
+  isLevelEnabled(level: string): boolean {
+    return level !== "debug";
+  }
 }
 
 class TaskWorker extends AbstractQueueWorker<{ n: number }> {
   readonly job = Task;
-  protected parse(payload: unknown): { n: number } { return payload as { n: number }; }
+  protected parse(payload: unknown): { n: number } {
+    return payload as { n: number };
+  }
   protected async processItem(): Promise<void> {}
 }
 
@@ -110,7 +134,11 @@ describe("WorkerRun", () => {
     const log = new RecordingLog();
     const store = new BacklogStore(3);
     const stop = new AbortController();
-    const run = new TaskWorker(store as unknown as JobStore, log, { concurrency: 2, clock }).start({ mode: "loop", signal: stop.signal, pollIntervalMs: 1_000 });
+    const run = new TaskWorker(store as unknown as JobStore, log, { concurrency: 2, clock }).start({
+      mode: "loop",
+      signal: stop.signal,
+      pollIntervalMs: 1_000,
+    });
     await settle();
     await clock.advance(PROGRESS_EVERY_MS);
     const summaries = (): string[] => log.lines.filter((line) => line.level === "info" && line.message.startsWith("Worked on")).map((line) => line.message);
@@ -118,7 +146,10 @@ describe("WorkerRun", () => {
     expect(summaries()[0]).to.contain("Worked on task: 3 succeeded, 0 retried, 0 dead, 0 lease lost in the last 30 s");
     await clock.advance(PROGRESS_EVERY_MS);
     expect(summaries(), "an idle half minute writes no summary").to.have.length(1);
-    expect(log.lines.filter((line) => line.level === "debug"), "per-job lines are skipped when debug is off").to.deep.equal([]);
+    expect(
+      log.lines.filter((line) => line.level === "debug"),
+      "per-job lines are skipped when debug is off",
+    ).to.deep.equal([]);
     stop.abort();
     await clock.advance(1);
     expect(await run).to.include({ claimed: 3, succeeded: 3, stoppedBecause: "signal" });
@@ -148,7 +179,11 @@ describe("WorkerRun", () => {
     const clock = new ManualClock();
     const store = new BacklogStore(0);
     const stop = new AbortController();
-    const run = new TaskWorker(store as unknown as JobStore, new RecordingLog(), { concurrency: 2, clock }).start({ mode: "loop", signal: stop.signal, pollIntervalMs: 200 });
+    const run = new TaskWorker(store as unknown as JobStore, new RecordingLog(), { concurrency: 2, clock }).start({
+      mode: "loop",
+      signal: stop.signal,
+      pollIntervalMs: 200,
+    });
     await settle();
     expect(store.takeOvers, "the first claim looks").to.deep.equal([true]);
     for (let elapsed = 0; elapsed < 3_000; elapsed += 50) await clock.advance(50);

@@ -56,7 +56,10 @@ function row(id: string): JobAttempt {
 /** Where a promise stands without waiting for it. */
 function track<T>(promise: Promise<T>): { result?: T; error?: unknown } {
   const state: { result?: T; error?: unknown } = {};
-  promise.then((result) => (state.result = result), (error: unknown) => (state.error = error));
+  promise.then(
+    (result) => (state.result = result),
+    (error: unknown) => (state.error = error),
+  );
   return state;
 }
 
@@ -109,7 +112,10 @@ describe("WriteBatcher: one statement for the rows that waited", () => {
     store.outage = new InfrastructureError("connection reset");
     const states = ["1", "2"].map((id) => track(batcher.write(row(id))));
     await clock.advance(100);
-    expect(store.statements).to.deep.equal([["1", "2"], ["1", "2"]]);
+    expect(store.statements).to.deep.equal([
+      ["1", "2"],
+      ["1", "2"],
+    ]);
     store.outage = undefined;
     await clock.advance(200);
     await batcher.drain();

@@ -8,10 +8,7 @@ import { ConfigError } from "@stint/core";
  * sets a session cookie), HTTP basic auth, or `"none"` (for a dashboard
  * on localhost only; the CLI refuses it on other addresses).
  */
-export type DashboardAuth =
-  | { readonly token: string }
-  | { readonly basicAuth: { readonly username: string; readonly password: string } }
-  | "none";
+export type DashboardAuth = { readonly token: string } | { readonly basicAuth: { readonly username: string; readonly password: string } } | "none";
 
 /** Shortest token accepted: guessing one must not be practical. */
 export const MIN_TOKEN_LENGTH = 16;

@@ -19,7 +19,11 @@ export function parseCookies(header: string | undefined): ReadonlyMap<string, st
  * A `Set-Cookie` value: `HttpOnly`, `SameSite=Strict`, scoped to `path`,
  * `Secure` when the request came over TLS. `maxAgeSeconds: 0` deletes it.
  */
-export function cookieHeader(name: string, value: string, options: { readonly path: string; readonly secure: boolean; readonly maxAgeSeconds?: number }): string {
+export function cookieHeader(
+  name: string,
+  value: string,
+  options: { readonly path: string; readonly secure: boolean; readonly maxAgeSeconds?: number },
+): string {
   const parts = [`${name}=${value}`, `Path=${options.path}`, "HttpOnly", "SameSite=Strict"];
   if (options.maxAgeSeconds !== undefined) parts.push(`Max-Age=${options.maxAgeSeconds}`);
   if (options.secure) parts.push("Secure");

@@ -71,7 +71,8 @@ export class DashboardApp {
     let viewer: Viewer | undefined;
     try {
       const target = request.originalUrl ?? request.url ?? "/";
-      if (target.length > MAX_URL_LENGTH) throw new RequestRefused(DashboardErrorCode.UriTooLong, `Addresses may be at most ${MAX_URL_LENGTH} characters long.`);
+      if (target.length > MAX_URL_LENGTH)
+        throw new RequestRefused(DashboardErrorCode.UriTooLong, `Addresses may be at most ${MAX_URL_LENGTH} characters long.`);
       const url = new URL(target, "http://dashboard.invalid");
       const path = this.#relativePath(url.pathname);
       if (path === undefined) {
@@ -162,7 +163,8 @@ export class DashboardApp {
     if (isCrossSite(request)) throw this.#refuse(request, context.who, "a POST from another site");
     if (this.#settings.readOnly && path !== "/logout") throw this.#refuse(request, context.who, "an action in read-only mode", "This dashboard is read-only.");
     const form = await readForm(request);
-    if (!this.#csrf.check(viewer.nonce, context.who, form.get(CSRF_FIELD) ?? undefined)) throw this.#refuse(request, context.who, "a POST without a valid CSRF token");
+    if (!this.#csrf.check(viewer.nonce, context.who, form.get(CSRF_FIELD) ?? undefined))
+      throw this.#refuse(request, context.who, "a POST without a valid CSRF token");
     if (path === "/logout") {
       redirect(response, `${this.#settings.prefix}/login`, {
         "Set-Cookie": cookieHeader(SESSION_COOKIE, "", { path: this.#cookiePath(), secure: isSecure(request), maxAgeSeconds: 0 }),
@@ -240,7 +242,8 @@ export class DashboardApp {
 function asRefusal(thrown: unknown): RequestRefused | undefined {
   if (thrown instanceof RequestRefused) return thrown;
   const code = errorCodeOf(thrown);
-  if (code === ErrorCode.Config || code === ErrorCode.InvalidName) return new RequestRefused(DashboardErrorCode.BadRequest, "A parameter of the request is not valid.");
+  if (code === ErrorCode.Config || code === ErrorCode.InvalidName)
+    return new RequestRefused(DashboardErrorCode.BadRequest, "A parameter of the request is not valid.");
   if (code === ErrorCode.Infrastructure) return new RequestRefused(DashboardErrorCode.Unavailable, "The database did not answer; try again in a moment.");
   return undefined;
 }

@@ -32,9 +32,13 @@ export function jobsPage(context: PageContext, list: JobsList): Html {
 ${page.jobs.length === 0 ? html`<p class="empty">No jobs match.</p>` : jobsTable(context, page.jobs)}
 <nav class="pager">
   ${filter.beforeId === undefined ? "" : html`<a href="${href(context, "/jobs", { ...rawQuery(list), before: undefined })}">Newest</a>`}
-  ${page.nextBeforeId === null ? "" : html`<a rel="next" href="${href(context, "/jobs", { ...rawQuery(list), before: page.nextBeforeId })}">${
-    page.searched !== null && page.jobs.length < 50 ? "Search older jobs" : "Older"
-  } →</a>`}
+  ${
+    page.nextBeforeId === null
+      ? ""
+      : html`<a rel="next" href="${href(context, "/jobs", { ...rawQuery(list), before: page.nextBeforeId })}">${
+          page.searched !== null && page.jobs.length < 50 ? "Search older jobs" : "Older"
+        } →</a>`
+  }
 </nav>`,
   });
 }

@@ -35,9 +35,11 @@ export function layout(context: PageContext, parts: PageParts): Html {
   <span class="viewer">
     ${context.readOnly ? html`<span class="badge">read-only</span>` : ""}
     <span class="muted">${context.who}</span>
-    ${context.authKind === "token"
-      ? html`<form method="post" action="${href(context, "/logout")}" class="inline"><input type="hidden" name="_csrf" value="${context.csrfToken}"><button class="link">Sign out</button></form>`
-      : ""}
+    ${
+      context.authKind === "token"
+        ? html`<form method="post" action="${href(context, "/logout")}" class="inline"><input type="hidden" name="_csrf" value="${context.csrfToken}"><button class="link">Sign out</button></form>`
+        : ""
+    }
   </span>
 </header>
 <main>
@@ -55,7 +57,13 @@ ${parts.body}
  */
 export function actionButton(
   context: PageContext,
-  action: { readonly path: string; readonly label: string; readonly confirm?: string; readonly danger?: boolean; readonly fields?: Readonly<Record<string, string>> },
+  action: {
+    readonly path: string;
+    readonly label: string;
+    readonly confirm?: string;
+    readonly danger?: boolean;
+    readonly fields?: Readonly<Record<string, string>>;
+  },
 ): Html {
   if (context.readOnly) return html``;
   return html`<form method="post" action="${href(context, action.path)}" class="inline"${action.confirm === undefined ? "" : html` data-confirm="${action.confirm}"`}>

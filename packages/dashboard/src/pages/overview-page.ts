@@ -53,11 +53,19 @@ function queueRow(context: PageContext, row: QueueRow, covered: boolean): Html {
 <td class="num" data-col="oldest-due">${row.oldestDueAgeMs === null ? html`<span class="muted">–</span>` : formatDuration(row.oldestDueAgeMs)}</td>
 <td>${sparkline(row.buckets, `${row.queue}: succeeded per 5 minutes`)}</td>
 <td data-col="controls">${describeControls(row)}</td>
-${context.readOnly ? "" : html`<td class="actions">${
-    paused
-      ? actionButton(context, { path: `${queuePath(row.queue)}/resume`, label: "Resume" })
-      : actionButton(context, { path: `${queuePath(row.queue)}/pause`, label: "Pause", confirm: `Pause queue ${row.queue}? Running jobs finish; no new ones start.` })
-  }${row.dead > 0 ? html` <a class="button" href="${href(context, `${queuePath(row.queue)}/retry-dead`)}">Retry dead</a>` : ""}</td>`}
+${
+  context.readOnly
+    ? ""
+    : html`<td class="actions">${
+        paused
+          ? actionButton(context, { path: `${queuePath(row.queue)}/resume`, label: "Resume" })
+          : actionButton(context, {
+              path: `${queuePath(row.queue)}/pause`,
+              label: "Pause",
+              confirm: `Pause queue ${row.queue}? Running jobs finish; no new ones start.`,
+            })
+      }${row.dead > 0 ? html` <a class="button" href="${href(context, `${queuePath(row.queue)}/retry-dead`)}">Retry dead</a>` : ""}</td>`
+}
 </tr>`;
 }
 

@@ -32,15 +32,17 @@ export function confirmRetryDeadPage(context: PageContext, queue: string, dead: 
     title: `Retry dead jobs of ${queue}`,
     active: "overview",
     body: html`<h1>Retry dead jobs of ${queue}</h1>
-${dead === 0
-  ? html`<p class="empty">Queue ${queue} has no dead jobs.</p>`
-  : html`<p data-confirm-count="${count}">Run <strong>${formatCapped(dead, cap)}</strong> dead ${dead === 1 ? "job" : "jobs"} of queue <strong>${queue}</strong> again now, each with a fresh attempt budget?${
-      dead > cap ? ` At most ${formatCapped(cap, cap)} are retried now; retry again for the rest.` : ""
-    }</p>
+${
+  dead === 0
+    ? html`<p class="empty">Queue ${queue} has no dead jobs.</p>`
+    : html`<p data-confirm-count="${count}">Run <strong>${formatCapped(dead, cap)}</strong> dead ${dead === 1 ? "job" : "jobs"} of queue <strong>${queue}</strong> again now, each with a fresh attempt budget?${
+        dead > cap ? ` At most ${formatCapped(cap, cap)} are retried now; retry again for the rest.` : ""
+      }</p>
 <form method="post" action="${href(context, `${queuePath(queue)}/retry-dead`)}" class="inline">
 <input type="hidden" name="_csrf" value="${context.csrfToken}"><input type="hidden" name="expected" value="${count}">
 <button class="button danger">Retry ${formatCapped(count, cap)} ${count === 1 ? "job" : "jobs"}</button>
-</form> <a href="${href(context, "/")}">Cancel</a>`}`,
+</form> <a href="${href(context, "/")}">Cancel</a>`
+}`,
   });
 }
 

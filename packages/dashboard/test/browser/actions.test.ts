@@ -74,7 +74,10 @@ describe("actions from the dashboard in Chromium", () => {
       [id] = (await makeDeadJobs(server.test.store, "send-invoice", 1, () => "Error: mailbox full")) as [string];
       // A real page's CSRF cookie and token, read as a browser would get them.
       const response = await fetch(`${server.url}/jobs/${id}`, { headers: { authorization: `Bearer ${TEST_TOKEN}` } });
-      const cookie = response.headers.getSetCookie().find((line) => line.startsWith("stint_dashboard_csrf="))!.split(";")[0]!;
+      const cookie = response.headers
+        .getSetCookie()
+        .find((line) => line.startsWith("stint_dashboard_csrf="))!
+        .split(";")[0]!;
       const token = /name="_csrf" value="([^"]+)"/.exec(await response.text())![1]!;
       csrf = { cookie, token };
     });

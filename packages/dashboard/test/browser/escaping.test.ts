@@ -6,7 +6,7 @@ import { makeDeadJobs } from "../support/seed-jobs";
 import { openSignedIn } from "../support/sign-in";
 
 const SCRIPT = '<script>window.pwned = "payload"</script>';
-const IMAGE = '<img src=x onerror="window.pwned = \'error\'">';
+const IMAGE = "<img src=x onerror=\"window.pwned = 'error'\">";
 
 describe("HTML in payloads and errors, in Chromium", () => {
   let browser: Browser;
@@ -18,10 +18,16 @@ describe("HTML in payloads and errors, in Chromium", () => {
   before(async () => {
     browser = await launchChromium();
     server = await startDashboardServer({ payloads: "all" });
-    [id] = (await makeDeadJobs(server.test.store, "send-invoice", 1, () => `Error: ${IMAGE} ${SCRIPT}\n    at render (${SCRIPT}:1:1)`, () => ({
-      note: SCRIPT,
-      [SCRIPT]: IMAGE,
-    }))) as [string];
+    [id] = (await makeDeadJobs(
+      server.test.store,
+      "send-invoice",
+      1,
+      () => `Error: ${IMAGE} ${SCRIPT}\n    at render (${SCRIPT}:1:1)`,
+      () => ({
+        note: SCRIPT,
+        [SCRIPT]: IMAGE,
+      }),
+    )) as [string];
   });
   after(async () => {
     await browser?.close();

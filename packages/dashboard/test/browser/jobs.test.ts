@@ -52,7 +52,9 @@ describe("the jobs list and a job's page in Chromium", () => {
     expect(await page.$$eval("tr[data-job-id] .state", (cells) => cells.map((cell) => cell.textContent))).to.deep.equal(["dead", "dead", "dead"]);
 
     await Promise.all([page.waitForURL(/\/jobs\/\d+$/), page.click(`tr[data-job-id="${dead[0]}"] a`)]);
-    expect(await page.textContent("h1")).to.contain(`Job ${dead[0]}`).and.contain("dead");
+    expect(await page.textContent("h1"))
+      .to.contain(`Job ${dead[0]}`)
+      .and.contain("dead");
     expect(await page.textContent("table.attempts")).to.contain("STINT_PERMANENT");
   });
 
@@ -60,7 +62,9 @@ describe("the jobs list and a job's page in Chromium", () => {
     await page.goto(`${server.url}/jobs/${dead[1]}`);
     const payload = JSON.parse((await page.textContent("[data-payload]"))!) as unknown;
     expect(payload).to.deep.equal({ amount: 101, card: { number: "[redacted]", holder: "Ada" } });
-    expect(await page.textContent("[data-last-error]")).to.contain("card [redacted] declined").and.not.contain("4242");
+    expect(await page.textContent("[data-last-error]"))
+      .to.contain("card [redacted] declined")
+      .and.not.contain("4242");
     expect(await page.content()).to.not.contain("4242424242424242");
   });
 
@@ -74,7 +78,9 @@ describe("the jobs list and a job's page in Chromium", () => {
   it("shows times in the viewer's time zone", async () => {
     await page.goto(`${server.url}/jobs/${dead[0]}`);
     const created = await page.$eval("dd time", (element) => ({ iso: element.getAttribute("datetime")!, text: element.textContent }));
-    const tokyo = new Intl.DateTimeFormat("en-US", { timeZone: "Asia/Tokyo", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(new Date(created.iso));
+    const tokyo = new Intl.DateTimeFormat("en-US", { timeZone: "Asia/Tokyo", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(
+      new Date(created.iso),
+    );
     expect(created.text).to.contain(tokyo);
     expect(await page.textContent("[data-zone]")).to.equal("Asia/Tokyo");
   });

@@ -49,7 +49,9 @@ describe("the overview in Chromium", () => {
   });
 
   it("shows paused queues and their caps, and counts only the last hour as succeeded", async () => {
-    expect(await cell("generate-report", "controls")).to.contain("paused").and.contain("max 3 running");
+    expect(await cell("generate-report", "controls"))
+      .to.contain("paused")
+      .and.contain("max 3 running");
     expect(await cell("generate-report", "succeeded")).to.equal("0");
     expect(await page.isVisible('tr[data-queue="generate-report"] button:has-text("Resume")')).to.equal(true);
     expect(await page.isVisible('tr[data-queue="send-invoice"] button:has-text("Pause")')).to.equal(true);

@@ -37,8 +37,13 @@ describe("the dashboard in read-only mode, in Chromium", () => {
       await page.goto(`${server.url}${path}`);
       expect(await page.$$('form[method="post"]'), path).to.have.length(0);
       const buttons = await page.$$eval("button, a.button", (elements) => elements.map((element) => element.textContent?.trim()));
-      expect(buttons.filter((label) => label !== "Filter"), path).to.deep.equal([]);
-      expect(await page.textContent("header"), path).to.contain("read-only").and.contain("user:ops");
+      expect(
+        buttons.filter((label) => label !== "Filter"),
+        path,
+      ).to.deep.equal([]);
+      expect(await page.textContent("header"), path)
+        .to.contain("read-only")
+        .and.contain("user:ops");
     }
   });
 

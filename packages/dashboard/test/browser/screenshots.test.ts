@@ -33,7 +33,8 @@ describe("screenshots of each page", () => {
       store,
       "charge-card",
       2,
-      (id) => `PaymentError: card declined (do_not_honor) for job ${id}\n    at ChargeCardWorker.processItem (dist/workers/charge-card-worker.js:41:13)\n    at AttemptExecutor.run (node_modules/@stint/core/dist/src/worker/attempt-executor.js:88:22)`,
+      (id) =>
+        `PaymentError: card declined (do_not_honor) for job ${id}\n    at ChargeCardWorker.processItem (dist/workers/charge-card-worker.js:41:13)\n    at AttemptExecutor.run (node_modules/@stint/core/dist/src/worker/attempt-executor.js:88:22)`,
       (n) => ({ orderId: 5120 + n, amountCents: 4_990, currency: "EUR", card: { number: "4000000000000002", cvc: "123", expiry: "12/27" } }),
     )) as [string];
     await makeSucceededJobs(db, schema, store, "charge-card", 140, spread(140));

@@ -16,7 +16,10 @@ describe("the html template", () => {
   it("round-trips through the entities it writes", () => {
     fc.assert(
       fc.property(fc.string(), (text) => {
-        const decoded = escapeHtml(text).replace(/&(lt|gt|quot|#39|amp);/g, (_, name: string) => ({ lt: "<", gt: ">", quot: '"', "#39": "'", amp: "&" })[name]!);
+        const decoded = escapeHtml(text).replace(
+          /&(lt|gt|quot|#39|amp);/g,
+          (_, name: string) => ({ lt: "<", gt: ">", quot: '"', "#39": "'", amp: "&" })[name]!,
+        );
         expect(decoded).to.equal(text);
       }),
     );

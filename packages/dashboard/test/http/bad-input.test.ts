@@ -46,7 +46,9 @@ describe("bad input to the dashboard", () => {
     it(`answers ${name} with ${status} and a page without a stack trace`, async () => {
       const response = await get(path);
       expect(response.status).to.equal(status);
-      expect(response.body).to.contain("<!doctype html>").and.match(/data-status="\d{3}"/);
+      expect(response.body)
+        .to.contain("<!doctype html>")
+        .and.match(/data-status="\d{3}"/);
       expect(response.body).to.not.match(STACK_LINE);
     });
   }

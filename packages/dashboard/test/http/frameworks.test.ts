@@ -75,7 +75,10 @@ for (const [framework, mount] of Object.entries(MOUNTS)) {
     it("retries a dead job from a form post with the credential and the CSRF token, and refuses it without the token", async () => {
       const [id] = (await makeDeadJobs(test.store, "send-invoice", 1, () => "Error: mailbox full")) as [string];
       const pageResponse = await fetch(`${served.origin}${BASE}/jobs/${id}`, { headers: AUTH });
-      const cookie = pageResponse.headers.getSetCookie().find((line) => line.startsWith("stint_dashboard_csrf="))!.split(";")[0]!;
+      const cookie = pageResponse.headers
+        .getSetCookie()
+        .find((line) => line.startsWith("stint_dashboard_csrf="))!
+        .split(";")[0]!;
       const token = /name="_csrf" value="([^"]+)"/.exec(await pageResponse.text())![1]!;
       const post = (body: string) =>
         fetch(`${served.origin}${BASE}/jobs/${id}/retry`, {

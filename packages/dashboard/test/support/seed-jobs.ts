@@ -12,7 +12,13 @@ export async function enqueueJobs(store: JobStore, queue: string, count: number,
 }
 
 /** Enqueues `count` jobs of `queue` and makes them dead with `error(id)` as the error; returns their ids. */
-export async function makeDeadJobs(store: JobStore, queue: string, count: number, error: (id: string) => string, payload?: (n: number) => object): Promise<string[]> {
+export async function makeDeadJobs(
+  store: JobStore,
+  queue: string,
+  count: number,
+  error: (id: string) => string,
+  payload?: (n: number) => object,
+): Promise<string[]> {
   await enqueueJobs(store, queue, count, payload);
   const claimed = await store.claimBatch({ queue, workerId: WORKER, limit: count, leaseMs: 60_000 });
   await store.markJobsDead({
@@ -56,7 +62,13 @@ export async function makeRetryingJobs(store: JobStore, queue: string, count: nu
   const claimed = await store.claimBatch({ queue, workerId: WORKER, limit: count, leaseMs: 60_000 });
   await store.scheduleRetries({
     workerId: WORKER,
-    jobs: claimed.map((job) => ({ id: job.id, attempt: job.attempt, delayMs: 3_600_000, failure: { message: error, code: "STINT_TIMEOUT" }, spendAttempt: true })),
+    jobs: claimed.map((job) => ({
+      id: job.id,
+      attempt: job.attempt,
+      delayMs: 3_600_000,
+      failure: { message: error, code: "STINT_TIMEOUT" },
+      spendAttempt: true,
+    })),
   });
   return claimed.map((job) => job.id);
 }

@@ -19,8 +19,5 @@ export function dashboardHint(options: { readonly schema: string; readonly throw
       `  ${command}`,
     ];
   }
-  return [
-    "See these jobs in the dashboard (it reads DATABASE_URL, listens on http://127.0.0.1:3000/ only; Ctrl-C stops it):",
-    `  ${command}`,
-  ];
+  return ["See these jobs in the dashboard (it reads DATABASE_URL, listens on http://127.0.0.1:3000/ only; Ctrl-C stops it):", `  ${command}`];
 }

@@ -68,4 +68,3 @@ export async function enqueueDemoWorkload(client: JobClient, workload: DemoWorkl
 
   return Object.freeze(counts);
 }
-

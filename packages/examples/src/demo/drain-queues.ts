@@ -58,11 +58,7 @@ type Counters = { -readonly [K in keyof QueueDrain]: QueueDrain[K] };
  * if (!result.drained) console.error(`${result.active} jobs are still active`);
  * ```
  */
-export async function drainQueues(
-  workers: readonly DrainableWorker[],
-  store: JobStore,
-  options: DrainOptions,
-): Promise<DrainResult> {
+export async function drainQueues(workers: readonly DrainableWorker[], store: JobStore, options: DrainOptions): Promise<DrainResult> {
   const started = Date.now();
   const pollMs = options.pollMs ?? 50;
   const timeout = AbortSignal.timeout(options.deadlineMs);

@@ -1,14 +1,4 @@
-import {
-  ConfigError,
-  ErrorCode,
-  JOB_STORE,
-  JobClient,
-  resolveWorkers,
-  type JobStore,
-  type Logger,
-  type LoggerOptions,
-  type PayloadOf,
-} from "@stint/core";
+import { ConfigError, ErrorCode, JOB_STORE, JobClient, resolveWorkers, type JobStore, type Logger, type LoggerOptions, type PayloadOf } from "@stint/core";
 import { assertSqlIdentifier } from "@stint/core/driver";
 import { dropSchema, migrate, POSTGRES_DB } from "@stint/postgres-driver";
 import { sql, type Kysely } from "kysely";
@@ -147,8 +137,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const total = Object.values(enqueued).reduce((sum, n) => sum + n, 0);
     say(`stint demo in schema "${schema}"`);
     say(
-      `Enqueued ${total} jobs (${Object.entries(enqueued).map(([queue, n]) => `${queue} ${n}`).join(", ")}), ` +
-        `including ${DUPLICATE_INVOICE_JOBS} duplicate invoice jobs.`,
+      `Enqueued ${total} jobs (${Object.entries(enqueued)
+        .map(([queue, n]) => `${queue} ${n}`)
+        .join(", ")}), ` + `including ${DUPLICATE_INVOICE_JOBS} duplicate invoice jobs.`,
     );
     const refused = await enqueueRefused(app.container.resolve(JobClient), MALFORMED_PAYLOADS);
     say(`Refused ${refused.length} malformed payloads at enqueue, inserting nothing:`);
@@ -222,8 +213,16 @@ async function checkOutcome(appDb: AppDb, db: Kysely<any>, schema: string, expec
       sql<number>`count(*) FILTER (WHERE reference LIKE 'report:%')::int`.as("reportMails"),
     ])
     .executeTakeFirstOrThrow();
-  const summaries = await appDb.selectFrom("document_summaries").select(sql<number>`count(*)::int`.as("count")).executeTakeFirstOrThrow();
-  const dead = await sql<{ id: string; queue: string; last_error: string | null; error_code: string | null }>`SELECT id, queue, last_error, error_code FROM ${sql.id(schema, "jobs")}
+  const summaries = await appDb
+    .selectFrom("document_summaries")
+    .select(sql<number>`count(*)::int`.as("count"))
+    .executeTakeFirstOrThrow();
+  const dead = await sql<{
+    id: string;
+    queue: string;
+    last_error: string | null;
+    error_code: string | null;
+  }>`SELECT id, queue, last_error, error_code FROM ${sql.id(schema, "jobs")}
  WHERE state = 'dead' ORDER BY id`.execute(db);
 
   const cleanups = await sql<{ result: NightlyCleanupResult }>`SELECT result FROM ${sql.id(schema, "jobs")}
@@ -238,7 +237,10 @@ async function checkOutcome(appDb: AppDb, db: Kysely<any>, schema: string, expec
   const expect = (ok: boolean, text: string): void => {
     if (!ok) problems.push(text);
   };
-  expect(mails.invoiceMails === INVOICES && mails.invoicesMailed === INVOICES, `invoice e-mails: ${mails.invoiceMails} sent for ${mails.invoicesMailed} of ${INVOICES} invoices`);
+  expect(
+    mails.invoiceMails === INVOICES && mails.invoicesMailed === INVOICES,
+    `invoice e-mails: ${mails.invoiceMails} sent for ${mails.invoicesMailed} of ${INVOICES} invoices`,
+  );
   expect(mails.reportMails === weeks, `report e-mails: ${mails.reportMails} sent for ${weeks} reports`);
   expect(summaries.count === DOCUMENTS - TOO_LONG_DOCUMENTS.length, `summaries: ${summaries.count} of ${DOCUMENTS - TOO_LONG_DOCUMENTS.length} documents`);
   expect(dead.rows.length === expectedDead, `dead jobs: ${dead.rows.length}, expected ${expectedDead}`);

@@ -33,11 +33,7 @@ export async function issueInvoice(db: AppDb, client: JobClient, invoice: NewInv
         issued_at: new Date(),
       })
       .execute();
-    const job = await client.enqueue(
-      SendInvoiceEmail,
-      { invoiceId: invoice.id },
-      { transaction: trx, dedupeKey: `invoice:${invoice.id}` },
-    );
+    const job = await client.enqueue(SendInvoiceEmail, { invoiceId: invoice.id }, { transaction: trx, dedupeKey: `invoice:${invoice.id}` });
     return { job };
   });
 }

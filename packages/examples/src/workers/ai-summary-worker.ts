@@ -1,14 +1,4 @@
-import {
-  JOB_STORE,
-  LOGGER,
-  permanent,
-  retryAfter,
-  SchemaQueueWorker,
-  type BackoffOptions,
-  type JobContext,
-  type JobStore,
-  type Logger,
-} from "@stint/core";
+import { JOB_STORE, LOGGER, permanent, retryAfter, SchemaQueueWorker, type BackoffOptions, type JobContext, type JobStore, type Logger } from "@stint/core";
 import { sql } from "kysely";
 import { inject, injectable } from "tsyringe";
 import { APP_DB, LLM_CLIENT, RETRY_BACKOFF } from "../app-tokens";
@@ -68,18 +58,11 @@ export class AiSummaryWorker extends SchemaQueueWorker<AiSummary> {
     this.#llm = llm;
   }
 
-
   protected override async processItem(item: AiSummary, ctx: JobContext): Promise<AiSummaryResult> {
-    const document = await this.#db
-      .selectFrom("documents")
-      .select(["id", "title", "body"])
-      .where("id", "=", item.documentId)
-      .executeTakeFirst();
+    const document = await this.#db.selectFrom("documents").select(["id", "title", "body"]).where("id", "=", item.documentId).executeTakeFirst();
     if (document === undefined) throw permanent(new Error(`document ${item.documentId} does not exist`));
     if (document.body.length > MAX_DOCUMENT_CHARS) {
-      throw permanent(
-        new Error(`document ${document.id} is too long to summarise (${document.body.length} characters, limit ${MAX_DOCUMENT_CHARS})`),
-      );
+      throw permanent(new Error(`document ${document.id} is too long to summarise (${document.body.length} characters, limit ${MAX_DOCUMENT_CHARS})`));
     }
 
     const { maxWords } = item;

@@ -1,12 +1,4 @@
-import {
-  JOB_STORE,
-  LOGGER,
-  SchemaQueueWorker,
-  type BackoffOptions,
-  type JobContext,
-  type JobStore,
-  type Logger,
-} from "@stint/core";
+import { JOB_STORE, LOGGER, SchemaQueueWorker, type BackoffOptions, type JobContext, type JobStore, type Logger } from "@stint/core";
 import { sql } from "kysely";
 import { inject, injectable } from "tsyringe";
 import { APP_DB, RETRY_BACKOFF } from "../app-tokens";
@@ -64,7 +56,6 @@ export class NightlyCleanupWorker extends SchemaQueueWorker<NightlyCleanup> {
     super(store, log, { concurrency: 1, leaseMs: 120_000, backoff });
     this.#db = db;
   }
-
 
   protected override async processItem(item: NightlyCleanup, ctx: JobContext): Promise<NightlyCleanupResult> {
     const { table, column } = TARGETS[item.target];

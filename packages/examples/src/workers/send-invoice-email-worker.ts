@@ -75,7 +75,6 @@ export class SendInvoiceEmailWorker extends SchemaQueueWorker<SendInvoiceEmail, 
     this.#mailer = mailer;
   }
 
-
   protected override async processItem(item: SendInvoiceEmail, ctx: JobContext): Promise<SendInvoiceEmailResult> {
     const invoice = await this.#db.selectFrom("invoices").selectAll().where("id", "=", item.invoiceId).executeTakeFirst();
     if (invoice === undefined) throw permanent(new Error(`invoice ${item.invoiceId} does not exist`));
@@ -103,7 +102,13 @@ export class SendInvoiceEmailWorker extends SchemaQueueWorker<SendInvoiceEmail, 
   protected override async onDead(job: JobRecord, error: Error, ctx: DeadJobContext): Promise<void> {
     await this.#db
       .insertInto("undelivered_invoices")
-      .values({ job_id: job.id, attempt: ctx.attempt, payload: JSON.stringify(job.payload), error_code: errorCodeOf(error) ?? ErrorCode.Unknown, reason: error.message })
+      .values({
+        job_id: job.id,
+        attempt: ctx.attempt,
+        payload: JSON.stringify(job.payload),
+        error_code: errorCodeOf(error) ?? ErrorCode.Unknown,
+        reason: error.message,
+      })
       .onConflict((conflict) => conflict.columns(["job_id", "attempt"]).doNothing()) // a second delivery of this death
       .execute();
     ctx.log.warn(`Invoice e-mail job ${job.id} gave up after attempt ${ctx.attempt}: ${error.message}`);

@@ -1,13 +1,4 @@
-import {
-  JOB_STORE,
-  LOGGER,
-  permanent,
-  SchemaQueueWorker,
-  type BackoffOptions,
-  type JobContext,
-  type JobStore,
-  type Logger,
-} from "@stint/core";
+import { JOB_STORE, LOGGER, permanent, SchemaQueueWorker, type BackoffOptions, type JobContext, type JobStore, type Logger } from "@stint/core";
 import { sql } from "kysely";
 import { inject, injectable } from "tsyringe";
 import { APP_DB, MAILER, RETRY_BACKOFF } from "../app-tokens";

@@ -1,12 +1,4 @@
-import {
-  JOB_STORE,
-  LOGGER,
-  SchemaQueueWorker,
-  type BackoffOptions,
-  type JobContext,
-  type JobStore,
-  type Logger,
-} from "@stint/core";
+import { JOB_STORE, LOGGER, SchemaQueueWorker, type BackoffOptions, type JobContext, type JobStore, type Logger } from "@stint/core";
 import { sql } from "kysely";
 import { inject, injectable } from "tsyringe";
 import { APP_DB, RETRY_BACKOFF } from "../app-tokens";
@@ -84,7 +76,6 @@ export class WeeklyReportWorker extends SchemaQueueWorker<WeeklyReport> {
     super(store, log, { concurrency: 2, leaseMs: 120_000, backoff });
     this.#db = db;
   }
-
 
   protected override async processItem(item: WeeklyReport, ctx: JobContext): Promise<WeeklyReportResult> {
     // A scheduled run names no week: it reports the last full week before it was enqueued (stable across retries).

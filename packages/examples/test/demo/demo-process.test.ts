@@ -40,7 +40,10 @@ describe("the demo as a process", () => {
     expect(records.length, "log lines on stderr").to.be.greaterThan(0);
     const refused = records.filter((record) => record.message.includes("has an invalid payload and is dead")).map((record) => record.message);
     expect(refused).to.have.length(5);
-    expect(refused.some((message) => message.includes("payload.invoiceId: Invalid input: expected number, received string")), refused.join("\n")).to.equal(true);
+    expect(
+      refused.some((message) => message.includes("payload.invoiceId: Invalid input: expected number, received string")),
+      refused.join("\n"),
+    ).to.equal(true);
   });
 
   it("honours STINT_LOG_LEVEL and STINT_LOG_FORMAT", async () => {

@@ -42,7 +42,11 @@ const REFUSED: readonly Refused[] = [
     payload: { target: "users", olderThanDays: 1 },
     issues: ['payload.target: Invalid option: expected one of "audit-events"|"expired-sessions"|"old-reports"'],
   },
-  { kind: NightlyCleanup, payload: { target: "audit-events", olderThanDays: 1, batchSize: 0 }, issues: ["payload.batchSize: Too small: expected number to be >=1"] },
+  {
+    kind: NightlyCleanup,
+    payload: { target: "audit-events", olderThanDays: 1, batchSize: 0 },
+    issues: ["payload.batchSize: Too small: expected number to be >=1"],
+  },
   { kind: AiSummary, payload: { documentId: null }, issues: ["payload.documentId: Invalid input: expected number, received null"] },
   { kind: AiSummary, payload: { documentId: 1, maxWords: 1 }, issues: ["payload.maxWords: Too small: expected number to be >=5"] },
 ];
@@ -110,7 +114,11 @@ describe("the example job kinds' schemas, against PostgreSQL", () => {
   });
 
   it("send a malformed payload written with SQL, as an older producer would, to dead at its first claim with the same message", async () => {
-    const ids = await insertWithSql(app.test.db, app.test.schema, REFUSED.map(({ kind, payload }) => ({ kind: untyped(kind), payload })));
+    const ids = await insertWithSql(
+      app.test.db,
+      app.test.schema,
+      REFUSED.map(({ kind, payload }) => ({ kind: untyped(kind), payload })),
+    );
     const root = createCompositionRoot({ connectionString: app.test.connectionString, schema: app.test.schema, logger: { logger: createSilentLogger() } });
     try {
       for (const worker of resolveWorkers(root.container)) await worker.start();

@@ -63,7 +63,10 @@ describe("the KEDA queue-depth queries of the manifests", function () {
           (${`${queue}-other`}, '{}', 'queued', now() - interval '1 minute', NULL, NULL, NULL)
       `.execute(test.db);
       const { rows } = await sql.raw<{ count: string }>(onTestSchema(query)).execute(test.db);
-      expect(rows.map((row) => Number(row.count)), queue).to.deep.equal([3]);
+      expect(
+        rows.map((row) => Number(row.count)),
+        queue,
+      ).to.deep.equal([3]);
     }
   });
 
@@ -77,7 +80,10 @@ describe("the KEDA queue-depth queries of the manifests", function () {
         return rows[0]!["QUERY PLAN"][0]!.Plan;
       });
       const nodes = planNodes(plan);
-      expect(nodes.map((node) => node["Node Type"]), queue).to.not.include("Seq Scan");
+      expect(
+        nodes.map((node) => node["Node Type"]),
+        queue,
+      ).to.not.include("Seq Scan");
       expect(nodes.map((node) => node["Index Name"]).filter(Boolean), queue).to.deep.equal(["jobs_claim_idx"]);
     }
   });

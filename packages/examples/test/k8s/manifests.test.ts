@@ -130,7 +130,9 @@ describe("the Kubernetes manifests of the examples", () => {
       const where = describeManifest(worker.manifest);
       const settings = podSettings(worker, queues);
       expect(settings.warnings, where).to.deep.equal([]);
-      const sources = new Set(settings.queues.flatMap((queue) => Object.values(queue.settings).map(({ source }) => (source.kind === "env" ? source.name : ""))));
+      const sources = new Set(
+        settings.queues.flatMap((queue) => Object.values(queue.settings).map(({ source }) => (source.kind === "env" ? source.name : ""))),
+      );
       for (const name of Object.keys(literalEnv(worker)).filter((variable) => /^STINT_(?!SCHEMA$|LOG_LEVEL$|LOG_FORMAT$|APP$)/.test(variable))) {
         expect(sources.has(name), `${where}: ${name} sets a value of a queue the pod runs`).to.equal(true);
         used.add(name);
@@ -236,7 +238,8 @@ describe("the Kubernetes manifests of the examples", () => {
       if (container.startupProbe !== undefined) {
         expect(probePort(container.startupProbe, container), `${where} startup port`).to.equal(healthPort);
       }
-      const annotations = (manifest.doc as { spec?: { template?: { metadata?: { annotations?: Record<string, string> } } } }).spec?.template?.metadata?.annotations ?? {};
+      const annotations =
+        (manifest.doc as { spec?: { template?: { metadata?: { annotations?: Record<string, string> } } } }).spec?.template?.metadata?.annotations ?? {};
       expect(annotations, `${where} asks Prometheus to scrape /metrics on the health port`).to.deep.include({
         "prometheus.io/scrape": "true",
         "prometheus.io/port": String(healthPort),
@@ -261,7 +264,10 @@ describe("the Kubernetes manifests of the examples", () => {
         const match = DUE_JOBS_QUERY.exec(query);
         expect(match, `${where}: query ${JSON.stringify(query)} is not the due-job count on the claim index`).to.not.equal(null);
         const queue = match![1]!;
-        expect(queues.map((candidate) => candidate.queue), `${where}: queue ${queue} exists`).to.include(queue);
+        expect(
+          queues.map((candidate) => candidate.queue),
+          `${where}: queue ${queue} exists`,
+        ).to.include(queue);
         expect(target!.args.positionals, `${where}: ${target!.manifest.name} runs ${queue}`).to.include(queue);
         expect(Number(trigger.metadata["targetQueryValue"]), `${where} targetQueryValue`).to.be.greaterThan(0);
         expect(Number(trigger.metadata["activationTargetQueryValue"]), `${where} activationTargetQueryValue`).to.be.at.least(0);
@@ -297,7 +303,9 @@ describe("the Kubernetes manifests of the examples", () => {
       backoffLimit: ({ manifest }) => String(manifest.kind === "CronJob" ? (jobSpecOf(manifest).backoffLimit ?? "—") : "—"),
     };
     for (const rows of tables) {
-      expect(rows.map((row) => row["resource"]).sort(), "each table lists every worker resource").to.deep.equal(workers.map(({ manifest }) => manifest.name).sort());
+      expect(rows.map((row) => row["resource"]).sort(), "each table lists every worker resource").to.deep.equal(
+        workers.map(({ manifest }) => manifest.name).sort(),
+      );
       for (const row of rows) {
         const worker = workers.find(({ manifest }) => manifest.name === row["resource"])!;
         for (const [name, cell] of Object.entries(row)) {

@@ -12,7 +12,10 @@ class PingWorker extends AbstractQueueWorker<{ n: number }> {
   readonly job = Ping;
   readonly handlerTraces: string[] = [];
 
-  constructor(test: TestSchema, private readonly failFirst = false) {
+  constructor(
+    test: TestSchema,
+    private readonly failFirst = false,
+  ) {
     super(test.store, createSilentLogger(), { backoff: { baseMs: 0, maxMs: 0, jitter: 0 } });
   }
   protected parse(payload: unknown): { n: number } {

@@ -30,7 +30,9 @@ describe("the example app's admin dashboard (node:http, mounted under /admin/job
     const headers = { authorization: `Bearer ${TOKEN}` };
     const overview = await fetch(`${origin}/admin/jobs/`, { headers });
     expect(overview.status).to.equal(200);
-    expect(await overview.text()).to.contain('data-queue="send-invoice-email"').and.contain('href="/admin/jobs/jobs?queue=send-invoice-email"');
+    expect(await overview.text())
+      .to.contain('data-queue="send-invoice-email"')
+      .and.contain('href="/admin/jobs/jobs?queue=send-invoice-email"');
     const job = await (await fetch(`${origin}/admin/jobs/jobs/${id}`, { headers })).text();
     expect(job).to.contain("&quot;invoiceId&quot;: 812");
     expect((await fetch(`${origin}/admin/jobs/`)).status).to.equal(401);

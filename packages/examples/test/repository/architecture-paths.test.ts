@@ -20,11 +20,9 @@ describe("ARCHITECTURE.md", () => {
   const markdown = readFileSync(join(REPOSITORY, "ARCHITECTURE.md"), "utf8");
 
   it("finds paths in backticks and leaves other code spans alone", () => {
-    expect(backtickedPaths("`packages/core/src/index.ts`, `lerna.json`, `packages/cli/src/commands/`, `ctx.once`, `npm run lint`, `FOR UPDATE`")).to.deep.equal([
-      "packages/core/src/index.ts",
-      "lerna.json",
-      "packages/cli/src/commands/",
-    ]);
+    expect(backtickedPaths("`packages/core/src/index.ts`, `lerna.json`, `packages/cli/src/commands/`, `ctx.once`, `npm run lint`, `FOR UPDATE`")).to.deep.equal(
+      ["packages/core/src/index.ts", "lerna.json", "packages/cli/src/commands/"],
+    );
   });
 
   it("names only files and folders that exist", () => {

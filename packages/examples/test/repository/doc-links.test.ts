@@ -22,7 +22,12 @@ function markdownFiles(folder = REPOSITORY): string[] {
 function brokenLink(file: string, target: string): string | undefined {
   const [pathPart = "", anchor] = target.split("#", 2);
   const path = decodeURIComponent(pathPart);
-  const resolved = path === "" ? file : relative(REPOSITORY, join(REPOSITORY, dirname(file), path)).split(sep).join("/");
+  const resolved =
+    path === ""
+      ? file
+      : relative(REPOSITORY, join(REPOSITORY, dirname(file), path))
+          .split(sep)
+          .join("/");
   if (resolved.startsWith("../")) return `${target} leaves the repository`;
   const absolute = join(REPOSITORY, resolved);
   if (!existsSync(absolute)) return `${target}: ${resolved} does not exist`;
@@ -46,7 +51,7 @@ describe("links between the documents", () => {
     const markdown = [
       "# Setup",
       "",
-      "See [one](a.md#setup) and ![two](b.png \"title\"), not `[three](c.md)`.",
+      'See [one](a.md#setup) and ![two](b.png "title"), not `[three](c.md)`.',
       "```sh",
       "# not a heading",
       "[four](d.md)",

@@ -35,7 +35,9 @@ describe("AiSummaryWorker", () => {
     client = new JobClient(app.store);
     await app.db
       .insertInto("documents")
-      .values(Array.from({ length: 16 }, (_, index) => ({ id: index + 1, title: `Document ${index + 1}`, body: "Stint keeps jobs in PostgreSQL. ".repeat(20) })))
+      .values(
+        Array.from({ length: 16 }, (_, index) => ({ id: index + 1, title: `Document ${index + 1}`, body: "Stint keeps jobs in PostgreSQL. ".repeat(20) })),
+      )
       .execute();
   });
   afterEach(async () => {
@@ -44,7 +46,10 @@ describe("AiSummaryWorker", () => {
 
   it("summarises several documents in parallel and stores the summaries", async () => {
     const llm = new FakeLlmClient({ latencyMs: { min: 40, max: 60 } });
-    await client.enqueueMany(AiSummary, Array.from({ length: 16 }, (_, index) => ({ payload: { documentId: index + 1, maxWords: 5 } })));
+    await client.enqueueMany(
+      AiSummary,
+      Array.from({ length: 16 }, (_, index) => ({ payload: { documentId: index + 1, maxWords: 5 } })),
+    );
 
     const summary = await new AiSummaryWorker(app.store, app.log, app.db, llm, FAST_BACKOFF).start();
 
@@ -73,7 +78,10 @@ describe("AiSummaryWorker", () => {
   });
 
   it("sends a document that is too long to dead without calling the model", async () => {
-    await app.db.insertInto("documents").values({ id: 99, title: "Huge", body: "x".repeat(MAX_DOCUMENT_CHARS + 1) }).execute();
+    await app.db
+      .insertInto("documents")
+      .values({ id: 99, title: "Huge", body: "x".repeat(MAX_DOCUMENT_CHARS + 1) })
+      .execute();
     const llm = new FakeLlmClient();
     const { id } = await client.enqueue(AiSummary, { documentId: 99 });
 

@@ -70,7 +70,17 @@ describe("NightlyCleanupWorker", () => {
     );
     const worker = new DirectCleanupWorker(app.store, app.log, counted, FAST_BACKOFF);
     const ctx: JobContext = {
-      job: { id: "1", queue: NightlyCleanup.name, payload: {}, attempt: 1, maxAttempts: 5, priority: 0, timeoutMs: null, createdAt: new Date(), runAt: new Date() },
+      job: {
+        id: "1",
+        queue: NightlyCleanup.name,
+        payload: {},
+        attempt: 1,
+        maxAttempts: 5,
+        priority: 0,
+        timeoutMs: null,
+        createdAt: new Date(),
+        runAt: new Date(),
+      },
       workerId: "test",
       signal: controller.signal,
       log: app.log,

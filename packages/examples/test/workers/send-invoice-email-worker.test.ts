@@ -73,7 +73,9 @@ describe("SendInvoiceEmailWorker", () => {
     expect(await sentEmails(app.db, "invoice:812:email")).to.have.length(1);
     const results = await Promise.all(jobs.map(async ({ id }) => (await jobRow(app.store, id)).result as SendInvoiceEmailResult));
     expect(results.map((result) => result.sent).sort()).to.deep.equal([false, true]);
-    expect(results[0]?.messageId, "both jobs report the one mail sent").to.equal(results[1]?.messageId).and.match(/^sent-email-\d+$/);
+    expect(results[0]?.messageId, "both jobs report the one mail sent")
+      .to.equal(results[1]?.messageId)
+      .and.match(/^sent-email-\d+$/);
   });
 
   it("sends nothing when the same job runs again after its send went through", async () => {
@@ -93,7 +95,10 @@ describe("SendInvoiceEmailWorker", () => {
   it("retries a 503 from the mail service and then sends exactly once", async () => {
     await insertInvoices(app.db, [1, 2, 3]);
     const flaky = new FlakyMailer(new RecordingMailer(app.db), { failFirstAttempt: (mail) => mail.reference === "invoice:2:email" });
-    const jobs = await client.enqueueMany(SendInvoiceEmail, [1, 2, 3].map((invoiceId) => ({ payload: { invoiceId } })));
+    const jobs = await client.enqueueMany(
+      SendInvoiceEmail,
+      [1, 2, 3].map((invoiceId) => ({ payload: { invoiceId } })),
+    );
 
     const result = await drainQueues([worker(flaky)], app.store, { deadlineMs: 10_000, pollMs: 10 });
 
@@ -142,7 +147,13 @@ describe("SendInvoiceEmailWorker", () => {
     const rows = await app.db.selectFrom("undelivered_invoices").select(["job_id", "attempt", "payload", "error_code", "reason"]).orderBy("job_id").execute();
     expect(rows).to.deep.equal([
       { job_id: missing, attempt: 1, payload: { invoiceId: 404 }, error_code: ErrorCode.Permanent, reason: "invoice 404 does not exist" },
-      { job_id: malformed, attempt: 1, payload: { invoiceId: "abc" }, error_code: ErrorCode.Parse, reason: "invalid payload: payload.invoiceId: Invalid input: expected number, received string" },
+      {
+        job_id: malformed,
+        attempt: 1,
+        payload: { invoiceId: "abc" },
+        error_code: ErrorCode.Parse,
+        reason: "invalid payload: payload.invoiceId: Invalid input: expected number, received string",
+      },
       { job_id: undeliverable, attempt: 1, payload: { invoiceId: 7 }, error_code: ErrorCode.Unknown, reason: "the mail service is down" },
     ]);
   });

@@ -28,10 +28,7 @@ describe("WeeklyReportWorker and SendReportEmailWorker", () => {
   });
 
   function workers(mailer: Mailer = new RecordingMailer(app.db)) {
-    return [
-      new WeeklyReportWorker(app.store, app.log, app.db, FAST_BACKOFF),
-      new SendReportEmailWorker(app.store, app.log, app.db, mailer, FAST_BACKOFF),
-    ];
+    return [new WeeklyReportWorker(app.store, app.log, app.db, FAST_BACKOFF), new SendReportEmailWorker(app.store, app.log, app.db, mailer, FAST_BACKOFF)];
   }
 
   it("stores the week's totals, returns a small result and chains the report e-mail", async () => {

@@ -64,7 +64,9 @@ describe("stint in an application of its own, installed from npm pack tarballs",
     const offline = userEnvironment();
     delete offline["DATABASE_URL"];
     const unit = await runCommand("npm", ["test"], appDir, { env: offline });
-    expect(unit.stdout).to.match(/^# pass 2$/m).and.match(/^# fail 0$/m);
+    expect(unit.stdout)
+      .to.match(/^# pass 2$/m)
+      .and.match(/^# fail 0$/m);
 
     const env = userEnvironment({ DATABASE_URL: databaseUrl(), STINT_SCHEMA: schema });
     const migrated = await runCommand("npx", ["--no", "--", "stint", "migrate"], appDir, { env });

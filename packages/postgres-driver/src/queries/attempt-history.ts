@@ -122,9 +122,13 @@ export function finalizeRecordingAttempts(
 ),
 history AS (
   ${failedAttemptInsert(schema, "finalized")}
-)${parts.also === undefined ? sql`` : sql`,
+)${
+    parts.also === undefined
+      ? sql``
+      : sql`,
 also AS (
   ${parts.also}
-)`}
+)`
+  }
 ${parts.announce === true ? selectAnnouncing(schema, "finalized") : sql`SELECT id FROM finalized`}`;
 }

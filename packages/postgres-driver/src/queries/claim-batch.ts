@@ -126,8 +126,7 @@ const SLOTS = {
 /** The claim statement itself (exported for plan tests and `EXPLAIN`). */
 export function claimBatchStatement(schema: string, params: ClaimBatchParams): RawBuilder<ClaimRow> {
   const jobs = jobsTable(schema);
-  const fitsDeadline =
-    params.maxTimeoutMs === undefined ? sql`` : sql`AND (timeout_ms IS NULL OR timeout_ms <= ${params.maxTimeoutMs}::integer)`;
+  const fitsDeadline = params.maxTimeoutMs === undefined ? sql`` : sql`AND (timeout_ms IS NULL OR timeout_ms <= ${params.maxTimeoutMs}::integer)`;
   const room = sql`COALESCE((SELECT room FROM control), ${params.limit}::integer)`;
   const due = sql`SELECT id FROM ${jobs}
    WHERE queue = ${params.queue} AND state IN ('queued', 'failed') AND run_at <= now() ${fitsDeadline}

@@ -42,11 +42,7 @@ interface CountRow {
  * console.log(invoices.counts.dead, invoices.oldestDueAgeMs);
  * ```
  */
-export async function countByQueue(
-  executor: Kysely<any>,
-  schema: string,
-  params: CountByQueueParams = {},
-): Promise<readonly QueueCounts[]> {
+export async function countByQueue(executor: Kysely<any>, schema: string, params: CountByQueueParams = {}): Promise<readonly QueueCounts[]> {
   const filter = params.queues === undefined ? sql`` : sql`WHERE queue = ANY(${[...params.queues]}::text[])`;
   const completed =
     params.completedSinceMs === undefined

@@ -97,9 +97,12 @@ export function deleteFinishedBeforeStatement(schema: string, params: DeleteFini
   const branches = [...(indexed.length > 0 ? [byFinishedIndex] : []), ...(states.includes("succeeded") ? [byOldestId] : [])];
   return sql<{ deleted: string }>`WITH candidates AS MATERIALIZED (
   SELECT old.id
-    FROM (${sql.join(branches, sql`
+    FROM (${sql.join(
+      branches,
+      sql`
     UNION ALL
-    `)}) AS old
+    `,
+    )}) AS old
    ORDER BY old.finished_at
    LIMIT ${limit}
 ),

@@ -28,11 +28,7 @@ export interface IdleInTransaction {
  * const idle = await readIdleInTransaction(db, "stint", 10_000);
  * ```
  */
-export async function readIdleInTransaction(
-  executor: Kysely<any>,
-  prefix: string,
-  idleMs: number,
-): Promise<readonly IdleInTransaction[]> {
+export async function readIdleInTransaction(executor: Kysely<any>, prefix: string, idleMs: number): Promise<readonly IdleInTransaction[]> {
   const { rows } = await sql<{ pid: number; application_name: string; idle_ms: string }>`SELECT
        pid, application_name, floor(extract(epoch FROM now() - state_change) * 1000)::bigint AS idle_ms
   FROM pg_stat_activity
@@ -41,7 +37,5 @@ export async function readIdleInTransaction(
    AND state_change < now() - (${idleMs}::double precision * interval '1 millisecond')
  ORDER BY state_change
  LIMIT 10`.execute(executor);
-  return Object.freeze(
-    rows.map((row) => Object.freeze({ pid: row.pid, applicationName: row.application_name, idleMs: Number(row.idle_ms) })),
-  );
+  return Object.freeze(rows.map((row) => Object.freeze({ pid: row.pid, applicationName: row.application_name, idleMs: Number(row.idle_ms) })));
 }

@@ -63,7 +63,5 @@ export async function readIndexes(executor: Kysely<any>, schema: string): Promis
   JOIN pg_namespace n ON n.oid = t.relnamespace
  WHERE n.nspname = ${schema}
  ORDER BY c.relname COLLATE "C"`.execute(executor);
-  return Object.freeze(
-    rows.map((row) => Object.freeze({ table: row.table_name, name: row.index_name, valid: row.valid, ready: row.ready })),
-  );
+  return Object.freeze(rows.map((row) => Object.freeze({ table: row.table_name, name: row.index_name, valid: row.valid, ready: row.ready })));
 }

@@ -43,13 +43,9 @@ export async function readOldestTransaction(
  LIMIT 1`.execute(executor);
   const prepared = await sql<{ old_prepared: number }>`SELECT count(*)::integer AS old_prepared
   FROM pg_prepared_xacts
- WHERE database = current_database() AND prepared < now() - (${preparedOlderThanMs}::double precision * interval '1 millisecond')`.execute(
-    executor,
-  );
+ WHERE database = current_database() AND prepared < now() - (${preparedOlderThanMs}::double precision * interval '1 millisecond')`.execute(executor);
   const row = rows[0];
   const oldest =
-    row === undefined
-      ? undefined
-      : Object.freeze({ pid: row.pid, applicationName: row.application_name, state: row.state, ageMs: Number(row.age_ms) });
+    row === undefined ? undefined : Object.freeze({ pid: row.pid, applicationName: row.application_name, state: row.state, ageMs: Number(row.age_ms) });
   return Object.freeze({ oldest, oldPrepared: prepared.rows[0]?.old_prepared ?? 0 });
 }

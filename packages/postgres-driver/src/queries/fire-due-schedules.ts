@@ -45,11 +45,7 @@ interface PlannedSchedule {
  * const fires = await fireDueSchedules(db, "stint", { limit: 100, plan: (schedule, now) => planFires(schedule, now) });
  * ```
  */
-export async function fireDueSchedules(
-  db: Kysely<any>,
-  schema: string,
-  params: FireDueSchedulesParams,
-): Promise<readonly ScheduleFire[]> {
+export async function fireDueSchedules(db: Kysely<any>, schema: string, params: FireDueSchedulesParams): Promise<readonly ScheduleFire[]> {
   const schedules = schedulesTable(schema);
   return db.transaction().execute(async (trx) => {
     const { rows } = await sql<ScheduleRow & { db_now: Date }>`SELECT ${SCHEDULE_COLUMNS}, now() AS db_now
@@ -107,10 +103,7 @@ function checkedPlan(plan: SchedulePlan, record: ScheduleRecord, now: Date): Sch
   }
   if (!plan.fires.every(isValidDate)) throw new ConfigError(`${where}.fires`, "must hold valid Dates only");
   if (!isValidDate(plan.nextRunAt) || plan.nextRunAt <= now) {
-    throw new ConfigError(
-      `${where}.nextRunAt`,
-      `must be a valid Date after the database's now (${now.toISOString()}), got ${String(plan.nextRunAt)}`,
-    );
+    throw new ConfigError(`${where}.nextRunAt`, `must be a valid Date after the database's now (${now.toISOString()}), got ${String(plan.nextRunAt)}`);
   }
   return plan;
 }

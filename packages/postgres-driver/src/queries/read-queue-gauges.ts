@@ -39,11 +39,7 @@ interface GaugeRow {
  * console.log(invoices.due, invoices.oldestDueAgeMs);
  * ```
  */
-export async function readQueueGauges(
-  executor: Kysely<any>,
-  schema: string,
-  params: ReadQueueGaugesParams = {},
-): Promise<readonly QueueGauges[]> {
+export async function readQueueGauges(executor: Kysely<any>, schema: string, params: ReadQueueGaugesParams = {}): Promise<readonly QueueGauges[]> {
   const { rows } = await readQueueGaugesStatement(schema, params).execute(executor);
   const byQueue = new Map<string, Mutable<QueueGauges>>();
   for (const queue of params.queues ?? []) byQueue.set(queue, emptyGauges(queue));

@@ -32,8 +32,11 @@ export async function registerWaiters(
   schema: string,
   params: { readonly waiter: string; readonly ids: readonly string[] },
 ): Promise<{ readonly busy: readonly string[] }> {
-  await query(`INSERT INTO ${quoted(schema)}."job_waiters" (job_id, waiter)
-SELECT id, $2 FROM unnest($1::bigint[]) AS id ON CONFLICT DO NOTHING`, [params.ids, params.waiter]);
+  await query(
+    `INSERT INTO ${quoted(schema)}."job_waiters" (job_id, waiter)
+SELECT id, $2 FROM unnest($1::bigint[]) AS id ON CONFLICT DO NOTHING`,
+    [params.ids, params.waiter],
+  );
   return { busy: await findBusyJobs(query, schema, params.ids) };
 }
 
@@ -48,8 +51,11 @@ SELECT id, $2 FROM unnest($1::bigint[]) AS id ON CONFLICT DO NOTHING`, [params.i
  * ```
  */
 export async function findBusyJobs(query: SessionQuery, schema: string, ids: readonly string[]): Promise<readonly string[]> {
-  const rows = await query<{ id: string }>(`SELECT id::text AS id FROM ${quoted(schema)}."jobs"
- WHERE id = ANY($1::bigint[]) AND xmax::text <> '0'`, [ids]);
+  const rows = await query<{ id: string }>(
+    `SELECT id::text AS id FROM ${quoted(schema)}."jobs"
+ WHERE id = ANY($1::bigint[]) AND xmax::text <> '0'`,
+    [ids],
+  );
   return rows.map((row) => row.id);
 }
 
@@ -67,11 +73,7 @@ export async function findBusyJobs(query: SessionQuery, schema: string, ids: rea
  * await removeWaiters(query, "stint", { waiter, ids: ["812"] });
  * ```
  */
-export async function removeWaiters(
-  query: SessionQuery,
-  schema: string,
-  params: { readonly waiter: string; readonly ids?: readonly string[] },
-): Promise<void> {
+export async function removeWaiters(query: SessionQuery, schema: string, params: { readonly waiter: string; readonly ids?: readonly string[] }): Promise<void> {
   const table = `${quoted(schema)}."job_waiters"`;
   if (params.ids === undefined) await query(`DELETE FROM ${table} WHERE waiter = $1`, [params.waiter]);
   else await query(`DELETE FROM ${table} WHERE waiter = $1 AND job_id = ANY($2::bigint[])`, [params.waiter, params.ids]);

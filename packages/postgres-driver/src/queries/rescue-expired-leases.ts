@@ -46,11 +46,7 @@ import { announceFinished } from "./announce-finished";
  * const { retried, dead } = await rescueExpiredLeases(db, "stint", { limit: 1000 });
  * ```
  */
-export async function rescueExpiredLeases(
-  executor: Kysely<any>,
-  schema: string,
-  params: RescueExpiredLeasesParams,
-): Promise<RescueResult> {
+export async function rescueExpiredLeases(executor: Kysely<any>, schema: string, params: RescueExpiredLeasesParams): Promise<RescueResult> {
   const jobs = jobsTable(schema);
   const queueFilter = params.queues === undefined ? sql`` : sql`AND queue = ANY(${[...params.queues]}::text[])`;
   const { rows } = await sql<{ retried: string; dead: string }>`WITH expired AS MATERIALIZED (

@@ -89,8 +89,5 @@ SELECT (SELECT id FROM retried) AS retried_id, (SELECT id FROM holder) AS holder
 function keyTaken(id: string, row: RetryRow | null, holderId: string | null, cause: unknown): DatabaseError {
   const key = row === null ? "its dedupe key" : `its dedupe key ${JSON.stringify(row.dedupe_key)} of queue "${row.queue}"`;
   const holder = holderId === null ? "another active job" : `active job ${holderId}`;
-  return new DatabaseError(
-    `cannot retry job ${id}: ${key} is now held by ${holder}; cancel or finish that job first`,
-    { sqlState: "23505", cause },
-  );
+  return new DatabaseError(`cannot retry job ${id}: ${key} is now held by ${holder}; cancel or finish that job first`, { sqlState: "23505", cause });
 }

@@ -99,8 +99,7 @@ async function describeTable(db: Kysely<any>, oid: number): Promise<string[]> {
     "  COLUMNS",
     ...columns.rows.map(
       (column) =>
-        `    ${column.name} ${column.type}${column.not_null ? " NOT NULL" : ""}` +
-        (column.default_value === null ? "" : ` DEFAULT ${column.default_value}`),
+        `    ${column.name} ${column.type}${column.not_null ? " NOT NULL" : ""}` + (column.default_value === null ? "" : ` DEFAULT ${column.default_value}`),
     ),
     "  CONSTRAINTS",
     ...constraints.rows.map((constraint) => `    ${constraint.name} ${constraint.definition}`),

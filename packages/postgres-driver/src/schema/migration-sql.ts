@@ -1,19 +1,8 @@
 import { assertSqlIdentifier } from "@stint/core/driver";
-import {
-  DummyDriver,
-  Kysely,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  type RawBuilder,
-} from "kysely";
+import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type RawBuilder } from "kysely";
 import { DEFAULT_SCHEMA } from "./default-schema";
 import { MIGRATIONS } from "./migrations/all-migrations";
-import {
-  createMigrationsTableStatement,
-  createSchemaStatement,
-  recordMigrationStatement,
-} from "./migrations/migration-bookkeeping";
+import { createMigrationsTableStatement, createSchemaStatement, recordMigrationStatement } from "./migrations/migration-bookkeeping";
 
 /** A Kysely that only compiles (it has no connection), for turning statements into text. */
 const compiler = new Kysely<any>({

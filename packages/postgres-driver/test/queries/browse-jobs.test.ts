@@ -43,7 +43,7 @@ describe("PostgresJobBrowser", () => {
     return (
       (params.queue === undefined || job.queue === params.queue) &&
       (params.states === undefined || params.states.includes(job.state)) &&
-      (params.errorText === undefined || (job.error ?? "").toLowerCase().includes(params.errorText.toLowerCase()) && job.error !== null) &&
+      (params.errorText === undefined || ((job.error ?? "").toLowerCase().includes(params.errorText.toLowerCase()) && job.error !== null)) &&
       (params.createdFrom === undefined || job.createdAt >= params.createdFrom.getTime()) &&
       (params.createdTo === undefined || job.createdAt < params.createdTo.getTime())
     );
@@ -85,7 +85,10 @@ describe("PostgresJobBrowser", () => {
     );
     await fc.assert(
       fc.asyncProperty(filters, fc.integer({ min: 1, max: 80 }), fc.integer({ min: 1, max: 700 }), async (params, limit, scanLimit) => {
-        const expected = seeded.filter((job) => matches(job, params)).map((job) => job.id).reverse();
+        const expected = seeded
+          .filter((job) => matches(job, params))
+          .map((job) => job.id)
+          .reverse();
         expect(await walk({ ...params, limit, scanLimit })).to.deep.equal(expected);
       }),
       { numRuns: 60 },
@@ -179,7 +182,10 @@ describe("PostgresJobBrowser.readRecentThroughput", () => {
     const browser = new PostgresJobBrowser({ db: test.db, schema: test.schema });
     const hour = await browser.readRecentThroughput({ windowMs: 3_600_000, buckets: 4, scanLimit: 1_000 });
     expect(hour).to.include({ scanned: 40, coversWindow: true, bucketMs: 900_000 });
-    expect(hour.queues.map((queue) => [queue.queue, queue.succeeded])).to.deep.equal([["mail", 10], ["pdf", 30]]);
+    expect(hour.queues.map((queue) => [queue.queue, queue.succeeded])).to.deep.equal([
+      ["mail", 10],
+      ["pdf", 30],
+    ]);
     const mail = hour.queues[0]!;
     // mail jobs: n = 0, 4, …, 36 finished 0, 360, …, 3240 s ago; buckets of 900 s, newest last.
     expect(mail.buckets).to.deep.equal([2, 3, 2, 3]);

@@ -18,7 +18,10 @@ describe("statements compiled once", () => {
     let built = 0;
     const build = () => {
       built += 1;
-      return sql<{ sum: number; label: string }>`SELECT ${valueSlot<number>("a")}::int + ${valueSlot<number>("b")}::int AS sum, ${valueSlot<string>("label")}::text AS label`;
+      return sql<{
+        sum: number;
+        label: string;
+      }>`SELECT ${valueSlot<number>("a")}::int + ${valueSlot<number>("b")}::int AS sum, ${valueSlot<string>("label")}::text AS label`;
     };
     const first = await statements.execute(test.db, "sum", build, { label: "one", b: 2, a: 1 });
     const second = await statements.execute(test.db, "sum", build, { a: 40, b: 2, label: "two", unused: true });
@@ -37,10 +40,15 @@ describe("statements compiled once", () => {
 
   it("refuses a statement with a value in place of a slot, which every call would otherwise repeat", async () => {
     const statements = new CompiledStatements<{ n: number }>();
-    const error = await statements.execute(test.db, "literal", () => sql<{ n: number }>`SELECT ${7}::int AS n`, {}).then(
-      () => undefined,
-      (thrown: unknown) => thrown,
-    );
-    expect(error).to.be.instanceOf(TypeError).with.property("message").that.matches(/\$1 .* not a valueSlot/);
+    const error = await statements
+      .execute(test.db, "literal", () => sql<{ n: number }>`SELECT ${7}::int AS n`, {})
+      .then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+    expect(error)
+      .to.be.instanceOf(TypeError)
+      .with.property("message")
+      .that.matches(/\$1 .* not a valueSlot/);
   });
 });

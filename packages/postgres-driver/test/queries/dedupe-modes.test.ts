@@ -70,9 +70,10 @@ describe("dedupe modes on PostgreSQL", () => {
     expect(() => buildNewJob(Digest, { edits: 1 }, { dedupe: "replace" })).to.throw(ConfigError, /dedupeKey/);
     expect(() => buildNewJob(Digest, { edits: 1 }, { dedupeKey: "k", dedupe: "debounce" })).to.throw(ConfigError, /delayMs/);
     expect(() => buildNewJob(Digest, { edits: 1 }, { dedupeKey: "k", dedupe: "merge" as never })).to.throw(ConfigError, /keep, replace, debounce/);
-    const error = await new JobClient(test.store)
-      .enqueueMany(Digest, [{ payload: { edits: 1 }, options: { dedupeKey: "k", dedupe: "replace" } }])
-      .then(() => undefined, (thrown: unknown) => thrown);
+    const error = await new JobClient(test.store).enqueueMany(Digest, [{ payload: { edits: 1 }, options: { dedupeKey: "k", dedupe: "replace" } }]).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
     expect(error).to.be.instanceOf(ConfigError);
     expect(await activeJobs()).to.deep.equal([]);
   });

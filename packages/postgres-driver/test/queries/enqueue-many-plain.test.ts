@@ -15,7 +15,7 @@ describe("enqueueMany of a batch without dedupe keys", () => {
   it("stores every job's own queue, payload, priority, attempts, timeout, run time and meta, and answers in input order", async () => {
     const runAt = new Date("2031-05-06T07:08:09.000Z");
     const jobs = [
-      newJob("plain-a", { n: 0, text: "it's \"quoted\" \u00e9" }, { priority: 5, maxAttempts: 2, timeoutMs: 1_500, metaJson: '{"tenant":"acme"}' }),
+      newJob("plain-a", { n: 0, text: 'it\'s "quoted" \u00e9' }, { priority: 5, maxAttempts: 2, timeoutMs: 1_500, metaJson: '{"tenant":"acme"}' }),
       newJob("plain-b", [1, { deep: [null, true] }], { runAt, delayMs: 1_000 }),
       newJob("plain-a", "a string payload", { priority: -3, delayMs: 60_000 }),
       newJob("plain-b", null),
@@ -24,7 +24,7 @@ describe("enqueueMany of a batch without dedupe keys", () => {
     expect(results.map((result) => result.duplicate)).to.deep.equal([false, false, false, false]);
     const stored = await Promise.all(results.map((result) => test.store.getJob({ id: result.id })));
     expect(stored.map((job) => [job!.queue, job!.payload, job!.priority, job!.maxAttempts, job!.timeoutMs, job!.meta])).to.deep.equal([
-      ["plain-a", { n: 0, text: "it's \"quoted\" \u00e9" }, 5, 2, 1_500, { tenant: "acme" }],
+      ["plain-a", { n: 0, text: 'it\'s "quoted" \u00e9' }, 5, 2, 1_500, { tenant: "acme" }],
       ["plain-b", [1, { deep: [null, true] }], 0, 3, null, {}],
       ["plain-a", "a string payload", -3, 3, null, {}],
       ["plain-b", null, 0, 3, null, {}],

@@ -18,7 +18,9 @@ describe("queue controls on PostgreSQL", () => {
   const enqueue = (queue: string, count: number) => test.store.enqueueMany(Array.from({ length: count }, (_, n) => newJob(queue, { n })));
   const claim = (queue: string, limit: number, workerId = "w1") => test.store.claimBatch({ queue, workerId, limit, leaseMs: 60_000 });
   const runningOf = async (queue: string): Promise<number> => {
-    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.id(test.schema, "jobs")} WHERE queue = ${queue} AND state = 'running'`.execute(test.db);
+    const { rows } = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM ${sql.id(test.schema, "jobs")} WHERE queue = ${queue} AND state = 'running'`.execute(test.db);
     return rows[0]!.n;
   };
 
@@ -34,7 +36,11 @@ describe("queue controls on PostgreSQL", () => {
   });
 
   it("refuses a cap below 1, a broken rate limit or an unknown field, naming it", async () => {
-    const refusal = (change: object) => test.store.setQueueControls("mail", change as never).then(() => undefined, (thrown: unknown) => thrown);
+    const refusal = (change: object) =>
+      test.store.setQueueControls("mail", change as never).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
     for (const [change, named] of [
       [{ maxRunning: 0 }, /maxRunning/],
       [{ rateLimit: { limit: 10, periodMs: 0 } }, /period/],
@@ -73,7 +79,11 @@ describe("queue controls on PostgreSQL", () => {
       expect(held.every((batch) => batch.hold?.retryAfterMs === CAP_RETRY_MS)).to.equal(true);
       // Finish what ran, so the next round has free slots again.
       for (const [n, batch] of batches.entries()) {
-        if (batch.length > 0) await test.store.completeJobs({ workerId: `w${n}`, jobs: batch.map((job) => ({ id: job.id, attempt: job.attempt, resultJson: null, durationMs: 1 })) });
+        if (batch.length > 0)
+          await test.store.completeJobs({
+            workerId: `w${n}`,
+            jobs: batch.map((job) => ({ id: job.id, attempt: job.attempt, resultJson: null, durationMs: 1 })),
+          });
       }
       expect(await runningOf("capped")).to.equal(0);
     }

@@ -26,7 +26,10 @@ describe("fireDueSchedules under concurrency", () => {
     for (let round = 1; round <= 3; round += 1) {
       const perProcess = await Promise.all(stores.map((store) => store.fireDueSchedules({ limit: 10, plan: threeFiresThenAnHour })));
       const fires: ScheduleFire[] = perProcess.flat();
-      expect(fires.filter((fire) => fire.duplicate), `round ${round}`).to.deep.equal([]);
+      expect(
+        fires.filter((fire) => fire.duplicate),
+        `round ${round}`,
+      ).to.deep.equal([]);
       expect(fires, `round ${round}`).to.have.length(names.length * 3);
       const distinct = new Set(fires.map((fire) => `${fire.schedule}@${fire.fireAt.toISOString()}`));
       expect(distinct.size, `round ${round}`).to.equal(names.length * 3);

@@ -51,7 +51,18 @@ describe("migration 6 (jobs-row-layout)", () => {
     const { rows: columns } = await sql<{ name: string }>`SELECT attname AS name FROM pg_attribute
       WHERE attrelid = ${`${schema}.jobs`}::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`.execute(db);
     expect(columns.map((column) => column.name).slice(-12)).to.deep.equal([
-      "attempts", "locked_by", "started_at", "state", "updated_at", "locked_until", "finished_at", "duration_ms", "result", "last_error", "error_code", "progress",
+      "attempts",
+      "locked_by",
+      "started_at",
+      "state",
+      "updated_at",
+      "locked_until",
+      "finished_at",
+      "duration_ms",
+      "result",
+      "last_error",
+      "error_code",
+      "progress",
     ]);
     const { rows: table } = await sql<{ acl: string; options: string[]; analysed: boolean; trigger: boolean }>`
       SELECT c.relacl::text AS acl, c.reloptions AS options, c.reltuples > 0 AS analysed,
@@ -60,16 +71,18 @@ describe("migration 6 (jobs-row-layout)", () => {
     expect(table[0]?.acl).to.contain("=r/");
     expect(table[0]?.options).to.include("fillfactor=30");
     expect(table[0]).to.include({ analysed: true, trigger: true });
-    const { rows: indexes } = await sql<{ name: string }>`SELECT indexname AS name FROM pg_indexes WHERE schemaname = ${schema} AND tablename = 'jobs' ORDER BY 1`.execute(db);
+    const { rows: indexes } = await sql<{
+      name: string;
+    }>`SELECT indexname AS name FROM pg_indexes WHERE schemaname = ${schema} AND tablename = 'jobs' ORDER BY 1`.execute(db);
     expect(indexes.map((index) => index.name)).to.deep.equal(["jobs_claim_idx", "jobs_dedupe_key_idx", "jobs_finished_idx", "jobs_lease_idx", "jobs_pkey"]);
 
     // The sequence carries on after the copied ids, and the dedupe key is still unique among active jobs.
     const { rows: inserted } = await sql<{ id: string }>`INSERT INTO ${jobs} (queue, payload) VALUES ('mail', '{}') RETURNING id`.execute(db);
     expect(Number(inserted[0]?.id)).to.be.greaterThan(Math.max(...before.map((row) => Number((row["row"] as { id: number }).id))));
     const duplicate = await sql`INSERT INTO ${jobs} (queue, payload, dedupe_key) VALUES ('mail', '{}', 'k1')`.execute(db).then(
-        () => "inserted",
-        (error: unknown) => (error as Error).message,
-      );
+      () => "inserted",
+      (error: unknown) => (error as Error).message,
+    );
     expect(duplicate).to.contain("jobs_dedupe_key_idx");
   });
 });

@@ -45,10 +45,17 @@ describe("migrate", () => {
     created.push(schema);
     const result = await migrate(database.db, { schema });
     expect(result).to.deep.equal({ schema, applied: MIGRATIONS.map((m) => m.version), version: MIGRATIONS.length });
-    expect(await tablesOf(database.db, schema)).to.deep.equal(["dead_hooks", "effects", "job_attempts", "job_waiters", "jobs", "migrations", "queues", "schedules"]);
-    const { rows } = await sql<{ version: number; name: string }>`SELECT version, name FROM ${sql.id(schema, "migrations")}`.execute(
-      database.db,
-    );
+    expect(await tablesOf(database.db, schema)).to.deep.equal([
+      "dead_hooks",
+      "effects",
+      "job_attempts",
+      "job_waiters",
+      "jobs",
+      "migrations",
+      "queues",
+      "schedules",
+    ]);
+    const { rows } = await sql<{ version: number; name: string }>`SELECT version, name FROM ${sql.id(schema, "migrations")}`.execute(database.db);
     expect(rows).to.deep.equal(MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
   });
 
@@ -83,7 +90,16 @@ describe("migrate", () => {
     const schema = `_background_${randomBytes(3).toString("hex")}`;
     created.push(schema);
     await migrate(database.db, { schema });
-    expect(await tablesOf(database.db, schema)).to.deep.equal(["dead_hooks", "effects", "job_attempts", "job_waiters", "jobs", "migrations", "queues", "schedules"]);
+    expect(await tablesOf(database.db, schema)).to.deep.equal([
+      "dead_hooks",
+      "effects",
+      "job_attempts",
+      "job_waiters",
+      "jobs",
+      "migrations",
+      "queues",
+      "schedules",
+    ]);
   });
 
   it("refuses invalid schema names before any SQL runs", async () => {

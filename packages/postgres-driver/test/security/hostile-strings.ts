@@ -87,9 +87,11 @@ const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => Str
 const bit = fc.oneof(fc.constantFrom(...SQL_BITS), fc.constantFrom(...UNICODE_BITS), fc.string({ unit: "binary", maxLength: 4 }), loneSurrogate);
 
 /** A reserved or notable word with some letters upper-cased: `Stint`, `PUBLIC`, `pG_catalog`. */
-const caseVariant = fc
-  .tuple(fc.constantFrom(...NOTABLE_NAMES), fc.array(fc.boolean(), { minLength: 20, maxLength: 20 }))
-  .map(([word, upper]) => Array.from(word).map((char, index) => (upper[index] ? char.toUpperCase() : char)).join(""));
+const caseVariant = fc.tuple(fc.constantFrom(...NOTABLE_NAMES), fc.array(fc.boolean(), { minLength: 20, maxLength: 20 })).map(([word, upper]) =>
+  Array.from(word)
+    .map((char, index) => (upper[index] ? char.toUpperCase() : char))
+    .join(""),
+);
 
 /** Strings several kinds of input put in names and data; some are valid names, most are not. */
 export function hostileString(): fc.Arbitrary<string> {
@@ -97,7 +99,10 @@ export function hostileString(): fc.Arbitrary<string> {
     { weight: 6, arbitrary: fc.array(bit, { minLength: 1, maxLength: 10 }).map((parts) => parts.join("")) },
     { weight: 2, arbitrary: fc.constantFrom(...NOTABLE_NAMES) },
     { weight: 2, arbitrary: caseVariant },
-    { weight: 2, arbitrary: fc.tuple(whitespace, fc.constantFrom(...NOTABLE_NAMES), fc.boolean()).map(([space, word, after]) => (after ? word + space : space + word)) },
+    {
+      weight: 2,
+      arbitrary: fc.tuple(whitespace, fc.constantFrom(...NOTABLE_NAMES), fc.boolean()).map(([space, word, after]) => (after ? word + space : space + word)),
+    },
     { weight: 1, arbitrary: fc.stringMatching(/^pg_[a-z0-9_]{0,12}$/) },
     { weight: 3, arbitrary: fc.stringMatching(/^[a-z_][a-z0-9_]{0,20}$/) },
     { weight: 3, arbitrary: fc.stringMatching(/^[a-z0-9][a-z0-9_.:-]{0,30}$/) },

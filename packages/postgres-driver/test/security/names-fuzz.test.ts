@@ -103,7 +103,9 @@ describe("10,000 hostile strings as names, keys and payload text", function () {
     const accepted = new Set<string>();
     for (const s of strings) {
       const asStore = outcome(() => new PostgresJobStore({ db, schema: s }));
-      const asDriver = outcome(() => registerPostgresDriver(rootContainer.createChildContainer(), { connectionString: t.connectionString, schema: s, controlConnections: 0 }));
+      const asDriver = outcome(() =>
+        registerPostgresDriver(rootContainer.createChildContainer(), { connectionString: t.connectionString, schema: s, controlConnections: 0 }),
+      );
       if (asDriver.ok) await asDriver.value.close();
       expect(asDriver.ok, `PostgresJobStore and registerPostgresDriver disagree on ${label(s)}`).to.equal(asStore.ok);
       if (asStore.ok) {
@@ -123,8 +125,13 @@ describe("10,000 hostile strings as names, keys and payload text", function () {
     for (const name of names) {
       try {
         await migrate(db, { schema: name });
-        const { rows } = await sql<{ relname: string }>`SELECT relname FROM pg_class WHERE relnamespace = ${name}::regnamespace AND relkind = 'r' ORDER BY relname`.execute(db);
-        expect(rows.map((row) => row.relname), `tables of schema ${JSON.stringify(name)}`).to.include.members(["jobs", "migrations", "schedules"]);
+        const { rows } = await sql<{
+          relname: string;
+        }>`SELECT relname FROM pg_class WHERE relnamespace = ${name}::regnamespace AND relkind = 'r' ORDER BY relname`.execute(db);
+        expect(
+          rows.map((row) => row.relname),
+          `tables of schema ${JSON.stringify(name)}`,
+        ).to.include.members(["jobs", "migrations", "schedules"]);
         const other = new PostgresJobStore({ db, schema: name });
         const { id } = await other.enqueue(buildNewJob(FuzzJob, { schema: name }));
         expect((await other.getJob({ id }))?.payload).to.deep.equal({ schema: name });
@@ -196,7 +203,9 @@ describe("10,000 hostile strings as names, keys and payload text", function () {
       const byId = new Map(rows.map((row) => [String(row.id), row.payload]));
       batch.forEach((item, index) => {
         const stored = byId.get(results[index]!.id) as { text: string; list: [string, number]; keyed: Record<string, string> };
-        expect(stored.text === item.s && stored.list[0] === item.s && stored.keyed[item.s] === item.s, `payload text differs for ${label(item.s)}`).to.equal(true);
+        expect(stored.text === item.s && stored.list[0] === item.s && stored.keyed[item.s] === item.s, `payload text differs for ${label(item.s)}`).to.equal(
+          true,
+        );
       });
     }
 
@@ -219,7 +228,11 @@ describe("10,000 hostile strings as names, keys and payload text", function () {
         accepted.set(s, defined.value.spec);
         continue;
       }
-      const raw: ScheduleSpec = { ...defineSchedule({ name: "fuzz", job: FuzzJob, cron: "0 0 1 1 *", payload: {} }).spec, name: s, payloadJson: JSON.stringify({ text: s }) };
+      const raw: ScheduleSpec = {
+        ...defineSchedule({ name: "fuzz", job: FuzzJob, cron: "0 0 1 1 *", payload: {} }).spec,
+        name: s,
+        payloadJson: JSON.stringify({ text: s }),
+      };
       const code = await expectRefusedBeforeSql(s, "syncSchedules", [ErrorCode.InvalidName, ErrorCode.Payload], () =>
         store.syncSchedules({ schedules: [raw], firstRunAt: (_spec, now) => now }),
       );
@@ -230,7 +243,10 @@ describe("10,000 hostile strings as names, keys and payload text", function () {
     const stored = new Map((await store.listSchedules()).map((schedule) => [schedule.name, schedule]));
     for (const [name] of accepted) {
       const schedule = stored.get(name);
-      expect(schedule !== undefined && (JSON.parse(schedule.payloadJson) as { text: unknown }).text === name, `schedule read back differs for ${label(name)}`).to.equal(true);
+      expect(
+        schedule !== undefined && (JSON.parse(schedule.payloadJson) as { text: unknown }).text === name,
+        `schedule read back differs for ${label(name)}`,
+      ).to.equal(true);
     }
   });
 

@@ -29,7 +29,13 @@ function capturingLogger(lines: string[], base: LogFields = {}): Logger {
   const write = (level: string) => (message: string, fields?: LogFields) => {
     lines.push(JSON.stringify({ level, message, ...base, ...fields }));
   };
-  return { error: write("error"), warn: write("warn"), info: write("info"), debug: write("debug"), child: (fields) => capturingLogger(lines, { ...base, ...fields }) };
+  return {
+    error: write("error"),
+    warn: write("warn"),
+    info: write("info"),
+    debug: write("debug"),
+    child: (fields) => capturingLogger(lines, { ...base, ...fields }),
+  };
 }
 
 /** A real worker whose handler leaks the card the ways real handlers do. */
@@ -44,7 +50,8 @@ class ChargeWorker extends AbstractQueueWorker<Charge> {
 
   protected parse(payload: unknown): Charge {
     const charge = payload as Charge;
-    if (this.#leak === "parse") throw new Error(`card.number must be 15 digits, got ${JSON.stringify(charge.card.number)} (payload ${JSON.stringify(payload)})`);
+    if (this.#leak === "parse")
+      throw new Error(`card.number must be 15 digits, got ${JSON.stringify(charge.card.number)} (payload ${JSON.stringify(payload)})`);
     return charge;
   }
 

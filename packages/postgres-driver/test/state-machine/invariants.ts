@@ -35,7 +35,10 @@ export async function checkInvariants(model: Model, real: Real, after: string): 
        locked_until < now() AS expired, finished_at, run_at <= now() AS due, dedupe_key
   FROM ${sql.id(real.schema, "jobs")} ORDER BY id`.execute(real.db);
   const where = (id: string): string => `job ${id} after ${after}`;
-  expect(rows.map((row) => String(row.id)), `the jobs after ${after}`).to.deep.equal(model.jobs.map((job) => job.id));
+  expect(
+    rows.map((row) => String(row.id)),
+    `the jobs after ${after}`,
+  ).to.deep.equal(model.jobs.map((job) => job.id));
   const activeKeys = new Set<string>();
   for (const row of rows) {
     const id = String(row.id);

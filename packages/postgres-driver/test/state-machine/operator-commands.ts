@@ -131,4 +131,3 @@ export class MakeDue extends Step {
     return `makeDue(#${this.which})`;
   }
 }
-

@@ -92,4 +92,3 @@ export class EnqueueMany extends Step {
     return `enqueueMany(${JSON.stringify(this.specs)})`;
   }
 }
-

@@ -19,7 +19,15 @@ const job = { priority: 0, maxAttempts: 2, delayed: false, dedupeKey: null };
 export const REGRESSIONS: readonly RegressionCase[] = [
   {
     name: "a stale owner's heartbeat and completion after a reclaim apply to nothing",
-    commands: () => [new Enqueue(job), new Claim(0, 1), new ExpireLease(0), new Claim(1, 1), new Heartbeat(0), new Finalize(0, 0, "complete"), new Finalize(1, 0, "complete")],
+    commands: () => [
+      new Enqueue(job),
+      new Claim(0, 1),
+      new ExpireLease(0),
+      new Claim(1, 1),
+      new Heartbeat(0),
+      new Finalize(0, 0, "complete"),
+      new Finalize(1, 0, "complete"),
+    ],
   },
   {
     name: "a stale owner's retry cannot resurrect a job the next owner completed",

@@ -29,9 +29,12 @@ describe("the job state machine against PostgreSQL (model-based, fast-check)", f
   }
 
   const property = (replayPath?: string) =>
-    fc.asyncProperty(fc.commands(COMMANDS, { maxCommands: MAX_COMMANDS, size: "max", ...(replayPath === undefined ? {} : { replayPath }) }), async (commands) => {
-      await fc.asyncModelRun(setup, commands);
-    });
+    fc.asyncProperty(
+      fc.commands(COMMANDS, { maxCommands: MAX_COMMANDS, size: "max", ...(replayPath === undefined ? {} : { replayPath }) }),
+      async (commands) => {
+        await fc.asyncModelRun(setup, commands);
+      },
+    );
 
   for (const regression of REGRESSIONS) {
     it(`keeps its invariants in a kept sequence: ${regression.name}`, async () => {

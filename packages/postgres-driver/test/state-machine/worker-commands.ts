@@ -128,7 +128,9 @@ export class Finalize extends Step {
       case "retry":
       case "retry-later": {
         const later = ending === "retry-later";
-        applied = (await real.store.scheduleRetries({ workerId, jobs: [{ ...attempt, delayMs: later ? LATER_MS : 0, failure, spendAttempt: true }] })).includes(belief.id);
+        applied = (await real.store.scheduleRetries({ workerId, jobs: [{ ...attempt, delayMs: later ? LATER_MS : 0, failure, spendAttempt: true }] })).includes(
+          belief.id,
+        );
         if (holds) Object.assign(job, { state: "failed", due: !later, runAt: model.clock });
         break;
       }
@@ -143,7 +145,10 @@ export class Finalize extends Step {
         break;
       }
     }
-    expect(applied, `${ending} of job ${belief.id} attempt ${belief.attempt} by ${workerId} (owner ${job.owner}, attempts ${job.attempts}, ${job.state})`).to.equal(holds);
+    expect(
+      applied,
+      `${ending} of job ${belief.id} attempt ${belief.attempt} by ${workerId} (owner ${job.owner}, attempts ${job.attempts}, ${job.state})`,
+    ).to.equal(holds);
     if (holds) {
       job.leaseExpired = false;
       recordFinalize(job, belief.attempt);
@@ -188,4 +193,3 @@ export class CompleteAll extends Step {
     return `completeAll(holding worker #${this.worker})`;
   }
 }
-

@@ -11,7 +11,16 @@ describe("createTestSchema", () => {
       expect(first.schema).to.match(/^stint_test_[0-9a-f]{12}$/);
       expect(second.schema).to.not.equal(first.schema);
       expect(first.store.schema).to.equal(first.schema);
-      const { id } = await first.store.enqueue({ queue: "q", payloadJson: "1", priority: 0, maxAttempts: 1, timeoutMs: null, runAt: null, delayMs: 0, dedupeKey: null });
+      const { id } = await first.store.enqueue({
+        queue: "q",
+        payloadJson: "1",
+        priority: 0,
+        maxAttempts: 1,
+        timeoutMs: null,
+        runAt: null,
+        delayMs: 0,
+        dedupeKey: null,
+      });
       expect(await second.store.getJob({ id })).to.equal(undefined);
       expect(first.applicationName).to.equal(first.schema);
       const { rows } = await sql<{ name: string }>`SELECT current_setting('application_name') AS name`.execute(first.db);

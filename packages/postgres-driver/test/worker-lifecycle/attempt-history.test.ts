@@ -5,22 +5,18 @@ import { ScriptedWorker, TaskJob, schemaPerTest } from "./scripted-worker";
 
 describe("attempt history, meta and progress through a real worker", () => {
   const scene = schemaPerTest();
-  const enqueueWithOneAttempt = async (): Promise<string> =>
-    (await scene.schema().store.enqueue(buildNewJob(TaskJob, { n: 1 }, { maxAttempts: 1 }))).id;
+  const enqueueWithOneAttempt = async (): Promise<string> => (await scene.schema().store.enqueue(buildNewJob(TaskJob, { n: 1 }, { maxAttempts: 1 }))).id;
 
   it("keeps three records of a job that fails twice and then succeeds, agreeing with the job row", async () => {
     const id = await scene.enqueue(1);
     let calls = 0;
-    const worker = new ScriptedWorker(
-      scene.schema().store,
-      {
-        process: async () => {
-          calls += 1;
-          if (calls < 3) throw Object.assign(new Error(`upstream answered 503 (call ${calls})`), { status: 503 });
-          return { ok: true };
-        },
+    const worker = new ScriptedWorker(scene.schema().store, {
+      process: async () => {
+        calls += 1;
+        if (calls < 3) throw Object.assign(new Error(`upstream answered 503 (call ${calls})`), { status: 503 });
+        return { ok: true };
       },
-    );
+    });
     const summary = await worker.start();
     expect(summary).to.include({ succeeded: 1, retried: 2 });
 

@@ -25,11 +25,21 @@ interface DeadCall {
 /** A logger that keeps its lines. */
 class LinesLog implements Logger {
   readonly lines: { readonly level: string; readonly message: string }[] = [];
-  error(message: string): void { this.lines.push({ level: "error", message }); }
-  warn(message: string): void { this.lines.push({ level: "warn", message }); }
-  info(message: string): void { this.lines.push({ level: "info", message }); }
-  debug(message: string): void { this.lines.push({ level: "debug", message }); }
-  child(_fields: LogFields): Logger { return this; }
+  error(message: string): void {
+    this.lines.push({ level: "error", message });
+  }
+  warn(message: string): void {
+    this.lines.push({ level: "warn", message });
+  }
+  info(message: string): void {
+    this.lines.push({ level: "info", message });
+  }
+  debug(message: string): void {
+    this.lines.push({ level: "debug", message });
+  }
+  child(_fields: LogFields): Logger {
+    return this;
+  }
 }
 
 describe("onDead: the hook every road to dead calls once", function () {
@@ -39,13 +49,17 @@ describe("onDead: the hook every road to dead calls once", function () {
 
   /** A worker whose `onDead` records its calls into `calls`. */
   function worker(calls: DeadCall[], script: Omit<Script, "onDead"> & { readonly onDead?: Script["onDead"] }, options: WorkerOptions = {}): ScriptedWorker {
-    return new ScriptedWorker(store(), {
-      ...script,
-      onDead: async (job, error, ctx) => {
-        calls.push({ job, error, ctx });
-        await script.onDead?.(job, error, ctx);
+    return new ScriptedWorker(
+      store(),
+      {
+        ...script,
+        onDead: async (job, error, ctx) => {
+          calls.push({ job, error, ctx });
+          await script.onDead?.(job, error, ctx);
+        },
       },
-    }, options);
+      options,
+    );
   }
   async function pendingHooks(): Promise<number> {
     const claims = await store().claimDeadHooks({ queue: TaskJob.name, workerId: "inspector", limit: 1_000, leaseMs: 1 });
@@ -77,7 +91,11 @@ describe("onDead: the hook every road to dead calls once", function () {
     const id = await test.enqueue(1);
     const calls: DeadCall[] = [];
     const thrown = permanent(new Error("invoice 1 does not exist"));
-    await worker(calls, { process: async () => { throw thrown; } }).start();
+    await worker(calls, {
+      process: async () => {
+        throw thrown;
+      },
+    }).start();
     expect(calls.map((call) => [call.job.id, call.ctx.attempt])).to.deep.equal([[id, 1]]);
     expect(calls[0]!.error).to.equal(thrown);
   });
@@ -85,14 +103,22 @@ describe("onDead: the hook every road to dead calls once", function () {
   it("calls it once for an error isRetryable rejects (an HTTP 404)", async () => {
     const id = await test.enqueue(1);
     const calls: DeadCall[] = [];
-    await worker(calls, { process: async () => { throw Object.assign(new Error("no such customer"), { status: 404 }); } }).start();
+    await worker(calls, {
+      process: async () => {
+        throw Object.assign(new Error("no such customer"), { status: 404 });
+      },
+    }).start();
     expect(calls.map((call) => [call.job.id, call.error.message])).to.deep.equal([[id, "no such customer"]]);
   });
 
   it("calls it once when the attempts run out, not for the retries before", async () => {
     const id = await test.enqueue(1);
     const calls: DeadCall[] = [];
-    const summary = await worker(calls, { process: async (_item, ctx) => { throw new Error(`down on attempt ${ctx.job.attempt}`); } }).start();
+    const summary = await worker(calls, {
+      process: async (_item, ctx) => {
+        throw new Error(`down on attempt ${ctx.job.attempt}`);
+      },
+    }).start();
     expect(summary).to.include({ retried: 2, dead: 1 });
     expect(calls.map((call) => [call.job.id, call.ctx.attempt, call.error.message])).to.deep.equal([[id, 3, "down on attempt 3"]]);
   });
@@ -100,7 +126,12 @@ describe("onDead: the hook every road to dead calls once", function () {
   it("calls it once when handleFailure answers dead", async () => {
     const id = await test.enqueue(1);
     const calls: DeadCall[] = [];
-    await worker(calls, { process: async () => { throw new Error("quota exhausted"); }, handleFailure: () => ({ action: "dead" }) }).start();
+    await worker(calls, {
+      process: async () => {
+        throw new Error("quota exhausted");
+      },
+      handleFailure: () => ({ action: "dead" }),
+    }).start();
     expect(calls.map((call) => [call.job.id, call.ctx.attempt, call.error.message])).to.deep.equal([[id, 1, "quota exhausted"]]);
   });
 
@@ -108,8 +139,12 @@ describe("onDead: the hook every road to dead calls once", function () {
     const id = await test.enqueue(1);
     const calls: DeadCall[] = [];
     await worker(calls, {
-      process: async () => { throw new Error("boom"); },
-      handleFailure: () => { throw new Error("the alerting client is down"); },
+      process: async () => {
+        throw new Error("boom");
+      },
+      handleFailure: () => {
+        throw new Error("the alerting client is down");
+      },
     }).start();
     expect(calls).to.have.length(1);
     expect(calls[0]!.job.id).to.equal(id);
@@ -128,10 +163,14 @@ describe("onDead: the hook every road to dead calls once", function () {
       },
     });
     const calls: DeadCall[] = [];
-    const summary = await new ScriptedWorker(hanging, {
-      process: (_item, ctx) => new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true })),
-      onDead: (job, error, ctx) => void calls.push({ job, error, ctx }),
-    }, { leaseMs: 600 }).start();
+    const summary = await new ScriptedWorker(
+      hanging,
+      {
+        process: (_item, ctx) => new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true })),
+        onDead: (job, error, ctx) => void calls.push({ job, error, ctx }),
+      },
+      { leaseMs: 600 },
+    ).start();
     expect(summary).to.include({ leaseLost: 1 });
     expect(calls.map((call) => [call.job.id, call.job.state, errorCodeOf(call.error)])).to.deep.equal([[id, "dead", ErrorCode.LeaseLost]]);
   });
@@ -160,14 +199,20 @@ describe("onDead: the hook every road to dead calls once", function () {
     const calls: DeadCall[] = [];
     const failing = worker(calls, {
       log,
-      process: async () => { throw permanent(new Error("bad invoice")); },
-      onDead: () => { throw new Error("the pager is down"); },
+      process: async () => {
+        throw permanent(new Error("bad invoice"));
+      },
+      onDead: () => {
+        throw new Error("the pager is down");
+      },
     });
     failing.events.on("job.onDeadFailed", (event) => void failures.push(event));
     const summary = await failing.start();
     expect(summary).to.include({ dead: 1 });
     expect(calls).to.have.length(1);
-    expect(failures.map((event) => [event.jobId, event.attempt, event.error.message, event.timedOut, event.delivery])).to.deep.equal([[id, 1, "the pager is down", false, 1]]);
+    expect(failures.map((event) => [event.jobId, event.attempt, event.error.message, event.timedOut, event.delivery])).to.deep.equal([
+      [id, 1, "the pager is down", false, 1],
+    ]);
     expect(log.lines.filter((line) => line.level === "error" && line.message.startsWith("onDead failed")).map((line) => line.message)).to.deep.equal([
       `onDead failed for dead job ${id} (task, attempt 1/3): the pager is down; the job stays dead and the hook is not called again`,
     ]);
@@ -185,19 +230,23 @@ describe("onDead: the hook every road to dead calls once", function () {
     let hookRunning = false;
     let abortCode: string | undefined;
     const calls: DeadCall[] = [];
-    const slow = worker(calls, {
-      process: async (item, ctx) => {
-        if (item.n === 1) throw permanent(new Error("bad"));
-        if (hookRunning) completedWhileHookRan.push(ctx.job.id);
+    const slow = worker(
+      calls,
+      {
+        process: async (item, ctx) => {
+          if (item.n === 1) throw permanent(new Error("bad"));
+          if (hookRunning) completedWhileHookRan.push(ctx.job.id);
+        },
+        onDead: async (_job, _error, ctx) => {
+          hookRunning = true;
+          hookStarted.resolve();
+          await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
+          abortCode = errorCodeOf(ctx.signal.reason);
+          hookRunning = false;
+        },
       },
-      onDead: async (_job, _error, ctx) => {
-        hookRunning = true;
-        hookStarted.resolve();
-        await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
-        abortCode = errorCodeOf(ctx.signal.reason);
-        hookRunning = false;
-      },
-    }, { concurrency: 1, onDeadTimeoutMs: 1_500 });
+      { concurrency: 1, onDeadTimeoutMs: 1_500 },
+    );
     const stop = new AbortController();
     const run = slow.start({ mode: "loop", pollIntervalMs: 50, events, signal: stop.signal });
     await hookStarted.promise;
@@ -217,7 +266,12 @@ describe("onDead: the hook every road to dead calls once", function () {
   it("runs again for a new death after stint retry, and not again for the old one", async () => {
     const id = await test.enqueue(1);
     const calls: DeadCall[] = [];
-    const failingOnce = () => worker(calls, { process: async (_item, ctx) => { throw permanent(new Error(`no luck on attempt ${ctx.job.attempt}`)); } });
+    const failingOnce = () =>
+      worker(calls, {
+        process: async (_item, ctx) => {
+          throw permanent(new Error(`no luck on attempt ${ctx.job.attempt}`));
+        },
+      });
     await failingOnce().start();
     expect(await store().retryJob({ id })).to.equal(true);
     await failingOnce().start();
@@ -236,11 +290,16 @@ describe("onDead: the hook every road to dead calls once", function () {
     const [doomed] = await store().claimDeadHooks({ queue: TaskJob.name, workerId: "died-in-hook", limit: 1, leaseMs: 1 });
     expect(doomed).to.include({ jobId: id, delivery: 1 });
     const calls: DeadCall[] = [];
-    await eventually(async () => {
-      await worker(calls, { process: async () => undefined }).start();
-      return calls.length > 0;
-    }, { timeoutMs: 5_000, what: "the lapsed claim to be run again" });
-    expect(calls.map((call) => [call.job.id, call.ctx.delivery, errorCodeOf(call.error), call.error.message])).to.deep.equal([[id, 2, ErrorCode.Permanent, "PermanentError: bad"]]);
+    await eventually(
+      async () => {
+        await worker(calls, { process: async () => undefined }).start();
+        return calls.length > 0;
+      },
+      { timeoutMs: 5_000, what: "the lapsed claim to be run again" },
+    );
+    expect(calls.map((call) => [call.job.id, call.ctx.delivery, errorCodeOf(call.error), call.error.message])).to.deep.equal([
+      [id, 2, ErrorCode.Permanent, "PermanentError: bad"],
+    ]);
   });
 
   it("never calls it twice when two workers race for the pending hooks", async () => {

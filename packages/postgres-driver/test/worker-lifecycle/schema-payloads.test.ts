@@ -1,15 +1,6 @@
 import { expect } from "chai";
 import { z } from "zod";
-import {
-  createSilentLogger,
-  defineJob,
-  ErrorCode,
-  JobClient,
-  PayloadSchemaError,
-  SchemaQueueWorker,
-  type ItemOf,
-  type JobStore,
-} from "@stint/core";
+import { createSilentLogger, defineJob, ErrorCode, JobClient, PayloadSchemaError, SchemaQueueWorker, type ItemOf, type JobStore } from "@stint/core";
 import { buildNewJob } from "@stint/core/driver";
 import { createTestSchema, type TestSchema } from "../../src/testing";
 
@@ -44,7 +35,11 @@ describe("a job kind with a schema, against PostgreSQL", () => {
   });
 
   async function jobCount(): Promise<number> {
-    const { count } = await t.db.withSchema(t.schema).selectFrom("jobs").select((eb) => eb.fn.countAll<string>().as("count")).executeTakeFirstOrThrow();
+    const { count } = await t.db
+      .withSchema(t.schema)
+      .selectFrom("jobs")
+      .select((eb) => eb.fn.countAll<string>().as("count"))
+      .executeTakeFirstOrThrow();
     return Number(count);
   }
 
@@ -61,7 +56,10 @@ describe("a job kind with a schema, against PostgreSQL", () => {
   it("sends a stored payload that fails it to dead with the validator's message, without calling processItem", async () => {
     const good = await t.store.enqueue(buildNewJob(SendWelcome, { email: "ada@example.com", name: "Ada" }));
     // Written around enqueue's check, as an older producer or a hand-made row would.
-    const bad = await t.store.enqueue({ ...buildNewJob(SendWelcome, { email: "x", name: "x" }), payloadJson: JSON.stringify({ email: "not-an-address", name: "Bob" }) });
+    const bad = await t.store.enqueue({
+      ...buildNewJob(SendWelcome, { email: "x", name: "x" }),
+      payloadJson: JSON.stringify({ email: "not-an-address", name: "Bob" }),
+    });
     const worker = new WelcomeWorker(t.store);
     const summary = await worker.start();
 

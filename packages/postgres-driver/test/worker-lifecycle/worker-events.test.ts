@@ -12,12 +12,26 @@ describe("a worker's events against PostgreSQL", () => {
     const worker: string[] = [];
     for (const name of WORKER_EVENT_NAMES) {
       events.on(name, (event: object) => {
-        const e = event as { jobId?: string; attempt?: number; willRetry?: boolean; retryAt?: Date | null; result?: unknown; runAt?: Date; at: Date; workerId: string };
+        const e = event as {
+          jobId?: string;
+          attempt?: number;
+          willRetry?: boolean;
+          retryAt?: Date | null;
+          result?: unknown;
+          runAt?: Date;
+          at: Date;
+          workerId: string;
+        };
         expect(e.at).to.be.instanceOf(Date);
         expect(e.workerId).to.be.a("string").and.not.equal("");
         if (e.jobId === undefined) return void worker.push(name);
         expect(e.runAt).to.be.instanceOf(Date);
-        const detail = name === "job.failed" ? `(retry=${e.willRetry},${e.retryAt === null ? "no" : "at"})` : name === "job.succeeded" ? `(${JSON.stringify(e.result)})` : "";
+        const detail =
+          name === "job.failed"
+            ? `(retry=${e.willRetry},${e.retryAt === null ? "no" : "at"})`
+            : name === "job.succeeded"
+              ? `(${JSON.stringify(e.result)})`
+              : "";
         byJob.set(e.jobId, [...(byJob.get(e.jobId) ?? []), `${name}#${e.attempt}${detail}`]);
       });
     }
@@ -73,7 +87,11 @@ describe("a worker's events against PostgreSQL", () => {
   it("drains as many jobs with the same outcomes while a listener throws and another takes 5 s", async () => {
     for (let n = 0; n < 300; n += 1) await enqueue(n);
     const run = async (listen: (events: WorkerEvents) => void) => {
-      const worker = new ScriptedWorker(schema().store, { process: async ({ n }) => (n % 10 === 0 ? Promise.reject(new Error("every tenth fails")) : n) }, { concurrency: 8 });
+      const worker = new ScriptedWorker(
+        schema().store,
+        { process: async ({ n }) => (n % 10 === 0 ? Promise.reject(new Error("every tenth fails")) : n) },
+        { concurrency: 8 },
+      );
       listen(worker.events);
       return worker.start({ maxJobs: 120 });
     };

@@ -22,9 +22,15 @@ export function describeClaimConformance<Tx>(ctx: ConformanceContext<Tx>): void 
       await add("future-high", 9, new Date(ctx.now() + 3_600_000));
 
       const first = await ctx.store().claimBatch({ queue, workerId: "w", limit: 3, leaseMs: 60_000 });
-      assert.deepStrictEqual(first.map((job) => (job.payload as { name: string }).name), ["old-high", "new-high", "old-low"]);
+      assert.deepStrictEqual(
+        first.map((job) => (job.payload as { name: string }).name),
+        ["old-high", "new-high", "old-low"],
+      );
       const rest = await ctx.store().claimBatch({ queue, workerId: "w", limit: 10, leaseMs: 60_000 });
-      assert.deepStrictEqual(rest.map((job) => (job.payload as { name: string }).name), ["old-low-later-id", "negative"]);
+      assert.deepStrictEqual(
+        rest.map((job) => (job.payload as { name: string }).name),
+        ["old-low-later-id", "negative"],
+      );
       assert.deepStrictEqual(await ctx.store().claimBatch({ queue, workerId: "w", limit: 10, leaseMs: 60_000 }), []);
       assert.equal((await ctx.store().getJob({ id: ids["future-high"] as string }))?.state, "queued");
     });
@@ -91,10 +97,16 @@ export function describeClaimConformance<Tx>(ctx: ConformanceContext<Tx>): void 
       await claimAndAbandon(ctx.harness(), queue, "stalled");
       const { id: due } = await ctx.store().enqueue(newJob(queue, { n: 2 }));
       const first = await ctx.store().claimBatch({ queue, workerId: "w", limit: 5, leaseMs: 60_000, takeOverExpired: false });
-      assert.deepStrictEqual(first.map((job) => job.id), [due]);
+      assert.deepStrictEqual(
+        first.map((job) => job.id),
+        [due],
+      );
       assertFields(await ctx.store().getJob({ id: stalled }), { state: "running", lockedBy: "stalled", attempts: 1 });
       const second = await ctx.store().claimBatch({ queue, workerId: "w", limit: 5, leaseMs: 60_000, takeOverExpired: true });
-      assert.deepStrictEqual(second.map((job) => [job.id, job.attempt]), [[stalled, 2]]);
+      assert.deepStrictEqual(
+        second.map((job) => [job.id, job.attempt]),
+        [[stalled, 2]],
+      );
     });
 
     testCase("does not claim an expired job with no attempts left; the rescue marks it dead", async () => {
@@ -118,19 +130,27 @@ export function describeClaimConformance<Tx>(ctx: ConformanceContext<Tx>): void 
       await ctx.store().enqueueMany([newJob(queue, { n: 3 }), newJob(queue, { n: 4 })]);
       const batch = await ctx.store().claimBatch({ queue, workerId: "w", limit: 3, leaseMs: 60_000 });
       assert.equal(batch.length, 3);
-      assertSameMembers(batch.filter((job) => job.attempt === 1).map((job) => (job.payload as { n: number }).n), [3, 4]);
-      assert.equal((batch.filter((job) => job.attempt === 2)).length, 1);
+      assertSameMembers(
+        batch.filter((job) => job.attempt === 1).map((job) => (job.payload as { n: number }).n),
+        [3, 4],
+      );
+      assert.equal(batch.filter((job) => job.attempt === 2).length, 1);
     });
 
     testCase("with maxTimeoutMs, leaves due and expired jobs whose timeout is longer", async () => {
       const queue = ctx.freshQueue();
-      const [none, short, long] = await ctx.store().enqueueMany([
-        newJob(queue, { n: "none" }, { priority: 3 }),
-        newJob(queue, { n: "short" }, { priority: 2, timeoutMs: 1_000 }),
-        newJob(queue, { n: "long" }, { priority: 1, timeoutMs: 60_000 }),
-      ]);
+      const [none, short, long] = await ctx
+        .store()
+        .enqueueMany([
+          newJob(queue, { n: "none" }, { priority: 3 }),
+          newJob(queue, { n: "short" }, { priority: 2, timeoutMs: 1_000 }),
+          newJob(queue, { n: "long" }, { priority: 1, timeoutMs: 60_000 }),
+        ]);
       const fitting = await ctx.store().claimBatch({ queue, workerId: "w", limit: 10, leaseMs: 60_000, maxTimeoutMs: 1_000 });
-      assert.deepStrictEqual(fitting.map((job) => job.id), [none!.id, short!.id]);
+      assert.deepStrictEqual(
+        fitting.map((job) => job.id),
+        [none!.id, short!.id],
+      );
       assert.deepStrictEqual(await ctx.store().claimBatch({ queue, workerId: "w", limit: 10, leaseMs: 60_000, maxTimeoutMs: 59_999 }), []);
 
       const [abandoned] = await ctx.store().claimBatch({ queue, workerId: "stalled", limit: 1, leaseMs: 1 });

@@ -5,7 +5,10 @@ import assert from "node:assert/strict";
  * deeply equal to theirs (other fields are not looked at).
  */
 export function assertFields(actual: unknown, expected: Readonly<Record<string, unknown>>, message?: string): void {
-  assert.ok(typeof actual === "object" && actual !== null, message ?? `expected an object with ${JSON.stringify(Object.keys(expected))}, got ${String(actual)}`);
+  assert.ok(
+    typeof actual === "object" && actual !== null,
+    message ?? `expected an object with ${JSON.stringify(Object.keys(expected))}, got ${String(actual)}`,
+  );
   const picked: Record<string, unknown> = {};
   for (const key of Object.keys(expected)) if (key in actual) picked[key] = (actual as Record<string, unknown>)[key];
   assert.deepStrictEqual(picked, expected, message);

@@ -75,12 +75,7 @@ export function newJob(queue: string, payload: unknown, overrides: Partial<NewJo
 }
 
 /** Claims one job of `queue` as `workerId`, failing the test if there is none. */
-export async function claimOne<Tx>(
-  store: JobStore<Tx>,
-  queue: string,
-  workerId: string,
-  leaseMs = 60_000,
-): Promise<ClaimedJob> {
+export async function claimOne<Tx>(store: JobStore<Tx>, queue: string, workerId: string, leaseMs = 60_000): Promise<ClaimedJob> {
   const [job, ...rest] = await store.claimBatch({ queue, workerId, limit: 1, leaseMs });
   assert.equal(rest.length, 0);
   if (job === undefined) throw new Error(`expected a due job in queue ${queue}`);

@@ -60,7 +60,10 @@ export function describeControlsConformance<Tx>(ctx: ConformanceContext<Tx>): vo
         }
         // Finish what ran, so the next round has free slots again.
         for (const [n, batch] of batches.entries()) {
-          if (batch.length > 0) await ctx.store().completeJobs({ workerId: `w${n}`, jobs: batch.map((job) => ({ id: job.id, attempt: job.attempt, resultJson: null, durationMs: 1 })) });
+          if (batch.length > 0)
+            await ctx
+              .store()
+              .completeJobs({ workerId: `w${n}`, jobs: batch.map((job) => ({ id: job.id, attempt: job.attempt, resultJson: null, durationMs: 1 })) });
         }
         assert.equal(await runningIn(ctx.store(), queue), 0);
       }

@@ -39,7 +39,10 @@ export function describeDeadHooksConformance<Tx>(ctx: ConformanceContext<Tx>): v
       assert.deepStrictEqual(await ctx.store().rescueExpiredLeases({ queues: [queue], limit: 10 }), { retried: 1, dead: 1 });
 
       const claims = await claimAll(ctx.store(), queue, "hooks");
-      assert.deepStrictEqual(claims.map((claim) => [claim.jobId, claim.attempt, claim.errorCode]), [[last, 1, "STINT_WORKER_DIED"]]);
+      assert.deepStrictEqual(
+        claims.map((claim) => [claim.jobId, claim.attempt, claim.errorCode]),
+        [[last, 1, "STINT_WORKER_DIED"]],
+      );
       assert.match(claims[0]!.lastError ?? "", /^The worker died stopped .* during attempt 1 of 1 .* No attempts left\.$/);
       assert.equal((await ctx.store().getJob({ id: again }))!.state, "failed");
     });
@@ -93,7 +96,10 @@ export function describeDeadHooksConformance<Tx>(ctx: ConformanceContext<Tx>): v
       const second = await claimOne(ctx.store(), queue, "w");
       await ctx.store().markJobsDead({ workerId: "w", jobs: [{ ...second, failure: { message: "Error: again", code: "STINT_UNKNOWN" } }] });
       const claims = await claimAll(ctx.store(), queue, "hooks");
-      assert.deepStrictEqual(claims.map((claim) => [claim.jobId, claim.attempt, claim.delivery, claim.lastError]), [[id, 2, 1, "Error: again"]]);
+      assert.deepStrictEqual(
+        claims.map((claim) => [claim.jobId, claim.attempt, claim.delivery, claim.lastError]),
+        [[id, 2, 1, "Error: again"]],
+      );
     });
 
     testCase("claims only the given queue's deaths, and hands over a death whose job is gone without a job", async () => {
@@ -118,7 +124,9 @@ export function describeDeadHooksConformance<Tx>(ctx: ConformanceContext<Tx>): v
       const ids = (await ctx.store().enqueueMany(Array.from({ length: 60 }, (_, n) => newJob(queue, { n })))).map((result) => result.id);
       const jobs = await ctx.store().claimBatch({ queue, workerId: "w", limit: 60, leaseMs: 60_000 });
       await ctx.store().markJobsDead({ workerId: "w", jobs: jobs.map((job) => ({ ...job, failure: permanent })) });
-      const claims = await Promise.all(Array.from({ length: 12 }, (_, n) => ctx.store().claimDeadHooks({ queue, workerId: `hooks-${n}`, limit: 8, leaseMs: 60_000 })));
+      const claims = await Promise.all(
+        Array.from({ length: 12 }, (_, n) => ctx.store().claimDeadHooks({ queue, workerId: `hooks-${n}`, limit: 8, leaseMs: 60_000 })),
+      );
       const claimed = claims.flat().map((claim) => claim.jobId);
       assert.equal(new Set(claimed).size, claimed.length, "no death claimed twice");
       const rest = await claimAll(ctx.store(), queue, "late");

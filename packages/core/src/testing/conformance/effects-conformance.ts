@@ -70,7 +70,7 @@ export function describeEffectsConformance<Tx>(ctx: ConformanceContext<Tx>): voi
       );
 
       assert.equal(runs, 1);
-      assert.equal((outcomes.filter((outcome) => outcome.ran)).length, 1);
+      assert.equal(outcomes.filter((outcome) => outcome.ran).length, 1);
       const winner = outcomes.find((outcome) => outcome.ran)!.result;
       for (const outcome of outcomes) assert.deepStrictEqual(outcome.result, winner);
       assert.equal(await jobsIn(ctx.store(), queue), 1);

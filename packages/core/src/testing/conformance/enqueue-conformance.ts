@@ -64,11 +64,9 @@ export function describeEnqueueConformance<Tx>(ctx: ConformanceContext<Tx>): voi
     testCase("gives 16 concurrent enqueuers of one dedupe key the same single job", async () => {
       for (let round = 0; round < 5; round += 1) {
         const queue = ctx.freshQueue();
-        const results = await Promise.all(
-          Array.from({ length: 16 }, (_, n) => ctx.store().enqueue(newJob(queue, { n }, { dedupeKey: "race" }))),
-        );
+        const results = await Promise.all(Array.from({ length: 16 }, (_, n) => ctx.store().enqueue(newJob(queue, { n }, { dedupeKey: "race" }))));
         assert.equal(new Set(results.map((result) => result.id)).size, 1);
-        assert.equal((results.filter((result) => !result.duplicate)).length, 1);
+        assert.equal(results.filter((result) => !result.duplicate).length, 1);
         const [counts] = await ctx.store().countByQueue({ queues: [queue] });
         assert.equal(counts?.counts.queued, 1);
       }
@@ -101,7 +99,10 @@ export function describeEnqueueConformance<Tx>(ctx: ConformanceContext<Tx>): voi
         const jobs = Array.from({ length: 10_000 }, (_, n) => newJob(queue, { n, text: `job "${n}" \\ {}` }));
         const results = await ctx.store().enqueueMany(jobs);
         assert.equal(results.length, 10_000);
-        assert.equal(results.every((result) => !result.duplicate), true);
+        assert.equal(
+          results.every((result) => !result.duplicate),
+          true,
+        );
         const claimed = await ctx.store().claimBatch({ queue, workerId: "w", limit: 10_000, leaseMs: 60_000 });
         const payloadById = new Map(claimed.map((job) => [job.id, job.payload]));
         assert.equal(payloadById.size, 10_000);
@@ -116,23 +117,34 @@ export function describeEnqueueConformance<Tx>(ctx: ConformanceContext<Tx>): voi
       const queue = ctx.freshQueue();
       const results = await ctx.store().enqueueMany(Array.from({ length: 50 }, (_, n) => newJob(queue, { n })));
       const claimed = await ctx.store().claimBatch({ queue, workerId: "w", limit: 50, leaseMs: 60_000 });
-      assert.deepStrictEqual(claimed.map((job) => job.id), results.map((result) => result.id));
-      assert.deepStrictEqual(claimed.map((job) => (job.payload as { n: number }).n), Array.from({ length: 50 }, (_, n) => n));
+      assert.deepStrictEqual(
+        claimed.map((job) => job.id),
+        results.map((result) => result.id),
+      );
+      assert.deepStrictEqual(
+        claimed.map((job) => (job.payload as { n: number }).n),
+        Array.from({ length: 50 }, (_, n) => n),
+      );
     });
 
     testCase("marks a later item with an earlier item's dedupe key, or an active job's, as a duplicate", async () => {
       const queue = ctx.freshQueue();
       const existing = await ctx.store().enqueue(newJob(queue, { n: 0 }, { dedupeKey: "held" }));
-      const results = await ctx.store().enqueueMany([
-        newJob(queue, { n: 1 }, { dedupeKey: "a" }),
-        newJob(queue, { n: 2 }),
-        newJob(queue, { n: 3 }, { dedupeKey: "held" }),
-        newJob(queue, { n: 4 }, { dedupeKey: "a" }),
-        newJob(queue, { n: 5 }, { dedupeKey: "b" }),
-        newJob(queue, { n: 6 }),
-        newJob(queue, { n: 7 }, { dedupeKey: "b" }),
-      ]);
-      assert.deepStrictEqual(results.map((result) => result.duplicate), [false, false, true, true, false, false, true]);
+      const results = await ctx
+        .store()
+        .enqueueMany([
+          newJob(queue, { n: 1 }, { dedupeKey: "a" }),
+          newJob(queue, { n: 2 }),
+          newJob(queue, { n: 3 }, { dedupeKey: "held" }),
+          newJob(queue, { n: 4 }, { dedupeKey: "a" }),
+          newJob(queue, { n: 5 }, { dedupeKey: "b" }),
+          newJob(queue, { n: 6 }),
+          newJob(queue, { n: 7 }, { dedupeKey: "b" }),
+        ]);
+      assert.deepStrictEqual(
+        results.map((result) => result.duplicate),
+        [false, false, true, true, false, false, true],
+      );
       assert.equal(results[2]?.id, existing.id);
       assert.equal(results[3]?.id, results[0]?.id);
       assert.equal(results[6]?.id, results[4]?.id);

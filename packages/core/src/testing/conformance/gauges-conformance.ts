@@ -16,7 +16,10 @@ export function describeGaugesConformance<Tx>(ctx: ConformanceContext<Tx>): void
       const dying = await claimOne(store, queue, "w");
       const succeeding = await claimOne(store, queue, "w");
       await claimOne(store, queue, "w");
-      await store.scheduleRetries({ workerId: "w", jobs: [{ id: retrying.id, attempt: 1, delayMs: 0, failure: { message: "flaky", code: null }, spendAttempt: true }] });
+      await store.scheduleRetries({
+        workerId: "w",
+        jobs: [{ id: retrying.id, attempt: 1, delayMs: 0, failure: { message: "flaky", code: null }, spendAttempt: true }],
+      });
       await store.markJobsDead({ workerId: "w", jobs: [{ id: dying.id, attempt: 1, failure: { message: "no", code: null } }] });
       await store.completeJobs({ workerId: "w", jobs: [{ id: succeeding.id, attempt: 1, resultJson: null, durationMs: 1 }] });
 
@@ -25,7 +28,13 @@ export function describeGaugesConformance<Tx>(ctx: ConformanceContext<Tx>): void
       assertFields(gauges, { queue, queued: 3, failed: 1, running: 1, dead: 1, due: 3 });
       assertWithin(gauges?.oldestDueAgeMs, 0, Infinity);
       const [counts] = await store.countByQueue({ queues: [queue] });
-      assertFields(gauges, { queued: counts?.counts.queued, failed: counts?.counts.failed, running: counts?.counts.running, dead: counts?.counts.dead, due: counts?.due });
+      assertFields(gauges, {
+        queued: counts?.counts.queued,
+        failed: counts?.counts.failed,
+        running: counts?.counts.running,
+        dead: counts?.counts.dead,
+        due: counts?.due,
+      });
     });
 
     testCase("reports a queue asked for by name with zeros and no lag when it has no such jobs", async () => {
@@ -34,12 +43,19 @@ export function describeGaugesConformance<Tx>(ctx: ConformanceContext<Tx>): void
       await ctx.store().enqueue(newJob(succeeded, { n: 1 }));
       const job = await claimOne(ctx.store(), succeeded, "w");
       await ctx.store().completeJobs({ workerId: "w", jobs: [{ id: job.id, attempt: 1, resultJson: null, durationMs: 1 }] });
-      assert.deepStrictEqual(await ctx.store().readQueueGauges({ queues: [succeeded, queue] }), [
-        { queue: succeeded, queued: 0, failed: 0, running: 0, dead: 0, due: 0, oldestDueAgeMs: null },
-        { queue, queued: 0, failed: 0, running: 0, dead: 0, due: 0, oldestDueAgeMs: null },
-      ].sort((a, b) => (a.queue < b.queue ? -1 : 1)));
+      assert.deepStrictEqual(
+        await ctx.store().readQueueGauges({ queues: [succeeded, queue] }),
+        [
+          { queue: succeeded, queued: 0, failed: 0, running: 0, dead: 0, due: 0, oldestDueAgeMs: null },
+          { queue, queued: 0, failed: 0, running: 0, dead: 0, due: 0, oldestDueAgeMs: null },
+        ].sort((a, b) => (a.queue < b.queue ? -1 : 1)),
+      );
       const all = await ctx.store().readQueueGauges();
-      assertLacks(all.map((row) => row.queue), succeeded, "without queues, only queues with waiting, running or dead jobs");
+      assertLacks(
+        all.map((row) => row.queue),
+        succeeded,
+        "without queues, only queues with waiting, running or dead jobs",
+      );
     });
   });
 }

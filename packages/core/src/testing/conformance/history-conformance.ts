@@ -13,18 +13,24 @@ export function describeHistoryConformance<Tx>(ctx: ConformanceContext<Tx>): voi
       const queue = ctx.freshQueue();
       const { id } = await ctx.store().enqueue(newJob(queue, {}));
       const first = await claimOne(ctx.store(), queue, "w1");
-      await ctx.store().scheduleRetries({ workerId: "w1", jobs: [{ ...first, delayMs: 0, failure: failure("Error: boom 1", "Error: boom 1"), spendAttempt: true, durationMs: 11 }] });
+      await ctx.store().scheduleRetries({
+        workerId: "w1",
+        jobs: [{ ...first, delayMs: 0, failure: failure("Error: boom 1", "Error: boom 1"), spendAttempt: true, durationMs: 11 }],
+      });
       const second = await claimOne(ctx.store(), queue, "w2");
       await ctx.store().scheduleRetries({ workerId: "w2", jobs: [{ ...second, delayMs: 0, failure: failure("Error: boom 2"), spendAttempt: true }] });
       const third = await claimOne(ctx.store(), queue, "w3");
       await ctx.store().completeJobs({ workerId: "w3", jobs: [{ ...third, resultJson: null, durationMs: 33 }] });
 
       const attempts = await ctx.store().listAttempts({ jobId: id });
-      assert.deepStrictEqual(attempts.map((a) => [a.attempt, a.outcome, a.workerId]), [
-        [1, "failed", "w1"],
-        [2, "failed", "w2"],
-        [3, "succeeded", "w3"],
-      ]);
+      assert.deepStrictEqual(
+        attempts.map((a) => [a.attempt, a.outcome, a.workerId]),
+        [
+          [1, "failed", "w1"],
+          [2, "failed", "w2"],
+          [3, "succeeded", "w3"],
+        ],
+      );
       assert.equal(attempts[0]!.durationMs, 11);
       assertWithin(attempts[1]!.durationMs, 0, Infinity); // the database clock's, since no worker figure came
       assert.equal(attempts[2]!.durationMs, 33);
@@ -51,7 +57,10 @@ export function describeHistoryConformance<Tx>(ctx: ConformanceContext<Tx>): voi
       const queue = ctx.freshQueue();
       const { id } = await ctx.store().enqueue(newJob(queue, {}));
       const job = await claimOne(ctx.store(), queue, "w");
-      assert.deepStrictEqual(await ctx.store().scheduleRetries({ workerId: "intruder", jobs: [{ ...job, delayMs: 0, failure: failure("Error: x"), spendAttempt: true }] }), []);
+      assert.deepStrictEqual(
+        await ctx.store().scheduleRetries({ workerId: "intruder", jobs: [{ ...job, delayMs: 0, failure: failure("Error: x"), spendAttempt: true }] }),
+        [],
+      );
       assert.deepStrictEqual(await ctx.store().markJobsDead({ workerId: "intruder", jobs: [{ ...job, failure: failure("Error: x") }] }), []);
       assert.deepStrictEqual(await ctx.store().listAttempts({ jobId: id }), []);
     });
@@ -65,10 +74,13 @@ export function describeHistoryConformance<Tx>(ctx: ConformanceContext<Tx>): voi
       await back(await claimOne(ctx.store(), queue, "w"), null);
       await back(await claimOne(ctx.store(), queue, "w"), "shutdown");
       const attempts = await ctx.store().listAttempts({ jobId: id });
-      assert.deepStrictEqual(attempts.map((a) => [a.attempt, a.outcome, a.error]), [
-        [1, "snoozed", null],
-        [3, "shutdown", null],
-      ]);
+      assert.deepStrictEqual(
+        attempts.map((a) => [a.attempt, a.outcome, a.error]),
+        [
+          [1, "snoozed", null],
+          [3, "shutdown", null],
+        ],
+      );
     });
 
     testCase("has the worker that takes over a lapsed lease record the lapsed attempt as lease-lost", async () => {
@@ -152,17 +164,23 @@ export function describeHistoryConformance<Tx>(ctx: ConformanceContext<Tx>): voi
       const [many] = await ctx.store().enqueueMany([newJob(queue, {}, { priority: 1, metaJson: '{"traceparent":"00-ab-cd-01"}' })]);
       await ctx.store().enqueue(newJob(queue, {}));
       const claimed = await ctx.store().claimBatch({ queue, workerId: "w", limit: 3, leaseMs: 60_000 });
-      assert.deepStrictEqual(claimed.map((job) => job.meta), [{ tenant: "acme" }, { traceparent: "00-ab-cd-01" }, {}]);
+      assert.deepStrictEqual(
+        claimed.map((job) => job.meta),
+        [{ tenant: "acme" }, { traceparent: "00-ab-cd-01" }, {}],
+      );
       assert.deepStrictEqual((await ctx.store().getJob({ id: one.id }))!.meta, { tenant: "acme" });
       assert.deepStrictEqual((await ctx.store().listJobs({ queue, limit: 5 })).find((job) => job.id === many!.id)!.meta, { traceparent: "00-ab-cd-01" });
     });
 
     testCase("refuses meta that is not an object before anything is written", async () => {
       const queue = ctx.freshQueue();
-      const error = await ctx.store().enqueue(newJob(queue, {}, { metaJson: "[1]" })).then(
-        () => undefined,
-        (thrown: unknown) => thrown as Error,
-      );
+      const error = await ctx
+        .store()
+        .enqueue(newJob(queue, {}, { metaJson: "[1]" }))
+        .then(
+          () => undefined,
+          (thrown: unknown) => thrown as Error,
+        );
       assert.match(error?.message ?? "", /meta/);
       assert.equal((await ctx.store().listJobs({ queue, limit: 5 })).length, 0);
     });

@@ -13,7 +13,10 @@ export function describeOperationsConformance<Tx>(ctx: ConformanceContext<Tx>): 
       const dead = await ctx.store().enqueue(newJob(queue, { n: 2 }, { maxAttempts: 1, priority: 2 }));
       const live = await ctx.store().enqueue(newJob(queue, { n: 3 }, { maxAttempts: 1, priority: 1 }));
       const expiring = await ctx.store().claimBatch({ queue, workerId: "gone", limit: 2, leaseMs: 1 });
-      assert.deepStrictEqual(expiring.map((job) => job.id), [retried.id, dead.id]);
+      assert.deepStrictEqual(
+        expiring.map((job) => job.id),
+        [retried.id, dead.id],
+      );
       await claimOne(ctx.store(), queue, "alive");
       await waitForLeaseExpiry(ctx.harness(), [retried.id, dead.id]);
 
@@ -36,7 +39,10 @@ export function describeOperationsConformance<Tx>(ctx: ConformanceContext<Tx>): 
       await ctx.store().enqueue(newJob(untouched, {}));
       const claimed = await ctx.store().claimBatch({ queue, workerId: "gone", limit: 3, leaseMs: 1 });
       const other = await claimAndAbandon(ctx.harness(), untouched, "gone");
-      await waitForLeaseExpiry(ctx.harness(), claimed.map((job) => job.id));
+      await waitForLeaseExpiry(
+        ctx.harness(),
+        claimed.map((job) => job.id),
+      );
 
       assert.deepStrictEqual(await ctx.store().rescueExpiredLeases({ queues: [queue], limit: 2 }), { retried: 2, dead: 0 });
       assert.deepStrictEqual(await ctx.store().rescueExpiredLeases({ queues: [queue], limit: 2 }), { retried: 1, dead: 0 });
@@ -136,16 +142,18 @@ export function describeOperationsConformance<Tx>(ctx: ConformanceContext<Tx>): 
     testCase("counts every state, the due jobs and the age of the oldest due one", async () => {
       const queue = ctx.freshQueue();
       const old = new Date(ctx.now() - 120_000);
-      const enqueued = await ctx.store().enqueueMany([
-        newJob(queue, { n: "succeeds" }, { priority: 9, runAt: old }),
-        newJob(queue, { n: "dies" }, { priority: 8, runAt: old }),
-        newJob(queue, { n: "retries" }, { priority: 7, runAt: old }),
-        newJob(queue, { n: "runs" }, { priority: 6, runAt: old }),
-        newJob(queue, { n: "due-oldest" }, { runAt: old }),
-        newJob(queue, { n: "due" }),
-        newJob(queue, { n: "later" }, { delayMs: 3_600_000 }),
-        newJob(queue, { n: "cancelled" }),
-      ]);
+      const enqueued = await ctx
+        .store()
+        .enqueueMany([
+          newJob(queue, { n: "succeeds" }, { priority: 9, runAt: old }),
+          newJob(queue, { n: "dies" }, { priority: 8, runAt: old }),
+          newJob(queue, { n: "retries" }, { priority: 7, runAt: old }),
+          newJob(queue, { n: "runs" }, { priority: 6, runAt: old }),
+          newJob(queue, { n: "due-oldest" }, { runAt: old }),
+          newJob(queue, { n: "due" }),
+          newJob(queue, { n: "later" }, { delayMs: 3_600_000 }),
+          newJob(queue, { n: "cancelled" }),
+        ]);
       const [succeeds, dies, retries, runs] = await ctx.store().claimBatch({ queue, workerId: "w", limit: 4, leaseMs: 60_000 });
       assert.equal((runs!.payload as { n: string }).n, "runs");
       await ctx.store().completeJobs({ workerId: "w", jobs: [{ ...succeeds!, resultJson: null, durationMs: 1 }] });
@@ -159,7 +167,7 @@ export function describeOperationsConformance<Tx>(ctx: ConformanceContext<Tx>): 
       assert.deepStrictEqual(row?.counts, { queued: 3, running: 1, failed: 1, succeeded: 1, dead: 1, cancelled: 1 });
       assert.equal(row?.due, 3);
       assertWithin(row?.oldestDueAgeMs, 119_000, 180_000);
-      assert.ok(!("completedSince" in (row)));
+      assert.ok(!("completedSince" in row));
     });
 
     testCase("counts the jobs that succeeded within a window when asked", async () => {
@@ -182,7 +190,10 @@ export function describeOperationsConformance<Tx>(ctx: ConformanceContext<Tx>): 
       const { id } = await ctx.store().enqueue(newJob(busy, {}));
       await ctx.store().cancelJob({ id });
       const counts = await ctx.store().countByQueue({ queues: [idle, busy] });
-      assert.deepStrictEqual(counts.map((row) => row.queue), [busy, idle].sort());
+      assert.deepStrictEqual(
+        counts.map((row) => row.queue),
+        [busy, idle].sort(),
+      );
       const byQueue = new Map(counts.map((row) => [row.queue, row]));
       assert.equal(byQueue.get(busy)?.counts.cancelled, 1);
       assert.deepStrictEqual(byQueue.get(idle), {
@@ -192,8 +203,14 @@ export function describeOperationsConformance<Tx>(ctx: ConformanceContext<Tx>): 
         oldestDueAgeMs: null,
       });
       const all = await ctx.store().countByQueue();
-      assertContains(all.map((row) => row.queue), busy);
-      assertLacks(all.map((row) => row.queue), idle);
+      assertContains(
+        all.map((row) => row.queue),
+        busy,
+      );
+      assertLacks(
+        all.map((row) => row.queue),
+        idle,
+      );
     });
   });
 }

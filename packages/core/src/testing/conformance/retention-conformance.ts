@@ -92,7 +92,10 @@ export function describeRetentionConformance<Tx>(ctx: ConformanceContext<Tx>): v
       assertFields(await ctx.store().getJob({ id: untouched.id }), { state: "dead" });
       assertFields(await ctx.store().getJob({ id: cancelled.id }), { state: "cancelled" });
       const again = await ctx.store().claimBatch({ queue, workerId: "w", limit: 10, leaseMs: 60_000 });
-      assert.deepStrictEqual(again.map((job) => job.attempt), [2, 2, 2]);
+      assert.deepStrictEqual(
+        again.map((job) => job.attempt),
+        [2, 2, 2],
+      );
     });
 
     testCase("leaves a dead job whose dedupe key an active job holds, and queues one of several dead jobs sharing a free key", async () => {
@@ -112,7 +115,7 @@ export function describeRetentionConformance<Tx>(ctx: ConformanceContext<Tx>): v
       assert.equal(await ctx.store().retryDeadJobs({ queue, limit: 10 }), 0);
       const stateOf = async (job: ClaimedJob) => (await ctx.store().getJob({ id: job.id }))?.state;
       const states = await Promise.all([firstK, secondK, held, plain].map(stateOf));
-      assert.equal((states.filter((state, index) => index < 2 && state === "queued")).length, 1);
+      assert.equal(states.filter((state, index) => index < 2 && state === "queued").length, 1);
       assert.deepStrictEqual(states.slice(2), ["dead", "queued"]);
     });
   });

@@ -224,10 +224,7 @@ export class InMemoryJobStore implements JobStore<MemoryTransaction> {
   async ping(): Promise<void> {}
 
   /** `effect` gets a {@link MemoryTransaction}; an error it throws comes back unchanged, after the rollback. */
-  async runEffectOnce(
-    params: RunEffectOnceParams,
-    effect: (transaction: MemoryTransaction) => Promise<unknown>,
-  ): Promise<EffectOutcome> {
+  async runEffectOnce(params: RunEffectOnceParams, effect: (transaction: MemoryTransaction) => Promise<unknown>): Promise<EffectOutcome> {
     return runEffectOnce(this.#state, params, effect);
   }
 

@@ -22,7 +22,10 @@ export function claimBatch(state: MemoryState, params: ClaimParams): ClaimedBatc
   const { room, hold } = claimRoom(state, params.queue, params.limit, now);
   const fits = (row: MemoryJobRow): boolean => params.maxTimeoutMs === undefined || row.timeoutMs === null || row.timeoutMs <= params.maxTimeoutMs;
   const rows = [...state.rowsOf(params.queue)];
-  const due = rows.filter((row) => isWaiting(row.state) && row.runAt <= now && fits(row)).sort(inClaimOrder).slice(0, room);
+  const due = rows
+    .filter((row) => isWaiting(row.state) && row.runAt <= now && fits(row))
+    .sort(inClaimOrder)
+    .slice(0, room);
   const expired =
     params.takeOverExpired === false
       ? []

@@ -40,7 +40,8 @@ export async function enqueueBatch(state: MemoryState, jobs: readonly NewJob[], 
   if (!isArray(jobs)) throw new ConfigError("jobs", "must be an array of NewJob objects");
   for (const job of jobs) {
     checkNewJob(job);
-    if (job.onDuplicate === "replace") throw new ConfigError("dedupe", 'a batch keeps the jobs that hold its keys; enqueue one by one to "replace" or "debounce"');
+    if (job.onDuplicate === "replace")
+      throw new ConfigError("dedupe", 'a batch keeps the jobs that hold its keys; enqueue one by one to "replace" or "debounce"');
   }
   for (;;) {
     const busy = jobs.map((job) => (job.dedupeKey === null ? undefined : heldElsewhere(state, keyOf(job.queue, job.dedupeKey), transaction))).find(Boolean);

@@ -15,7 +15,12 @@ export function heldAttempt(state: MemoryState, workerId: string, job: JobAttemp
 }
 
 /** Applies `write` to each attempt the worker still holds; returns the ids that applied. */
-function eachHeld<J extends JobAttempt>(state: MemoryState, workerId: string, jobs: readonly J[], write: (row: MemoryJobRow, job: J) => void): readonly string[] {
+function eachHeld<J extends JobAttempt>(
+  state: MemoryState,
+  workerId: string,
+  jobs: readonly J[],
+  write: (row: MemoryJobRow, job: J) => void,
+): readonly string[] {
   const applied: string[] = [];
   for (const job of jobs) {
     const row = heldAttempt(state, workerId, job);
@@ -27,7 +32,10 @@ function eachHeld<J extends JobAttempt>(state: MemoryState, workerId: string, jo
 }
 
 /** Extends to `now + leaseMs` the leases the worker still holds. */
-export function extendLeases(state: MemoryState, params: { readonly workerId: string; readonly leaseMs: number; readonly jobs: readonly JobAttempt[] }): readonly string[] {
+export function extendLeases(
+  state: MemoryState,
+  params: { readonly workerId: string; readonly leaseMs: number; readonly jobs: readonly JobAttempt[] },
+): readonly string[] {
   const now = state.now();
   return eachHeld(state, params.workerId, params.jobs, (row) => {
     row.lockedUntil = now + params.leaseMs;

@@ -93,7 +93,9 @@ export function listAttempts(state: MemoryState, jobId: string): readonly Attemp
   );
   const job = state.jobs.get(key);
   if (job?.state === "succeeded") {
-    records.push(toRecord(job.id, job.attempts, "succeeded", job.lockedBy, job.startedAt, job.finishedAt, job.durationMs, { message: null, code: null, stack: null }));
+    records.push(
+      toRecord(job.id, job.attempts, "succeeded", job.lockedBy, job.startedAt, job.finishedAt, job.durationMs, { message: null, code: null, stack: null }),
+    );
   }
   return Object.freeze(records);
 }

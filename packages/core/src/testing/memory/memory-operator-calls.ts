@@ -68,7 +68,8 @@ export async function retryJob(state: MemoryState, id: string): Promise<boolean>
  */
 export function retryDeadJobs(state: MemoryState, params: { readonly queue: string; readonly limit: number }): number {
   const keyIsFree = (row: MemoryJobRow): boolean =>
-    row.dedupeKey === null || (state.holderOf(row.queue, row.dedupeKey) === undefined && state.keyHolds.get(keyOf(row.queue, row.dedupeKey))?.transaction.state !== "open");
+    row.dedupeKey === null ||
+    (state.holderOf(row.queue, row.dedupeKey) === undefined && state.keyHolds.get(keyOf(row.queue, row.dedupeKey))?.transaction.state !== "open");
   const eligible = [...state.rowsOf(params.queue)]
     .filter((row) => row.state === "dead" && keyIsFree(row))
     .sort((a, b) => a.finishedAt! - b.finishedAt! || a.seq - b.seq)
@@ -77,7 +78,8 @@ export function retryDeadJobs(state: MemoryState, params: { readonly queue: stri
   for (const row of eligible) {
     if (row.dedupeKey === null) continue;
     const seen = lastOfKey.get(row.dedupeKey);
-    if (seen === undefined || row.finishedAt! > seen.finishedAt! || (row.finishedAt === seen.finishedAt && row.seq > seen.seq)) lastOfKey.set(row.dedupeKey, row);
+    if (seen === undefined || row.finishedAt! > seen.finishedAt! || (row.finishedAt === seen.finishedAt && row.seq > seen.seq))
+      lastOfKey.set(row.dedupeKey, row);
   }
   const picked = eligible.filter((row) => row.dedupeKey === null || lastOfKey.get(row.dedupeKey) === row);
   const now = state.now();

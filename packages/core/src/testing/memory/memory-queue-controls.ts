@@ -12,7 +12,15 @@ export function setQueueControls(state: MemoryState, queue: string, change: Queu
   assertQueueName(queue);
   const checked = checkControlsChange(change);
   const now = state.now();
-  const row: MemoryQueueRow = state.queues.get(queue) ?? { queue, paused: false, maxRunning: null, rateLimit: null, rateTokens: null, rateRefilledAt: null, updatedAt: now };
+  const row: MemoryQueueRow = state.queues.get(queue) ?? {
+    queue,
+    paused: false,
+    maxRunning: null,
+    rateLimit: null,
+    rateTokens: null,
+    rateRefilledAt: null,
+    updatedAt: now,
+  };
   if (checked.paused !== undefined) row.paused = checked.paused;
   if (checked.maxRunning !== undefined) row.maxRunning = checked.maxRunning;
   if (checked.rateLimit !== undefined) {
@@ -52,7 +60,13 @@ export function claimRoom(state: MemoryState, queue: string, wanted: number, now
   if (controls === undefined || (!controls.paused && controls.maxRunning === null && controls.rateLimit === null)) return { room: wanted, hold: undefined };
   if (controls.paused) return { room: 0, hold: Object.freeze({ paused: true, retryAfterMs: null }) };
   let room = wanted;
-  const running = controls.maxRunning === null ? 0 : Math.min(count(state, queue, (row) => row.state === "running"), controls.maxRunning);
+  const running =
+    controls.maxRunning === null
+      ? 0
+      : Math.min(
+          count(state, queue, (row) => row.state === "running"),
+          controls.maxRunning,
+        );
   if (controls.maxRunning !== null) room = Math.min(room, controls.maxRunning - running);
   const tokens = controls.rateLimit === null ? 0 : tokensNow(controls, controls.rateLimit, now);
   if (controls.rateLimit !== null) room = Math.min(room, Math.floor(tokens));

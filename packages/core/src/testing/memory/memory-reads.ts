@@ -48,7 +48,10 @@ function oldestDueAge(rows: readonly MemoryJobRow[], now: number): number | null
 }
 
 /** Counts by state, due jobs and the queue lag per queue; with `completedSinceMs`, the successes within that window. */
-export function countByQueue(state: MemoryState, params: { readonly queues?: readonly string[]; readonly completedSinceMs?: number } = {}): readonly QueueCounts[] {
+export function countByQueue(
+  state: MemoryState,
+  params: { readonly queues?: readonly string[]; readonly completedSinceMs?: number } = {},
+): readonly QueueCounts[] {
   const now = state.now();
   return Object.freeze(
     reportedQueues(state, params.queues, () => true).map((queue): QueueCounts => {

@@ -79,7 +79,8 @@ export class MemoryTransaction {
   }
 
   #assertOpen(): void {
-    if (this.#state !== "open") throw new ConfigError("transaction", `the transaction has already ${this.#state === "committed" ? "committed" : "rolled back"}`);
+    if (this.#state !== "open")
+      throw new ConfigError("transaction", `the transaction has already ${this.#state === "committed" ? "committed" : "rolled back"}`);
   }
 }
 

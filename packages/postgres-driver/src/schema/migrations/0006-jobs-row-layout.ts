@@ -95,9 +95,28 @@ export const jobsRowLayoutMigration: Migration = Object.freeze({
 
 /** Every column of `jobs`, in the new order. */
 const COLUMNS: readonly string[] = Object.freeze([
-  "id", "queue", "priority", "max_attempts", "timeout_ms", "run_at", "created_at", "dedupe_key", "payload", "meta",
-  "attempts", "locked_by", "started_at", "state", "updated_at", "locked_until", "finished_at", "duration_ms", "result",
-  "last_error", "error_code", "progress",
+  "id",
+  "queue",
+  "priority",
+  "max_attempts",
+  "timeout_ms",
+  "run_at",
+  "created_at",
+  "dedupe_key",
+  "payload",
+  "meta",
+  "attempts",
+  "locked_by",
+  "started_at",
+  "state",
+  "updated_at",
+  "locked_until",
+  "finished_at",
+  "duration_ms",
+  "result",
+  "last_error",
+  "error_code",
+  "progress",
 ]);
 
 /** Grants on `to` every privilege that roles other than the owner hold on `from` (both in `schema`). */

@@ -201,9 +201,11 @@ function wrapQueries(client: pg.PoolClient, prepare: boolean): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   const destroy = (): void => dropConnection(client, DISCARDED);
   client.query = function (...args: unknown[]) {
-    const [text, values] = args;
-    const name = prepare && typeof text === "string" && Array.isArray(values) && args.length === 2 ? preparedStatementName(text) : undefined;
-    const result = query(...(name === undefined ? args : [{ name, text, values }]));
+    // (text, values) from Kysely, or (text, values, callback) from the pool's own query.
+    const [text, values, callback] = args;
+    const plain = typeof text === "string" && Array.isArray(values) && (args.length === 2 || (args.length === 3 && typeof callback === "function"));
+    const name = prepare && plain ? preparedStatementName(text) : undefined;
+    const result = query(...(name === undefined ? args : [{ name, text, values }, ...args.slice(2)]));
     if (result instanceof Promise) {
       result.catch((error: unknown) => {
         if (error instanceof Error && error.message === READ_TIMEOUT_MESSAGE) destroy();

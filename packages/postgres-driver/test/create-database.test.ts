@@ -4,7 +4,7 @@ import { sql } from "kysely";
 import pg from "pg";
 import { createDatabase, type DatabaseHandle } from "../src";
 import { eventually, rejectionOf } from "@stint/core/testing";
-import { prepared } from "../src/queries/prepared";
+import { PREPARED_MARK, prepared } from "../src/queries/prepared";
 import { startFreezableProxy } from "./support/freezable-proxy";
 
 const connectionString = process.env["DATABASE_URL"] ?? "";
@@ -107,6 +107,16 @@ describe("createDatabase", () => {
     const off = open({ connectionString, maxConnections: 1, preparedStatements: false });
     await marked(off.db);
     expect(await namesOn(off.db)).to.deep.equal([]);
+  });
+
+  it("prepares a marked statement sent to the pool itself, as the hot statements are outside a transaction", async () => {
+    const { db, pool } = open({ connectionString, maxConnections: 1 });
+    for (let run = 0; run < 2; run += 1) {
+      const { rows } = await pool.query<{ n: number }>(`${PREPARED_MARK}SELECT $1::integer AS n`, [7]);
+      expect(rows[0]?.n).to.equal(7);
+    }
+    const { rows } = await sql<{ name: string }>`SELECT name FROM pg_prepared_statements`.execute(db);
+    expect(rows.filter((row) => row.name.startsWith("stint_"))).to.have.length(1);
   });
 
   it("uses a pool it is given and leaves it open on close", async () => {

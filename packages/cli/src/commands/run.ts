@@ -59,7 +59,7 @@ export const runCommand: Command = {
   },
   notes: [
     "The app module exports createApp({ connectionString, schema, logLevel }) returning { container, close() }:",
-    "the container has the store, the logger and the worker classes registered (see the README).",
+    "the container has the store, the logger and the worker classes registered (see docs/use-in-your-app.md).",
     "",
     "Prints one JSON line with the run's summary on stdout when it ends; the exit code is the run's.",
     "Logs go to stderr (STINT_LOG_LEVEL: error, warn, info, debug; STINT_LOG_FORMAT: json, pretty);",

@@ -31,7 +31,7 @@ export interface RunFromContainerOptions {
   readonly metrics?: MetricsOptions | false;
   /**
    * Where the `STINT_*` settings variables are read from (`STINT_CONCURRENCY`,
-   * `STINT_LEASE_SEND_INVOICE_EMAIL`, … see the README's "Settings from the
+   * `STINT_LEASE_SEND_INVOICE_EMAIL`, … see docs/operating.md, "Settings from the
    * environment"). Default `process.env`; `false` reads none, so only the
    * code's values apply.
    */

@@ -2,7 +2,8 @@ import { expect } from "chai";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { entries, REPOSITORY_ROOT, scratchDirectory } from "./helpers/scratch-directory";
-import { runProcess, waitFor, type RunProcessOptions } from "./helpers/run-process";
+import { eventually } from "@stint/core/testing";
+import { runProcess, type RunProcessOptions } from "./helpers/run-process";
 
 const SCRIPT = join(REPOSITORY_ROOT, "scripts", "with-postgres.mjs");
 const STARTED = /^with-postgres: started a throwaway PostgreSQL on 127\.0\.0\.1:\d+ in \d+ ms$/m;
@@ -61,7 +62,7 @@ describe("scripts/with-postgres.mjs", () => {
       {},
       {
         onStart: (child) => {
-          waitFor(() => entries(tmpDir).length > 0, "the server's temporary directory", 60_000).then(
+          eventually(() => entries(tmpDir).length > 0, { what: "the server's temporary directory", timeoutMs: 60_000, intervalMs: 50 }).then(
             () => child.kill("SIGINT"),
             () => child.kill("SIGKILL"),
           );

@@ -44,12 +44,3 @@ export function runProcess(command: string, args: readonly string[], options: Ru
     options.onStart?.(child);
   });
 }
-
-/** Resolves when `check()` holds, polling every 50 ms; rejects with `what` after `timeoutMs`. */
-export async function waitFor(check: () => boolean, what: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -103,7 +103,7 @@ TABLE stint.jobs
     CREATE INDEX jobs_lease_idx ON stint.jobs USING btree (queue, locked_until) WHERE (state = 'running'::text)
     CREATE UNIQUE INDEX jobs_pkey ON stint.jobs USING btree (id)
   TRIGGERS
-    CREATE TRIGGER jobs_notify_inserted AFTER INSERT ON stint.jobs REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION stint.notify_jobs_inserted()
+    CREATE TRIGGER jobs_notify_inserted AFTER INSERT ON stint.jobs FOR EACH ROW WHEN ((new.run_at <= now())) EXECUTE FUNCTION stint.notify_jobs_inserted()
 
 TABLE stint.migrations
   COLUMNS
@@ -229,6 +229,16 @@ FUNCTION stint.claim_room
   END
   $function$
 
+FUNCTION stint.controls_apply
+  CREATE OR REPLACE FUNCTION stint.controls_apply(queue_name text)
+   RETURNS integer
+   LANGUAGE plpgsql
+  AS $function$
+  BEGIN
+    RAISE EXCEPTION 'queue % has controls: claim it with them', queue_name USING ERRCODE = 'SQ901';
+  END
+  $function$
+
 FUNCTION stint.notify_awaited
   CREATE OR REPLACE FUNCTION stint.notify_awaited(channel text, finished bigint[])
    RETURNS integer
@@ -262,8 +272,10 @@ FUNCTION stint.notify_jobs_inserted
    LANGUAGE plpgsql
   AS $function$
   BEGIN
-    PERFORM pg_notify(left('stint_jobs_' || TG_TABLE_SCHEMA, 63), due.queue)
-       FROM (SELECT DISTINCT queue FROM inserted WHERE run_at <= now()) AS due;
+    -- An expression, not PERFORM: PL/pgSQL evaluates a simple expression without the executor a query needs.
+    IF pg_notify(left('stint_jobs_' || TG_TABLE_SCHEMA, 63), NEW.queue) IS NULL THEN
+      NULL;
+    END IF;
     RETURN NULL;
   END
   $function$
@@ -290,3 +302,5 @@ MIGRATIONS
   8 job-waiters
   9 dead-hooks
   10 finished-index-queue
+  11 claim-without-controls
+  12 row-wakeup-trigger

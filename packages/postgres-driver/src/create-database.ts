@@ -205,6 +205,13 @@ function wrapQueries(client: pg.PoolClient, prepare: boolean): void {
     const [text, values, callback] = args;
     const plain = typeof text === "string" && Array.isArray(values) && (args.length === 2 || (args.length === 3 && typeof callback === "function"));
     const name = prepare && plain ? preparedStatementName(text) : undefined;
+    if (name !== undefined && args.length === 3) {
+      // The pool's own query (a hot statement sent to the pool directly): a Query made from the text skips the copy pg
+      // makes of a config object (about 10 µs of the path from enqueue to handler start on a process idle between jobs).
+      const named = new pg.Query(text as string, values as unknown[], callback as (error: Error | undefined) => void);
+      (named as { name?: string }).name = name;
+      return query(named);
+    }
     const result = query(...(name === undefined ? args : [{ name, text, values }, ...args.slice(2)]));
     if (result instanceof Promise) {
       result.catch((error: unknown) => {

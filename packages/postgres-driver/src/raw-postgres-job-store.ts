@@ -49,7 +49,7 @@ import { interpretError } from "./interpret-error";
 import { assertKysely } from "./is-kysely";
 import { CallbackFailure } from "./queries/callback-failure";
 import { cancelJob } from "./queries/cancel-job";
-import { claimBatch } from "./queries/claim-batch";
+import { claimBatch, type ControlledQueues } from "./queries/claim-batch";
 import { claimDeadHooks } from "./queries/claim-dead-hooks";
 import { completeInTransaction } from "./queries/complete-in-transaction";
 import { completeJobs } from "./queries/complete-jobs";
@@ -102,6 +102,8 @@ export class RawPostgresJobStore implements JobStore<Kysely<any> | Transaction<a
   readonly #control: Kysely<any>;
   readonly #schema: string;
   readonly #completions: JobCompletionSource | undefined;
+  /** The queues whose last claim found controls on them: their next claim is sent with the controls at once. */
+  readonly #controlledQueues: ControlledQueues = new Set();
 
   constructor(parts: RawPostgresJobStoreParts) {
     this.#db = parts.db;
@@ -132,7 +134,7 @@ export class RawPostgresJobStore implements JobStore<Kysely<any> | Transaction<a
   claimBatch(params: ClaimBatchParams): Promise<ClaimedBatch> {
     const { maxTimeoutMs } = params;
     const whole = maxTimeoutMs === undefined ? params : { ...params, maxTimeoutMs: Math.min(Math.floor(maxTimeoutMs), MAX_INT4) };
-    return this.#run("claimBatch", () => claimBatch(this.#db, this.#schema, whole));
+    return this.#run("claimBatch", () => claimBatch(this.#db, this.#schema, whole, this.#controlledQueues));
   }
 
   setQueueControls(queue: string, change: QueueControlsChange): Promise<QueueControls> {

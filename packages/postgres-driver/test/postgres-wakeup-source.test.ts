@@ -97,6 +97,13 @@ describe("PostgresWakeupSource", () => {
     expect(others).to.deep.equal(["sms"]);
   });
 
+  it("wakes a queue once for a batch of a thousand of its jobs, as for a single one", async () => {
+    await wakeups.subscribe(["mail", "sentinel"], (queue) => woken.push(queue));
+    await test.store.enqueueMany(Array.from({ length: 1_000 }, (_, n) => newJob("mail", { n })));
+    await flush();
+    expect(woken.filter((queue) => queue === "mail")).to.deep.equal(["mail"]);
+  });
+
   it("wakes the queue when finished jobs are retried, one by one or in bulk", async () => {
     await wakeups.subscribe(["mail", "sentinel"], (queue) => woken.push(queue));
     const { id } = await test.store.enqueue(newJob("mail", {}, { delayMs: 3_600_000 }));

@@ -29,40 +29,91 @@ import { MAX_PAYLOAD_DEPTH } from "../limits";
  * ```
  */
 export function assertJsonValue(value: unknown, path = "payload"): void {
-  check(value, path, 0, new Set());
+  new JsonValueCheck(path).check(value, 0);
 }
 
-function check(value: unknown, path: string, depth: number, ancestors: Set<object>): void {
-  if (typeof value === "string") {
-    const text = unstorableText(value);
-    if (text !== undefined) throw refusal(path, text, "cannot be stored");
-    return;
+/**
+ * One walk over a value. The path of the value being looked at is kept as a
+ * stack of keys and spelled out only for a refusal: building it for every
+ * value cost more than the checks themselves on a small payload.
+ */
+class JsonValueCheck {
+  readonly #root: string;
+  readonly #keys: (string | number)[] = [];
+  readonly #ancestors = new Set<object>();
+
+  constructor(root: string) {
+    this.#root = root;
   }
-  const problem = primitiveProblem(value);
-  if (problem !== undefined) throw refusal(path, problem);
-  if (typeof value !== "object" || value === null) return;
-  if (ancestors.has(value)) throw refusal(path, "is a circular reference, which JSON cannot carry");
-  if (depth >= MAX_PAYLOAD_DEPTH) {
-    throw refusal(path, `is nested more than ${MAX_PAYLOAD_DEPTH} levels deep, the limit for payloads (MAX_PAYLOAD_DEPTH)`);
-  }
-  const shape = objectProblem(value);
-  if (shape !== undefined) throw refusal(path, shape);
-  ancestors.add(value);
-  if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index += 1) {
-      const item: unknown = value[index];
-      if (item === undefined) throw refusal(`${path}[${index}]`, "is undefined, which JSON would store as null in an array");
-      check(item, `${path}[${index}]`, depth + 1, ancestors);
+
+  check(value: unknown, depth: number): void {
+    if (typeof value === "string") {
+      const text = unstorableText(value);
+      if (text !== undefined) throw this.#refusal(text, "cannot be stored");
+      return;
     }
-  } else {
-    for (const [key, item] of Object.entries(value)) {
+    const problem = primitiveProblem(value);
+    if (problem !== undefined) throw this.#refusal(problem);
+    if (typeof value !== "object" || value === null) return;
+    if (this.#ancestors.has(value)) throw this.#refusal("is a circular reference, which JSON cannot carry");
+    if (depth >= MAX_PAYLOAD_DEPTH) {
+      throw this.#refusal(`is nested more than ${MAX_PAYLOAD_DEPTH} levels deep, the limit for payloads (MAX_PAYLOAD_DEPTH)`);
+    }
+    const keys = plainObjectKeys(value);
+    const shape = keys === undefined ? objectProblem(value) : undefined;
+    if (shape !== undefined) throw this.#refusal(shape);
+    this.#ancestors.add(value);
+    if (keys !== undefined) this.#checkProperties(value as Readonly<Record<string, unknown>>, keys, depth);
+    else if (Array.isArray(value)) this.#checkItems(value, depth);
+    else this.#checkProperties(value as Readonly<Record<string, unknown>>, Object.keys(value), depth);
+    this.#ancestors.delete(value);
+  }
+
+  #checkItems(items: readonly unknown[], depth: number): void {
+    for (let index = 0; index < items.length; index += 1) {
+      const item = items[index];
+      this.#keys.push(index);
+      if (item === undefined) throw this.#refusal("is undefined, which JSON would store as null in an array");
+      this.check(item, depth + 1);
+      this.#keys.pop();
+    }
+  }
+
+  #checkProperties(object: Readonly<Record<string, unknown>>, keys: readonly string[], depth: number): void {
+    for (const key of keys) {
+      const item = object[key];
       if (item === undefined) continue;
       const keyProblem = unstorableText(key);
-      if (keyProblem !== undefined) throw refusal(`a key of ${path}`, keyProblem, "cannot be stored");
-      check(item, childPath(path, key), depth + 1, ancestors);
+      if (keyProblem !== undefined) throw this.#refusal(keyProblem, "cannot be stored", `a key of ${this.#path()}`);
+      this.#keys.push(key);
+      this.check(item, depth + 1);
+      this.#keys.pop();
     }
   }
-  ancestors.delete(value);
+
+  /** `payload.items[3]["a key"]`: the path of the value being looked at. */
+  #path(): string {
+    let path = this.#root;
+    for (const key of this.#keys) path = typeof key === "number" ? `${path}[${key}]` : childPath(path, key);
+    return path;
+  }
+
+  #refusal(problem: string, what?: string, path = this.#path()): PayloadError {
+    return refusal(path, problem, what);
+  }
+}
+
+/**
+ * The keys of a plain object (prototype `Object.prototype` or `null`) that
+ * JSON would write as they are, or `undefined` for anything else, which
+ * {@link objectProblem} then looks at: the common case costs two key lists.
+ */
+function plainObjectKeys(value: object): string[] | undefined {
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if ((prototype !== Object.prototype && prototype !== null) || ArrayBuffer.isView(value)) return undefined;
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return undefined;
+  const keys = Object.keys(value);
+  return Reflect.ownKeys(value).length === keys.length ? keys : undefined;
 }
 
 /** Why a non-object value cannot be stored, or `undefined` when it can (or is an object). */

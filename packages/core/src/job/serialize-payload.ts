@@ -63,18 +63,18 @@ export function assertStorableJson(payloadJson: string, queue?: string): void {
 /**
  * Refuses payload JSON text longer than `maxBytes` bytes of UTF-8 with a
  * `PayloadError` that names the size, the limit and (given) the queue.
- * Returns the size. The store runs the same check on every path that
+ * The store runs the same check on every path that
  * inserts, so a hand-built `NewJob` cannot slip past the cap either.
  *
  * @example
  * ```ts
- * assertPayloadSize('{"invoiceId":812}', 1_048_576);           // 17
+ * assertPayloadSize('{"invoiceId":812}', 1_048_576);           // fine
  * assertPayloadSize(hugeJson, 1_048_576, "send-invoice");      // throws PayloadError
  * ```
  */
-export function assertPayloadSize(payloadJson: string, maxBytes: number, queue?: string): number {
+export function assertPayloadSize(payloadJson: string, maxBytes: number, queue?: string): void {
   // UTF-8 needs at most 3 bytes per UTF-16 unit: short texts need no count.
-  if (payloadJson.length * 3 <= maxBytes) return Buffer.byteLength(payloadJson, "utf8");
+  if (payloadJson.length * 3 <= maxBytes) return;
   const bytes = Buffer.byteLength(payloadJson, "utf8");
   if (bytes > maxBytes) {
     const of = queue === undefined ? "" : ` of queue ${JSON.stringify(queue)}`;
@@ -83,7 +83,6 @@ export function assertPayloadSize(payloadJson: string, maxBytes: number, queue?:
       limitBytes: maxBytes,
     });
   }
-  return bytes;
 }
 
 /**

@@ -43,14 +43,21 @@ export interface TracedJob {
  * );
  * ```
  */
-export async function traceEnqueue<R>(
+export function traceEnqueue<R>(
   queue: string,
   count: number,
   send: (withContext: <M extends Readonly<Record<string, unknown>>>(meta: M | undefined) => M | undefined) => Promise<R>,
 ): Promise<R> {
   // Without an SDK, and outside any trace, there is nothing to record and no context to hand on: the enqueue skips the
-  // span (about 40 µs before the insert is sent, on a producer idle between jobs).
-  if (!tracingIsOn()) return send(unchangedMeta);
+  // span (about 40 µs before the insert is sent, on a producer idle between jobs), and the promise of its own.
+  return tracingIsOn() ? sendInSpan(queue, count, send) : send(unchangedMeta);
+}
+
+async function sendInSpan<R>(
+  queue: string,
+  count: number,
+  send: (withContext: <M extends Readonly<Record<string, unknown>>>(meta: M | undefined) => M | undefined) => Promise<R>,
+): Promise<R> {
   const span = trace.getTracer(TRACER_NAME).startSpan(`send ${queue}`, {
     kind: SpanKind.PRODUCER,
     attributes: {
@@ -82,8 +89,28 @@ function unchangedMeta<M>(meta: M | undefined): M | undefined {
 // eslint-disable-next-line @typescript-eslint/no-deprecated -- the API offers no other way to tell its no-op provider from an SDK's
 const NO_SDK = new ProxyTracerProvider().getDelegate();
 
-/** Whether an SDK registered a tracer provider, or a span (of whatever origin) is active. */
-function tracingIsOn(): boolean {
+/**
+ * Where `@opentelemetry/api` 1.x keeps what was registered globally (a
+ * tracer provider under `trace`, a context manager under `context`). Read
+ * directly, it answers "nothing registered" with one property lookup; the
+ * tracing tests register an SDK, so a change of this key fails them.
+ */
+const OTEL_GLOBALS = Symbol.for("opentelemetry.js.api.1");
+
+/**
+ * Whether an SDK registered a tracer provider, or a span (of whatever
+ * origin) is active. With neither a tracer provider nor a context manager
+ * registered, no span can be recording or active: the enqueue and the
+ * attempt skip their no-op spans.
+ *
+ * @example
+ * ```ts
+ * if (tracingIsOn()) span = startAttemptSpan(job);
+ * ```
+ */
+export function tracingIsOn(): boolean {
+  const registered = (globalThis as Record<symbol, { readonly trace?: unknown; readonly context?: unknown } | undefined>)[OTEL_GLOBALS];
+  if (registered?.trace === undefined && registered?.context === undefined) return false;
   const provider = trace.getTracerProvider();
   // eslint-disable-next-line @typescript-eslint/no-deprecated -- as above, for NO_SDK
   return !(provider instanceof ProxyTracerProvider && provider.getDelegate() === NO_SDK) || trace.getActiveSpan() !== undefined;

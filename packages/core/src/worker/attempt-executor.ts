@@ -15,7 +15,7 @@ import type { FailureDecision, JobContext } from "./job-context";
 import type { LeaseKeeper } from "./lease-keeper";
 import type { OutcomeRecorder } from "./outcome-recorder";
 import type { ResolvedWorkerOptions } from "./worker-options";
-import { endAttemptSpan, startAttemptSpan } from "../tracing/job-tracing";
+import { endAttemptSpan, startAttemptSpan, tracingIsOn } from "../tracing/job-tracing";
 
 /** The reason an attempt's timeout timer is cancelled with once the attempt is over (no exception is built). */
 const ATTEMPT_OVER = "attempt over";
@@ -103,10 +103,7 @@ export class AttemptExecutor<T> {
     let outcome: AttemptOutcome;
     if (this.#leases.holds(attempt.job)) {
       this.#events.jobStarted(attempt.job);
-      // A consumer span under the producer's (from the job's meta); the handler's own spans are its children.
-      const { span, active } = startAttemptSpan(attempt.job);
-      outcome = await context.with(active, () => this.#outcomeOf(ctx, attempt.signal));
-      endAttemptSpan(span, outcome.kind, "error" in outcome ? outcome.error : undefined);
+      outcome = tracingIsOn() ? await this.#tracedOutcomeOf(ctx, attempt.signal) : await this.#outcomeOf(ctx, attempt.signal);
     } else {
       outcome = lapsedBeforeStart(attempt.signal);
     }
@@ -129,6 +126,14 @@ export class AttemptExecutor<T> {
     }
   }
 
+  /** {@link #outcomeOf} in a consumer span under the producer's (from the job's meta); the handler's own spans are its children. */
+  async #tracedOutcomeOf(ctx: AttemptContext, signal: AttemptSignal): Promise<AttemptOutcome> {
+    const { span, active } = startAttemptSpan(ctx.job);
+    const outcome = await context.with(active, () => this.#outcomeOf(ctx, signal));
+    endAttemptSpan(span, outcome.kind, "error" in outcome ? outcome.error : undefined);
+    return outcome;
+  }
+
   /** Calls the hooks and turns their answer into an outcome. */
   async #outcomeOf(ctx: AttemptContext, signal: AttemptSignal): Promise<AttemptOutcome> {
     const { clock } = this.#options;
@@ -136,7 +141,9 @@ export class AttemptExecutor<T> {
     const elapsed = (): number => clock.now() - started;
     let item: T;
     try {
-      item = await this.#hooks.parse(ctx.job.payload);
+      // A parse that answers at once starts the handler without a turn of the microtask queue.
+      const parsed = this.#hooks.parse(ctx.job.payload);
+      item = isPromiseLike(parsed) ? await parsed : parsed;
     } catch (thrown) {
       const cause = coerceError(thrown);
       const error = hasErrorCode(cause, ErrorCode.Parse) ? cause : new ParseError(`invalid payload: ${cause.message}`, { cause });
@@ -206,6 +213,10 @@ function lapsedBeforeStart(signal: AttemptSignal): AttemptOutcome {
   const error = signal.reason ?? new LeaseLostError("the lease ran out before the attempt started");
   signal.abort(error);
   return { kind: "lease-lost", error, started: false, durationMs: 0 };
+}
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === "function";
 }
 
 function throwIt(reason: Error): never {

@@ -1,4 +1,12 @@
 /**
+ * The rejections waiting on each signal. One `abort` listener per signal
+ * serves every race on it: adding and removing an event listener for each
+ * claim and write cost more than the write's own work on the path from
+ * enqueue to handler start.
+ */
+const WAITING = new WeakMap<AbortSignal, Set<(reason: unknown) => void>>();
+
+/**
  * Settles like `work`, or rejects with `signal.reason` as soon as `signal`
  * aborts, whichever comes first; without a signal it is `work` itself. A
  * late settlement of `work` is absorbed, never reported as unhandled.
@@ -14,18 +22,36 @@ export function raceAbort<R>(work: Promise<R>, signal: AbortSignal | undefined):
     work.catch(() => undefined);
     return Promise.reject(signal.reason);
   }
+  const waiting = waitingOn(signal);
   return new Promise<R>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
+    waiting.add(reject);
     work.then(
       (value) => {
-        signal.removeEventListener("abort", onAbort);
+        waiting.delete(reject);
         resolve(value);
       },
       (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
+        waiting.delete(reject);
         reject(error);
       },
     );
   });
+}
+
+function waitingOn(signal: AbortSignal): Set<(reason: unknown) => void> {
+  let waiting = WAITING.get(signal);
+  if (waiting === undefined) {
+    const rejections = new Set<(reason: unknown) => void>();
+    signal.addEventListener(
+      "abort",
+      () => {
+        for (const reject of rejections) reject(signal.reason);
+        rejections.clear();
+      },
+      { once: true },
+    );
+    WAITING.set(signal, rejections);
+    waiting = rejections;
+  }
+  return waiting;
 }

@@ -1,6 +1,7 @@
 import type { ClaimBatchParams, ClaimedBatch } from "@stint/core/driver";
-import { sql, type Kysely, type RawBuilder } from "kysely";
+import { sql, type Kysely, type QueryResult, type RawBuilder } from "kysely";
 import { leaseLostInsert } from "./attempt-history";
+import { CONTROLS_APPLY_SQLSTATE } from "../schema/migrations/0011-claim-without-controls";
 import { CompiledStatements, valueSlot } from "./compiled-statement";
 import { claimedBatch, jobsTable, millisecondsInterval, type ClaimedRow } from "./job-row";
 import { prepared } from "./prepared";
@@ -46,24 +47,34 @@ import { prepared } from "./prepared";
  * interleaved runs on a busy two-core machine, not worth a broken lease.
  *
  * ### Queue controls
- * Every claim first looks up the queue's `queues` row, in a materialized
- * CTE of the same statement. Only when the row holds a control (paused, a
- * running cap or a rate limit) does it call `claim_room(queue, limit)`
- * (migration 7) for how many jobs it may take: a paused queue gets 0, a
- * capped or rate-limited one what its cap and tokens allow (claims of that
- * queue take turns on its `queues` row). A queue without controls costs
- * that primary-key lookup alone: the function is joined laterally to the
- * row, so with no row it is never called (calling it anyway cost a
- * claim about 14 µs of its 98 µs execution, `EXPLAIN ANALYZE`, 35 warm
- * runs each). When the controls held the claim back, the statement returns
- * one more row, with a null id, that says why (`hold`).
+ * A queue's controls (paused, a running cap or a rate limit) live in its
+ * `queues` row. A claim sent with them looks the row up in a materialized
+ * CTE of the same statement and, only when it holds a control, calls
+ * `claim_room(queue, limit)` (migration 7) for how many jobs it may take: a
+ * paused queue gets 0, a capped or rate-limited one what its cap and tokens
+ * allow (claims of that queue take turns on its `queues` row). It returns
+ * one more row, with a null id, that says what the controls did (`hold`
+ * when they held the claim back).
+ *
+ * Most queues have no controls, and that machinery cost a claim about 40 µs
+ * of PostgreSQL time on a worker idle between jobs (the lookup, the CTE
+ * and the extra row; 600 interleaved claims of each form). So a claim of a
+ * queue that had none at its last claim is sent without it: its `LIMIT`
+ * only checks, in the same statement and snapshot, that the row still
+ * holds none, and otherwise calls `controls_apply` (migration 11), which
+ * raises `SQ901` before the statement changes anything. The claim is then
+ * sent again with the controls, and the queue's claims keep them until one
+ * finds the controls gone. Both forms see the row the same way, in the
+ * statement's snapshot, so a pause applies to the next claim either way.
  *
  * ### SQL
  * ```sql
- * -- every claim: WITH control AS MATERIALIZED (
+ * -- with controls: WITH control AS MATERIALIZED (
  * --   SELECT room.* FROM "stint".queues AS q CROSS JOIN LATERAL "stint".claim_room(q.name, $2) AS room
  * --    WHERE q.name = $1 AND (q.paused OR q.max_running IS NOT NULL OR q.rate_limit IS NOT NULL)), …
- * -- and LIMIT COALESCE((SELECT room FROM control), $2) where $2 is shown below
+ * -- and LIMIT COALESCE((SELECT room FROM control), $2) where $2 is shown below, and the control row after the claimed ones;
+ * -- without: LIMIT CASE WHEN EXISTS (SELECT FROM "stint".queues AS q WHERE q.name = $1 AND (<a control>))
+ * --                THEN "stint".controls_apply($1) ELSE $2 END
  * -- takeOverExpired: false
  * UPDATE "stint"."jobs" AS jobs
  *    SET state = 'running', locked_by = $3, locked_until = now() + $4 * interval '1 millisecond',
@@ -95,20 +106,47 @@ import { prepared } from "./prepared";
  * if (jobs.hold?.paused) console.log("send-invoice is paused");
  * ```
  */
-export async function claimBatch(executor: Kysely<any>, schema: string, params: ClaimBatchParams): Promise<ClaimedBatch> {
+export async function claimBatch(
+  executor: Kysely<any>,
+  schema: string,
+  params: ClaimBatchParams,
+  controlled: ControlledQueues = new Set(),
+): Promise<ClaimedBatch> {
+  if (!controlled.has(params.queue)) {
+    try {
+      return claimedBatch((await runClaim(executor, schema, params, false)).rows);
+    } catch (thrown) {
+      if ((thrown as { code?: unknown } | null)?.code !== CONTROLS_APPLY_SQLSTATE) throw thrown;
+      controlled.add(params.queue);
+    }
+  }
+  const { rows } = await runClaim(executor, schema, params, true);
+  const control = rows.find((row) => row.held_paused !== null);
+  if (control === undefined) {
+    controlled.delete(params.queue);
+    return claimedBatch(rows);
+  }
+  const jobs = rows.filter((row) => row !== control);
+  if (control.held_paused !== true && control.held_retry_ms === null) return claimedBatch(jobs);
+  return claimedBatch(jobs, { paused: control.held_paused === true, retryAfterMs: control.held_retry_ms });
+}
+
+/**
+ * The queues whose last claim found controls on them (see {@link claimBatch});
+ * one set per store. A queue wrongly left out costs one refused statement;
+ * one wrongly kept costs the controls' lookup until its next claim.
+ */
+export type ControlledQueues = Set<string>;
+
+function runClaim(executor: Kysely<any>, schema: string, params: ClaimBatchParams, withControls: boolean): Promise<QueryResult<ClaimRow>> {
   const takeOverExpired = params.takeOverExpired !== false;
   const fitsDeadline = params.maxTimeoutMs !== undefined;
-  const { rows } = await CLAIMS.execute(
+  return CLAIMS.execute(
     executor,
-    `${schema}:${takeOverExpired}:${fitsDeadline}`,
-    () => claimBatchStatement(schema, { ...SLOTS, takeOverExpired, ...(fitsDeadline ? { maxTimeoutMs: valueSlot<number>("maxTimeoutMs") } : {}) }),
+    `${schema}:${takeOverExpired}:${fitsDeadline}:${withControls}`,
+    () =>
+      claimBatchStatement(schema, { ...SLOTS, takeOverExpired, ...(fitsDeadline ? { maxTimeoutMs: valueSlot<number>("maxTimeoutMs") } : {}) }, withControls),
     params,
-  );
-  const held = rows.find((row) => row.held_paused !== null);
-  if (held === undefined) return claimedBatch(rows);
-  return claimedBatch(
-    rows.filter((row) => row !== held),
-    { paused: held.held_paused === true, retryAfterMs: held.held_retry_ms },
   );
 }
 
@@ -123,11 +161,19 @@ const SLOTS = {
   leaseMs: valueSlot<number>("leaseMs"),
 } as const;
 
-/** The claim statement itself (exported for plan tests and `EXPLAIN`). */
-export function claimBatchStatement(schema: string, params: ClaimBatchParams): RawBuilder<ClaimRow> {
+/**
+ * The claim statement itself (exported for plan tests and `EXPLAIN`):
+ * with the queue's controls applied, or (`withControls: false`) with a
+ * check that the queue has none, which raises `SQ901` when it does.
+ */
+export function claimBatchStatement(schema: string, params: ClaimBatchParams, withControls = true): RawBuilder<ClaimRow> {
   const jobs = jobsTable(schema);
   const fitsDeadline = params.maxTimeoutMs === undefined ? sql`` : sql`AND (timeout_ms IS NULL OR timeout_ms <= ${params.maxTimeoutMs}::integer)`;
-  const room = sql`COALESCE((SELECT room FROM control), ${params.limit}::integer)`;
+  const hasControls = sql`q.name = ${params.queue}::text AND (q.paused OR q.max_running IS NOT NULL OR q.rate_limit IS NOT NULL)`;
+  const room = withControls
+    ? sql`COALESCE((SELECT room FROM control), ${params.limit}::integer)`
+    : sql`CASE WHEN EXISTS (SELECT FROM ${sql.id(schema, "queues")} AS q WHERE ${hasControls})
+          THEN ${sql.id(schema, "controls_apply")}(${params.queue}::text) ELSE ${params.limit}::integer END`;
   const due = sql`SELECT id FROM ${jobs}
    WHERE queue = ${params.queue} AND state IN ('queued', 'failed') AND run_at <= now() ${fitsDeadline}
    ORDER BY priority DESC, run_at, id
@@ -143,18 +189,27 @@ export function claimBatchStatement(schema: string, params: ClaimBatchParams): R
   const returning = sql`RETURNING jobs.id, jobs.queue, jobs.payload, jobs.meta, jobs.attempts, jobs.max_attempts, jobs.priority, jobs.timeout_ms,
             (extract(epoch FROM jobs.created_at) * 1000)::float8 AS created_at_ms,
             (extract(epoch FROM jobs.run_at) * 1000)::float8 AS run_at_ms`;
-  // The controls' answer when they held the claim back: one more row, with a null id.
-  const answer = sql`SELECT *, NULL::boolean AS held_paused, NULL::integer AS held_retry_ms FROM claimed
+  // With controls, the claimed rows and one more, with a null id, that says what the controls did.
+  const answer = withControls
+    ? sql`SELECT *, NULL::boolean AS held_paused, NULL::integer AS held_retry_ms FROM claimed
 UNION ALL
 SELECT NULL::bigint, ${params.queue}::text, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer, NULL::smallint, NULL::integer, NULL::float8, NULL::float8,
        control.paused, control.retry_after_ms
-  FROM control WHERE control.paused OR control.retry_after_ms IS NOT NULL`;
+  FROM control`
+    : sql`SELECT * FROM claimed`;
   // claim_room takes the queue's name from the row, so it runs only for a queue whose row holds a control.
-  const control = sql`control AS MATERIALIZED (
+  const control = withControls
+    ? sql`control AS MATERIALIZED (
   SELECT room.* FROM ${sql.id(schema, "queues")} AS q CROSS JOIN LATERAL ${sql.id(schema, "claim_room")}(q.name, ${params.limit}::integer) AS room
-   WHERE q.name = ${params.queue}::text AND (q.paused OR q.max_running IS NOT NULL OR q.rate_limit IS NOT NULL))`;
+   WHERE ${hasControls}),`
+    : sql``;
+  if (params.takeOverExpired === false && !withControls) {
+    return prepared(sql<ClaimRow>`${claim}
+   WHERE jobs.id = ANY(ARRAY(${due}))
+  ${returning}`);
+  }
   if (params.takeOverExpired === false) {
-    return prepared(sql<ClaimRow>`WITH ${control},
+    return prepared(sql<ClaimRow>`WITH ${control}
 claimed AS (
   ${claim}
    WHERE jobs.id = ANY(ARRAY(${due}))
@@ -162,7 +217,7 @@ claimed AS (
 )
 ${answer}`);
   }
-  return prepared(sql<ClaimRow>`WITH ${control},
+  return prepared(sql<ClaimRow>`WITH ${control}
 due AS MATERIALIZED (
   ${due}
 ),
@@ -184,5 +239,5 @@ claimed AS (
 ${answer}`);
 }
 
-/** A claimed job's row, or the one row that says the queue's controls held the claim back (id null). */
+/** A claimed job's row, or the one row that says what the queue's controls did (id null; `held_*` null in claimed rows). */
 type ClaimRow = ClaimedRow & { readonly held_paused: boolean | null; readonly held_retry_ms: number | null };

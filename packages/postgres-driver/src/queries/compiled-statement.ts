@@ -47,11 +47,20 @@ interface Compiled {
 export class CompiledStatements<R> {
   readonly #compiled = new Map<string, Compiled>();
 
-  /** Runs the variant `key` (built by `build` the first time) with `values`, on `executor` (a database or a transaction). */
-  async execute(executor: Kysely<any>, key: string, build: () => RawBuilder<R>, values: object): Promise<QueryResult<R>> {
+  /**
+   * Runs the variant `key` (built by `build` the first time) with `values`, on `executor` (a database or a transaction).
+   * Not an `async` function: it returns the driver's own promise, so its caller's `await` is the only turn of the
+   * microtask queue between the answer and the caller (an async wrapper returning a promise adds two more). A
+   * statement that cannot be compiled rejects, as an async function would.
+   */
+  execute(executor: Kysely<any>, key: string, build: () => RawBuilder<R>, values: object): Promise<QueryResult<R>> {
     let compiled = this.#compiled.get(key);
     if (compiled === undefined) {
-      compiled = compile(executor, build());
+      try {
+        compiled = compile(executor, build());
+      } catch (error) {
+        return Promise.reject(error);
+      }
       this.#compiled.set(key, compiled);
     }
     const parameters = compiled.names.map((name) => (values as Readonly<Record<string, unknown>>)[name]);

@@ -14,10 +14,19 @@ describe("the claim statement's plan", () => {
     await test.drop();
   });
 
+  /** The plans of both forms of the claim (with the queue's controls, and without them), one after the other. */
   async function claimPlan(maxTimeoutMs?: number, takeOverExpired = true, limit = 10): Promise<string> {
-    const claim = claimBatchStatement(test.schema, { queue: "queue-2", workerId: "w", limit, leaseMs: 60_000, maxTimeoutMs, takeOverExpired });
-    const { rows } = await sql<{ "QUERY PLAN": string }>`EXPLAIN ${claim}`.execute(test.db);
-    return rows.map((row) => row["QUERY PLAN"]).join("\n");
+    const plans: string[] = [];
+    for (const withControls of [true, false]) {
+      const claim = claimBatchStatement(test.schema, { queue: "queue-2", workerId: "w", limit, leaseMs: 60_000, maxTimeoutMs, takeOverExpired }, withControls);
+      const { rows } = await sql<{ "QUERY PLAN": string }>`EXPLAIN ${claim}`.execute(test.db);
+      plans.push(rows.map((row) => row["QUERY PLAN"]).join("\n"));
+    }
+    const [withControls, withoutControls] = plans;
+    // Each form scans the claim index once and finds the picked rows by primary key (checked on the pair below).
+    expect(withControls, withControls).to.contain("jobs_claim_idx");
+    expect(withoutControls, withoutControls).to.contain("jobs_claim_idx");
+    return plans.join("\n");
   }
 
   async function fill(): Promise<void> {

@@ -1,7 +1,9 @@
 import { ConfigError } from "@stint/core";
 import { expect } from "chai";
 import { sql } from "kysely";
+import { claimBatch, claimBatchStatement, type ControlledQueues } from "../../src/queries/claim-batch";
 import { CAP_RETRY_MS } from "../../src/schema/migrations/0007-queue-controls";
+import { CONTROLS_APPLY_SQLSTATE } from "../../src/schema/migrations/0011-claim-without-controls";
 import { createTestSchema, type TestSchema } from "../../src/testing";
 import { newJob } from "@stint/core/testing";
 
@@ -65,6 +67,44 @@ describe("queue controls on PostgreSQL", () => {
     const claimed = await claim("mail", 10);
     expect(claimed).to.have.length(4);
     expect(claimed.hold).to.equal(undefined);
+  });
+
+  it("claims a queue without controls in the short form, and switches to the controls' form as soon as a control appears, and back", async () => {
+    const controlled: ControlledQueues = new Set();
+    const claimOf = (limit: number) => claimBatch(test.db, test.schema, { queue: "mail", workerId: "w1", limit, leaseMs: 60_000 }, controlled);
+    await enqueue("mail", 6);
+    expect(await claimOf(1)).to.have.length(1);
+    expect(controlled.has("mail"), "no controls: the short form").to.equal(false);
+    await test.store.setQueueControls("mail", { paused: true });
+    // The short form sees the pause in its own snapshot, raises before it changes anything, and the claim is sent again with the controls.
+    const held = await claimOf(5);
+    expect(held).to.have.length(0);
+    expect(held.hold).to.deep.equal({ paused: true, retryAfterMs: null });
+    expect(controlled.has("mail")).to.equal(true);
+    expect(await runningOf("mail")).to.equal(1);
+    await test.store.setQueueControls("mail", { paused: false, maxRunning: 3 });
+    const capped = await claimOf(5);
+    expect(capped).to.have.length(2);
+    expect(capped.hold).to.deep.equal({ paused: false, retryAfterMs: CAP_RETRY_MS });
+    expect(controlled.has("mail"), "a control that held nothing back still keeps the controls' form").to.equal(true);
+    await test.store.setQueueControls("mail", { maxRunning: null });
+    expect(await claimOf(1)).to.have.length(1);
+    expect(controlled.has("mail"), "controls gone: back to the short form").to.equal(false);
+    expect(await claimOf(5)).to.have.length(2);
+    expect(await runningOf("mail")).to.equal(6);
+  });
+
+  it("refuses the short form of a claim for a queue with controls before it changes anything", async () => {
+    await enqueue("mail", 2);
+    await test.store.setQueueControls("mail", { maxRunning: 1 });
+    const short = claimBatchStatement(test.schema, { queue: "mail", workerId: "w1", limit: 2, leaseMs: 60_000 }, false);
+    const refusal = await short.execute(test.db).then(
+      () => undefined,
+      (thrown: unknown) => thrown as { code?: string; message?: string },
+    );
+    expect(refusal?.code).to.equal(CONTROLS_APPLY_SQLSTATE);
+    expect(refusal?.message).to.contain("queue mail has controls");
+    expect(await runningOf("mail")).to.equal(0);
   });
 
   it("never lets concurrent claims of many workers take a capped queue past its cap", async () => {

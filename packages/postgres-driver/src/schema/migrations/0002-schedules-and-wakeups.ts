@@ -13,7 +13,7 @@ import type { Migration } from "./migration";
  *   characters, see `wakeupChannel`), computed from `TG_TABLE_SCHEMA` so no
  *   schema name is baked into the function. A batch of 10 000 jobs costs one
  *   trigger call, and notifications are delivered only if the inserting
- *   transaction commits.
+ *   transaction commits. (Migration 12 makes it a row trigger.)
  */
 export const schedulesAndWakeupsMigration: Migration = Object.freeze({
   version: 2,

@@ -8,6 +8,8 @@ import { queueControlsMigration } from "./0007-queue-controls";
 import { jobWaitersMigration } from "./0008-job-waiters";
 import { deadHooksMigration } from "./0009-dead-hooks";
 import { finishedIndexQueueMigration } from "./0010-finished-index-queue";
+import { claimWithoutControlsMigration } from "./0011-claim-without-controls";
+import { rowWakeupTriggerMigration } from "./0012-row-wakeup-trigger";
 import type { Migration } from "./migration";
 
 /**
@@ -15,7 +17,7 @@ import type { Migration } from "./migration";
  *
  * @example
  * ```ts
- * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 10
+ * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 12
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
@@ -29,4 +31,6 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   jobWaitersMigration,
   deadHooksMigration,
   finishedIndexQueueMigration,
+  claimWithoutControlsMigration,
+  rowWakeupTriggerMigration,
 ]);

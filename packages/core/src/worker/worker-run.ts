@@ -93,6 +93,8 @@ export class WorkerRun<T> {
    * given back with the buffer once it answers.
    */
   #abandonedClaim: { readonly jobs: Promise<readonly ClaimedJob[]>; readonly sentAt: number } | undefined;
+  /** The timer of the last idle wait, until it is cancelled (see {@link #idle}). */
+  #idleTimer: AbortController | undefined;
   /** Woken when a slot frees up, a job is recorded or a wake-up arrives. */
   readonly #nudge = new WakeUp();
   /** How many claimed jobs to hold ahead of the slots. */
@@ -166,6 +168,7 @@ export class WorkerRun<T> {
       error = coerceError(thrown).message;
     }
     this.#stopping = true;
+    this.#cancelIdleTimer();
     const givingBack = this.#giveBackBuffered();
     await this.#finishStarted(stop.signal, runOptions.shutdownTimeoutMs ?? this.#parts.options.shutdownTimeoutMs);
     // A drained run also runs the queue's pending onDead hooks (within its budget); a stopped one lets running hooks finish.
@@ -289,6 +292,7 @@ export class WorkerRun<T> {
       for (const job of jobs) this.#buffer.push(this.#executor.claimed(job, sentAt));
       this.#leases.expireLapsed();
       this.#startBuffered();
+      this.#cancelIdleTimer();
       if (jobs.length === room) {
         idleWaitMs = FIRST_IDLE_WAIT_MS;
         this.#paused = false;
@@ -334,16 +338,26 @@ export class WorkerRun<T> {
 
   /**
    * Waits until a wake-up, a finished job, `ms` passing or `stop` (which
-   * wakes the nudge). The timer is cancelled on the next turn of the event
-   * loop, not at once: aborting a signal dispatches an event, and a worker
-   * woken for a new job sends its claim first.
+   * wakes the nudge). Its timer is cancelled once the claim the wake-up
+   * leads to has started its jobs (see {@link #cancelIdleTimer}), not at once:
+   * aborting a signal dispatches an event, and even deferred with
+   * `setImmediate` that cost the path from a wake-up to the claim's send about
+   * 13 µs on a worker idle between jobs.
    */
   async #idle(ms: number): Promise<void> {
+    this.#cancelIdleTimer();
     const { woken, cancel } = this.#nudge.waiter();
     const timer = new AbortController();
+    this.#idleTimer = timer;
     await Promise.race([woken, this.#parts.options.clock.sleep(ms, timer.signal)]);
     cancel();
-    setImmediate(() => timer.abort(IDLE_OVER));
+  }
+
+  /** Cancels the timer of the last idle wait, if it may still be pending. */
+  #cancelIdleTimer(): void {
+    const timer = this.#idleTimer;
+    this.#idleTimer = undefined;
+    timer?.abort(IDLE_OVER);
   }
 
   /** Starts buffered attempts while handler slots are free. */

@@ -63,16 +63,28 @@ describe("the claim statement's plan", () => {
     }
   });
 
-  it("scans the claim index and finds the picked rows by primary key without expired leases, at 10 and at 500 ids", async () => {
+  it("scans the claim index and updates the picked rows where they lie without expired leases, at 10 and at 500 ids", async () => {
     await fill();
     for (const analysed of [false, true]) {
       if (analysed) await sql`ANALYZE ${sql.id(test.schema, "jobs")}`.execute(test.db);
       for (const limit of [10, 500]) {
         const plan = await claimPlan(undefined, false, limit);
         expect(plan, plan).to.contain("jobs_claim_idx");
+        expect(plan.match(/Tid Scan on jobs/g), plan).to.have.length(2);
+        expect(plan, plan).to.not.match(/Seq Scan on jobs|Hash Join|Bitmap|jobs_pkey/);
+        expect(plan, plan).to.not.contain("jobs_lease_idx");
+      }
+    }
+  });
+
+  it("finds the picked rows by primary key when it also takes over expired leases, at 10 and at 500 ids", async () => {
+    await fill();
+    for (const analysed of [false, true]) {
+      if (analysed) await sql`ANALYZE ${sql.id(test.schema, "jobs")}`.execute(test.db);
+      for (const limit of [10, 500]) {
+        const plan = await claimPlan(undefined, true, limit);
         expect(plan, plan).to.contain("jobs_pkey");
         expect(plan, plan).to.not.match(/Seq Scan on jobs|Hash Join/);
-        expect(plan, plan).to.not.contain("jobs_lease_idx");
       }
     }
   });

@@ -29,7 +29,44 @@ import { MAX_PAYLOAD_DEPTH } from "../limits";
  * ```
  */
 export function assertJsonValue(value: unknown, path = "payload"): void {
+  if (isFlatStorableObject(value)) return;
   new JsonValueCheck(path).check(value, 0);
+}
+
+/**
+ * Whether `value` is a plain object whose keys and values JSON and `jsonb`
+ * keep exactly: finite numbers, booleans, `null`, `undefined` (left out),
+ * storable strings. The common payload (`{ invoiceId: 812 }`) is accepted
+ * by this one loop; anything else, fine or not, goes to the full walk,
+ * which alone words refusals. It never accepts what the walk refuses.
+ */
+function isFlatStorableObject(value: unknown): boolean {
+  if (typeof value !== "object" || value === null || ArrayBuffer.isView(value)) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if ((prototype !== Object.prototype && prototype !== null) || typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
+  let keys = 0;
+  for (const key in value) {
+    keys += 1;
+    if (!isFlatStorableItem((value as Readonly<Record<string, unknown>>)[key]) || unstorableText(key) !== undefined) return false;
+  }
+  // Inherited enumerable keys, symbol keys or non-enumerable properties: the walk says which.
+  return Reflect.ownKeys(value).length === keys;
+}
+
+function isFlatStorableItem(item: unknown): boolean {
+  switch (typeof item) {
+    case "number":
+      return Number.isFinite(item);
+    case "boolean":
+    case "undefined":
+      return true;
+    case "string":
+      return unstorableText(item) === undefined;
+    case "object":
+      return item === null;
+    default:
+      return false;
+  }
 }
 
 /**

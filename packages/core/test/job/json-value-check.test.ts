@@ -118,6 +118,63 @@ describe("assertJsonValue", () => {
   });
 });
 
+describe("assertJsonValue on flat objects", () => {
+  /** Text `jsonb` keeps: no NUL, no unpaired surrogate. */
+  const storable = (text: string): boolean => !text.includes("\u0000") && !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
+  const item = fc.oneof(
+    fc.double(),
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.constant(undefined),
+    fc.string({ unit: "binary", maxLength: 6 }),
+    fc.string({ unit: fc.constantFrom("a", "\u0000", "\ud800", "\udc00"), maxLength: 3 }),
+    fc.bigInt(),
+    fc.constant(() => 1),
+    fc.constant([1]),
+    fc.constant({ nested: true }),
+  );
+  const key = fc.oneof(fc.string({ maxLength: 4 }), fc.string({ unit: fc.constantFrom("k", "\u0000", "\ud800"), maxLength: 3 }));
+
+  it("accepts one exactly when every key and value is one JSON and jsonb keep, whatever its prototype (property)", () => {
+    fc.assert(
+      fc.property(fc.dictionary(key, item, { maxKeys: 6 }), fc.boolean(), (entries, nullPrototype) => {
+        const value: Record<string, unknown> = nullPrototype ? Object.assign(Object.create(null) as object, entries) : { ...entries };
+        const expected = Object.entries(value).every(
+          ([name, field]) =>
+            // JSON leaves an undefined property out, key and all.
+            field === undefined ||
+            (storable(name) &&
+              (field === null ||
+                typeof field === "boolean" ||
+                (typeof field === "number" && Number.isFinite(field)) ||
+                (typeof field === "string" && storable(field)) ||
+                Array.isArray(field) ||
+                (typeof field === "object" && field !== null))),
+        );
+        let accepted = true;
+        try {
+          assertJsonValue(value);
+        } catch (thrown) {
+          expect(thrown).to.be.instanceOf(PayloadError);
+          accepted = false;
+        }
+        expect(accepted, JSON.stringify(Object.keys(value))).to.equal(expected);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("refuses, as the full check does, an object with a symbol key, a hidden property, a toJSON method or an inherited key", () => {
+    const withSymbol = { a: 1, [Symbol("s")]: 2 };
+    const hidden = Object.defineProperty({ a: 1 }, "b", { value: 2, enumerable: false });
+    const withToJson = { a: 1, toJSON: () => "x" };
+    const inherited = Object.create({ extra: 1 }) as Record<string, unknown>;
+    inherited["a"] = 1;
+    for (const value of [withSymbol, hidden, withToJson, inherited]) expect(() => assertJsonValue(value)).to.throw(PayloadError);
+  });
+});
+
 /** What JSON does on purpose and the check accepts: undefined properties left out, -0 as 0. */
 export function withoutUndefinedProperties(value: unknown): unknown {
   if (Object.is(value, -0)) return 0;

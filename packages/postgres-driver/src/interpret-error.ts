@@ -78,7 +78,7 @@ const SQLSTATE = /^[0-9A-Z]{5}$/;
  * @example
  * ```ts
  * try {
- *   await claimBatch(db, schema, params);
+ *   await claimBatch(db, schema, params, controlledQueues);
  * } catch (thrown) {
  *   throw interpretError(thrown, "claimBatch");
  *   // InfrastructureError: "claimBatch failed: terminating connection due to administrator command" (sqlState 57P01)

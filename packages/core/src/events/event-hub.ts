@@ -1,5 +1,6 @@
 import { coerceError } from "../errors/coerce-error";
 import type { Logger } from "../logging/logger";
+import { isThenable } from "../validation/is-thenable";
 
 /** A subscriber to one event; whatever it returns (a promise included) is not awaited. */
 export type EventListener<E> = (event: E) => unknown;
@@ -92,8 +93,4 @@ export class EventHub<Events extends object> {
     if (this.#log !== undefined) this.#log.warn(message, { event: String(name), failures: count });
     else process.emitWarning(message, { code: "STINT_LISTENER_FAILED" });
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
 }

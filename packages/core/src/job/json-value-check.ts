@@ -41,16 +41,15 @@ export function assertJsonValue(value: unknown, path = "payload"): void {
  * which alone words refusals. It never accepts what the walk refuses.
  */
 function isFlatStorableObject(value: unknown): boolean {
-  if (typeof value !== "object" || value === null || ArrayBuffer.isView(value)) return false;
-  const prototype: unknown = Object.getPrototypeOf(value);
-  if ((prototype !== Object.prototype && prototype !== null) || typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
-  let keys = 0;
-  for (const key in value) {
-    keys += 1;
-    if (!isFlatStorableItem((value as Readonly<Record<string, unknown>>)[key]) || unstorableText(key) !== undefined) return false;
+  if (typeof value !== "object" || value === null) return false;
+  const keys = plainObjectKeys(value);
+  if (keys === undefined) return false;
+  for (const key of keys) {
+    const item = (value as Readonly<Record<string, unknown>>)[key];
+    // JSON leaves an undefined property out, key and all, as the walk does.
+    if (item !== undefined && (!isFlatStorableItem(item) || unstorableText(key) !== undefined)) return false;
   }
-  // Inherited enumerable keys, symbol keys or non-enumerable properties: the walk says which.
-  return Reflect.ownKeys(value).length === keys;
+  return true;
 }
 
 function isFlatStorableItem(item: unknown): boolean {

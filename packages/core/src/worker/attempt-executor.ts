@@ -16,6 +16,7 @@ import type { LeaseKeeper } from "./lease-keeper";
 import type { OutcomeRecorder } from "./outcome-recorder";
 import type { ResolvedWorkerOptions } from "./worker-options";
 import { endAttemptSpan, startAttemptSpan, tracingIsOn } from "../tracing/job-tracing";
+import { isThenable } from "../validation/is-thenable";
 
 /** The reason an attempt's timeout timer is cancelled with once the attempt is over (no exception is built). */
 const ATTEMPT_OVER = "attempt over";
@@ -143,7 +144,7 @@ export class AttemptExecutor<T> {
     try {
       // A parse that answers at once starts the handler without a turn of the microtask queue.
       const parsed = this.#hooks.parse(ctx.job.payload);
-      item = isPromiseLike(parsed) ? await parsed : parsed;
+      item = isThenable(parsed) ? await parsed : parsed;
     } catch (thrown) {
       const cause = coerceError(thrown);
       const error = hasErrorCode(cause, ErrorCode.Parse) ? cause : new ParseError(`invalid payload: ${cause.message}`, { cause });
@@ -213,10 +214,6 @@ function lapsedBeforeStart(signal: AttemptSignal): AttemptOutcome {
   const error = signal.reason ?? new LeaseLostError("the lease ran out before the attempt started");
   signal.abort(error);
   return { kind: "lease-lost", error, started: false, durationMs: 0 };
-}
-
-function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown } | null)?.then === "function";
 }
 
 function throwIt(reason: Error): never {

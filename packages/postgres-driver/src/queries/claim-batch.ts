@@ -118,16 +118,11 @@ import { prepared } from "./prepared";
  *
  * @example
  * ```ts
- * const jobs = await claimBatch(db, "stint", { queue: "send-invoice", workerId, limit: 10, leaseMs: 60_000 });
+ * const jobs = await claimBatch(db, "stint", { queue: "send-invoice", workerId, limit: 10, leaseMs: 60_000 }, controlledQueues);
  * if (jobs.hold?.paused) console.log("send-invoice is paused");
  * ```
  */
-export async function claimBatch(
-  executor: Kysely<any>,
-  schema: string,
-  params: ClaimBatchParams,
-  controlled: ControlledQueues = new Set(),
-): Promise<ClaimedBatch> {
+export async function claimBatch(executor: Kysely<any>, schema: string, params: ClaimBatchParams, controlled: ControlledQueues): Promise<ClaimedBatch> {
   if (!controlled.has(params.queue)) {
     try {
       return claimedBatch((await runClaim(executor, schema, params, false)).rows);

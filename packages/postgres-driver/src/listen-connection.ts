@@ -22,6 +22,8 @@ export interface ListenConnectionParts {
    * failed, so notifications may have been missed. May query through `query`.
    */
   readonly onListening: (missedSome: boolean) => Promise<void> | void;
+  /** The connection it had dropped (it reconnects on its own); called before `onError` hears why. */
+  readonly onLost?: () => void;
   /** Connection failures, which it handles by reconnecting. */
   readonly onError: (error: Error) => void;
   /** Whether anyone still needs the connection: it reconnects only while this is true. */
@@ -164,6 +166,11 @@ export class ListenConnection {
     client.end().catch(() => undefined);
     if (this.#closed) return;
     this.#missedSome = true;
+    try {
+      this.#parts.onLost?.();
+    } catch (thrown) {
+      this.#report(coerceError(thrown));
+    }
     this.#report(interpretError(error ?? new Error("the LISTEN connection ended"), `LISTEN on channel "${this.#parts.channel}"`));
     this.#scheduleReconnect();
   }

@@ -22,6 +22,7 @@ export interface PostgresWakeupSourceOptions extends SessionClientOptions {
 interface Subscriber {
   readonly queues: ReadonlySet<string>;
   readonly onWake: (queue: string) => void;
+  readonly onConnectionLost: (() => void) | undefined;
 }
 
 const OPTION_KEYS = ["connectionString", "schema", "applicationName", "onError", "reconnectMinDelayMs", "reconnectMaxDelayMs", "healthCheckIntervalMs"];
@@ -38,7 +39,8 @@ const OPTION_KEYS = ["connectionString", "schema", "applicationName", "onError",
  * Lazy: nothing connects until the first `subscribe`, which resolves once
  * the LISTEN is in place. When the connection drops, it reconnects with a
  * doubling delay (capped), then calls every subscriber's `onWake` once for
- * each of its queues, since notifications may have been missed meanwhile.
+ * each of its queues, since notifications may have been missed meanwhile;
+ * the moment it sees the connection drop, it calls their `onConnectionLost`.
  * A hint only: workers poll as well. Connection failures go to `onError`;
  * `subscribe` rejects only when the first attempt fails in a way retrying
  * will not fix (a wrong password, a missing database).
@@ -77,6 +79,9 @@ export class PostgresWakeupSource implements WakeupSource {
         if (!missedSome) return;
         for (const subscriber of [...this.#subscribers]) for (const queue of subscriber.queues) this.#wake(subscriber, queue);
       },
+      onLost: () => {
+        for (const subscriber of [...this.#subscribers]) this.#tell(() => subscriber.onConnectionLost?.());
+      },
       onError: (error) => this.#report(error),
       wanted: () => this.#subscribers.size > 0,
     });
@@ -92,13 +97,14 @@ export class PostgresWakeupSource implements WakeupSource {
     return this.#connection.listening;
   }
 
-  async subscribe(queues: readonly string[], onWake: (queue: string) => void): Promise<{ close(): Promise<void> }> {
+  async subscribe(queues: readonly string[], onWake: (queue: string) => void, onConnectionLost?: () => void): Promise<{ close(): Promise<void> }> {
     if (this.#closed) throw new ConfigError("wakeupSource", "is closed; create a new one");
     if (!Array.isArray(queues) || queues.length === 0 || !queues.every((queue) => typeof queue === "string" && queue !== "")) {
       throw new ConfigError("queues", "must be a non-empty list of queue names");
     }
     if (typeof onWake !== "function") throw new ConfigError("onWake", "must be a function");
-    const subscriber: Subscriber = Object.freeze({ queues: new Set(queues), onWake });
+    if (onConnectionLost !== undefined && typeof onConnectionLost !== "function") throw new ConfigError("onConnectionLost", "must be a function");
+    const subscriber: Subscriber = Object.freeze({ queues: new Set(queues), onWake, onConnectionLost });
     this.#subscribers.add(subscriber);
     const failure = await this.#connection.connect();
     if (failure !== undefined && errorCodeOf(failure) !== ErrorCode.Infrastructure) {
@@ -129,8 +135,13 @@ export class PostgresWakeupSource implements WakeupSource {
   }
 
   #wake(subscriber: Subscriber, queue: string): void {
+    this.#tell(() => subscriber.onWake(queue));
+  }
+
+  /** Calls a subscriber's callback; what it throws or rejects with goes to `onError`. */
+  #tell(callback: () => unknown): void {
     try {
-      const result: unknown = subscriber.onWake(queue);
+      const result: unknown = callback();
       if (result instanceof Promise) result.catch((thrown: unknown) => this.#report(coerceError(thrown)));
     } catch (thrown) {
       this.#report(coerceError(thrown));

@@ -131,11 +131,20 @@ describe("PostgresWakeupSource", () => {
     await eventually(() => woken.includes("paused-mail"), { timeoutMs: 10_000, what: "the wake-up of the resume" });
   });
 
-  it("reconnects after its connection is terminated, wakes every subscriber, and keeps waking", async () => {
-    await wakeups.subscribe(["mail"], (queue) => woken.push(queue));
+  it("reconnects after its connection is terminated, tells and wakes every subscriber, and keeps waking", async () => {
+    const events: string[] = [];
+    await wakeups.subscribe(
+      ["mail"],
+      (queue) => {
+        woken.push(queue);
+        events.push(`woken ${queue}`);
+      },
+      () => events.push("connection lost"),
+    );
     const [pid] = await listenerPids();
     await sql`SELECT pg_terminate_backend(${pid}::integer)`.execute(test.db);
     await eventually(() => woken.includes("mail"), { timeoutMs: 10_000, what: "the catch-up wake-up after reconnecting" });
+    expect(events, "told of the loss before the catch-up wake-up").to.deep.equal(["connection lost", "woken mail"]);
     const [newPid] = await eventually(
       async () => {
         const pids = await listenerPids();
@@ -190,6 +199,7 @@ describe("PostgresWakeupSource", () => {
   it("refuses bad subscriptions and options", async () => {
     expect(await rejectionOf(wakeups.subscribe([], () => undefined))).to.be.instanceOf(ConfigError);
     expect(await rejectionOf(wakeups.subscribe(["mail"], undefined as never))).to.be.instanceOf(ConfigError);
+    expect(await rejectionOf(wakeups.subscribe(["mail"], () => undefined, "later" as never))).to.be.instanceOf(ConfigError);
     expect(() => new PostgresWakeupSource({ connectionString: "" })).to.throw(ConfigError, /`connectionString`/);
     expect(() => new PostgresWakeupSource({ connectionString: test.connectionString, reconnectMinDelayMs: -1 })).to.throw(ConfigError);
     const misspelt = { connectionString: test.connectionString, listen: true } as never;

@@ -12,7 +12,13 @@
  * ```
  */
 export interface WakeupSource {
-  subscribe(queues: readonly string[], onWake: (queue: string) => void): Promise<{ close(): Promise<void> }>;
+  /**
+   * Calls `onWake(queue)` when one of `queues` may have due jobs, and
+   * `onConnectionLost()` (when given) the moment the source sees its
+   * connection to the database fail: workers stop the handlers of claims
+   * a database crash may have undone.
+   */
+  subscribe(queues: readonly string[], onWake: (queue: string) => void, onConnectionLost?: () => void): Promise<{ close(): Promise<void> }>;
 }
 
 /**

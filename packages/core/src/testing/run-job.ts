@@ -12,6 +12,7 @@ import { rejectUnknownOptions } from "../validation/option-checks";
 import { workerHooks, type AbstractQueueWorker } from "../worker/abstract-queue-worker";
 import { AttemptExecutor } from "../worker/attempt-executor";
 import { DeadHookRunner } from "../worker/dead-hook-runner";
+import { ClaimFlushes } from "../worker/claim-flushes";
 import { LeaseKeeper } from "../worker/lease-keeper";
 import { OutcomeRecorder } from "../worker/outcome-recorder";
 import { StoreRetryPolicy } from "../worker/store-retry-policy";
@@ -114,7 +115,7 @@ export async function runJob<W extends AbstractQueueWorker<any, any>>(
   const parts = { store, workerId, log, options: workerOptions, events, policy, secretFields: hooks.secretFields };
   const deadHooks = new DeadHookRunner({ ...parts, queue, hook: onDead });
   const recorder = new OutcomeRecorder({ ...parts, leaseMs: workerOptions.leaseMs, died: (job, error) => deadHooks.died(job, error) });
-  const leases = new LeaseKeeper(store, workerOptions, workerId, log);
+  const leases = new LeaseKeeper(store, workerOptions, workerId, log, new ClaimFlushes());
   const executor = new AttemptExecutor({ ...parts, hooks, leases, recorder });
 
   const attempt = executor.claimed(claimed, clock.now());

@@ -79,10 +79,14 @@ export class AttemptExecutor<T> {
     this.#events = parts.events;
   }
 
-  /** Takes the lease of a job just claimed; `sentAt` is the local time taken just before the claim was sent. */
-  claimed(job: ClaimedJob, sentAt: number): Attempt {
+  /**
+   * Takes the lease of a job just claimed; `sentAt` is the local time taken
+   * just before the claim was sent, `claim` the claim's number in
+   * `ClaimFlushes` (`0`: known to be on disk).
+   */
+  claimed(job: ClaimedJob, sentAt: number, claim = 0): Attempt {
     const attempt: Attempt = { job, signal: new AttemptSignal() };
-    this.#leases.hold(job, attempt.signal, sentAt);
+    this.#leases.hold(job, attempt.signal, sentAt, claim);
     return attempt;
   }
 
@@ -123,7 +127,7 @@ export class AttemptExecutor<T> {
     try {
       return { outcome, written: await this.#recorder.record(attempt.job, outcome) };
     } finally {
-      this.#leases.release(attempt.job);
+      this.#leases.release(attempt.job, attempt.signal);
     }
   }
 

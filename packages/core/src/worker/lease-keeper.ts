@@ -2,6 +2,7 @@ import { coerceError } from "../errors/coerce-error";
 import { LeaseLostError } from "../errors/job-errors";
 import type { Logger } from "../logging/logger";
 import type { JobAttempt, JobStore } from "../store/job-store";
+import type { ClaimFlushes } from "./claim-flushes";
 import { settleWithin } from "./settle-within";
 import { WakeUp } from "./wake-up";
 import type { ResolvedWorkerOptions } from "./worker-options";
@@ -22,6 +23,8 @@ export interface Abortable {
 
 interface HeldLease extends JobAttempt {
   readonly controller: Abortable;
+  /** The claim's number in {@link ClaimFlushes}: until it is flushed, a failed connection may mean a crash undid it. */
+  readonly claim: number;
   /**
    * Local time from which the database lease may have run out: the local
    * time just before the claim or the last confirmed renewal was sent, plus
@@ -42,12 +45,17 @@ interface HeldLease extends JobAttempt {
  *   not answer within `heartbeatTimeoutMs` is given up (the next one is sent
  *   sooner), so a hung connection cannot stall renewals or shutdown.
  * - A lease the store no longer lets this worker extend is aborted at once.
+ * - A lease whose claim may not be on disk yet (see {@link ClaimFlushes}) is
+ *   aborted as soon as the worker sees its connection to the database fail
+ *   ({@link abortUnflushed}): a crash may have undone the claim, and the
+ *   job may be claimed again the moment the server is back.
  */
 export class LeaseKeeper {
   readonly #store: JobStore;
   readonly #options: ResolvedWorkerOptions;
   readonly #workerId: string;
   readonly #log: Logger;
+  readonly #flushes: ClaimFlushes;
   readonly #held = new Map<string, HeldLease>();
   readonly #stop = new AbortController();
   /** Opened when an attempt is held while the deadline watcher has nothing to watch. */
@@ -57,11 +65,12 @@ export class LeaseKeeper {
   #watchTarget = Infinity;
   #loops: Promise<unknown> | undefined;
 
-  constructor(store: JobStore, options: ResolvedWorkerOptions, workerId: string, log: Logger) {
+  constructor(store: JobStore, options: ResolvedWorkerOptions, workerId: string, log: Logger, flushes: ClaimFlushes) {
     this.#store = store;
     this.#options = options;
     this.#workerId = workerId;
     this.#log = log;
+    this.#flushes = flushes;
   }
 
   /** Starts the heartbeat and the deadline watcher. */
@@ -76,19 +85,39 @@ export class LeaseKeeper {
     await this.#loops;
   }
 
-  /** Starts keeping an attempt's lease; `sentAt` is the local time taken just before its claim was sent. */
-  hold(job: JobAttempt, controller: Abortable, sentAt: number): void {
+  /**
+   * Starts keeping an attempt's lease; `sentAt` is the local time taken just
+   * before its claim was sent, `claim` the claim's number in {@link ClaimFlushes}.
+   */
+  hold(job: JobAttempt, controller: Abortable, sentAt: number, claim: number): void {
     const deadline = sentAt + this.#options.leaseMs - this.#options.leaseMarginMs;
-    this.#held.set(attemptKey(job), { id: job.id, attempt: job.attempt, controller, deadline });
+    this.#held.set(attemptKey(job), { id: job.id, attempt: job.attempt, controller, claim, deadline });
     if (deadline < this.#watchTarget) {
       this.#firstHeld.wake();
       this.#rewatch?.abort(REWATCH);
     }
   }
 
-  /** Stops keeping an attempt's lease (the attempt is over). */
-  release(job: JobAttempt): void {
-    this.#held.delete(attemptKey(job));
+  /**
+   * Stops keeping an attempt's lease (the attempt is over). Only the lease
+   * held for `controller`: when a crash undid a claim and this worker claimed
+   * the same attempt again, the older run's end must not drop the newer one's lease.
+   */
+  release(job: JobAttempt, controller: Abortable): void {
+    const key = attemptKey(job);
+    if (this.#held.get(key)?.controller === controller) this.#held.delete(key);
+  }
+
+  /**
+   * The worker saw its connection to the database fail: aborts every
+   * attempt whose claim is not known to be on disk, since a crash may have
+   * undone it (see {@link ClaimFlushes}). Nothing to do when claims wait
+   * for their flush.
+   */
+  abortUnflushed(why: string): void {
+    for (const lease of this.#held.values()) {
+      if (!this.#flushes.isFlushed(lease.claim)) this.#lose(lease, `its claim may not have reached disk before the database connection failed (${why})`);
+    }
   }
 
   /** Whether the lease of `job` is held and its local deadline has not passed. */
@@ -149,11 +178,14 @@ export class LeaseKeeper {
     const { clock, leaseMs, leaseMarginMs, heartbeatTimeoutMs } = this.#options;
     const batch = [...this.#held.values()];
     const sentAt = clock.now();
-    const call = this.#store.extendLeases({ workerId: this.#workerId, leaseMs, jobs: batch.map(({ id, attempt }) => ({ id, attempt })) });
+    const jobs = batch.map(({ id, attempt }) => ({ id, attempt }));
+    const call = this.#flushes.confirming(() => this.#store.extendLeases({ workerId: this.#workerId, leaseMs, jobs }));
     const answer = await settleWithin(call, heartbeatTimeoutMs, clock, this.#stop.signal);
     if (answer.status !== "fulfilled") {
       const why = answer.status === "rejected" ? coerceError(answer.reason).message : `no answer within ${heartbeatTimeoutMs} ms`;
-      if (!this.#stop.signal.aborted) this.#log.warn(`Heartbeat failed for ${batch.length} jobs: ${why}`, { workerId: this.#workerId });
+      if (this.#stop.signal.aborted) return false;
+      this.#log.warn(`Heartbeat failed for ${batch.length} jobs: ${why}`, { workerId: this.#workerId });
+      this.abortUnflushed(`a heartbeat failed: ${why}`);
       return false;
     }
     const extended = new Set(answer.value);

@@ -7,6 +7,7 @@ import type { Logger } from "../logging/logger";
 import type { RunEvents } from "../events/run-events";
 import type { CompletedJob, DeadJob, JobFailure, JobStore, RetryingJob } from "../store/job-store";
 import type { AttemptOutcome, WriteResult } from "./attempt-outcome";
+import type { ClaimFlushes } from "./claim-flushes";
 import type { StoreRetryPolicy } from "./store-retry-policy";
 import { WriteBatcher, type RowResult } from "./write-batcher";
 
@@ -36,16 +37,33 @@ export class OutcomeRecorder {
     readonly events: RunEvents;
     /** Told of every death this recorder commits, with the error it ended with (where `onDead` starts). */
     readonly died?: (job: ClaimedJob, error: unknown) => void;
+    /** Told which claims each committed write proves flushed. */
+    readonly flushes?: ClaimFlushes;
   }) {
     const { store, workerId } = parts;
+    const flushes = parts.flushes;
+    // Every outcome commits synchronously, so one that changed a row proves the claims before it flushed.
+    const confirming = <R extends readonly unknown[]>(write: () => Promise<R>): Promise<R> => (flushes === undefined ? write() : flushes.confirming(write));
     this.#secretFields = parts.secretFields;
     this.#events = parts.events;
     this.#died = parts.died ?? (() => undefined);
     // A write is retried through an outage while the lease could still be ours.
     const shared = { policy: parts.policy, giveUpAfterMs: parts.leaseMs, log: parts.log, logFields: { workerId } };
-    this.#completions = new WriteBatcher({ ...shared, noun: "completions", write: (jobs: readonly CompletedJob[]) => store.completeJobs({ workerId, jobs }) });
-    this.#retries = new WriteBatcher({ ...shared, noun: "retries", write: (jobs: readonly RetryingJob[]) => store.scheduleRetries({ workerId, jobs }) });
-    this.#deaths = new WriteBatcher({ ...shared, noun: "dead jobs", write: (jobs: readonly DeadJob[]) => store.markJobsDead({ workerId, jobs }) });
+    this.#completions = new WriteBatcher({
+      ...shared,
+      noun: "completions",
+      write: (jobs: readonly CompletedJob[]) => confirming(() => store.completeJobs({ workerId, jobs })),
+    });
+    this.#retries = new WriteBatcher({
+      ...shared,
+      noun: "retries",
+      write: (jobs: readonly RetryingJob[]) => confirming(() => store.scheduleRetries({ workerId, jobs })),
+    });
+    this.#deaths = new WriteBatcher({
+      ...shared,
+      noun: "dead jobs",
+      write: (jobs: readonly DeadJob[]) => confirming(() => store.markJobsDead({ workerId, jobs })),
+    });
   }
 
   /** Waits until every outcome handed in so far is written, fallbacks included. */

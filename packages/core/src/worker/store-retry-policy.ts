@@ -24,9 +24,12 @@ const MAX_DELAY_MS = 5_000;
  */
 export class StoreRetryPolicy {
   readonly #clock: Clock;
+  readonly #onOutage: (error: Error) => void;
 
-  constructor(clock: Clock) {
+  /** `onOutage` hears of every infrastructure error a call fails with, retried or not (a worker stops its unflushed claims). */
+  constructor(clock: Clock, onOutage: (error: Error) => void = () => undefined) {
     this.#clock = clock;
+    this.#onOutage = onOutage;
   }
 
   /** The wait before try `n + 1` after `n` failed tries. */
@@ -53,7 +56,9 @@ export class StoreRetryPolicy {
       } catch (thrown) {
         if (signal?.aborted) return undefined;
         const error = coerceError(thrown);
-        if (!hasErrorCode(error, ErrorCode.Infrastructure) || this.#clock.now() - started >= giveUpAfterMs) throw error;
+        const outage = hasErrorCode(error, ErrorCode.Infrastructure);
+        if (outage) this.#onOutage(error);
+        if (!outage || this.#clock.now() - started >= giveUpAfterMs) throw error;
         onRetry?.(error.message);
         await this.#clock.sleep(this.delayBefore(tries), signal);
         if (signal?.aborted) return undefined;

@@ -5,6 +5,7 @@ import type { Logger } from "../logging/logger";
 import type { RunEvents } from "../events/run-events";
 import type { JobStore } from "../store/job-store";
 import { AttemptExecutor, type Attempt, type AttemptResult, type JobHooks } from "./attempt-executor";
+import { ClaimFlushes } from "./claim-flushes";
 import { DeadHookRunner, type DeadHook } from "./dead-hook-runner";
 import { LeaseKeeper } from "./lease-keeper";
 import { OutcomeRecorder } from "./outcome-recorder";
@@ -72,6 +73,8 @@ export class WorkerRun<T> {
   readonly #executor: AttemptExecutor<T>;
   readonly #policy: StoreRetryPolicy;
   readonly #deadHooks: DeadHookRunner;
+  /** Which claims are known to be on disk (see `WorkerOptions.durableClaims`). */
+  readonly #flushes = new ClaimFlushes();
   /** Claimed and not started, oldest first. */
   readonly #buffer: Attempt[] = [];
   /**
@@ -113,10 +116,11 @@ export class WorkerRun<T> {
   constructor(parts: RunParts<T>) {
     this.#parts = parts;
     const { store, options, workerId, log, hooks, events } = parts;
-    this.#policy = new StoreRetryPolicy(options.clock);
+    // A store call that failed for the connection's sake may mean the database crashed: stop unflushed claims first.
+    this.#policy = new StoreRetryPolicy(options.clock, (error) => this.#leases.abortUnflushed(error.message));
     this.#takeOverEveryMs = Math.min(TAKE_OVER_EVERY_MS, Math.floor(options.leaseMs / 4));
     this.#prefetch = options.adaptivePrefetch ? PrefetchSizer.adaptive(options.prefetch, options.clock) : PrefetchSizer.fixed(options.prefetch);
-    this.#leases = new LeaseKeeper(store, options, workerId, log);
+    this.#leases = new LeaseKeeper(store, options, workerId, log, this.#flushes);
     const { queue, onDead } = parts;
     this.#deadHooks = new DeadHookRunner({
       store,
@@ -138,6 +142,7 @@ export class WorkerRun<T> {
       log,
       events,
       died: (job, error) => this.#deadHooks.died(job, error),
+      flushes: this.#flushes,
     });
     this.#executor = new AttemptExecutor({ store, workerId, log, options, hooks, leases: this.#leases, recorder: this.#recorder, events });
   }
@@ -228,10 +233,15 @@ export class WorkerRun<T> {
   async #subscribe({ mode, wakeups }: RunOptions): Promise<{ close(): Promise<void> } | undefined> {
     if (mode !== "loop" || wakeups === undefined) return undefined;
     try {
-      return await wakeups.subscribe([this.#parts.queue], () => {
-        this.#wokenFromOutside = true;
-        this.#nudge.wake();
-      });
+      return await wakeups.subscribe(
+        [this.#parts.queue],
+        () => {
+          this.#wokenFromOutside = true;
+          this.#nudge.wake();
+        },
+        // The listening connection dropped, as every connection does when the server crashes.
+        () => this.#leases.abortUnflushed("the wake-up connection was lost"),
+      );
     } catch (thrown) {
       this.#parts.log.warn(`Could not subscribe to wake-ups, polling only: ${coerceError(thrown).message}`, { queue: this.#parts.queue });
       return undefined;
@@ -279,6 +289,7 @@ export class WorkerRun<T> {
             limit: room,
             leaseMs: options.leaseMs,
             takeOverExpired,
+            synchronousCommit: options.durableClaims,
             ...(maxTimeoutMs === undefined ? {} : { maxTimeoutMs }),
           }));
         },
@@ -289,7 +300,8 @@ export class WorkerRun<T> {
         return stop.reason as StopReason;
       }
       this.#counters.claimed += jobs.length;
-      for (const job of jobs) this.#buffer.push(this.#executor.claimed(job, sentAt));
+      const claim = this.#flushes.claimed(options.durableClaims || jobs.length === 0);
+      for (const job of jobs) this.#buffer.push(this.#executor.claimed(job, sentAt, claim));
       this.#leases.expireLapsed();
       this.#startBuffered();
       this.#cancelIdleTimer();

@@ -3,6 +3,7 @@ import { ErrorCode } from "../../src/errors/error-codes";
 import { errorCodeOf } from "../../src/errors/stint-error";
 import type { Logger } from "../../src/logging/logger";
 import type { JobAttempt, JobStore } from "../../src/store/job-store";
+import { ClaimFlushes } from "../../src/worker/claim-flushes";
 import { LeaseKeeper } from "../../src/worker/lease-keeper";
 import { resolveWorkerOptions } from "../../src/worker/worker-options";
 import { ManualClock } from "../../src/testing/manual-clock";
@@ -32,9 +33,10 @@ function setUp() {
   const clock = new ManualClock();
   const store = new HeartbeatStore();
   const options = resolveWorkerOptions({ leaseMs: LEASE_MS, clock });
-  const keeper = new LeaseKeeper(store as unknown as JobStore, options, "w1", QUIET);
+  const flushes = new ClaimFlushes();
+  const keeper = new LeaseKeeper(store as unknown as JobStore, options, "w1", QUIET, flushes);
   keeper.start();
-  return { clock, store, keeper };
+  return { clock, store, keeper, flushes };
 }
 
 describe("LeaseKeeper", () => {
@@ -48,7 +50,7 @@ describe("LeaseKeeper", () => {
     const { clock, store, keeper } = setUp();
     store.answer = "hang";
     const controller = new AbortController();
-    keeper.hold({ id: "1", attempt: 1 }, controller, clock.now());
+    keeper.hold({ id: "1", attempt: 1 }, controller, clock.now(), 0);
 
     await clock.advance(LEASE_MS - MARGIN_MS - 1);
     expect(controller.signal.aborted).to.equal(false);
@@ -62,7 +64,7 @@ describe("LeaseKeeper", () => {
   it("moves the deadline with each confirmed renewal, from the time the renewal was sent", async () => {
     const { clock, store, keeper } = setUp();
     const controller = new AbortController();
-    keeper.hold({ id: "1", attempt: 1 }, controller, clock.now());
+    keeper.hold({ id: "1", attempt: 1 }, controller, clock.now(), 0);
 
     await clock.advance(5 * LEASE_MS);
     expect(controller.signal.aborted).to.equal(false);
@@ -80,8 +82,8 @@ describe("LeaseKeeper", () => {
     store.answer = (jobs) => jobs.filter((job) => job.id !== "2").map((job) => job.id);
     const kept = new AbortController();
     const taken = new AbortController();
-    keeper.hold({ id: "1", attempt: 1 }, kept, clock.now());
-    keeper.hold({ id: "2", attempt: 1 }, taken, clock.now());
+    keeper.hold({ id: "1", attempt: 1 }, kept, clock.now(), 0);
+    keeper.hold({ id: "2", attempt: 1 }, taken, clock.now(), 0);
 
     await clock.advance(HEARTBEAT_MS);
     expect(taken.signal.aborted).to.equal(true);
@@ -94,9 +96,9 @@ describe("LeaseKeeper", () => {
     const { clock, store, keeper } = setUp();
     const older = new AbortController();
     const newer = new AbortController();
-    keeper.hold({ id: "7", attempt: 1 }, older, clock.now());
-    keeper.hold({ id: "7", attempt: 2 }, newer, clock.now());
-    keeper.release({ id: "7", attempt: 1 });
+    keeper.hold({ id: "7", attempt: 1 }, older, clock.now(), 0);
+    keeper.hold({ id: "7", attempt: 2 }, newer, clock.now(), 0);
+    keeper.release({ id: "7", attempt: 1 }, older);
 
     expect(keeper.holds({ id: "7", attempt: 1 })).to.equal(false);
     expect(keeper.holds({ id: "7", attempt: 2 })).to.equal(true);
@@ -105,10 +107,72 @@ describe("LeaseKeeper", () => {
     await keeper.stop();
   });
 
+  it("releases only the lease held for the attempt's own signal (the same attempt claimed again after a crash undid its claim)", async () => {
+    const { clock, store, keeper } = setUp();
+    const undone = new AbortController();
+    const again = new AbortController();
+    keeper.hold({ id: "7", attempt: 3 }, undone, clock.now(), 0);
+    keeper.hold({ id: "7", attempt: 3 }, again, clock.now(), 0);
+    keeper.release({ id: "7", attempt: 3 }, undone);
+
+    expect(keeper.holds({ id: "7", attempt: 3 })).to.equal(true);
+    await clock.advance(HEARTBEAT_MS);
+    expect(store.calls.at(-1)).to.deep.equal([{ id: "7", attempt: 3 }]);
+    keeper.release({ id: "7", attempt: 3 }, again);
+    expect(keeper.holds({ id: "7", attempt: 3 })).to.equal(false);
+    await keeper.stop();
+  });
+
+  it("on a failed connection aborts the attempts whose claims no later write has proved flushed", async () => {
+    const { clock, keeper, flushes } = setUp();
+    const durable = new AbortController();
+    const flushedByHeartbeat = new AbortController();
+    const unflushed = new AbortController();
+    keeper.hold({ id: "1", attempt: 1 }, durable, clock.now(), flushes.claimed(true));
+    keeper.hold({ id: "2", attempt: 1 }, flushedByHeartbeat, clock.now(), flushes.claimed(false));
+    await clock.advance(HEARTBEAT_MS); // a renewal of both commits: claims up to now are on disk
+    keeper.hold({ id: "3", attempt: 1 }, unflushed, clock.now(), flushes.claimed(false));
+
+    keeper.abortUnflushed("connection reset");
+    expect(durable.signal.aborted).to.equal(false);
+    expect(flushedByHeartbeat.signal.aborted).to.equal(false);
+    expect(unflushed.signal.aborted).to.equal(true);
+    expect(errorCodeOf(unflushed.signal.reason)).to.equal(ErrorCode.LeaseLost);
+    expect((unflushed.signal.reason as Error).message)
+      .to.contain("may not have reached disk")
+      .and.contain("connection reset");
+    expect(keeper.holds({ id: "3", attempt: 1 })).to.equal(false);
+    await keeper.stop();
+  });
+
+  it("aborts unflushed claims when a heartbeat fails, long before their deadline", async () => {
+    const { clock, store, keeper, flushes } = setUp();
+    store.answer = new Error("connection reset");
+    const unflushed = new AbortController();
+    const durable = new AbortController();
+    keeper.hold({ id: "1", attempt: 1 }, unflushed, clock.now(), flushes.claimed(false));
+    keeper.hold({ id: "2", attempt: 1 }, durable, clock.now(), flushes.claimed(true));
+
+    await clock.advance(HEARTBEAT_MS);
+    expect(unflushed.signal.aborted).to.equal(true);
+    expect(durable.signal.aborted).to.equal(false);
+    await keeper.stop();
+  });
+
+  it("does not count a renewal that changed no row as a flush", async () => {
+    const { clock, store, keeper, flushes } = setUp();
+    store.answer = () => [];
+    const other = new AbortController();
+    keeper.hold({ id: "1", attempt: 1 }, other, clock.now(), flushes.claimed(false));
+    await clock.advance(HEARTBEAT_MS); // the store lists none: lease 1 is lost, nothing was written
+    expect(flushes.isFlushed(flushes.mark())).to.equal(false);
+    await keeper.stop();
+  });
+
   it("stops lapsed handlers on resume before timers catch up (a process paused past its lease)", async () => {
     const { clock, keeper } = setUp();
     const controller = new AbortController();
-    keeper.hold({ id: "1", attempt: 1 }, controller, clock.now());
+    keeper.hold({ id: "1", attempt: 1 }, controller, clock.now(), 0);
 
     clock.jump(2 * LEASE_MS);
     expect(keeper.holds({ id: "1", attempt: 1 })).to.equal(false);
@@ -120,7 +184,7 @@ describe("LeaseKeeper", () => {
   it("stops while a heartbeat hangs", async () => {
     const { clock, store, keeper } = setUp();
     store.answer = "hang";
-    keeper.hold({ id: "1", attempt: 1 }, new AbortController(), clock.now());
+    keeper.hold({ id: "1", attempt: 1 }, new AbortController(), clock.now(), 0);
     await clock.advance(HEARTBEAT_MS);
     expect(store.calls).to.have.length(1);
 

@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { settleWithin } from "../../src/worker/settle-within";
+import { InfrastructureError } from "../../src/errors/infrastructure-error";
 import { StoreRetryPolicy } from "../../src/worker/store-retry-policy";
 import { ManualClock } from "../../src/testing/manual-clock";
 
@@ -34,5 +35,30 @@ describe("StoreRetryPolicy", () => {
     const answer = policy.run(() => new Promise<string>(() => undefined), { giveUpAfterMs: 60_000, signal: stop.signal });
     stop.abort();
     expect(await answer).to.equal(undefined);
+  });
+
+  it("tells onOutage of every infrastructure error, retried or final, and of nothing else", async () => {
+    const clock = new ManualClock();
+    const outages: string[] = [];
+    const policy = new StoreRetryPolicy(clock, (error) => outages.push(error.message));
+    let tries = 0;
+    const answer = policy.run(
+      () => {
+        tries += 1;
+        return tries === 1 ? Promise.reject(new InfrastructureError("connection reset")) : Promise.resolve("claimed");
+      },
+      { giveUpAfterMs: 60_000 },
+    );
+    await clock.advance(policy.delayBefore(1));
+    expect(await answer).to.equal("claimed");
+    expect(outages).to.have.length(1);
+    expect(outages[0]).to.contain("connection reset");
+
+    const refused = policy.run(() => Promise.reject(new Error("syntax error")), { giveUpAfterMs: 60_000 });
+    await refused.then(
+      () => expect.fail("should reject"),
+      (error: unknown) => expect((error as Error).message).to.equal("syntax error"),
+    );
+    expect(outages).to.have.length(1);
   });
 });

@@ -5,7 +5,15 @@ import { ConfigError } from "../../src/errors/config-errors";
 describe("resolveWorkerOptions", () => {
   it("fills in defaults and derives the heartbeat from the lease", () => {
     const options = resolveWorkerOptions({ leaseMs: 90_000 });
-    expect(options).to.include({ concurrency: 5, leaseMs: 90_000, heartbeatIntervalMs: 30_000, shutdownTimeoutMs: 30_000, onDeadTimeoutMs: 10_000 });
+    expect(options).to.include({
+      concurrency: 5,
+      leaseMs: 90_000,
+      heartbeatIntervalMs: 30_000,
+      shutdownTimeoutMs: 30_000,
+      onDeadTimeoutMs: 10_000,
+      durableClaims: false,
+    });
+    expect(resolveWorkerOptions({ durableClaims: true })).to.include({ durableClaims: true });
     expect(Object.isFrozen(options)).to.equal(true);
   });
 
@@ -29,6 +37,7 @@ describe("resolveWorkerOptions", () => {
       [{ prefetch: -1 }, "`prefetch`"],
       [{ prefetch: "lots" }, "`prefetch`"],
       [{ random: 0.5 }, "`random`"],
+      [{ durableClaims: "yes" }, "`durableClaims`"],
       [{ concurency: 4 }, "`options.concurency`"],
     ];
     for (const [input, name] of cases) {

@@ -149,9 +149,13 @@ describe("a worker run on the in-memory store", () => {
     expect(worker.deaths).to.deep.equal([id]);
   });
 
-  it("aborts a handler whose lease lapses while heartbeats go unanswered, on a manual clock", async () => {
+  /**
+   * Starts a one-job run whose heartbeats never answer, as on a connection
+   * the network silently stopped carrying; `reason()` is what the handler's
+   * signal aborted with, if it has.
+   */
+  async function runWithSilentHeartbeats(options: { readonly durableClaims: boolean }) {
     const { id } = await store.enqueue(buildNewJob(Task, { n: 1 }));
-    // Heartbeats that never answer, as on a connection the network silently stopped carrying.
     const silent = new Proxy(store, {
       get: (target, name) =>
         name === "extendLeases" ? () => new Promise(() => undefined) : (Reflect.get(target, name) as unknown as (...args: unknown[]) => unknown).bind(target),
@@ -160,17 +164,35 @@ describe("a worker run on the in-memory store", () => {
     const worker = new TaskWorker(silent, async (_item, ctx) => untilAborted(ctx.signal).catch((thrown: unknown) => Promise.reject((reason = thrown))), {
       leaseMs: 3_000,
       clock,
+      ...options,
     });
     const run = worker.start({ maxJobs: 1 });
     await settle();
+    return { id, worker, run, reason: () => reason };
+  }
+
+  it("aborts a handler whose lease lapses while heartbeats go unanswered, on a manual clock", async () => {
+    // A claim that may not be on disk would be stopped at the first unanswered heartbeat (next test).
+    const { id, worker, run, reason } = await runWithSilentHeartbeats({ durableClaims: true });
     const deadlineMs = worker.options.leaseMs - worker.options.leaseMarginMs;
     await clock.advance(deadlineMs - 1);
-    expect(reason, "still within the lease").to.equal(undefined);
+    expect(reason(), "still within the lease").to.equal(undefined);
     await clock.advance(1);
-    expect(errorCodeOf(reason)).to.equal(ErrorCode.LeaseLost);
+    expect(errorCodeOf(reason())).to.equal(ErrorCode.LeaseLost);
     expect(await run).to.include({ leaseLost: 1 });
     const [attempt] = await store.listAttempts({ jobId: id });
     expect(attempt).to.include({ outcome: "lease-lost", attempt: 1 });
+  });
+
+  it("stops the handler of a claim not yet proved on disk at the first unanswered heartbeat, before its deadline", async () => {
+    const { worker, run, reason } = await runWithSilentHeartbeats({ durableClaims: false });
+    const { heartbeatIntervalMs, heartbeatTimeoutMs } = worker.options;
+    await clock.advance(heartbeatIntervalMs + heartbeatTimeoutMs - 1);
+    expect(reason(), "the heartbeat may still answer").to.equal(undefined);
+    await clock.advance(1);
+    expect(errorCodeOf(reason())).to.equal(ErrorCode.LeaseLost);
+    expect((reason() as Error).message).to.contain("may not have reached disk");
+    expect(await run).to.include({ leaseLost: 1 });
   });
 
   it("hands buffered jobs back unspent at shutdown, and the running one after the shutdown timeout", async () => {

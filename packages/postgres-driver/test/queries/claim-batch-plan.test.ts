@@ -35,6 +35,30 @@ describe("the claim statement's plan", () => {
     await test.store.claimBatch({ queue: "queue-1", workerId: "w", limit: 500, leaseMs: 60_000 });
   }
 
+  it("commits without waiting for its WAL flush unless asked to, in every form", async () => {
+    await fill();
+    for (const takeOverExpired of [false, true]) {
+      for (const withControls of [false, true]) {
+        for (const synchronousCommit of [false, true]) {
+          const claim = claimBatchStatement(
+            test.schema,
+            { queue: "queue-2", workerId: "w", limit: 1, leaseMs: 60_000, takeOverExpired, synchronousCommit },
+            withControls,
+          );
+          // In a transaction of its own, the setting the claim leaves is the one its commit goes by.
+          const setting = await test.db.transaction().execute(async (tx) => {
+            await claim.execute(tx);
+            const { rows } = await sql<{ value: string }>`SELECT current_setting('synchronous_commit') AS value`.execute(tx);
+            return rows[0]?.value;
+          });
+          expect(setting, JSON.stringify({ takeOverExpired, withControls, synchronousCommit })).to.equal(synchronousCommit ? "on" : "off");
+        }
+      }
+    }
+    const { rows } = await sql<{ value: string }>`SELECT current_setting('synchronous_commit') AS value`.execute(test.db);
+    expect(rows[0]?.value, "the session's own setting is untouched").to.equal("on");
+  });
+
   it("scans the claim index, not the table, on a fresh table that was never analysed", async () => {
     await fill();
     const { rows } = await sql<{ analysed: boolean }>`SELECT (last_analyze IS NOT NULL OR last_autoanalyze IS NOT NULL) AS analysed

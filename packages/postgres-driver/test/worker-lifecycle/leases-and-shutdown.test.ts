@@ -2,6 +2,7 @@ import { expect } from "chai";
 import { sql } from "kysely";
 import { ErrorCode, errorCodeOf, resolveWorkerOptions, type JobRecord } from "@stint/core";
 import { buildNewJob } from "@stint/core/driver";
+import { PostgresWakeupSource } from "../../src";
 import { createTestSchema, type TestSchema } from "../../src/testing";
 import { eventually } from "@stint/core/testing";
 import { ScriptedWorker, TaskJob, deferred } from "./scripted-worker";
@@ -235,6 +236,69 @@ describe("leases, heartbeats and shutdown", () => {
     }
     expect(handlerRuns).to.equal(0);
     expect(summary).to.include({ claimed: 2, released: 2, stoppedBecause: "signal" });
+  });
+
+  describe("when its database connection fails before a claim is known to be on disk", () => {
+    /**
+     * Runs a loop-mode worker whose one job waits on its signal, terminates
+     * the worker's wake-up connection (as a server crash would, with every
+     * other connection) and returns what became of the handler once the
+     * wake-up source has listened again.
+     */
+    async function cutWhileRunning(options: { readonly durableClaims: boolean }): Promise<{ reason: unknown }> {
+      await enqueue(1);
+      const applicationName = `${t.applicationName}:listen`;
+      const wakeups = new PostgresWakeupSource({
+        connectionString: t.connectionString,
+        schema: t.schema,
+        applicationName,
+        reconnectMinDelayMs: 20,
+        onError: () => undefined,
+      });
+      const started = deferred();
+      let reason: unknown;
+      const worker = new ScriptedWorker(
+        t.store,
+        {
+          process: async (_item, ctx) => {
+            started.resolve();
+            await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
+            reason = ctx.signal.reason;
+          },
+        },
+        { leaseMs: 60_000, ...options },
+      );
+      const stop = new AbortController();
+      const run = worker.start({ mode: "loop", wakeups, signal: stop.signal, shutdownTimeoutMs: 0 });
+      try {
+        await started.promise;
+        const pids = async (): Promise<number[]> =>
+          (await sql<{ pid: number }>`select pid from pg_stat_activity where application_name = ${applicationName}`.execute(t.db)).rows.map(
+            (entry) => entry.pid,
+          );
+        const [pid] = await eventually(async () => ((await pids()).length === 1 ? pids() : undefined), { timeoutMs: 10_000, what: "the listener" });
+        await sql`select pg_terminate_backend(${pid}::integer)`.execute(t.db);
+        await eventually(async () => wakeups.listening && !(await pids()).includes(pid!), { timeoutMs: 10_000, what: "a new listener" });
+        return { reason };
+      } finally {
+        stop.abort();
+        await run;
+        await wakeups.close();
+      }
+    }
+
+    it("stops the handler of a claim no later write has proved flushed: a crash may have undone it", async () => {
+      const { reason } = await cutWhileRunning({ durableClaims: false });
+      expect(errorCodeOf(reason)).to.equal(ErrorCode.LeaseLost);
+      expect((reason as Error).message)
+        .to.contain("may not have reached disk")
+        .and.contain("wake-up connection was lost");
+    });
+
+    it("lets the handler of a durable claim run on", async () => {
+      const { reason } = await cutWhileRunning({ durableClaims: true });
+      expect(reason, "not aborted before the stop").to.equal(undefined);
+    });
   });
 
   it("survives its database connections being terminated mid-run", async () => {

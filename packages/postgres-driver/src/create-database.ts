@@ -4,7 +4,8 @@ import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { preparedStatementName } from "./prepared-statement-name";
 import { closeWithin, dropConnection } from "./close-within";
-import { registerDirectPool } from "./queries/direct-pool";
+import { HotConnection, MIN_POOL_SIZE } from "./hot-connection";
+import { registerDirectQueries } from "./queries/direct-pool";
 
 /** How to reach PostgreSQL: a connection string (stint creates and owns the pool) or your own pool. */
 export type DatabaseConnection = { readonly connectionString: string } | { readonly pool: pg.Pool };
@@ -107,9 +108,12 @@ export function createDatabase(options: DatabaseOptions): DatabaseHandle {
     );
   });
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
-  registerDirectPool(db, pool);
+  // The hot statements skip Kysely; on a pool of its own large enough, they also skip the pool's check-out.
+  const hot = ownsPool && settings.maxConnections >= MIN_POOL_SIZE ? new HotConnection(pool) : undefined;
+  registerDirectQueries(db, hot ?? pool);
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
+    hot?.close();
     // The pool's end does not wait for its sockets to close; over a network that stopped carrying them they never
     // would, and would keep the process alive: they are dropped after a moment.
     closing ??= ownsPool

@@ -58,6 +58,8 @@ export class AttemptExecutor<T> {
   readonly #leases: LeaseKeeper;
   readonly #recorder: OutcomeRecorder;
   readonly #events: RunEvents;
+  /** Attempts whose claim a crash undid and that were claimed again (see {@link supersede}). */
+  readonly #superseded = new WeakSet<Attempt>();
 
   constructor(parts: {
     readonly store: JobStore;
@@ -118,12 +120,30 @@ export class AttemptExecutor<T> {
     return this.#record(attempt, outcome);
   }
 
+  /**
+   * Stops an attempt whose claim a database crash undid, now that this
+   * worker has claimed the same attempt again: the job's row is the new
+   * claim's, so this one's outcome is not written (it counts as lease lost).
+   */
+  supersede(attempt: Attempt): void {
+    this.#superseded.add(attempt);
+    attempt.signal.abort(
+      new LeaseLostError(
+        `lost the lease on job ${attempt.job.id} (attempt ${attempt.job.attempt}): a database crash undid its claim, and the same attempt was claimed again`,
+      ),
+    );
+  }
+
   /** Gives back an attempt that never started (the worker is stopping); never rejects. */
   giveBack(attempt: Attempt): Promise<AttemptResult> {
     return this.#record(attempt, { kind: "released", started: false, durationMs: 0 });
   }
 
   async #record(attempt: Attempt, outcome: AttemptOutcome): Promise<AttemptResult> {
+    if (this.#superseded.has(attempt)) {
+      this.#events.jobOutcome(attempt.job, outcome, "fence-missed");
+      return { outcome, written: "fence-missed" };
+    }
     try {
       return { outcome, written: await this.#recorder.record(attempt.job, outcome) };
     } finally {

@@ -49,9 +49,8 @@ interface RunParts<T> {
 }
 
 interface Started {
-  readonly attempt: number;
+  readonly attempt: Attempt;
   readonly done: Promise<void>;
-  readonly signal: Attempt["signal"];
 }
 
 /**
@@ -385,7 +384,11 @@ export class WorkerRun<T> {
     // The claim handed over a newer attempt of a job whose older attempt this
     // process still runs (its lease lapsed while the process was paused): the
     // older one is aborted already; the newer one starts once it has settled.
-    const previous = this.#started.get(job.id)?.done;
+    const earlier = this.#started.get(job.id);
+    // The same attempt again: a database crash undid the claim of the earlier run (see `WorkerOptions.durableClaims`)
+    // and the job's row is this claim's now, so the earlier run stops and writes nothing.
+    if (earlier?.attempt.job.attempt === job.attempt) this.#executor.supersede(earlier.attempt);
+    const previous = earlier?.done;
     const freeSlot = (): void => {
       this.#running -= 1;
       this.#prefetch.finished();
@@ -395,12 +398,12 @@ export class WorkerRun<T> {
     const run = previous === undefined ? this.#executor.run(attempt, freeSlot) : previous.then(() => this.#executor.run(attempt, freeSlot));
     const done = run.then((result) => {
       this.#count(result);
-      if (this.#started.get(job.id)?.attempt === job.attempt) this.#started.delete(job.id);
+      if (this.#started.get(job.id)?.attempt === attempt) this.#started.delete(job.id);
       this.#recorded += 1;
       if (result.outcome.kind !== "succeeded" && result.outcome.kind !== "dead") this.#requeued += 1;
       this.#nudge.wake();
     });
-    this.#started.set(job.id, { attempt: job.attempt, done, signal: attempt.signal });
+    this.#started.set(job.id, { attempt, done });
   }
 
   /** The one place the run's counters change. */
@@ -472,7 +475,7 @@ export class WorkerRun<T> {
     await Promise.race([this.#allStarted(), this.#whenAborted(signal)]);
     if (this.#started.size === 0) return;
     await settleWithin(this.#allStarted(), shutdownTimeoutMs, this.#parts.options.clock);
-    for (const { signal: attempt } of this.#started.values()) attempt.abort(new ShutdownError());
+    for (const { attempt } of this.#started.values()) attempt.signal.abort(new ShutdownError());
   }
 
   /** Settles when every attempt started by now is recorded (older attempts are chained into newer ones). */

@@ -69,9 +69,10 @@ import { prepared } from "./prepared";
  * durable only once one of its own later writes has committed
  * synchronously, and when its connection to the server fails before that,
  * it stops the claim's handlers at once, before the server is back. Should
- * the same worker claim such a job again, it gets the same attempt number:
- * the run starts it only once the older run has settled, and the older
- * run's end leaves the newer one's lease alone. `synchronousCommit: true` keeps the wait, for workers whose handlers must
+ * the same worker claim such a job again, it gets the same attempt number,
+ * and the row is the new claim's: the run stops the older run and writes
+ * nothing for it, starts the new one once the older has settled, and the
+ * older run's end leaves the newer one's lease alone. `synchronousCommit: true` keeps the wait, for workers whose handlers must
  * never overlap, even across a crash of the database.
  *
  * ### Queue controls

@@ -301,6 +301,51 @@ describe("leases, heartbeats and shutdown", () => {
     });
   });
 
+  it("stops the earlier run and writes nothing for it when a crash undid its claim and the worker claims the same attempt again", async () => {
+    const id = await enqueue(1);
+    const firstStarted = deferred();
+    let runs = 0;
+    let firstReason: unknown;
+    const worker = new ScriptedWorker(
+      t.store,
+      {
+        process: async (_item, ctx) => {
+          runs += 1;
+          if (runs > 1) return "second";
+          firstStarted.resolve();
+          await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
+          firstReason = ctx.signal.reason;
+          return "first";
+        },
+      },
+      { leaseMs: 60_000 },
+    );
+    let wake: (queue: string) => void = () => undefined;
+    const wakeups = {
+      subscribe: (_queues: readonly string[], onWake: (queue: string) => void) => {
+        wake = onWake;
+        return Promise.resolve({ close: () => Promise.resolve() });
+      },
+    };
+    const stop = new AbortController();
+    const run = worker.start({ mode: "loop", wakeups, signal: stop.signal });
+    await firstStarted.promise;
+    // What a server crash before the claim's WAL flush leaves behind: the job queued again, its attempt uncounted.
+    await sql`update ${sql.id(t.schema, "jobs")} set state = 'queued', attempts = attempts - 1, locked_by = null, locked_until = null,
+      started_at = null where id = ${id}`.execute(t.db);
+    wake(TaskJob.name);
+    await eventually(async () => (await row(id)).state === "succeeded", { timeoutMs: 10_000, what: "the job to succeed" });
+    stop.abort();
+    const summary = await run;
+
+    expect(errorCodeOf(firstReason)).to.equal(ErrorCode.LeaseLost);
+    expect((firstReason as Error).message).to.contain("the same attempt was claimed again");
+    expect(await row(id)).to.include({ state: "succeeded", attempts: 1, result: "second" });
+    expect(summary).to.include({ claimed: 2, succeeded: 1, leaseLost: 1 });
+    const history = await t.store.listAttempts({ jobId: id });
+    expect(history.map((attempt) => [attempt.attempt, attempt.outcome])).to.deep.equal([[1, "succeeded"]]);
+  });
+
   it("survives its database connections being terminated mid-run", async () => {
     const total = 150;
     for (let n = 0; n < total; n += 1) await enqueue(n);

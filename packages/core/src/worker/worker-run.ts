@@ -300,7 +300,13 @@ export class WorkerRun<T> {
       }
       this.#counters.claimed += jobs.length;
       const claim = this.#flushes.claimed(options.durableClaims || jobs.length === 0);
-      for (const job of jobs) this.#buffer.push(this.#executor.claimed(job, sentAt, claim));
+      for (const job of jobs) {
+        const earlier = this.#started.get(job.id);
+        // The same attempt again: a database crash undid the claim of the earlier run (see `WorkerOptions.durableClaims`)
+        // and the job's row is this claim's now, so the earlier run stops at once and writes nothing.
+        if (earlier?.attempt.job.attempt === job.attempt) this.#executor.supersede(earlier.attempt);
+        this.#buffer.push(this.#executor.claimed(job, sentAt, claim));
+      }
       this.#leases.expireLapsed();
       this.#startBuffered();
       this.#cancelIdleTimer();
@@ -384,11 +390,7 @@ export class WorkerRun<T> {
     // The claim handed over a newer attempt of a job whose older attempt this
     // process still runs (its lease lapsed while the process was paused): the
     // older one is aborted already; the newer one starts once it has settled.
-    const earlier = this.#started.get(job.id);
-    // The same attempt again: a database crash undid the claim of the earlier run (see `WorkerOptions.durableClaims`)
-    // and the job's row is this claim's now, so the earlier run stops and writes nothing.
-    if (earlier?.attempt.job.attempt === job.attempt) this.#executor.supersede(earlier.attempt);
-    const previous = earlier?.done;
+    const previous = this.#started.get(job.id)?.done;
     const freeSlot = (): void => {
       this.#running -= 1;
       this.#prefetch.finished();

@@ -5,7 +5,7 @@ import pg from "pg";
 import { preparedStatementName } from "./prepared-statement-name";
 import { closeWithin, dropConnection } from "./close-within";
 import { HotConnection, MIN_POOL_SIZE } from "./hot-connection";
-import { registerDirectQueries } from "./queries/direct-pool";
+import { registerDirectQueries } from "./queries/direct-queries";
 
 /** How to reach PostgreSQL: a connection string (stint creates and owns the pool) or your own pool. */
 export type DatabaseConnection = { readonly connectionString: string } | { readonly pool: pg.Pool };
@@ -38,7 +38,10 @@ export interface PoolSettings {
   readonly queryTimeoutMs?: number;
   /** How long to wait for a new connection, in ms. Default 10 000. */
   readonly connectionTimeoutMs?: number;
-  /** Size of the pool. Default 10. */
+  /**
+   * Size of the pool. Default 10. A pool of 3 or more keeps one of its
+   * connections checked out for the hot statements (see `HotConnection`).
+   */
   readonly maxConnections?: number;
 }
 

@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import pg from "pg";
 import { createDatabase } from "../src";
 import { HotConnection } from "../src/hot-connection";
-import { directQueriesOf } from "../src/queries/direct-pool";
+import { directQueriesOf } from "../src/queries/direct-queries";
 import { eventually } from "@stint/core/testing";
 
 const connectionString = process.env["DATABASE_URL"] ?? "";

@@ -114,8 +114,9 @@ export async function runJob<W extends AbstractQueueWorker<any, any>>(
   const policy = new StoreRetryPolicy(clock);
   const parts = { store, workerId, log, options: workerOptions, events, policy, secretFields: hooks.secretFields };
   const deadHooks = new DeadHookRunner({ ...parts, queue, hook: onDead });
-  const recorder = new OutcomeRecorder({ ...parts, leaseMs: workerOptions.leaseMs, died: (job, error) => deadHooks.died(job, error) });
-  const leases = new LeaseKeeper(store, workerOptions, workerId, log, new ClaimFlushes());
+  const flushes = new ClaimFlushes();
+  const recorder = new OutcomeRecorder({ ...parts, leaseMs: workerOptions.leaseMs, died: (job, error) => deadHooks.died(job, error), flushes });
+  const leases = new LeaseKeeper(store, workerOptions, workerId, log, flushes);
   const executor = new AttemptExecutor({ ...parts, hooks, leases, recorder });
 
   const attempt = executor.claimed(claimed, clock.now());

@@ -140,11 +140,11 @@ export class AttemptExecutor<T> {
   }
 
   async #record(attempt: Attempt, outcome: AttemptOutcome): Promise<AttemptResult> {
-    if (this.#superseded.has(attempt)) {
-      this.#events.jobOutcome(attempt.job, outcome, "fence-missed");
-      return { outcome, written: "fence-missed" };
-    }
     try {
+      if (this.#superseded.has(attempt)) {
+        this.#events.jobOutcome(attempt.job, outcome, "fence-missed");
+        return { outcome, written: "fence-missed" };
+      }
       return { outcome, written: await this.#recorder.record(attempt.job, outcome) };
     } finally {
       this.#leases.release(attempt.job, attempt.signal);

@@ -38,12 +38,9 @@ export class OutcomeRecorder {
     /** Told of every death this recorder commits, with the error it ended with (where `onDead` starts). */
     readonly died?: (job: ClaimedJob, error: unknown) => void;
     /** Told which claims each committed write proves flushed. */
-    readonly flushes?: ClaimFlushes;
+    readonly flushes: ClaimFlushes;
   }) {
-    const { store, workerId } = parts;
-    const flushes = parts.flushes;
-    // Every outcome commits synchronously, so one that changed a row proves the claims before it flushed.
-    const confirming = <R extends readonly unknown[]>(write: () => Promise<R>): Promise<R> => (flushes === undefined ? write() : flushes.confirming(write));
+    const { store, workerId, flushes } = parts;
     this.#secretFields = parts.secretFields;
     this.#events = parts.events;
     this.#died = parts.died ?? (() => undefined);
@@ -52,17 +49,18 @@ export class OutcomeRecorder {
     this.#completions = new WriteBatcher({
       ...shared,
       noun: "completions",
-      write: (jobs: readonly CompletedJob[]) => confirming(() => store.completeJobs({ workerId, jobs })),
+      // Every outcome commits synchronously, so one that changed a row proves the claims before it flushed.
+      write: (jobs: readonly CompletedJob[]) => flushes.confirming(() => store.completeJobs({ workerId, jobs })),
     });
     this.#retries = new WriteBatcher({
       ...shared,
       noun: "retries",
-      write: (jobs: readonly RetryingJob[]) => confirming(() => store.scheduleRetries({ workerId, jobs })),
+      write: (jobs: readonly RetryingJob[]) => flushes.confirming(() => store.scheduleRetries({ workerId, jobs })),
     });
     this.#deaths = new WriteBatcher({
       ...shared,
       noun: "dead jobs",
-      write: (jobs: readonly DeadJob[]) => confirming(() => store.markJobsDead({ workerId, jobs })),
+      write: (jobs: readonly DeadJob[]) => flushes.confirming(() => store.markJobsDead({ workerId, jobs })),
     });
   }
 

@@ -77,10 +77,11 @@ function setUp(hooks: Partial<JobHooks<{ invoiceId: number }>>) {
   const store = new OutcomeStore();
   const options = resolveWorkerOptions({ leaseMs: LEASE_MS, clock });
   const asStore = store as unknown as JobStore;
-  const leases = new LeaseKeeper(asStore, options, "w1", QUIET, new ClaimFlushes());
+  const flushes = new ClaimFlushes();
+  const leases = new LeaseKeeper(asStore, options, "w1", QUIET, flushes);
   const policy = new StoreRetryPolicy(clock);
   const events = new RunEvents([], { queue: "send-invoice", workerId: "w1", clock });
-  const recorder = new OutcomeRecorder({ store: asStore, workerId: "w1", secretFields: [], policy, leaseMs: LEASE_MS, log: QUIET, events });
+  const recorder = new OutcomeRecorder({ store: asStore, workerId: "w1", secretFields: [], policy, leaseMs: LEASE_MS, log: QUIET, events, flushes });
   const executor = new AttemptExecutor<{ invoiceId: number }>({
     events,
     store: asStore,

@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely, type QueryResult, type RawBuilder } from "kysely";
-import { directQueriesOf } from "./direct-pool";
+import { directQueriesOf } from "./direct-queries";
 
 /** Stands in for one named value while a statement is compiled (see {@link CompiledStatements}). */
 class Slot {

@@ -2,10 +2,10 @@ import { applicationName as stintApplicationName, ConfigError } from "@stint/cor
 import { integerOption, rejectUnknownOptions, MAX_INT4 } from "@stint/core/driver";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
-import { preparedStatementName } from "./prepared-statement-name";
 import { closeWithin, dropConnection } from "./close-within";
 import { HotConnection, MIN_POOL_SIZE } from "./hot-connection";
 import { registerDirectQueries } from "./queries/direct-queries";
+import { DISCARDED, wrapQueries } from "./wrap-queries";
 
 /** How to reach PostgreSQL: a connection string (stint creates and owns the pool) or your own pool. */
 export type DatabaseConnection = { readonly connectionString: string } | { readonly pool: pg.Pool };
@@ -104,7 +104,8 @@ export function createDatabase(options: DatabaseOptions): DatabaseHandle {
   const open = new Map<pg.PoolClient, Promise<void>>();
   pool.on("connect", (client: pg.PoolClient) => {
     client.on("error", ignoreClientError);
-    wrapQueries(client, settings.preparedStatements);
+    // A pool passed in keeps its own read timeout (pg's `query_timeout`); one created here is watched per connection.
+    wrapQueries(client, settings.preparedStatements, ownsPool ? settings.queryTimeoutMs : 0);
     open.set(
       client,
       new Promise<void>((resolve) => client.once("end", resolve)).then(() => void open.delete(client)),
@@ -173,7 +174,6 @@ function createPool(connectionString: string, settings: Required<PoolSettings>):
     connectionString,
     application_name: settings.applicationName,
     statement_timeout: settings.statementTimeoutMs === 0 ? false : settings.statementTimeoutMs,
-    ...(settings.queryTimeoutMs === 0 ? {} : { query_timeout: settings.queryTimeoutMs }),
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
     connectionTimeoutMillis: settings.connectionTimeoutMs,
@@ -189,45 +189,6 @@ const INT8_OID = pg.types.builtins.INT8;
 
 /** Idle time before TCP keep-alive probes start on a pooled connection. */
 const KEEPALIVE_IDLE_MS = 10_000;
-
-/** What a connection discarded after a read timeout fails with: expected, so never reported as a pool error. */
-const DISCARDED = new Error("connection discarded after a query read timeout");
-
-/** The message pg gives a query whose `query_timeout` passed. */
-const READ_TIMEOUT_MESSAGE = "Query read timeout";
-
-/**
- * Wraps a client's `query`: a statement text marked as a hot-path one
- * (`PREPARED_MARK`) is sent as a named prepared statement (when
- * `prepare`), and a client that saw a client-side query timeout is made
- * unusable so the pool discards it on release: pg keeps waiting for the
- * lost answer on that connection otherwise, and every later query on it
- * would time out too.
- */
-function wrapQueries(client: pg.PoolClient, prepare: boolean): void {
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-  const destroy = (): void => dropConnection(client, DISCARDED);
-  client.query = function (...args: unknown[]) {
-    // (text, values) from Kysely, or (text, values, callback) from the pool's own query.
-    const [text, values, callback] = args;
-    const plain = typeof text === "string" && Array.isArray(values) && (args.length === 2 || (args.length === 3 && typeof callback === "function"));
-    const name = prepare && plain ? preparedStatementName(text) : undefined;
-    if (name !== undefined && args.length === 3) {
-      // The pool's own query (a hot statement sent to the pool directly): a Query made from the text skips the copy pg
-      // makes of a config object (about 10 µs of the path from enqueue to handler start on a process idle between jobs).
-      const named = new pg.Query(text as string, values as unknown[], callback as (error: Error | undefined) => void);
-      (named as { name?: string }).name = name;
-      return query(named);
-    }
-    const result = query(...(name === undefined ? args : [{ name, text, values }, ...args.slice(2)]));
-    if (result instanceof Promise) {
-      result.catch((error: unknown) => {
-        if (error instanceof Error && error.message === READ_TIMEOUT_MESSAGE) destroy();
-      });
-    }
-    return result;
-  } as typeof client.query;
-}
 
 /** pg's parsers, except that int8 stays a string whatever a global `pg.types.setTypeParser` did. */
 function keepInt8AsText(oid: TypeId, format?: "text" | "binary"): unknown {

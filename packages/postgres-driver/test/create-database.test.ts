@@ -90,10 +90,34 @@ describe("createDatabase", () => {
     }
   });
 
-  it("keeps TCP keep-alive on and sets a client-side query timeout 5 s above the statement timeout", () => {
-    const { pool } = open({ connectionString, statementTimeoutMs: 2_000 });
-    const settings = (pool as unknown as { options: { keepAlive?: boolean; query_timeout?: number } }).options;
-    expect(settings).to.include({ keepAlive: true, query_timeout: 7_000 });
+  it("keeps TCP keep-alive on and, by default, gives up on an answer 5 s after the statement timeout", async () => {
+    const proxy = await startFreezableProxy(connectionString);
+    try {
+      const { db, pool } = open({ connectionString: proxy.connectionString, maxConnections: 1, statementTimeoutMs: 300 });
+      expect((pool as unknown as { options: { keepAlive?: boolean } }).options).to.include({ keepAlive: true });
+      await sql`SELECT 1`.execute(db);
+      proxy.freeze();
+      const started = Date.now();
+      const lost = await rejectionOf(sql`SELECT pg_sleep(10)`.execute(db));
+      expect(lost.message).to.equal("Query read timeout");
+      expect(Date.now() - started).to.be.within(5_250, 7_500);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("times each statement's answer from when that statement was sent, however busy the connection was before", async () => {
+    const { db, pool } = open({ connectionString, maxConnections: 1, statementTimeoutMs: 0, queryTimeoutMs: 500 });
+    // Back to back on one connection: together they outlast the timeout, each alone does not.
+    for (let i = 0; i < 3; i += 1) await sql`SELECT pg_sleep(0.3)`.execute(db);
+    const started = Date.now();
+    const stalled = await rejectionOf(sql`SELECT pg_sleep(5)`.execute(db));
+    expect(stalled.message).to.equal("Query read timeout");
+    expect(Date.now() - started).to.be.within(450, 1_500);
+    // The pool's own query (text, values, callback) is watched the same way.
+    const viaPool = await rejectionOf(pool.query("SELECT pg_sleep(5)"));
+    expect(viaPool.message).to.equal("Query read timeout");
+    expect((await sql<{ ok: number }>`SELECT 1 AS ok`.execute(db)).rows[0]?.ok).to.equal(1);
   });
 
   it("prepares the marked hot-path statements once per connection, and none when told not to", async () => {

@@ -15,12 +15,12 @@ const RETRY_AFTER_MS = 1_000;
  * checked out, statements go through the pool as before, so they never
  * queue behind each other here.
  *
- * The connection counts against the pool's size, so `createDatabase` keeps
- * one only for a pool of at least {@link MIN_POOL_SIZE}. It is checked out
- * after the first statement (taking the connection that statement used, so
- * no connection is opened for it), given back to the pool (which discards it) when a statement
- * on it fails or it reports an error, replaced on a later statement, and
- * given back at close.
+ * The connection counts against the pool's size, so `createDatabase` keeps one
+ * only for a pool of at least {@link MIN_POOL_SIZE}. It is checked out after
+ * the first statement (taking the connection that statement used, so no
+ * connection is opened for it), given back to the pool (which discards it)
+ * when a statement on it fails or it reports an error, replaced on a later
+ * statement, and given back at close.
  *
  * @example
  * ```ts

@@ -45,17 +45,17 @@ export interface WorkerOptions {
    */
   readonly leaseMs?: number;
   /**
-   * Wait for each claim to reach disk before running its jobs. Default
-   * false: a claim commits without waiting for its WAL flush, which is most
-   * of a claim's time on an idle queue (0.3–0.5 ms on a local disk, on
-   * every job's path from enqueue to handler start). A database crash in the moment before the
-   * flush can undo such a claim — the job is queued again, attempt
-   * uncounted — so the worker counts a claim as durable only once one of
-   * its own later writes has committed, and stops the handlers of any other
-   * claim as soon as it sees its database connection fail. A handler that
-   * ignores its `AbortSignal` can then still overlap with another worker's
-   * run of the job, as with any lost lease. Set true for a job whose runs
-   * must never overlap, even across a crash of the database.
+   * Wait for each claim to reach disk before running its jobs. Default false:
+   * a claim commits without waiting for its WAL flush, which is most of a
+   * claim's time on an idle queue (0.3–0.5 ms on a local disk, on every job's
+   * path from enqueue to handler start). A database crash in the moment
+   * before the flush can undo such a claim — the job is queued again, attempt
+   * uncounted — so the worker counts a claim as durable only once one of its
+   * own later writes has committed, and stops the handlers of any other claim
+   * as soon as it sees its database connection fail. A handler that ignores
+   * its `AbortSignal` can then still overlap with another worker's run of the
+   * job, as with any lost lease. Set true for a job whose runs must never
+   * overlap, even across a crash of the database.
    */
   readonly durableClaims?: boolean;
   /** Retry delays; see `BackoffOptions`. */

@@ -60,20 +60,21 @@ import { prepared } from "./prepared";
  * `wal_writer_delay`s (600 ms by default), and every later synchronous
  * commit flushes it first (WAL is written in order).
  *
- * What is at stake is the claim only, never a job: a crash of the server
- * (or a failover to a standby) in that window undoes it, and the job is
- * `queued` or `failed` again with its attempt uncounted — it runs again,
- * as after any crash. The one danger is that the worker that got it still
- * runs it while another claims it. The worker guards against that (see
+ * What is at stake is the claim only, never a job: a crash of the server (or a
+ * failover to a standby) in that window undoes it, and the job is `queued` or
+ * `failed` again with its attempt uncounted — it runs again, as after any
+ * crash. The one danger is that the worker that got it still runs it while
+ * another claims it. The worker guards against that (see
  * `WorkerOptions.durableClaims` in `@stint/core`): it counts a claim as
- * durable only once one of its own later writes has committed
- * synchronously, and when its connection to the server fails before that,
- * it stops the claim's handlers at once, before the server is back. Should
- * the same worker claim such a job again, it gets the same attempt number,
- * and the row is the new claim's: the run stops the older run and writes
- * nothing for it, starts the new one once the older has settled, and the
- * older run's end leaves the newer one's lease alone. `synchronousCommit: true` keeps the wait, for workers whose handlers must
- * never overlap, even across a crash of the database.
+ * durable only once one of its own later writes has committed synchronously,
+ * and when its connection to the server fails before that, it stops the
+ * claim's handlers at once, before the server is back. Should the same worker
+ * claim such a job again, it gets the same attempt number, and the row is the
+ * new claim's: the run stops the older run and writes nothing for it, starts
+ * the new one once the older has settled, and the older run's end leaves the
+ * newer one's lease alone. `synchronousCommit: true` keeps the wait, for
+ * workers whose handlers must never overlap, even across a crash of the
+ * database.
  *
  * ### Queue controls
  * A queue's controls (paused, a running cap or a rate limit) live in its

@@ -105,6 +105,16 @@ TABLE stint.jobs
   TRIGGERS
     CREATE TRIGGER jobs_notify_inserted AFTER INSERT ON stint.jobs FOR EACH ROW WHEN ((new.run_at <= now())) EXECUTE FUNCTION stint.notify_jobs_inserted()
 
+TABLE stint.leader_leases
+  COLUMNS
+    name text NOT NULL
+    holder text NOT NULL
+    expires_at timestamp with time zone NOT NULL
+  CONSTRAINTS
+    leader_leases_pkey PRIMARY KEY (name)
+  INDEXES
+    CREATE UNIQUE INDEX leader_leases_pkey ON stint.leader_leases USING btree (name)
+
 TABLE stint.migrations
   COLUMNS
     version integer NOT NULL
@@ -304,3 +314,4 @@ MIGRATIONS
   10 finished-index-queue
   11 claim-without-controls
   12 row-wakeup-trigger
+  13 leader-leases

@@ -3,9 +3,10 @@ import { integerOption, rejectUnknownOptions, MAX_INT4 } from "@stint/core/drive
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { closeWithin, dropConnection } from "./close-within";
-import { HotConnection, MIN_POOL_SIZE } from "./hot-connection";
-import { registerDirectQueries } from "./queries/direct-queries";
-import { DISCARDED, wrapQueries } from "./wrap-queries";
+import { emitProcessWarning, type WarningListener } from "./connection/driver-warning";
+import { PREPARED_STATEMENTS_MODES, type PreparedStatementsMode } from "./connection/prepared-statements";
+import { StartupSettings } from "./connection/startup-settings";
+import { DISCARDED, MIN_POOL_SIZE, PoolStatementRunner, type StatementRunner } from "./connection/statement-runner";
 
 /** How to reach PostgreSQL: a connection string (stint creates and owns the pool) or your own pool. */
 export type DatabaseConnection = { readonly connectionString: string } | { readonly pool: pg.Pool };
@@ -22,12 +23,23 @@ export interface PoolSettings {
   /** `statement_timeout` of every connection, in ms; `0` for none. Default 30 000. */
   readonly statementTimeoutMs?: number;
   /**
-   * Send the hot-path statements (claim, heartbeat, outcome writes, enqueue)
-   * as named prepared statements, planned once per connection. Turn it off
-   * behind a connection pooler that cannot keep prepared statements
-   * (PgBouncer in transaction mode before 1.21). Default true.
+   * Whether the hot statements (claims, enqueues, heartbeats, outcome
+   * writes) go as named prepared statements, parsed and planned once per
+   * connection:
+   *
+   * - `"auto"` (default): named while that works. A transaction pooler
+   *   (PgBouncer in `pool_mode=transaction` before 1.21, and poolers like
+   *   it) hands a client's statements to different server connections, so
+   *   a named statement fails with SQLSTATE 42P05 or 26000 before it runs;
+   *   at the first such failure the pool switches to unnamed statements for
+   *   good, sends that statement again, and says so once (`onWarning`,
+   *   code `STINT_UNNAMED_STATEMENTS`).
+   * - `"on"` (or `true`): always named; that failure is an error.
+   * - `"off"` (or `false`): never named.
+   *
+   * `registerPostgresDriver` also reads `STINT_PREPARED_STATEMENTS`.
    */
-  readonly preparedStatements?: boolean;
+  readonly preparedStatements?: PreparedStatementsMode | boolean;
   /**
    * How long the client waits for any statement's answer, in ms, before it
    * gives up and discards the connection; `0` for no limit. It catches what
@@ -40,7 +52,7 @@ export interface PoolSettings {
   readonly connectionTimeoutMs?: number;
   /**
    * Size of the pool. Default 10. A pool of 3 or more keeps one of its
-   * connections checked out for the hot statements (see `HotConnection`).
+   * connections checked out for the hot statements (see `StatementRunner`).
    */
   readonly maxConnections?: number;
 }
@@ -54,11 +66,29 @@ export type DatabaseOptions = DatabaseConnection &
      * emits a process warning instead of letting the error crash the process.
      */
     readonly onPoolError?: (error: Error) => void;
+    /**
+     * Called once for each thing the pool changed by itself to keep working
+     * behind a pooler (unnamed statements, no server-side statement
+     * timeout), with a stable `code` and a message naming the setting.
+     * Default: a process warning.
+     */
+    readonly onWarning?: WarningListener;
   };
 
 /** A Kysely instance over a pg pool, and the way to close it. */
 export interface DatabaseHandle extends AsyncDisposable {
+  /** Kysely over the pool, for every statement that is not a hot one. */
   readonly db: Kysely<any>;
+  /**
+   * Where the hot statements go (pass it to `PostgresJobStore` with `db`):
+   * it owns the prepared-statement mode, the read timeout and the kept
+   * connection, and Kysely's statements go through it too.
+   */
+  readonly statements: StatementRunner;
+  /**
+   * The pg pool underneath. Statements sent to it directly get neither the
+   * read timeout nor the pooler fallbacks: send them through `db`.
+   */
   readonly pool: pg.Pool;
   /** True when the pool was created here (and `close()` ends it). */
   readonly ownsPool: boolean;
@@ -67,12 +97,14 @@ export interface DatabaseHandle extends AsyncDisposable {
 }
 
 const POOL_SETTING_KEYS = ["applicationName", "statementTimeoutMs", "queryTimeoutMs", "connectionTimeoutMs", "maxConnections"];
-const OPTION_KEYS = ["connectionString", "pool", "onPoolError", "preparedStatements", ...POOL_SETTING_KEYS];
+const OPTION_KEYS = ["connectionString", "pool", "onPoolError", "onWarning", "preparedStatements", ...POOL_SETTING_KEYS];
 
 /**
- * Builds a `Kysely` over a `pg.Pool`. From a connection string it creates
- * the pool with `application_name` (default `stint:worker:<process identity>`), a `statement_timeout`
- * (default 30 s), a client-side query timeout a little longer, TCP
+ * Builds a `Kysely` over a `pg.Pool`, and the {@link StatementRunner} every
+ * statement goes through (Kysely's included). From a connection string it
+ * creates the pool with `application_name` (default `stint:worker:<process identity>`), a `statement_timeout`
+ * (default 30 s; left out, with one warning, when a pooler refuses it at
+ * startup), a client-side read timeout a little longer, TCP
  * keep-alive, a connection timeout, and int8 columns kept as strings; a
  * pool you pass in is used as is. Either way `error` listeners are attached
  * (to the pool if it has none, and to each new connection) so a connection
@@ -93,7 +125,9 @@ const OPTION_KEYS = ["connectionString", "pool", "onPoolError", "preparedStateme
 export function createDatabase(options: DatabaseOptions): DatabaseHandle {
   const settings = validateDatabaseOptions(options);
   const ownsPool = !("pool" in options && options.pool !== undefined);
-  const pool = ownsPool ? createPool((options as { connectionString: string }).connectionString, settings) : (options as { pool: pg.Pool }).pool;
+  const warn = options.onWarning ?? emitProcessWarning;
+  const startup = ownsPool ? new StartupSettings(settings.statementTimeoutMs, warn) : undefined;
+  const pool = ownsPool ? createPool((options as { connectionString: string }).connectionString, settings, startup!) : (options as { pool: pg.Pool }).pool;
   const onPoolError = options.onPoolError ?? warnAboutPoolError;
   if (ownsPool || pool.listenerCount("error") === 0) pool.on("error", (error) => error === DISCARDED || onPoolError(error));
   // pg emits `error` on a client whose connection dies. The pool listens only
@@ -104,20 +138,24 @@ export function createDatabase(options: DatabaseOptions): DatabaseHandle {
   const open = new Map<pg.PoolClient, Promise<void>>();
   pool.on("connect", (client: pg.PoolClient) => {
     client.on("error", ignoreClientError);
-    // A pool passed in keeps its own read timeout (pg's `query_timeout`); one created here is watched per connection.
-    wrapQueries(client, settings.preparedStatements, ownsPool ? settings.queryTimeoutMs : 0);
     open.set(
       client,
       new Promise<void>((resolve) => client.once("end", resolve)).then(() => void open.delete(client)),
     );
   });
-  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
-  // The hot statements skip Kysely; on a pool of its own large enough, they also skip the pool's check-out.
-  const hot = ownsPool && settings.maxConnections >= MIN_POOL_SIZE ? new HotConnection(pool) : undefined;
-  registerDirectQueries(db, hot ?? pool);
+  const statements = new PoolStatementRunner({
+    pool,
+    preparedStatements: settings.preparedStatements,
+    // A pool passed in keeps its own read timeout (pg's `query_timeout`); one created here is watched per connection.
+    readTimeoutMs: ownsPool ? settings.queryTimeoutMs : 0,
+    keepConnection: ownsPool && settings.maxConnections >= MIN_POOL_SIZE,
+    ...(startup === undefined ? {} : { startup }),
+    warn,
+  });
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: statements.kyselyPool }) });
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
-    hot?.close();
+    statements.close();
     // The pool's end does not wait for its sockets to close; over a network that stopped carrying them they never
     // would, and would keep the process alive: they are dropped after a moment.
     closing ??= ownsPool
@@ -125,10 +163,22 @@ export function createDatabase(options: DatabaseOptions): DatabaseHandle {
       : Promise.resolve();
     return closing;
   };
-  return Object.freeze({ db, pool, ownsPool, close, [Symbol.asyncDispose]: close });
+  return Object.freeze({ db, statements, pool, ownsPool, close, [Symbol.asyncDispose]: close });
 }
 
-function validateDatabaseOptions(options: DatabaseOptions): Required<PoolSettings> {
+/** {@link PoolSettings} checked, with their defaults. */
+type CheckedSettings = Required<Omit<PoolSettings, "preparedStatements">> & { readonly preparedStatements: PreparedStatementsMode };
+
+/** The mode `preparedStatements` asks for: a mode's name, or a boolean for "on"/"off". */
+function preparedStatementsMode(value: unknown): PreparedStatementsMode {
+  if (value === undefined) return "auto";
+  if (value === true) return "on";
+  if (value === false) return "off";
+  if (typeof value === "string" && (PREPARED_STATEMENTS_MODES as readonly string[]).includes(value)) return value as PreparedStatementsMode;
+  throw new ConfigError("preparedStatements", `must be "auto", "on" or "off" (or true/false), got ${JSON.stringify(value)}`);
+}
+
+function validateDatabaseOptions(options: DatabaseOptions): CheckedSettings {
   if (typeof options !== "object" || options === null) {
     throw new ConfigError("connection", "must be an object with `connectionString` or `pool`");
   }
@@ -156,12 +206,12 @@ function validateDatabaseOptions(options: DatabaseOptions): Required<PoolSetting
     throw new ConfigError("applicationName", "must be a string of at most 63 characters");
   }
   const statementTimeoutMs = integerOption("statementTimeoutMs", options.statementTimeoutMs ?? 30_000, 0, MAX_INT4);
-  if (options.preparedStatements !== undefined && typeof options.preparedStatements !== "boolean") {
-    throw new ConfigError("preparedStatements", "must be true or false");
+  if (options.onWarning !== undefined && typeof options.onWarning !== "function") {
+    throw new ConfigError("onWarning", "must be a function");
   }
   return {
     applicationName,
-    preparedStatements: options.preparedStatements ?? true,
+    preparedStatements: preparedStatementsMode(options.preparedStatements),
     statementTimeoutMs,
     queryTimeoutMs: integerOption("queryTimeoutMs", options.queryTimeoutMs ?? (statementTimeoutMs === 0 ? 0 : statementTimeoutMs + 5_000), 0, MAX_INT4),
     connectionTimeoutMs: integerOption("connectionTimeoutMs", options.connectionTimeoutMs ?? 10_000, 0, MAX_INT4),
@@ -169,8 +219,9 @@ function validateDatabaseOptions(options: DatabaseOptions): Required<PoolSetting
   };
 }
 
-function createPool(connectionString: string, settings: Required<PoolSettings>): pg.Pool {
+function createPool(connectionString: string, settings: CheckedSettings, startup: StartupSettings): pg.Pool {
   return new pg.Pool({
+    Client: startup.clientClass(),
     connectionString,
     application_name: settings.applicationName,
     statement_timeout: settings.statementTimeoutMs === 0 ? false : settings.statementTimeoutMs,

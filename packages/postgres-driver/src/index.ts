@@ -3,9 +3,17 @@ export { PostgresJobStore } from "./postgres-job-store";
 export type { PostgresJobStoreOptions } from "./postgres-job-store";
 export { registerPostgresDriver } from "./register-postgres-driver";
 export type { PostgresDriverOptions, PostgresDriverRegistration, PostgresDriverHandle } from "./register-postgres-driver";
-export { POSTGRES_DB } from "./postgres-db-token";
+export { POSTGRES_CONNECTION_SETTINGS, POSTGRES_DB } from "./postgres-db-token";
 export { createDatabase } from "./create-database";
 export type { DatabaseConnection, DatabaseHandle, DatabaseOptions, PoolSettings } from "./create-database";
+export type { StatementRunner } from "./connection/statement-runner";
+export type { Statement, StatementResult } from "./connection/statement";
+export type { PreparedStatementsMode } from "./connection/prepared-statements";
+export type { DriverWarning, WarningListener } from "./connection/driver-warning";
+export { SessionCheck } from "./connection/session-check";
+export type { SessionCheckOptions, SessionKind } from "./connection/session-check";
+export { resolveConnectionVariables, PREPARED_STATEMENTS_VARIABLE, SESSION_URL_VARIABLE } from "./connection/connection-variables";
+export type { ConnectionSetting, ConnectionVariables, SettingSource } from "./connection/connection-variables";
 export { interpretError, isRetryableSqlState } from "./interpret-error";
 export { isKysely } from "./is-kysely";
 

@@ -1,6 +1,7 @@
 import { coerceError } from "@stint/core";
 import pg from "pg";
 import { closeWithin, dropConnection } from "./close-within";
+import type { SessionCheck } from "./connection/session-check";
 import { interpretError } from "./interpret-error";
 
 /** How a {@link ListenConnection} connects, and whom it tells what. */
@@ -28,6 +29,8 @@ export interface ListenConnectionParts {
   readonly onError: (error: Error) => void;
   /** Whether anyone still needs the connection: it reconnects only while this is true. */
   readonly wanted: () => boolean;
+  /** Whether `connectionString` keeps sessions: behind a transaction pooler it never connects (notifications cannot arrive). */
+  readonly sessionCheck: SessionCheck;
 }
 
 /** Connection and query timeout of the listening connection. */
@@ -39,6 +42,12 @@ const TIMEOUT_MS = 10_000;
  * reconnects with a doubling delay (capped) while it is `wanted`, notices
  * a silently dead connection by a periodic `SELECT 1`, and closes within a
  * bound. The wake-ups and the completion hints each own one.
+ *
+ * Before its first LISTEN it asks the session check whether notifications
+ * can arrive at all: behind a transaction pooler they cannot (the LISTEN
+ * would stay on a server connection the client no longer holds), so it
+ * never connects, `connect` resolves at once, and its owners get no
+ * notifications — they poll, as they would with the connection down.
  *
  * @example
  * ```ts
@@ -58,6 +67,8 @@ export class ListenConnection {
   #failures = 0;
   #missedSome = false;
   #closed = false;
+  /** True once the session check found a transaction pooler: it never connects. */
+  #withoutSessions = false;
   /** The last statement asked for: statements run one after another. */
   #queries: Promise<unknown> = Promise.resolve();
 
@@ -72,7 +83,7 @@ export class ListenConnection {
 
   /** Connects unless connected; resolves with the error of a failed attempt (a reconnection is then scheduled). */
   connect(): Promise<Error | undefined> {
-    if (this.#client !== undefined || this.#closed) return Promise.resolve(undefined);
+    if (this.#client !== undefined || this.#closed || this.#withoutSessions) return Promise.resolve(undefined);
     if (this.#connecting === undefined) {
       clearTimeout(this.#retryTimer);
       this.#retryTimer = undefined;
@@ -116,8 +127,25 @@ export class ListenConnection {
     );
   }
 
+  /** False behind a transaction pooler, where notifications cannot arrive (known after the first `connect`). */
+  get notificationsPossible(): boolean {
+    return !this.#withoutSessions;
+  }
+
   async #open(): Promise<Error | undefined> {
     const { channel } = this.#parts;
+    try {
+      if ((await this.#parts.sessionCheck.kind()) === "transaction-pooler") {
+        this.#withoutSessions = true;
+        return undefined;
+      }
+    } catch (thrown) {
+      const error = interpretError(thrown, `LISTEN on channel "${channel}"`);
+      this.#missedSome = true;
+      this.#report(error);
+      this.#scheduleReconnect();
+      return error;
+    }
     const client = new pg.Client({
       connectionString: this.#parts.connectionString,
       application_name: this.#parts.applicationName,

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { applicationName, coerceError, ConfigError, ErrorCode, errorCodeOf } from "@stint/core";
-import { assertSqlIdentifier, rejectUnknownOptions, type JobCompletionSource, type JobWatch } from "@stint/core/driver";
+import { assertSqlIdentifier, type JobCompletionSource, type JobWatch } from "@stint/core/driver";
 import { completionChannel } from "./completion-channel";
 import { IdBatcher } from "./id-batcher";
 import { ListenConnection } from "./listen-connection";
@@ -8,6 +8,7 @@ import { isJobId } from "./queries/job-row";
 import { findBusyJobs, registerWaiters, removeWaiters, type SessionQuery } from "./queries/register-waiters";
 import { DEFAULT_SCHEMA } from "./schema/default-schema";
 import { checkSessionClientOptions, millisecondsOption, warnAbout, type SessionClientOptions } from "./session-client-options";
+import type { SessionCheck } from "./connection/session-check";
 
 /** Options of {@link PostgresCompletionSource}. */
 export interface PostgresCompletionSourceOptions extends SessionClientOptions {
@@ -24,7 +25,7 @@ interface Watcher {
   readonly onHint: () => void;
 }
 
-const OPTION_KEYS = ["connectionString", "schema", "applicationName", "onError", "reconnectMinDelayMs", "reconnectMaxDelayMs", "healthCheckIntervalMs"];
+const OPTION_KEYS = ["reconnectMinDelayMs", "reconnectMaxDelayMs", "healthCheckIntervalMs"];
 /** First re-read after a registration found the job's row being changed; doubles up to the last. */
 const FIRST_RECHECK_MS = 20;
 const LAST_RECHECK_MS = 1_280;
@@ -69,6 +70,7 @@ export class PostgresCompletionSource implements JobCompletionSource {
   readonly #minDelayMs: number;
   readonly #maxDelayMs: number;
   readonly #healthCheckMs: number;
+  readonly #sessionCheck: SessionCheck;
   /** This source's name in `job_waiters`. */
   readonly #waiter = `${applicationName("await")}:${randomUUID()}`.slice(0, 200);
   readonly #jobs = new Map<string, Set<Watcher>>();
@@ -82,8 +84,9 @@ export class PostgresCompletionSource implements JobCompletionSource {
   #closed = false;
 
   constructor(options: PostgresCompletionSourceOptions) {
-    this.#applicationName = checkSessionClientOptions("completionSource", options, applicationName("await"));
-    rejectUnknownOptions("completionSource", options, OPTION_KEYS);
+    const checked = checkSessionClientOptions("completionSource", options, applicationName("await"), OPTION_KEYS);
+    this.#applicationName = checked.applicationName;
+    this.#sessionCheck = checked.sessionCheck;
     this.#connectionString = options.connectionString;
     this.#schema = assertSqlIdentifier(options.schema ?? DEFAULT_SCHEMA, "schema");
     this.#channel = completionChannel(this.#schema);
@@ -122,7 +125,8 @@ export class PostgresCompletionSource implements JobCompletionSource {
       await this.#unwatch(jobId, watcher);
       throw failure;
     }
-    if (failure === undefined && connection === this.#connection) await this.#register([jobId]);
+    // Behind a transaction pooler nothing listens, and the wait only polls.
+    if (failure === undefined && connection === this.#connection && connection.listening) await this.#register([jobId]);
     let closed = false;
     return Object.freeze({
       close: async (): Promise<void> => {
@@ -170,6 +174,7 @@ export class PostgresCompletionSource implements JobCompletionSource {
       },
       onError: (error) => this.#report(error),
       wanted: () => connection === this.#connection && this.#jobs.size > 0,
+      sessionCheck: this.#sessionCheck,
     });
     return connection;
   }
@@ -190,7 +195,7 @@ export class PostgresCompletionSource implements JobCompletionSource {
   async #registerNow(jobIds: readonly string[]): Promise<void> {
     const connection = this.#connection;
     const ids = jobIds.filter((jobId) => this.#jobs.has(jobId));
-    if (connection === undefined || ids.length === 0) return;
+    if (connection === undefined || !connection.listening || ids.length === 0) return;
     const { busy } = await registerWaiters(this.#query(connection), this.#schema, { waiter: this.#waiter, ids });
     this.#recheckLater(connection, busy, FIRST_RECHECK_MS);
   }

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { InjectionToken } from "tsyringe";
+import type { ConnectionVariables } from "./connection/connection-variables";
 
 /**
  * Token of the `Kysely` instance `registerPostgresDriver` opened, for an
@@ -12,3 +13,15 @@ import type { InjectionToken } from "tsyringe";
  * ```
  */
 export const POSTGRES_DB: InjectionToken<Kysely<any>> = Symbol.for("stint.PostgresDb");
+
+/**
+ * Token of the connection settings `registerPostgresDriver` resolved (the
+ * prepared-statement mode and the session URL, each with where it came
+ * from), for `stint run --print-config` and `stint doctor`.
+ *
+ * @example
+ * ```ts
+ * const { preparedStatements } = container.resolve(POSTGRES_CONNECTION_SETTINGS);
+ * ```
+ */
+export const POSTGRES_CONNECTION_SETTINGS: InjectionToken<ConnectionVariables> = Symbol.for("stint.PostgresConnectionSettings");

@@ -12,6 +12,8 @@ import {
   type SyncSchedulesParams,
 } from "@stint/core/driver";
 import type { Kysely, Transaction } from "kysely";
+import { KyselyStatements } from "./connection/kysely-statements";
+import type { StatementRunner } from "./connection/statement-runner";
 import { assertKysely } from "./is-kysely";
 import { RawPostgresJobStore } from "./raw-postgres-job-store";
 import { DEFAULT_SCHEMA } from "./schema/default-schema";
@@ -20,6 +22,13 @@ import { DEFAULT_SCHEMA } from "./schema/default-schema";
 export interface PostgresJobStoreOptions {
   /** The main pool: enqueues, claims and operator queries. */
   readonly db: Kysely<any>;
+  /**
+   * The statement runner of `db`'s pool (`createDatabase` returns both as
+   * `db` and `statements`): the hot statements — claims, enqueues — go
+   * to it, named where its prepared-statement mode allows, skipping
+   * Kysely. Without it they go through `db`, unnamed.
+   */
+  readonly statements?: StatementRunner;
   /** The schema that `migrate` created. Default `"stint"`. */
   readonly schema?: string;
   /**
@@ -28,6 +37,8 @@ export interface PostgresJobStoreOptions {
    * Defaults to `db`.
    */
   readonly controlDb?: Kysely<any>;
+  /** The statement runner of `controlDb`'s pool, as `statements` is `db`'s (heartbeats and outcome writes). */
+  readonly controlStatements?: StatementRunner;
   /**
    * Largest payload the store inserts, in bytes of UTF-8 JSON, whatever
    * built the job (a job kind's own `maxPayloadBytes` may be lower). A
@@ -43,7 +54,7 @@ export interface PostgresJobStoreOptions {
   readonly completions?: JobCompletionSource;
 }
 
-const OPTION_KEYS = ["db", "schema", "controlDb", "maxPayloadBytes", "completions"];
+const OPTION_KEYS = ["db", "statements", "schema", "controlDb", "controlStatements", "maxPayloadBytes", "completions"];
 
 /**
  * The PostgreSQL `JobStore` and `ScheduleStore`, checked: every call's
@@ -60,9 +71,9 @@ const OPTION_KEYS = ["db", "schema", "controlDb", "maxPayloadBytes", "completion
  *
  * @example
  * ```ts
- * const { db } = createDatabase({ connectionString: process.env.DATABASE_URL! });
+ * const { db, statements } = createDatabase({ connectionString: process.env.DATABASE_URL! });
  * await migrate(db);
- * const store = new PostgresJobStore({ db });
+ * const store = new PostgresJobStore({ db, statements });
  * await store.enqueue(buildNewJob(SendInvoice, { invoiceId: 812 }));
  * await db.transaction().execute((trx) => store.enqueue(job, trx)); // exists iff trx commits
  * await store.fireDueSchedules({ limit: 100, plan });                 // the same store keeps the schedules
@@ -108,5 +119,20 @@ function rawStore(options: PostgresJobStoreOptions): RawPostgresJobStore {
   if (completions !== undefined && (typeof completions !== "object" || completions === null || typeof completions.watch !== "function")) {
     throw new ConfigError("completions", "must be a JobCompletionSource (such as a PostgresCompletionSource)");
   }
-  return new RawPostgresJobStore({ db, control, schema, completions });
+  const statements = options.statements === undefined ? new KyselyStatements(db) : assertRunner(options.statements, "statements");
+  const controlStatements =
+    options.controlStatements !== undefined
+      ? assertRunner(options.controlStatements, "controlStatements")
+      : options.controlDb === undefined
+        ? statements
+        : new KyselyStatements(control);
+  return new RawPostgresJobStore({ db, statements, controlStatements, schema, completions });
+}
+
+/** Checked by shape, so a runner from another copy of this package is accepted too. */
+function assertRunner(value: unknown, option: string): StatementRunner {
+  if (typeof value !== "object" || value === null || typeof (value as { run?: unknown }).run !== "function") {
+    throw new ConfigError(option, "must be the `statements` of a database made by createDatabase");
+  }
+  return value as StatementRunner;
 }

@@ -1,9 +1,12 @@
 import { applicationName, ConfigError, ErrorCode, errorCodeOf } from "@stint/core";
-import { assertSqlIdentifier, rejectUnknownOptions, type LeaderLock } from "@stint/core/driver";
+import { assertSqlIdentifier, type LeaderLock } from "@stint/core/driver";
 import pg from "pg";
 import { advisoryLockKey } from "./advisory-lock-key";
 import { closeWithin, dropConnection } from "./close-within";
+import type { SessionCheck } from "./connection/session-check";
 import { interpretError } from "./interpret-error";
+import { LeaderLease } from "./leader-lease";
+import { openSessionClient } from "./open-session-client";
 import { DEFAULT_SCHEMA } from "./schema/default-schema";
 import { checkSessionClientOptions, millisecondsOption, warnAbout, type SessionClientOptions } from "./session-client-options";
 
@@ -13,9 +16,15 @@ export interface PostgresLeaderLockOptions extends SessionClientOptions {
   readonly name?: string;
   /** How long the liveness check of a held lock may take before the connection counts as dead. Default 2 000. */
   readonly livenessTimeoutMs?: number;
+  /**
+   * Behind a transaction pooler, how long the lease row lasts without
+   * renewal (renewed every third of it): a crashed leader is replaced
+   * after at most this long. Default 15 000.
+   */
+  readonly leaseMs?: number;
 }
 
-const OPTION_KEYS = ["connectionString", "schema", "applicationName", "onError", "name", "livenessTimeoutMs"];
+const OPTION_KEYS = ["name", "livenessTimeoutMs", "leaseMs"];
 const CONNECT_TIMEOUT_MS = 10_000;
 
 /**
@@ -35,6 +44,14 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * connection that died silently is noticed. Connection failures make
  * `tryAcquire` resolve false (and go to `onError`); only errors retrying
  * will not fix (a wrong password) reject. Calls are run one at a time.
+ *
+ * Behind a transaction pooler a session lock cannot be held (the pooler
+ * may hand the server connection that holds it to another client), so the
+ * first `tryAcquire` checks the connection (see `SessionCheck`, shared
+ * with the wake-ups when `registerPostgresDriver` builds both) and, where
+ * sessions do not hold, elects with a lease row instead (see
+ * `LeaderLease`: the `leader_leases` table of migration 13, renewed while
+ * held, taken over once expired).
  *
  * ### SQL
  * ```sql
@@ -57,14 +74,21 @@ export class PostgresLeaderLock implements LeaderLock {
   readonly #key: string;
   readonly #livenessTimeoutMs: number;
   readonly #onError: (error: Error) => void;
+  readonly #sessionCheck: SessionCheck;
+  /** The lease used instead of the advisory lock, once the check found a transaction pooler. */
+  #lease: LeaderLease | undefined;
+  readonly #leaseParts: ConstructorParameters<typeof LeaderLease>[0];
   #client: pg.Client | undefined;
   #held = false;
+  /** Whether the first `tryAcquire` found out how to elect (see {@link mechanism}). */
+  #checked = false;
   #closed = false;
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: PostgresLeaderLockOptions) {
-    this.#applicationName = checkSessionClientOptions("leaderLock", options, applicationName("leader"));
-    rejectUnknownOptions("leaderLock", options, OPTION_KEYS);
+    const checked = checkSessionClientOptions("leaderLock", options, applicationName("leader"), OPTION_KEYS);
+    this.#applicationName = checked.applicationName;
+    this.#sessionCheck = checked.sessionCheck;
     this.#connectionString = options.connectionString;
     const schema = assertSqlIdentifier(options.schema ?? DEFAULT_SCHEMA, "schema");
     const name = options.name ?? "maintenance";
@@ -74,6 +98,15 @@ export class PostgresLeaderLock implements LeaderLock {
     this.#key = advisoryLockKey(`stint:leader:${schema}:${name}`);
     this.#livenessTimeoutMs = millisecondsOption("livenessTimeoutMs", options.livenessTimeoutMs, 2_000, 1);
     this.#onError = options.onError ?? warnAbout("STINT_LEADER_LOCK_ERROR", "The leader lock's connection failed");
+    this.#leaseParts = {
+      connectionString: options.connectionString,
+      applicationName: this.#applicationName,
+      schema,
+      name,
+      leaseMs: millisecondsOption("leaseMs", options.leaseMs, 15_000, 300),
+      statementTimeoutMs: this.#livenessTimeoutMs,
+      onError: (error) => this.#report(error),
+    };
   }
 
   /** The advisory lock key (a signed 64-bit integer in decimal), as found in `pg_locks`. */
@@ -82,7 +115,12 @@ export class PostgresLeaderLock implements LeaderLock {
   }
 
   get held(): boolean {
-    return this.#held;
+    return this.#lease?.held ?? this.#held;
+  }
+
+  /** How this process elects: `"advisory-lock"` on a session, `"lease"` behind a transaction pooler, `undefined` before the first `tryAcquire`. */
+  get mechanism(): "advisory-lock" | "lease" | undefined {
+    return this.#lease !== undefined ? "lease" : this.#checked ? "advisory-lock" : undefined;
   }
 
   tryAcquire(): Promise<boolean> {
@@ -101,6 +139,21 @@ export class PostgresLeaderLock implements LeaderLock {
 
   async #tryAcquire(): Promise<boolean> {
     if (this.#closed) throw new ConfigError("leaderLock", "is closed; create a new one");
+    if (!this.#checked) {
+      try {
+        if ((await this.#sessionCheck.kind()) === "transaction-pooler") this.#lease = new LeaderLease(this.#leaseParts);
+        this.#checked = true;
+      } catch (thrown) {
+        return this.#failed(thrown);
+      }
+    }
+    if (this.#lease !== undefined) {
+      try {
+        return await this.#lease.tryAcquire();
+      } catch (thrown) {
+        return this.#failed(thrown);
+      }
+    }
     const current = this.#client;
     if (this.#held && current !== undefined) {
       try {
@@ -116,15 +169,21 @@ export class PostgresLeaderLock implements LeaderLock {
       this.#held = this.#client === client && rows[0]?.acquired === true;
       return this.#held;
     } catch (thrown) {
-      const error = interpretError(thrown, "leader lock");
       if (this.#client !== undefined) this.#drop(this.#client, undefined);
-      if (errorCodeOf(error) !== ErrorCode.Infrastructure) throw error;
-      this.#report(error);
-      return false;
+      return this.#failed(thrown);
     }
   }
 
+  /** A failure retrying may fix resolves false (and goes to `onError`); any other rejects. */
+  #failed(thrown: unknown): false {
+    const error = interpretError(thrown, "leader lock");
+    if (errorCodeOf(error) !== ErrorCode.Infrastructure) throw error;
+    this.#report(error);
+    return false;
+  }
+
   async #release(): Promise<void> {
+    await this.#lease?.release();
     const client = this.#client;
     this.#client = undefined;
     if (client === undefined) {
@@ -143,21 +202,13 @@ export class PostgresLeaderLock implements LeaderLock {
   }
 
   async #connect(): Promise<pg.Client> {
-    const client = new pg.Client({
+    const client = await openSessionClient({
       connectionString: this.#connectionString,
-      application_name: this.#applicationName,
-      keepAlive: true,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      query_timeout: this.#livenessTimeoutMs,
+      applicationName: this.#applicationName,
+      connectTimeoutMs: CONNECT_TIMEOUT_MS,
+      queryTimeoutMs: this.#livenessTimeoutMs,
+      onLost: (lost, error) => this.#drop(lost, error),
     });
-    client.on("error", (error) => this.#drop(client, error));
-    client.on("end", () => this.#drop(client, undefined));
-    try {
-      await client.connect();
-    } catch (thrown) {
-      await client.end().catch(() => undefined);
-      throw thrown;
-    }
     this.#client = client;
     return client;
   }

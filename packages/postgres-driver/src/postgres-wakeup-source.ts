@@ -1,5 +1,5 @@
 import { applicationName, ConfigError, coerceError, ErrorCode, errorCodeOf } from "@stint/core";
-import { assertSqlIdentifier, rejectUnknownOptions, type WakeupSource } from "@stint/core/driver";
+import { assertSqlIdentifier, type WakeupSource } from "@stint/core/driver";
 import { ListenConnection } from "./listen-connection";
 import { DEFAULT_SCHEMA } from "./schema/default-schema";
 import { checkSessionClientOptions, millisecondsOption, warnAbout, type SessionClientOptions } from "./session-client-options";
@@ -25,7 +25,7 @@ interface Subscriber {
   readonly onConnectionLost: (() => void) | undefined;
 }
 
-const OPTION_KEYS = ["connectionString", "schema", "applicationName", "onError", "reconnectMinDelayMs", "reconnectMaxDelayMs", "healthCheckIntervalMs"];
+const OPTION_KEYS = ["reconnectMinDelayMs", "reconnectMaxDelayMs", "healthCheckIntervalMs"];
 
 /**
  * Wake-ups over LISTEN/NOTIFY: one dedicated `pg.Client` (never from a
@@ -62,8 +62,7 @@ export class PostgresWakeupSource implements WakeupSource {
   #closed = false;
 
   constructor(options: PostgresWakeupSourceOptions) {
-    const name = checkSessionClientOptions("wakeupSource", options, applicationName("listen"));
-    rejectUnknownOptions("wakeupSource", options, OPTION_KEYS);
+    const { applicationName: name, sessionCheck } = checkSessionClientOptions("wakeupSource", options, applicationName("listen"), OPTION_KEYS);
     this.#channel = wakeupChannel(assertSqlIdentifier(options.schema ?? DEFAULT_SCHEMA, "schema"));
     this.#onError = options.onError ?? warnAbout("STINT_WAKEUP_ERROR", "The LISTEN connection for wake-ups failed");
     const minDelayMs = millisecondsOption("reconnectMinDelayMs", options.reconnectMinDelayMs, 100, 1);
@@ -84,6 +83,7 @@ export class PostgresWakeupSource implements WakeupSource {
       },
       onError: (error) => this.#report(error),
       wanted: () => this.#subscribers.size > 0,
+      sessionCheck,
     });
   }
 

@@ -45,6 +45,8 @@ import {
   MAX_INT4,
 } from "@stint/core/driver";
 import type { Kysely, Transaction } from "kysely";
+import type { Statements } from "./connection/statement";
+import { KyselyStatements } from "./connection/kysely-statements";
 import { interpretError } from "./interpret-error";
 import { assertKysely } from "./is-kysely";
 import { CallbackFailure } from "./queries/callback-failure";
@@ -81,7 +83,10 @@ import { listQueueControls, setQueueControls } from "./queries/queue-controls";
 /** The pools, schema and completion hints a {@link RawPostgresJobStore} works with, already checked. */
 export interface RawPostgresJobStoreParts {
   readonly db: Kysely<any>;
-  readonly control: Kysely<any>;
+  /** Where the hot statements of `db` run: its pool's `StatementRunner`, or `db` itself. */
+  readonly statements: Statements;
+  /** Where the hot statements of the control pool run (lease extensions and outcomes). */
+  readonly controlStatements: Statements;
   readonly schema: string;
   readonly completions: JobCompletionSource | undefined;
 }
@@ -99,7 +104,8 @@ export interface RawPostgresJobStoreParts {
  */
 export class RawPostgresJobStore implements JobStore<Kysely<any> | Transaction<any>>, ScheduleStore {
   readonly #db: Kysely<any>;
-  readonly #control: Kysely<any>;
+  readonly #statements: Statements;
+  readonly #controlStatements: Statements;
   readonly #schema: string;
   readonly #completions: JobCompletionSource | undefined;
   /** The queues whose last claim found controls on them: their next claim is sent with the controls at once. */
@@ -107,7 +113,8 @@ export class RawPostgresJobStore implements JobStore<Kysely<any> | Transaction<a
 
   constructor(parts: RawPostgresJobStoreParts) {
     this.#db = parts.db;
-    this.#control = parts.control;
+    this.#statements = parts.statements;
+    this.#controlStatements = parts.controlStatements;
     this.#schema = parts.schema;
     this.#completions = parts.completions;
   }
@@ -123,18 +130,18 @@ export class RawPostgresJobStore implements JobStore<Kysely<any> | Transaction<a
   }
 
   enqueue(job: NewJob, transaction?: Kysely<any> | Transaction<any>): Promise<EnqueueResult> {
-    return this.#run("enqueue", () => enqueue(this.#executor(transaction), this.#schema, job));
+    return this.#run("enqueue", () => enqueue(this.#statementsFor(transaction), this.#schema, job));
   }
 
   enqueueMany(jobs: readonly NewJob[], transaction?: Kysely<any> | Transaction<any>): Promise<readonly EnqueueResult[]> {
-    return this.#run("enqueueMany", () => enqueueMany(this.#executor(transaction), this.#schema, jobs));
+    return this.#run("enqueueMany", () => enqueueMany(this.#statementsFor(transaction), this.#schema, jobs));
   }
 
   /** Reads `maxTimeoutMs` as whole milliseconds, at most what `timeout_ms` holds. */
   claimBatch(params: ClaimBatchParams): Promise<ClaimedBatch> {
     const { maxTimeoutMs } = params;
     const whole = maxTimeoutMs === undefined ? params : { ...params, maxTimeoutMs: Math.min(Math.floor(maxTimeoutMs), MAX_INT4) };
-    return this.#run("claimBatch", () => claimBatch(this.#db, this.#schema, whole, this.#controlledQueues));
+    return this.#run("claimBatch", () => claimBatch(this.#statements, this.#schema, whole, this.#controlledQueues));
   }
 
   setQueueControls(queue: string, change: QueueControlsChange): Promise<QueueControls> {
@@ -146,19 +153,19 @@ export class RawPostgresJobStore implements JobStore<Kysely<any> | Transaction<a
   }
 
   extendLeases(params: ExtendLeasesParams): Promise<readonly string[]> {
-    return this.#run("extendLeases", () => extendLeases(this.#control, this.#schema, params));
+    return this.#run("extendLeases", () => extendLeases(this.#controlStatements, this.#schema, params));
   }
 
   completeJobs(params: CompleteJobsParams): Promise<readonly string[]> {
-    return this.#run("completeJobs", () => completeJobs(this.#control, this.#schema, params));
+    return this.#run("completeJobs", () => completeJobs(this.#controlStatements, this.#schema, params));
   }
 
   scheduleRetries(params: ScheduleRetriesParams): Promise<readonly string[]> {
-    return this.#run("scheduleRetries", () => scheduleRetries(this.#control, this.#schema, params));
+    return this.#run("scheduleRetries", () => scheduleRetries(this.#controlStatements, this.#schema, params));
   }
 
   markJobsDead(params: MarkJobsDeadParams): Promise<readonly string[]> {
-    return this.#run("markJobsDead", () => markJobsDead(this.#control, this.#schema, params));
+    return this.#run("markJobsDead", () => markJobsDead(this.#controlStatements, this.#schema, params));
   }
 
   rescueExpiredLeases(params: RescueExpiredLeasesParams): Promise<RescueResult> {
@@ -185,7 +192,7 @@ export class RawPostgresJobStore implements JobStore<Kysely<any> | Transaction<a
   /** Runs on the control pool, like the outcomes it precedes; an id that cannot be a job's matches nothing. */
   writeProgress(params: ProgressWrite): Promise<boolean> {
     if (!isJobId(params.job.id)) return Promise.resolve(false);
-    return this.#run("writeProgress", () => writeProgress(this.#control, this.#schema, params));
+    return this.#run("writeProgress", () => writeProgress(this.#controlStatements, this.#schema, params));
   }
 
   listAttempts(params: ListAttemptsParams): Promise<readonly AttemptRecord[]> {
@@ -258,8 +265,9 @@ export class RawPostgresJobStore implements JobStore<Kysely<any> | Transaction<a
     return this.#run("fireDueSchedules", () => fireDueSchedules(this.#db, this.#schema, params));
   }
 
-  #executor(transaction: unknown): Kysely<any> {
-    return transaction === undefined || transaction === null ? this.#db : assertKysely(transaction, "transaction");
+  /** The store's own statement runner, or the caller's transaction (checked to be a Kysely one). */
+  #statementsFor(transaction: unknown): Statements {
+    return transaction === undefined || transaction === null ? this.#statements : new KyselyStatements(assertKysely(transaction, "transaction"));
   }
 
   async #run<T>(operation: string, query: () => Promise<T>): Promise<T> {

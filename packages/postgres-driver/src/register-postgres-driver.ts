@@ -2,10 +2,13 @@ import { applicationName, ConfigError, JOB_STORE } from "@stint/core";
 import { assertSqlIdentifier, integerOption, LEADER_LOCK, rejectUnknownOptions, SCHEDULE_STORE, WAKEUP_SOURCE, MAX_INT4 } from "@stint/core/driver";
 import type { Kysely } from "kysely";
 import type { DependencyContainer } from "tsyringe";
+import { resolveConnectionVariables, type ConnectionVariables } from "./connection/connection-variables";
+import { emitProcessWarning, warnOnce, type WarningListener } from "./connection/driver-warning";
+import { SessionCheck } from "./connection/session-check";
 import { createDatabase, type DatabaseConnection, type DatabaseHandle, type PoolSettings } from "./create-database";
 import { PostgresCompletionSource } from "./postgres-completion-source";
 import { PostgresJobStore } from "./postgres-job-store";
-import { POSTGRES_DB } from "./postgres-db-token";
+import { POSTGRES_CONNECTION_SETTINGS, POSTGRES_DB } from "./postgres-db-token";
 import { PostgresLeaderLock } from "./postgres-leader-lock";
 import { PostgresWakeupSource } from "./postgres-wakeup-source";
 import { DEFAULT_SCHEMA } from "./schema/default-schema";
@@ -34,13 +37,28 @@ export interface PostgresDriverOptions extends PoolSettings {
   /** The store's ceiling on a payload's JSON size, whatever the job kind allows. Default 1 MiB. */
   readonly maxPayloadBytes?: number;
   /**
-   * Where the two long-lived session connections connect: the LISTEN of
-   * the wake-ups and the leader lock. They need session semantics, so point
-   * this past a transaction-pooling PgBouncer. Defaults to
-   * `connectionString`; with `pool`, wake-ups and the leader lock are
-   * registered only when this is given.
+   * Where the long-lived session connections connect: the LISTEN of the
+   * wake-ups and of the completion hints, and the leader lock. They need a
+   * session; behind a transaction pooler (found out at their first use,
+   * see `SessionCheck`) workers poll, waits poll and the leader holds a
+   * lease row instead, with one warning. Point this past the pooler to
+   * keep wake-ups. Defaults to `connectionString`; with `pool`, wake-ups
+   * and the leader lock are registered only when this is given.
+   * `STINT_SESSION_DATABASE_URL` overrides it.
    */
   readonly sessionConnectionString?: string;
+  /**
+   * Where `STINT_PREPARED_STATEMENTS` and `STINT_SESSION_DATABASE_URL` are
+   * read from; they win over `preparedStatements` and
+   * `sessionConnectionString`. Default `process.env`.
+   */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Told once per kind (stable `code`) of each thing the driver changed by
+   * itself behind a pooler: unnamed statements, polling instead of
+   * LISTEN, no server-side statement timeout. Default: a process warning.
+   */
+  readonly onWarning?: WarningListener;
 }
 
 /** What {@link registerPostgresDriver} registered, and how to close it. */
@@ -54,6 +72,10 @@ export interface PostgresDriverHandle extends AsyncDisposable {
   readonly leaderLock: PostgresLeaderLock | undefined;
   /** The store's completion hints for `client.waitFor`, or `undefined` (then waiters only poll) when there is no session connection. */
   readonly completionSource: PostgresCompletionSource | undefined;
+  /** The connection settings in force and where each came from (also registered as `POSTGRES_CONNECTION_SETTINGS`). */
+  readonly settings: ConnectionVariables;
+  /** Whether the session connection string keeps sessions (shared by the wake-ups, the completion hints and the leader lock), or `undefined` without one. */
+  readonly sessionCheck: SessionCheck | undefined;
   /**
    * Ends what the registration created: the wake-up and leader-lock
    * connections (releasing the lock) and the pools (a pool you passed in
@@ -80,6 +102,8 @@ const OPTION_KEYS = [
   "onPoolError",
   "sessionConnectionString",
   "maxPayloadBytes",
+  "env",
+  "onWarning",
 ];
 
 /**
@@ -135,15 +159,25 @@ export function registerPostgresDriver(container: DependencyContainer, options: 
   if (given !== undefined && (typeof given !== "string" || given.trim() === "")) {
     throw new ConfigError("sessionConnectionString", "must be a non-empty string such as postgres://user@host:5432/db");
   }
-  const sessionConnectionString = given ?? connectionString;
+  if (options.env !== undefined && (typeof options.env !== "object" || options.env === null)) throw new ConfigError("env", "must be an object of variables");
+  if (options.onWarning !== undefined && typeof options.onWarning !== "function") throw new ConfigError("onWarning", "must be a function");
+  const variables = resolveConnectionVariables(options.env ?? process.env, {
+    ...pickDefined(options, "preparedStatements"),
+    ...pickDefined(options, "sessionConnectionString"),
+  });
+  const sessionConnectionString = variables.sessionConnectionString.value ?? connectionString;
+  const warn = warnOnce(options.onWarning ?? emitProcessWarning);
   const {
     schema: _schema,
     controlConnections: _size,
     controlStatementTimeoutMs: _timeout,
     sessionConnectionString: _session,
+    env: _env,
+    onWarning: _onWarning,
     maxPayloadBytes,
-    ...poolOptions
+    ...givenPoolOptions
   } = settings;
+  const poolOptions = { ...givenPoolOptions, preparedStatements: variables.preparedStatements.value, onWarning: warn };
   const mainName = fromString ? { applicationName: options.applicationName ?? applicationName("worker") } : {};
   const main = createDatabase({ ...connection, ...poolOptions, ...mainName });
   let control: DatabaseHandle | undefined;
@@ -157,17 +191,19 @@ export function registerPostgresDriver(container: DependencyContainer, options: 
         applicationName: applicationName("control"),
       });
     }
-    const session = sessionConnectionString === undefined ? undefined : sessionClients(sessionConnectionString, schema);
+    const session = sessionConnectionString === undefined ? undefined : sessionClients(sessionConnectionString, schema, warn);
     const store = new PostgresJobStore({
       db: main.db,
+      statements: main.statements,
       schema,
-      ...(control === undefined ? {} : { controlDb: control.db }),
+      ...(control === undefined ? {} : { controlDb: control.db, controlStatements: control.statements }),
       ...(maxPayloadBytes === undefined ? {} : { maxPayloadBytes }),
       ...(session === undefined ? {} : { completions: session.completionSource }),
     });
     container.registerInstance(JOB_STORE, store);
     container.registerInstance(SCHEDULE_STORE, store);
     container.registerInstance(POSTGRES_DB, main.db);
+    container.registerInstance(POSTGRES_CONNECTION_SETTINGS, variables);
     if (session !== undefined) {
       container.registerInstance(WAKEUP_SOURCE, session.wakeupSource);
       container.registerInstance(LEADER_LOCK, session.leaderLock);
@@ -190,6 +226,8 @@ export function registerPostgresDriver(container: DependencyContainer, options: 
       wakeupSource: session?.wakeupSource,
       leaderLock: session?.leaderLock,
       completionSource: session?.completionSource,
+      settings: variables,
+      sessionCheck: session?.sessionCheck,
       close,
       [Symbol.asyncDispose]: close,
     });
@@ -208,10 +246,23 @@ export function registerPostgresDriver(container: DependencyContainer, options: 
 function sessionClients(
   connectionString: string,
   schema: string,
-): { readonly wakeupSource: PostgresWakeupSource; readonly leaderLock: PostgresLeaderLock; readonly completionSource: PostgresCompletionSource } {
+  onWarning: WarningListener,
+): {
+  readonly wakeupSource: PostgresWakeupSource;
+  readonly leaderLock: PostgresLeaderLock;
+  readonly completionSource: PostgresCompletionSource;
+  readonly sessionCheck: SessionCheck;
+} {
+  const sessionCheck = new SessionCheck({ connectionString, applicationName: applicationName("check"), onWarning });
   return {
-    wakeupSource: new PostgresWakeupSource({ connectionString, schema }),
-    leaderLock: new PostgresLeaderLock({ connectionString, schema }),
-    completionSource: new PostgresCompletionSource({ connectionString, schema }),
+    wakeupSource: new PostgresWakeupSource({ connectionString, schema, sessionCheck }),
+    leaderLock: new PostgresLeaderLock({ connectionString, schema, sessionCheck }),
+    completionSource: new PostgresCompletionSource({ connectionString, schema, sessionCheck }),
+    sessionCheck,
   };
+}
+
+/** `{ [key]: options[key] }` when it is set, `{}` otherwise (for optional properties under exactOptionalPropertyTypes). */
+function pickDefined<T extends object, K extends keyof T>(options: T, key: K): Partial<Pick<T, K>> {
+  return options[key] === undefined ? {} : ({ [key]: options[key] } as Partial<Pick<T, K>>);
 }

@@ -4,7 +4,7 @@ import { expect } from "chai";
 import { sql, type Kysely } from "kysely";
 import { container as rootContainer } from "tsyringe";
 import { createDatabase, dropSchema, migrate, MIGRATIONS, registerPostgresDriver } from "../src";
-import { lockMigrations, unlockMigrations } from "../src/schema/migrations/migration-bookkeeping";
+import { lockMigrations } from "../src/schema/migrations/migration-bookkeeping";
 import { createTestSchema, type TestSchema } from "../src/testing";
 import { eventually } from "@stint/core/testing";
 
@@ -73,21 +73,18 @@ describe("application_name of stint's connections", () => {
     const schema = `stint_names_${randomBytes(5).toString("hex")}`;
     const borrowed = createDatabase({ connectionString: test.connectionString, maxConnections: 1, applicationName: "app-pool" });
     try {
-      const migrations = await test.db.connection().execute(async (holder: Kysely<any>) => {
+      // The lock is the one each migration step takes: held here, it keeps both migrations waiting until this transaction ends.
+      const migrations = await test.db.transaction().execute(async (holder: Kysely<any>) => {
         await lockMigrations(schema).execute(holder);
-        try {
-          const running = [migrate({ connectionString: test.connectionString }, { schema }), migrate(borrowed.db, { schema })];
-          await eventually(async () => (await waitingMigrations()) === 2, {
-            timeoutMs: 10_000,
-            what: "both migrations to wait under the name stint:migrate:…",
-          });
-          return running;
-        } finally {
-          await unlockMigrations(schema).execute(holder);
-        }
+        const running = [migrate({ connectionString: test.connectionString }, { schema }), migrate(borrowed.db, { schema })];
+        await eventually(async () => (await waitingMigrations()) === 2, {
+          timeoutMs: 10_000,
+          what: "both migrations to wait under the name stint:migrate:…",
+        });
+        return running;
       });
       const results = await Promise.all(migrations);
-      expect(results.map((result) => result.applied.length).sort()).to.deep.equal([0, MIGRATIONS.length]);
+      expect(results.flatMap((result) => result.applied).sort((a, b) => a - b)).to.deep.equal(MIGRATIONS.map((migration) => migration.version));
       const { rows } = await sql<{ name: string }>`SELECT current_setting('application_name') AS name`.execute(borrowed.db);
       expect(rows[0]?.name).to.equal("app-pool");
     } finally {

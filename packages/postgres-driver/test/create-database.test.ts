@@ -4,7 +4,7 @@ import { sql } from "kysely";
 import pg from "pg";
 import { createDatabase, type DatabaseHandle } from "../src";
 import { eventually, rejectionOf } from "@stint/core/testing";
-import { PREPARED_MARK, prepared } from "../src/queries/prepared";
+import { namedStatement } from "../src/queries/named-statement";
 import { startFreezableProxy } from "./support/freezable-proxy";
 
 const connectionString = process.env["DATABASE_URL"] ?? "";
@@ -107,40 +107,32 @@ describe("createDatabase", () => {
   });
 
   it("times each statement's answer from when that statement was sent, however busy the connection was before", async () => {
-    const { db, pool } = open({ connectionString, maxConnections: 1, statementTimeoutMs: 0, queryTimeoutMs: 500 });
+    const { db, statements } = open({ connectionString, maxConnections: 1, statementTimeoutMs: 0, queryTimeoutMs: 500 });
     // Back to back on one connection: together they outlast the timeout, each alone does not.
     for (let i = 0; i < 3; i += 1) await sql`SELECT pg_sleep(0.3)`.execute(db);
     const started = Date.now();
     const stalled = await rejectionOf(sql`SELECT pg_sleep(5)`.execute(db));
     expect(stalled.message).to.equal("Query read timeout");
     expect(Date.now() - started).to.be.within(450, 1_500);
-    // The pool's own query (text, values, callback) is watched the same way.
-    const viaPool = await rejectionOf(pool.query("SELECT pg_sleep(5)"));
-    expect(viaPool.message).to.equal("Query read timeout");
+    // The hot statements are watched the same way.
+    const hot = await rejectionOf(statements.run({ text: "SELECT pg_sleep(5)", values: [] }));
+    expect(hot.message).to.equal("Query read timeout");
     expect((await sql<{ ok: number }>`SELECT 1 AS ok`.execute(db)).rows[0]?.ok).to.equal(1);
   });
 
-  it("prepares the marked hot-path statements once per connection, and none when told not to", async () => {
-    const marked = (db: DatabaseHandle["db"]) => prepared(sql<{ n: number }>`SELECT ${7}::integer AS n`).execute(db);
+  it("prepares the hot statements by name, and none when told not to", async () => {
+    const hot = namedStatement(sql<{ n: number }>`SELECT ${7}::integer AS n`);
     const namesOn = async (db: DatabaseHandle["db"]) =>
       (await sql<{ name: string }>`SELECT name FROM pg_prepared_statements`.execute(db)).rows.map((row) => row.name);
     const on = open({ connectionString, maxConnections: 1 });
-    expect((await marked(on.db)).rows[0]?.n).to.equal(7);
-    await marked(on.db);
-    expect((await namesOn(on.db)).filter((name) => name.startsWith("stint_"))).to.have.length(1);
-    const off = open({ connectionString, maxConnections: 1, preparedStatements: false });
-    await marked(off.db);
-    expect(await namesOn(off.db)).to.deep.equal([]);
-  });
-
-  it("prepares a marked statement sent to the pool itself, as the hot statements are outside a transaction", async () => {
-    const { db, pool } = open({ connectionString, maxConnections: 1 });
-    for (let run = 0; run < 2; run += 1) {
-      const { rows } = await pool.query<{ n: number }>(`${PREPARED_MARK}SELECT $1::integer AS n`, [7]);
-      expect(rows[0]?.n).to.equal(7);
+    expect((await on.statements.run<{ n: number }>(hot)).rows[0]?.n).to.equal(7);
+    await on.statements.run(hot);
+    expect(await namesOn(on.db)).to.deep.equal([hot.name]);
+    for (const preparedStatements of [false, "off"] as const) {
+      const off = open({ connectionString, maxConnections: 1, preparedStatements });
+      await off.statements.run(hot);
+      expect(await namesOn(off.db)).to.deep.equal([]);
     }
-    const { rows } = await sql<{ name: string }>`SELECT name FROM pg_prepared_statements`.execute(db);
-    expect(rows.filter((row) => row.name.startsWith("stint_"))).to.have.length(1);
   });
 
   it("uses a pool it is given and leaves it open on close", async () => {
@@ -176,6 +168,8 @@ describe("createDatabase", () => {
       [{ connectionString, maxConnections: 0 }, /`maxConnections`/],
       [{ connectionString, maxconnections: 3 }, /`database.maxconnections`/],
       [{ pool: new pg.Pool(), statementTimeoutMs: 1_000 }, /`statementTimeoutMs`/],
+      [{ connectionString, preparedStatements: "sometimes" }, /`preparedStatements`.*"auto", "on" or "off"/],
+      [{ connectionString, onWarning: "loud" }, /`onWarning`/],
     ];
     for (const [options, message] of bad) {
       expect(() => createDatabase(options as Parameters<typeof createDatabase>[0]), message.source).to.throw(ConfigError, message);

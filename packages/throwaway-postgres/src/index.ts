@@ -2,3 +2,5 @@
 export { ThrowawayPostgres } from "./throwaway-postgres";
 export type { ThrowawayPostgresOptions } from "./throwaway-postgres";
 export { StartFailure } from "./start-failure";
+export { ThrowawayPgBouncer } from "./throwaway-pgbouncer";
+export type { ThrowawayPgBouncerOptions, PoolMode } from "./throwaway-pgbouncer";

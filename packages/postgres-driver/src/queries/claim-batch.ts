@@ -1,10 +1,10 @@
 import type { ClaimBatchParams, ClaimedBatch } from "@stint/core/driver";
-import { sql, type Kysely, type QueryResult, type RawBuilder } from "kysely";
+import { sql, type RawBuilder } from "kysely";
+import type { StatementResult, Statements } from "../connection/statement";
 import { leaseLostInsert } from "./attempt-history";
 import { CONTROLS_APPLY_SQLSTATE } from "../schema/migrations/0011-claim-without-controls";
 import { CompiledStatements, valueSlot } from "./compiled-statement";
 import { claimedBatch, jobsTable, millisecondsInterval, type ClaimedRow } from "./job-row";
-import { prepared } from "./prepared";
 
 /**
  * Claims up to `limit` jobs of a queue in one statement: due `queued` and
@@ -26,8 +26,8 @@ import { prepared } from "./prepared";
  * millisecond when a claim finds fewer due jobs than its limit, as every
  * claim of a mostly idle queue does), so a worker asks for it every so often
  * rather than on every claim. Rows come back in the claim index's order. The
- * statement text is the same on every call, so it is prepared once per
- * connection.
+ * statement text is the same on every call, so it is sent named (prepared once per
+ * connection where the runner's mode allows).
  *
  * ### Finding the picked rows
  * A claim without expired leases updates the rows it locked by their
@@ -133,20 +133,20 @@ import { prepared } from "./prepared";
  *
  * @example
  * ```ts
- * const jobs = await claimBatch(db, "stint", { queue: "send-invoice", workerId, limit: 10, leaseMs: 60_000 }, controlledQueues);
+ * const jobs = await claimBatch(runner, "stint", { queue: "send-invoice", workerId, limit: 10, leaseMs: 60_000 }, controlledQueues);
  * if (jobs.hold?.paused) console.log("send-invoice is paused");
  * ```
  */
-export async function claimBatch(executor: Kysely<any>, schema: string, params: ClaimBatchParams, controlled: ControlledQueues): Promise<ClaimedBatch> {
+export async function claimBatch(statements: Statements, schema: string, params: ClaimBatchParams, controlled: ControlledQueues): Promise<ClaimedBatch> {
   if (!controlled.has(params.queue)) {
     try {
-      return claimedBatch((await runClaim(executor, schema, params, false)).rows);
+      return claimedBatch((await runClaim(statements, schema, params, false)).rows);
     } catch (thrown) {
       if ((thrown as { code?: unknown } | null)?.code !== CONTROLS_APPLY_SQLSTATE) throw thrown;
       controlled.add(params.queue);
     }
   }
-  const { rows } = await runClaim(executor, schema, params, true);
+  const { rows } = await runClaim(statements, schema, params, true);
   const control = rows.find((row) => row.held_paused !== null);
   if (control === undefined) {
     controlled.delete(params.queue);
@@ -164,12 +164,11 @@ export async function claimBatch(executor: Kysely<any>, schema: string, params: 
  */
 export type ControlledQueues = Set<string>;
 
-function runClaim(executor: Kysely<any>, schema: string, params: ClaimBatchParams, withControls: boolean): Promise<QueryResult<ClaimRow>> {
+function runClaim(statements: Statements, schema: string, params: ClaimBatchParams, withControls: boolean): Promise<StatementResult<ClaimRow>> {
   const takeOverExpired = params.takeOverExpired !== false;
   const fitsDeadline = params.maxTimeoutMs !== undefined;
   const synchronousCommit = params.synchronousCommit === true;
-  return CLAIMS.execute(
-    executor,
+  const statement = CLAIMS.statement(
     `${schema}:${takeOverExpired}:${fitsDeadline}:${withControls}:${synchronousCommit}`,
     () =>
       claimBatchStatement(
@@ -179,10 +178,11 @@ function runClaim(executor: Kysely<any>, schema: string, params: ClaimBatchParam
       ),
     params,
   );
+  return statements.run<ClaimRow>(statement);
 }
 
 /** The claim statements, compiled once per schema and variant. */
-const CLAIMS = new CompiledStatements<ClaimRow>();
+const CLAIMS = new CompiledStatements();
 
 /** The values a claim statement is compiled with (and `maxTimeoutMs` in the variant that has it); each call fills them in. */
 const SLOTS = {
@@ -241,20 +241,20 @@ SELECT NULL::bigint, ${params.queue}::text, NULL::jsonb, NULL::jsonb, NULL::inte
    WHERE ${hasControls}),`
     : sql``;
   if (params.takeOverExpired === false && !withControls) {
-    return prepared(sql<ClaimRow>`${claim}
+    return sql<ClaimRow>`${claim}
    WHERE ${picked}
-  ${returning}`);
+  ${returning}`;
   }
   if (params.takeOverExpired === false) {
-    return prepared(sql<ClaimRow>`WITH ${control}
+    return sql<ClaimRow>`WITH ${control}
 claimed AS (
   ${claim}
    WHERE ${picked}
   ${returning}
 )
-${answer}`);
+${answer}`;
   }
-  return prepared(sql<ClaimRow>`WITH ${control}
+  return sql<ClaimRow>`WITH ${control}
 due AS MATERIALIZED (
   ${due}
 ),
@@ -273,7 +273,7 @@ claimed AS (
    WHERE jobs.id = ANY(ARRAY(SELECT id FROM due UNION ALL SELECT id FROM expired)) ${commit}
   ${returning}
 )
-${answer}`);
+${answer}`;
 }
 
 /** A claimed job's row, or the one row that says what the queue's controls did (id null; `held_*` null in claimed rows). */

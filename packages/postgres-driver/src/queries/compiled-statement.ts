@@ -1,5 +1,6 @@
-import { CompiledQuery, type Kysely, type QueryResult, type RawBuilder } from "kysely";
-import { directQueriesOf } from "./direct-queries";
+import type { RawBuilder } from "kysely";
+import type { Statement } from "../connection/statement";
+import { compileStatement, statementName } from "./named-statement";
 
 /** Stands in for one named value while a statement is compiled (see {@link CompiledStatements}). */
 class Slot {
@@ -22,61 +23,47 @@ export function valueSlot<T>(name: string): T {
   return new Slot(name) as unknown as T;
 }
 
-/** A statement's text and, in order, the names of the values behind `$1`, `$2`, …. */
+/** A statement's name and text and, in order, the names of the values behind `$1`, `$2`, …. */
 interface Compiled {
-  readonly sql: string;
-  readonly names: readonly string[];
+  readonly name: string;
+  readonly text: string;
+  readonly slots: readonly string[];
 }
 
 /**
  * Hot statements built and compiled once per variant instead of on every
  * call. A builder returns the statement with {@link valueSlot}s in place of
- * its values; the text and the order of its parameters are kept under the
- * variant's key (the schema and whatever changes the text), and each call
- * only fills in its values. Building a statement of a few dozen template
- * parts and compiling it cost about 30 µs per call on the path from enqueue
- * to handler start; the kept text is also the same string on every call,
- * so naming it as a prepared statement is a map lookup.
+ * its values; the text, its prepared-statement name and the order of its
+ * parameters are kept under the variant's key (the schema and whatever
+ * changes the text), and each call only fills in its values.
  *
  * @example
  * ```ts
- * const byQueue = new CompiledStatements<{ id: string }>();
- * const { rows } = await byQueue.execute(db, `${schema}`, () => sql`SELECT id FROM t WHERE queue = ${valueSlot("queue")}`, { queue: "mail" });
+ * const byQueue = new CompiledStatements();
+ * const statement = byQueue.statement(`${schema}`, () => sql`SELECT id FROM t WHERE queue = ${valueSlot("queue")}`, { queue: "mail" });
+ * const { rows } = await statements.run<{ id: string }>(statement);
  * ```
  */
-export class CompiledStatements<R> {
+export class CompiledStatements {
   readonly #compiled = new Map<string, Compiled>();
 
-  /**
-   * Runs the variant `key` (built by `build` the first time) with `values`, on `executor` (a database or a transaction).
-   * Not an `async` function: it returns the driver's own promise, so its caller's `await` is the only turn of the
-   * microtask queue between the answer and the caller (an async wrapper returning a promise adds two more). A
-   * statement that cannot be compiled rejects, as an async function would.
-   */
-  execute(executor: Kysely<any>, key: string, build: () => RawBuilder<R>, values: object): Promise<QueryResult<R>> {
+  /** The variant `key` (built by `build` the first time) with `values` in its slots; throws when the builder put a value where a slot belongs. */
+  statement(key: string, build: () => RawBuilder<unknown>, values: object): Statement {
     let compiled = this.#compiled.get(key);
     if (compiled === undefined) {
-      try {
-        compiled = compile(executor, build());
-      } catch (error) {
-        return Promise.reject(error);
-      }
+      compiled = compile(build());
       this.#compiled.set(key, compiled);
     }
-    const parameters = compiled.names.map((name) => (values as Readonly<Record<string, unknown>>)[name]);
-    // Outside a transaction the statement skips Kysely (its connection handling added about 40 µs before the send to
-    // a worker idle between jobs, on the path from enqueue to handler start) for the pool or its hot connection.
-    const direct = directQueriesOf(executor);
-    if (direct !== undefined) return direct.query<R & object>(compiled.sql, parameters);
-    return executor.executeQuery<R>(CompiledQuery.raw(compiled.sql, parameters));
+    const given = values as Readonly<Record<string, unknown>>;
+    return { name: compiled.name, text: compiled.text, values: compiled.slots.map((slot) => given[slot]) };
   }
 }
 
-function compile(executor: Kysely<any>, statement: RawBuilder<unknown>): Compiled {
-  const { sql, parameters } = statement.compile(executor);
-  const names = parameters.map((parameter, index) => {
-    if (!(parameter instanceof Slot)) throw new TypeError(`parameter $${index + 1} of a compiled statement is a value, not a valueSlot`);
-    return parameter.name;
+function compile(statement: RawBuilder<unknown>): Compiled {
+  const { text, values } = compileStatement(statement);
+  const slots = values.map((value, index) => {
+    if (!(value instanceof Slot)) throw new TypeError(`parameter $${index + 1} of a compiled statement is a value, not a valueSlot`);
+    return value.name;
   });
-  return Object.freeze({ sql, names: Object.freeze(names) });
+  return Object.freeze({ name: statementName(text), text, slots: Object.freeze(slots) });
 }

@@ -1,7 +1,8 @@
 import { type CompleteJobsParams, MAX_INT4 } from "@stint/core/driver";
-import { sql, type Kysely, type RawBuilder } from "kysely";
+import { sql, type RawBuilder } from "kysely";
+import type { Statements } from "../connection/statement";
 import { jobsTable } from "./job-row";
-import { prepared } from "./prepared";
+import { namedStatement } from "./named-statement";
 import { heldBy } from "./held-by";
 import { announceFinished } from "./announce-finished";
 
@@ -57,15 +58,15 @@ export interface CompletionRow {
  *
  * @example
  * ```ts
- * const applied = await completeJobs(db, "stint", {
+ * const applied = await completeJobs(runner, "stint", {
  *   workerId,
  *   jobs: [{ id: "812", attempt: 1, resultJson: '{"sent":true}', durationMs: 41 }],
  * });
  * ```
  */
-export async function completeJobs(executor: Kysely<any>, schema: string, params: CompleteJobsParams): Promise<readonly string[]> {
+export async function completeJobs(statements: Statements, schema: string, params: CompleteJobsParams): Promise<readonly string[]> {
   if (params.jobs.length === 0) return Object.freeze([]);
-  const { rows } = await completeJobsStatement(schema, params.workerId, params.jobs).execute(executor);
+  const { rows } = await statements.run<{ ids: string[] }>(namedStatement(completeJobsStatement(schema, params.workerId, params.jobs)));
   return Object.freeze(rows[0]?.ids ?? []);
 }
 
@@ -77,7 +78,7 @@ export async function completeJobs(executor: Kysely<any>, schema: string, params
  * job finished; in a statement of its own the two are the same.
  */
 export function completeJobsStatement(schema: string, workerId: string, jobs: readonly CompletionRow[]): RawBuilder<{ ids: string[] }> {
-  return prepared(sql<{ ids: string[] }>`WITH batch AS MATERIALIZED (
+  return sql<{ ids: string[] }>`WITH batch AS MATERIALIZED (
   SELECT * FROM json_to_recordset(${completionsJson(jobs)}::json) AS done(id bigint, attempt integer, result jsonb, duration_ms integer)
 ),
 done AS (
@@ -92,7 +93,7 @@ done AS (
   RETURNING jobs.id
 )
 SELECT coalesce(array_agg(id), '{}')::text[] AS ids, ${announceFinished(schema, sql`array_agg(id)`)} AS announced
-  FROM done`);
+  FROM done`;
 }
 
 /**

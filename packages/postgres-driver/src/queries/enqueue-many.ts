@@ -1,10 +1,11 @@
 import { InfrastructureError, type EnqueueResult } from "@stint/core";
 import type { NewJob } from "@stint/core/driver";
-import { sql, type Kysely, type RawBuilder } from "kysely";
+import { sql, type RawBuilder } from "kysely";
+import type { Statements } from "../connection/statement";
 import { DEDUPE_CONFLICT_TARGET, isActive, MAX_DEDUPE_TRIES } from "./active-states";
 import { CompiledStatements, valueSlot } from "./compiled-statement";
+import { compileStatement } from "./named-statement";
 import { jobsTable } from "./job-row";
-import { prepared } from "./prepared";
 
 interface BatchRow {
   /** 1-based position in the batch. */
@@ -57,16 +58,16 @@ interface BatchRow {
  *
  * @example
  * ```ts
- * const results = await enqueueMany(db, "stint", jobs); // results[i] belongs to jobs[i]
+ * const results = await enqueueMany(runner, "stint", jobs); // results[i] belongs to jobs[i]
  * ```
  */
-export async function enqueueMany(executor: Kysely<any>, schema: string, jobs: readonly NewJob[]): Promise<readonly EnqueueResult[]> {
-  if (jobs.every((job) => job.dedupeKey === null)) return insertWithoutKeys(executor, schema, jobs);
+export async function enqueueMany(statements: Statements, schema: string, jobs: readonly NewJob[]): Promise<readonly EnqueueResult[]> {
+  if (jobs.every((job) => job.dedupeKey === null)) return insertWithoutKeys(statements, schema, jobs);
   const results: (EnqueueResult | undefined)[] = new Array<EnqueueResult | undefined>(jobs.length).fill(undefined);
   let pending = jobs.map((_, index) => index);
   for (let tries = 0; tries < MAX_DEDUPE_TRIES && pending.length > 0; tries += 1) {
     const batch = pending.map((index) => jobs[index] as NewJob);
-    const { rows } = await enqueueManyStatement(schema, batch).execute(executor);
+    const { rows } = await statements.run<BatchRow>(compileStatement(enqueueManyStatement(schema, batch)));
     const unresolved: number[] = [];
     for (const row of rows) {
       const index = pending[Number(row.ord) - 1] as number;
@@ -133,7 +134,7 @@ SELECT input.ord, input.first_ord, fresh.id AS new_id, inserted.id IS NOT NULL A
 }
 
 /** The insert of a batch without dedupe keys, compiled once per schema. */
-const PLAIN_INSERTS = new CompiledStatements<{ readonly id: string }>();
+const PLAIN_INSERTS = new CompiledStatements();
 
 /**
  * A batch in which no job has a dedupe key can hold no duplicate: it is one
@@ -152,8 +153,8 @@ const PLAIN_INSERTS = new CompiledStatements<{ readonly id: string }>();
  *  ORDER BY ord RETURNING id
  * ```
  */
-async function insertWithoutKeys(executor: Kysely<any>, schema: string, jobs: readonly NewJob[]): Promise<readonly EnqueueResult[]> {
-  const { rows } = await PLAIN_INSERTS.execute(executor, schema, () => plainInsertStatement(schema), {
+async function insertWithoutKeys(statements: Statements, schema: string, jobs: readonly NewJob[]): Promise<readonly EnqueueResult[]> {
+  const statement = PLAIN_INSERTS.statement(schema, () => plainInsertStatement(schema), {
     queues: jobs.map((job) => job.queue),
     payloads: `[${jobs.map((job) => job.payloadJson).join(",")}]`,
     priorities: jobs.map((job) => job.priority),
@@ -163,6 +164,7 @@ async function insertWithoutKeys(executor: Kysely<any>, schema: string, jobs: re
     delays: jobs.map((job) => job.delayMs),
     metas: jobs.map((job) => job.metaJson ?? null),
   });
+  const { rows } = await statements.run<{ readonly id: string }>(statement);
   if (rows.length !== jobs.length) throw new InfrastructureError(`enqueueMany inserted ${rows.length} of ${jobs.length} jobs`);
   const ids = rows.map((row) => String(row.id)).sort(byNumericValue);
   return Object.freeze(ids.map((id) => Object.freeze({ id, duplicate: false })));
@@ -170,7 +172,7 @@ async function insertWithoutKeys(executor: Kysely<any>, schema: string, jobs: re
 
 function plainInsertStatement(schema: string): RawBuilder<{ readonly id: string }> {
   const sequence = `"${schema}".jobs_id_seq`;
-  return prepared(sql<{ readonly id: string }>`INSERT INTO ${jobsTable(schema)} (id, queue, payload, priority, max_attempts, timeout_ms, run_at, meta)
+  return sql<{ readonly id: string }>`INSERT INTO ${jobsTable(schema)} (id, queue, payload, priority, max_attempts, timeout_ms, run_at, meta)
 SELECT nextval(${sql.lit(sequence)}::regclass), i.queue, i.payload, i.priority, i.max_attempts, i.timeout_ms,
        COALESCE(i.run_at, now()) + i.delay_ms * interval '1 millisecond', i.meta::jsonb
   FROM ROWS FROM (unnest(${valueSlot("queues")}::text[]), jsonb_array_elements(${valueSlot("payloads")}::jsonb),
@@ -179,7 +181,7 @@ SELECT nextval(${sql.lit(sequence)}::regclass), i.queue, i.payload, i.priority, 
                   unnest(${valueSlot("delays")}::double precision[]), unnest(${valueSlot("metas")}::text[]))
        WITH ORDINALITY AS i(queue, payload, priority, max_attempts, timeout_ms, run_at, delay_ms, meta, ord)
  ORDER BY i.ord
-RETURNING id`);
+RETURNING id`;
 }
 
 /** Orders decimal ids (bigint as text) by their value. */

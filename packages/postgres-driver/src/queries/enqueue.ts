@@ -1,10 +1,10 @@
 import { InfrastructureError, type EnqueueResult } from "@stint/core";
 import type { NewJob } from "@stint/core/driver";
-import { sql, type Kysely, type RawBuilder } from "kysely";
+import { sql, type RawBuilder } from "kysely";
+import type { Statements } from "../connection/statement";
 import { DEDUPE_CONFLICT_TARGET, isActive, MAX_DEDUPE_TRIES } from "./active-states";
 import { jobsTable, millisecondsInterval } from "./job-row";
 import { CompiledStatements, valueSlot } from "./compiled-statement";
-import { prepared } from "./prepared";
 
 /**
  * Inserts one job, or finds the active job of the queue that holds its
@@ -46,15 +46,15 @@ import { prepared } from "./prepared";
  *
  * @example
  * ```ts
- * const { id, duplicate } = await enqueue(db, "stint", job);
+ * const { id, duplicate } = await enqueue(runner, "stint", job);
  * ```
  */
-export async function enqueue(executor: Kysely<any>, schema: string, job: NewJob): Promise<EnqueueResult> {
+export async function enqueue(statements: Statements, schema: string, job: NewJob): Promise<EnqueueResult> {
   const variant = job.dedupeKey === null ? "plain" : job.onDuplicate === "replace" ? "replace" : "keep";
   const build = (): RawBuilder<EnqueueRow> =>
     enqueueStatement(schema, { ...SLOTS, dedupeKey: variant === "plain" ? null : SLOTS.dedupeKey, onDuplicate: variant === "replace" ? "replace" : "keep" });
   for (let tries = 0; tries < MAX_DEDUPE_TRIES; tries += 1) {
-    const { rows } = await ENQUEUES.execute(executor, `${schema}:${variant}`, build, job);
+    const { rows } = await statements.run<EnqueueRow>(ENQUEUES.statement(`${schema}:${variant}`, build, job));
     const row = rows[0];
     if (row !== undefined) return Object.freeze({ id: String(row.id), duplicate: row.duplicate, ...(row.replaced ? { replaced: true } : {}) });
   }
@@ -71,7 +71,7 @@ interface EnqueueRow {
 }
 
 /** The enqueue statements, compiled once per schema and variant. */
-const ENQUEUES = new CompiledStatements<EnqueueRow>();
+const ENQUEUES = new CompiledStatements();
 
 /** The values an enqueue statement is compiled with; each call fills them in from its `NewJob`. */
 const SLOTS: NewJob = {
@@ -92,7 +92,7 @@ function enqueueStatement(schema: string, job: NewJob): RawBuilder<EnqueueRow> {
   VALUES (${job.queue}, ${job.payloadJson}::jsonb, ${job.priority}::smallint, ${job.maxAttempts}::integer,
           ${job.timeoutMs}::integer, COALESCE(${job.runAt}::timestamptz, now()) + ${millisecondsInterval(job.delayMs)},
           ${job.dedupeKey ?? sql`NULL`}::text, ${job.metaJson ?? null}::jsonb)`;
-  if (job.dedupeKey === null) return prepared(sql<EnqueueRow>`${insert} RETURNING id, false AS duplicate`);
+  if (job.dedupeKey === null) return sql<EnqueueRow>`${insert} RETURNING id, false AS duplicate`;
   // replace: a queued holder of the key takes this job's fields; `xmax` is set on a row this statement updated, 0 on one it inserted.
   const onConflict =
     job.onDuplicate === "replace"
@@ -102,7 +102,7 @@ function enqueueStatement(schema: string, job: NewJob): RawBuilder<EnqueueRow> {
   RETURNING id, xmax <> 0 AS replaced`
       : sql`DO NOTHING
   RETURNING id, false AS replaced`;
-  return prepared(sql<EnqueueRow>`WITH inserted AS (
+  return sql<EnqueueRow>`WITH inserted AS (
   ${insert}
   ON CONFLICT ${DEDUPE_CONFLICT_TARGET} ${onConflict}
 )
@@ -111,5 +111,5 @@ UNION ALL
 SELECT id, true AS duplicate, false AS replaced FROM ${jobs}
  WHERE queue = ${job.queue} AND dedupe_key = ${job.dedupeKey}::text AND ${isActive()}
    AND NOT EXISTS (SELECT 1 FROM inserted)
-LIMIT 1`);
+LIMIT 1`;
 }

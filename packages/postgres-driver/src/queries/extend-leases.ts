@@ -1,7 +1,8 @@
 import type { ExtendLeasesParams } from "@stint/core/driver";
-import { sql, type Kysely } from "kysely";
+import { sql } from "kysely";
+import type { Statements } from "../connection/statement";
 import { jobsTable, millisecondsInterval } from "./job-row";
-import { prepared } from "./prepared";
+import { namedStatement } from "./named-statement";
 import { heldBy } from "./held-by";
 
 /**
@@ -21,16 +22,18 @@ import { heldBy } from "./held-by";
  *
  * @example
  * ```ts
- * const kept = await extendLeases(db, "stint", { workerId, leaseMs: 60_000, jobs: [{ id: "812", attempt: 2 }] });
+ * const kept = await extendLeases(runner, "stint", { workerId, leaseMs: 60_000, jobs: [{ id: "812", attempt: 2 }] });
  * ```
  */
-export async function extendLeases(executor: Kysely<any>, schema: string, params: ExtendLeasesParams): Promise<readonly string[]> {
+export async function extendLeases(statements: Statements, schema: string, params: ExtendLeasesParams): Promise<readonly string[]> {
   if (params.jobs.length === 0) return Object.freeze([]);
-  const { rows } = await prepared(sql<{ id: string }>`UPDATE ${jobsTable(schema)} AS jobs
+  const { rows } = await statements.run<{ id: string }>(
+    namedStatement(sql`UPDATE ${jobsTable(schema)} AS jobs
    SET locked_until = now() + ${millisecondsInterval(params.leaseMs)}, updated_at = now()
   FROM unnest(${params.jobs.map((job) => job.id)}::bigint[], ${params.jobs.map((job) => job.attempt)}::integer[]) AS held(id, attempt)
  WHERE jobs.id = held.id AND jobs.attempts = held.attempt
    AND ${heldBy(params.workerId)}
-RETURNING jobs.id`).execute(executor);
+RETURNING jobs.id`),
+  );
   return Object.freeze(rows.map((row) => String(row.id)));
 }

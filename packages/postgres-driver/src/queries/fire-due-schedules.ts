@@ -1,6 +1,7 @@
 import type { FireDueSchedulesParams, NewJob, ScheduleFire, SchedulePlan, ScheduleRecord } from "@stint/core/driver";
 import { ConfigError } from "@stint/core";
 import { sql, type Kysely } from "kysely";
+import { KyselyStatements } from "../connection/kysely-statements";
 import { enqueueMany } from "./enqueue-many";
 import { SCHEDULE_COLUMNS, scheduleDedupeKey, schedulesTable, toScheduleRecord, type ScheduleRow } from "./schedule-row";
 
@@ -60,7 +61,7 @@ export async function fireDueSchedules(db: Kysely<any>, schema: string, params: 
       return { record, plan: checkedPlan(params.plan(record, row.db_now), record, row.db_now) };
     });
     const jobs = planned.flatMap(({ record, plan }) => plan.fires.map((fireAt) => fireJob(record, fireAt)));
-    const results = jobs.length === 0 ? [] : await enqueueMany(trx, schema, jobs);
+    const results = jobs.length === 0 ? [] : await enqueueMany(new KyselyStatements(trx), schema, jobs);
     await sql`UPDATE ${schedules} AS s
    SET next_run_at = fired.next_run_at, last_fired_at = coalesce(fired.last_fired_at, s.last_fired_at), updated_at = now()
   FROM unnest(${planned.map(({ record }) => record.name)}::text[],

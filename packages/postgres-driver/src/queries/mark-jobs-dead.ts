@@ -1,9 +1,10 @@
 import type { MarkJobsDeadParams } from "@stint/core/driver";
-import { sql, type Kysely } from "kysely";
+import { sql } from "kysely";
+import type { Statements } from "../connection/statement";
 import { finalizeRecordingAttempts, millisecondsBetween, workerDuration } from "./attempt-history";
 import { deadHookInsert } from "./dead-hooks-table";
 import { jobsTable } from "./job-row";
-import { prepared } from "./prepared";
+import { namedStatement } from "./named-statement";
 
 /**
  * Gives up on many jobs the worker still owns, in one statement: state
@@ -35,13 +36,13 @@ import { prepared } from "./prepared";
  *
  * @example
  * ```ts
- * const applied = await markJobsDead(db, "stint", {
+ * const applied = await markJobsDead(runner, "stint", {
  *   workerId,
  *   jobs: [{ id: "812", attempt: 3, failure: { message, code: "STINT_PERMANENT" }, durationMs: 41 }],
  * });
  * ```
  */
-export async function markJobsDead(executor: Kysely<any>, schema: string, params: MarkJobsDeadParams): Promise<readonly string[]> {
+export async function markJobsDead(statements: Statements, schema: string, params: MarkJobsDeadParams): Promise<readonly string[]> {
   const { jobs } = params;
   if (jobs.length === 0) return Object.freeze([]);
   const update = sql`UPDATE ${jobsTable(schema)} AS jobs
@@ -61,6 +62,6 @@ export async function markJobsDead(executor: Kysely<any>, schema: string, params
     { batch: "dead", workerId: params.workerId, duration: sql.ref("jobs.duration_ms"), announce: true, also: deadHookInsert(schema, "finalized") },
     update,
   );
-  const { rows } = await prepared(statement).execute(executor);
+  const { rows } = await statements.run<{ id: string }>(namedStatement(statement));
   return Object.freeze(rows.map((row) => String(row.id)));
 }

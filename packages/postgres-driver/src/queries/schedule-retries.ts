@@ -1,8 +1,9 @@
 import type { ScheduleRetriesParams, RetryingJob } from "@stint/core/driver";
-import { sql, type Kysely } from "kysely";
+import { sql } from "kysely";
+import type { Statements } from "../connection/statement";
 import { finalizeRecordingAttempts, workerDuration } from "./attempt-history";
 import { jobsTable } from "./job-row";
-import { prepared } from "./prepared";
+import { namedStatement } from "./named-statement";
 
 /**
  * Schedules another attempt of many jobs the worker still owns, in one
@@ -46,7 +47,7 @@ import { prepared } from "./prepared";
  *
  * @example
  * ```ts
- * const applied = await scheduleRetries(db, "stint", {
+ * const applied = await scheduleRetries(runner, "stint", {
  *   workerId,
  *   jobs: [
  *     { id: "812", attempt: 2, delayMs: 30_000, failure: { message: "rate limited", code: "STINT_RETRYABLE" }, spendAttempt: true },
@@ -55,7 +56,7 @@ import { prepared } from "./prepared";
  * });
  * ```
  */
-export async function scheduleRetries(executor: Kysely<any>, schema: string, params: ScheduleRetriesParams): Promise<readonly string[]> {
+export async function scheduleRetries(statements: Statements, schema: string, params: ScheduleRetriesParams): Promise<readonly string[]> {
   const { jobs } = params;
   if (jobs.length === 0) return Object.freeze([]);
   const update = sql`UPDATE ${jobsTable(schema)} AS jobs
@@ -77,7 +78,7 @@ export async function scheduleRetries(executor: Kysely<any>, schema: string, par
                 ${jobs.map((job) => job.failure?.summary ?? null)}::text[])
          AS retry(id, attempt, delay_ms, last_error, error_code, spend_attempt, outcome, duration_ms, summary)`;
   const statement = finalizeRecordingAttempts(schema, { batch: "retry", workerId: params.workerId, duration: sql.ref("retry.duration_ms") }, update);
-  const { rows } = await prepared(statement).execute(executor);
+  const { rows } = await statements.run<{ id: string }>(namedStatement(statement));
   return Object.freeze(rows.map((row) => String(row.id)));
 }
 

@@ -1,7 +1,8 @@
 import type { ProgressWrite } from "@stint/core/driver";
-import { sql, type Kysely } from "kysely";
+import { sql } from "kysely";
+import type { Statements } from "../connection/statement";
 import { jobsTable } from "./job-row";
-import { prepared } from "./prepared";
+import { namedStatement } from "./named-statement";
 
 /**
  * Stores a running attempt's latest progress on its job, fenced like an
@@ -17,14 +18,16 @@ import { prepared } from "./prepared";
  *
  * @example
  * ```ts
- * await writeProgress(db, "stint", { workerId, job: { id: "812", attempt: 2 }, progressJson: '{"done":40,"of":100}' });
+ * await writeProgress(runner, "stint", { workerId, job: { id: "812", attempt: 2 }, progressJson: '{"done":40,"of":100}' });
  * ```
  */
-export async function writeProgress(executor: Kysely<any>, schema: string, params: ProgressWrite): Promise<boolean> {
-  const { rows } = await prepared(sql<{ id: string }>`UPDATE ${jobsTable(schema)}
+export async function writeProgress(statements: Statements, schema: string, params: ProgressWrite): Promise<boolean> {
+  const { rows } = await statements.run<{ id: string }>(
+    namedStatement(sql`UPDATE ${jobsTable(schema)}
    SET progress = ${params.progressJson}::jsonb, updated_at = now()
  WHERE id = ${params.job.id}::bigint AND attempts = ${params.job.attempt}::integer
    AND locked_by = ${params.workerId} AND state = 'running'
-RETURNING id`).execute(executor);
+RETURNING id`),
+  );
   return rows.length > 0;
 }

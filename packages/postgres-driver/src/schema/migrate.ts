@@ -12,10 +12,8 @@ import {
   createSchemaStatement,
   lockMigrations,
   recordMigrationStatement,
-  resetApplicationName,
   schemaExistsQuery,
   setApplicationName,
-  unlockMigrations,
 } from "./migrations/migration-bookkeeping";
 
 /** Options of {@link migrate}. */
@@ -36,15 +34,17 @@ export interface MigrateResult {
 /**
  * Creates the schema if needed and applies the migrations it lacks, each in
  * its own transaction that also records it in `<schema>.migrations`.
- * Idempotent, and safe when several processes migrate at once: the whole run
- * holds a session-level advisory lock (keyed on the schema name) on one
- * dedicated connection, so the others wait and then find nothing to do.
+ * Idempotent, and safe when several processes migrate at once: each of
+ * those transactions first takes a transaction-level advisory lock (keyed
+ * on the schema name), then reads which migrations are applied, so the
+ * others wait and then find nothing to do. Nothing outlives a transaction,
+ * so it works the same behind a transaction pooler.
  *
  * The schema name is validated before any SQL runs. Pass a Kysely instance
  * (not a transaction), or connection options and a pool is opened and closed
- * around the run. While it runs, the connection's `application_name` is
- * `stint:migrate:<process identity>` (a borrowed pooled connection gets its
- * own name back afterwards).
+ * around the run. While each step runs, the connection's `application_name`
+ * is `stint:migrate:<process identity>` (a borrowed pooled connection gets
+ * its own name back when the step's transaction ends).
  *
  * @example
  * ```ts
@@ -56,7 +56,7 @@ export async function migrate(target: Kysely<any> | DatabaseOptions, options: Mi
   const schema = assertSqlIdentifier(options.schema ?? DEFAULT_SCHEMA, "schema");
   if (isKysely(target)) {
     if (target.isTransaction) {
-      throw new ConfigError("db", "migrate needs a Kysely instance, not a transaction: it runs its own transactions");
+      throw new ConfigError("db", "migrate needs a Kysely instance, not a transaction: it runs one transaction per migration");
     }
     return runMigrations(target, schema);
   }
@@ -70,52 +70,31 @@ export async function migrate(target: Kysely<any> | DatabaseOptions, options: Mi
 }
 
 async function runMigrations(db: Kysely<any>, schema: string): Promise<MigrateResult> {
+  const applied: number[] = [];
   try {
-    return await db.connection().execute(async (connection) => {
-      await setApplicationName(applicationName("migrate")).execute(connection);
-      // A broken connection ends the session, its lock and its name with it,
-      // so a failed unlock or reset only matters when nothing else went wrong.
-      let failure: unknown;
-      const unlessFailed = (cleanupError: unknown): void => {
-        if (failure === undefined) throw cleanupError;
-      };
-      try {
-        await lockMigrations(schema).execute(connection);
-        try {
-          return await applyPending(connection, schema);
-        } catch (thrown) {
-          failure = thrown;
-          throw thrown;
-        } finally {
-          await unlockMigrations(schema).execute(connection).catch(unlessFailed);
-        }
-      } catch (thrown) {
-        failure ??= thrown;
-        throw thrown;
-      } finally {
-        await resetApplicationName().execute(connection).catch(unlessFailed);
-      }
-    });
+    for (;;) {
+      const step = await db.transaction().execute((trx) => applyNext(trx, schema));
+      if (step.applied === undefined) return Object.freeze({ schema, applied: Object.freeze(applied), version: step.version });
+      applied.push(step.applied);
+    }
   } catch (thrown) {
     throw interpretError(thrown, `migrate schema "${schema}"`);
   }
 }
 
-async function applyPending(connection: Kysely<any>, schema: string): Promise<MigrateResult> {
-  const { rows: found } = await schemaExistsQuery(schema).execute(connection);
-  if (found[0]?.exists !== true) await createSchemaStatement(schema).execute(connection);
-  await createMigrationsTableStatement(schema).execute(connection);
-  const { rows } = await appliedVersionsQuery(schema).execute(connection);
+/** One locked step: the first migration not applied yet, or none when the schema is up to date. */
+async function applyNext(trx: Kysely<any>, schema: string): Promise<{ readonly applied?: number; readonly version: number }> {
+  await setApplicationName(applicationName("migrate")).execute(trx);
+  await lockMigrations(schema).execute(trx);
+  const { rows: found } = await schemaExistsQuery(schema).execute(trx);
+  if (found[0]?.exists !== true) await createSchemaStatement(schema).execute(trx);
+  await createMigrationsTableStatement(schema).execute(trx);
+  const { rows } = await appliedVersionsQuery(schema).execute(trx);
   const done = new Set(rows.map((row) => Number(row.version)));
-  const applied: number[] = [];
-  for (const migration of MIGRATIONS) {
-    if (done.has(migration.version)) continue;
-    await connection.transaction().execute(async (trx) => {
-      for (const statement of migration.statements(schema)) await statement.execute(trx);
-      await recordMigrationStatement(schema, migration).execute(trx);
-    });
-    applied.push(migration.version);
-    done.add(migration.version);
-  }
-  return Object.freeze({ schema, applied: Object.freeze(applied), version: Math.max(0, ...done) });
+  const version = Math.max(0, ...done);
+  const next = MIGRATIONS.find((migration) => !done.has(migration.version));
+  if (next === undefined) return { version };
+  for (const statement of next.statements(schema)) await statement.execute(trx);
+  await recordMigrationStatement(schema, next).execute(trx);
+  return { applied: next.version, version: Math.max(version, next.version) };
 }

@@ -1,18 +1,9 @@
 import { assertSqlIdentifier } from "@stint/core/driver";
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type RawBuilder } from "kysely";
+import type { RawBuilder } from "kysely";
+import { COMPILE_ONLY } from "../compile-only";
 import { DEFAULT_SCHEMA } from "./default-schema";
 import { MIGRATIONS } from "./migrations/all-migrations";
 import { createMigrationsTableStatement, createSchemaStatement, recordMigrationStatement } from "./migrations/migration-bookkeeping";
-
-/** A Kysely that only compiles (it has no connection), for turning statements into text. */
-const compiler = new Kysely<any>({
-  dialect: {
-    createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (db) => new PostgresIntrospector(db),
-    createQueryCompiler: () => new PostgresQueryCompiler(),
-  },
-});
 
 /**
  * The SQL text of every migration for a schema, as a script a DBA can read
@@ -49,7 +40,7 @@ export function migrationSql(schema: string = DEFAULT_SCHEMA, fromVersion = 1): 
 }
 
 function statementText(statement: RawBuilder<unknown>): string {
-  const compiled = statement.compile(compiler);
+  const compiled = statement.compile(COMPILE_ONLY);
   if (compiled.parameters.length > 0) {
     throw new Error(`a migration statement must not take parameters: ${compiled.sql}`);
   }

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { ConfigError } from "@stint/core";
 import type { Kysely } from "kysely";
+import type { StatementRunner } from "../connection/statement-runner";
 import { createDatabase } from "../create-database";
 import { PostgresJobStore } from "../postgres-job-store";
 import { dropSchema } from "../schema/drop-schema";
@@ -23,6 +24,8 @@ export interface TestSchemaOptions {
 /** A freshly migrated schema of its own, and a store over it. */
 export interface TestSchema extends AsyncDisposable {
   readonly db: Kysely<any>;
+  /** The statement runner of `db`'s pool, which `store` sends its hot statements to. */
+  readonly statements: StatementRunner;
   readonly store: PostgresJobStore;
   readonly schema: string;
   readonly connectionString: string;
@@ -73,7 +76,7 @@ export async function createTestSchema(options: TestSchemaOptions = {}): Promise
     await database.close();
     throw thrown;
   }
-  const store = new PostgresJobStore({ db: database.db, schema });
+  const store = new PostgresJobStore({ db: database.db, statements: database.statements, schema });
   let dropping: Promise<void> | undefined;
   const drop = (): Promise<void> => {
     dropping ??= dropSchema(database.db, schema).finally(() => database.close());
@@ -81,6 +84,7 @@ export async function createTestSchema(options: TestSchemaOptions = {}): Promise
   };
   return Object.freeze({
     db: database.db,
+    statements: database.statements,
     store,
     schema,
     connectionString,

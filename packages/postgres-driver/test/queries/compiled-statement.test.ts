@@ -14,7 +14,7 @@ describe("statements compiled once", () => {
   });
 
   it("builds a variant once and puts each call's values where its slots were, by name", async () => {
-    const statements = new CompiledStatements<{ sum: number; label: string }>();
+    const statements = new CompiledStatements();
     let built = 0;
     const build = () => {
       built += 1;
@@ -23,29 +23,35 @@ describe("statements compiled once", () => {
         label: string;
       }>`SELECT ${valueSlot<number>("a")}::int + ${valueSlot<number>("b")}::int AS sum, ${valueSlot<string>("label")}::text AS label`;
     };
-    const first = await statements.execute(test.db, "sum", build, { label: "one", b: 2, a: 1 });
-    const second = await statements.execute(test.db, "sum", build, { a: 40, b: 2, label: "two", unused: true });
-    expect(first.rows).to.deep.equal([{ sum: 3, label: "one" }]);
-    expect(second.rows).to.deep.equal([{ sum: 42, label: "two" }]);
+    const first = statements.statement("sum", build, { label: "one", b: 2, a: 1 });
+    const second = statements.statement("sum", build, { a: 40, b: 2, label: "two", unused: true });
+    expect((await test.statements.run(first)).rows).to.deep.equal([{ sum: 3, label: "one" }]);
+    expect((await test.statements.run(second)).rows).to.deep.equal([{ sum: 42, label: "two" }]);
     expect(built).to.equal(1);
+    expect(second.name, "one variant, one prepared-statement name")
+      .to.equal(first.name)
+      .and.match(/^stint_[0-9a-f]{24}$/);
   });
 
   it("sends a missing value as NULL, and keeps variants apart by key", async () => {
-    const statements = new CompiledStatements<{ value: string | null }>();
+    const statements = new CompiledStatements();
     const asText = () => sql<{ value: string | null }>`SELECT ${valueSlot("value")}::text AS value`;
     const constant = () => sql<{ value: string | null }>`SELECT 'fixed'::text AS value`;
-    expect((await statements.execute(test.db, "text", asText, {})).rows).to.deep.equal([{ value: null }]);
-    expect((await statements.execute(test.db, "constant", constant, { value: "x" })).rows).to.deep.equal([{ value: "fixed" }]);
+    const text = statements.statement("text", asText, {});
+    const fixed = statements.statement("constant", constant, { value: "x" });
+    expect((await test.statements.run(text)).rows).to.deep.equal([{ value: null }]);
+    expect((await test.statements.run(fixed)).rows).to.deep.equal([{ value: "fixed" }]);
+    expect(text.name).to.not.equal(fixed.name);
   });
 
   it("refuses a statement with a value in place of a slot, which every call would otherwise repeat", async () => {
-    const statements = new CompiledStatements<{ n: number }>();
-    const error = await statements
-      .execute(test.db, "literal", () => sql<{ n: number }>`SELECT ${7}::int AS n`, {})
-      .then(
-        () => undefined,
-        (thrown: unknown) => thrown,
-      );
+    const statements = new CompiledStatements();
+    let error: unknown;
+    try {
+      statements.statement("literal", () => sql<{ n: number }>`SELECT ${7}::int AS n`, {});
+    } catch (thrown) {
+      error = thrown;
+    }
     expect(error)
       .to.be.instanceOf(TypeError)
       .with.property("message")

@@ -71,7 +71,7 @@ describe("queue controls on PostgreSQL", () => {
 
   it("claims a queue without controls in the short form, and switches to the controls' form as soon as a control appears, and back", async () => {
     const controlled: ControlledQueues = new Set();
-    const claimOf = (limit: number) => claimBatch(test.db, test.schema, { queue: "mail", workerId: "w1", limit, leaseMs: 60_000 }, controlled);
+    const claimOf = (limit: number) => claimBatch(test.statements, test.schema, { queue: "mail", workerId: "w1", limit, leaseMs: 60_000 }, controlled);
     await enqueue("mail", 6);
     expect(await claimOf(1)).to.have.length(1);
     expect(controlled.has("mail"), "no controls: the short form").to.equal(false);

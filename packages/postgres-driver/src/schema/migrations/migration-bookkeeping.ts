@@ -3,7 +3,7 @@ import { advisoryLockKey } from "../../advisory-lock-key";
 import type { Migration } from "./migration";
 
 /**
- * The key of the session-level advisory lock held around a migration run:
+ * The key of the transaction-level advisory lock each migration step holds:
  * the first 8 bytes of a SHA-256 of the schema name, as a signed bigint.
  * Two processes migrating one schema take turns; different schemas don't wait.
  *
@@ -16,27 +16,23 @@ export function migrationLockKey(schema: string): string {
   return advisoryLockKey(`stint:migrate:${schema}`);
 }
 
-/** `SELECT pg_advisory_lock($1::bigint)` — waits for other migrations of the schema. */
+/**
+ * `SELECT pg_advisory_xact_lock($1::bigint)` — waits for other migrations
+ * of the schema, and holds them off until the transaction ends. A lock of
+ * the transaction, not the session: behind a transaction pooler a session
+ * lock would stay with a server connection the pooler hands to others.
+ */
 export function lockMigrations(schema: string): RawBuilder<unknown> {
-  return sql`SELECT pg_advisory_lock(${migrationLockKey(schema)}::bigint)`;
-}
-
-/** `SELECT pg_advisory_unlock($1::bigint)`. */
-export function unlockMigrations(schema: string): RawBuilder<unknown> {
-  return sql`SELECT pg_advisory_unlock(${migrationLockKey(schema)}::bigint)`;
+  return sql`SELECT pg_advisory_xact_lock(${migrationLockKey(schema)}::bigint)`;
 }
 
 /**
- * `SELECT set_config('application_name', $1, false)`: names the migration's
- * connection for the session (undone by {@link resetApplicationName}).
+ * `SELECT set_config('application_name', $1, true)`: names the migration's
+ * connection until the transaction ends (a pooled connection gets its own
+ * name back by itself).
  */
 export function setApplicationName(name: string): RawBuilder<unknown> {
-  return sql`SELECT set_config('application_name', ${name}, false)`;
-}
-
-/** `RESET application_name`: back to the name the connection was opened with. */
-export function resetApplicationName(): RawBuilder<unknown> {
-  return sql`RESET application_name`;
+  return sql`SELECT set_config('application_name', ${name}, true)`;
 }
 
 /**

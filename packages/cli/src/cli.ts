@@ -139,7 +139,12 @@ async function execute(command: Command, rest: readonly string[], io: CliIo, jso
     cwd: io.cwd ?? process.cwd(),
     databaseTarget: () => (target ??= resolveDatabaseTarget(values["database-url"] as string | undefined, io.env)),
     connect: (options) => {
-      connection ??= openConnection(context.databaseTarget(), { schema, connectTimeoutMs });
+      connection ??= openConnection(context.databaseTarget(), {
+        schema,
+        connectTimeoutMs,
+        env: io.env,
+        onWarning: (warning) => context.out.note(`stint: warning: ${warning.message}`),
+      });
       return options?.checkSchema === false ? connection : connection.then((open) => checkSchema(open, context.out));
     },
   };

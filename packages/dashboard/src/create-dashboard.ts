@@ -64,7 +64,8 @@ export function createDashboard(options: DashboardOptions): DashboardHandler {
   if (options.readOnly !== undefined && typeof options.readOnly !== "boolean") throw new ConfigError("readOnly", "must be true or false");
   const refreshMs = integerOption("refreshMs", options.refreshMs ?? 5_000, 500, 3_600_000);
   const policy = new PayloadPolicy(options.jobKinds ?? [], options.payloads ?? "known-kinds");
-  const { db, close } = openDatabase(options);
+  const log = options.log ?? createLogger();
+  const { db, close } = openDatabase(options, log);
   const schema = options.schema;
   const store = new PostgresJobStore(schema === undefined ? { db } : { db, schema });
   const browser = new PostgresJobBrowser(schema === undefined ? { db } : { db, schema });
@@ -76,7 +77,7 @@ export function createDashboard(options: DashboardOptions): DashboardHandler {
     prefix,
     readOnly: options.readOnly ?? false,
     refreshMs,
-    log: options.log ?? createLogger(),
+    log,
   });
   const handler = (request: IncomingMessage, response: ServerResponse, next?: (error?: unknown) => void): void => {
     void app.handle(request, response, next);
@@ -107,7 +108,7 @@ function basePrefix(basePath: unknown): string {
   return basePath.replace(/\/$/, "");
 }
 
-function openDatabase(options: DashboardOptions): { readonly db: Kysely<any>; readonly close: () => Promise<void> } {
+function openDatabase(options: DashboardOptions, log: Logger): { readonly db: Kysely<any>; readonly close: () => Promise<void> } {
   const given = [options.db !== undefined, options.connectionString !== undefined].filter(Boolean).length;
   if (given !== 1) throw new ConfigError("db", "give exactly one of db (your Kysely instance) or connectionString");
   if (options.db !== undefined) {
@@ -120,6 +121,8 @@ function openDatabase(options: DashboardOptions): { readonly db: Kysely<any>; re
     maxConnections: 4,
     applicationName: "stint-dashboard",
     statementTimeoutMs: 30_000,
+    // Behind a pooler, what the pool changed by itself goes to the dashboard's log.
+    onWarning: (warning) => log.warn(warning.message, { code: warning.code }),
   });
   return database;
 }

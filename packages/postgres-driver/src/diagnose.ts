@@ -1,6 +1,7 @@
 import { coerceError } from "@stint/core";
 import { assertSqlIdentifier, integerOption, rejectUnknownOptions } from "@stint/core/driver";
 import type { Kysely } from "kysely";
+import { diagnoseConnection, type ConnectionToDiagnose } from "./diagnose-connection";
 import { interpretError } from "./interpret-error";
 import { readIdleInTransaction } from "./queries/diagnose-idle-in-transaction";
 import { EXPECTED_INDEXES, readIndexes } from "./queries/diagnose-indexes";
@@ -39,6 +40,8 @@ export interface DiagnoseOptions {
   readonly idleInTransactionMs?: number;
   /** `application_name` prefix of stint's sessions. Default `"stint"`. */
   readonly applicationNamePrefix?: string;
+  /** Where the checked process connects: adds the `connection` check (direct, session pooler or transaction pooler). */
+  readonly connection?: ConnectionToDiagnose;
 }
 
 /** Whether a schema exists and how far it is migrated. */
@@ -50,7 +53,7 @@ export interface SchemaStatus {
   readonly latest: number;
 }
 
-const OPTION_KEYS = ["stuckLeaseGraceMs", "longTransactionMs", "idleInTransactionMs", "applicationNamePrefix"];
+const OPTION_KEYS = ["stuckLeaseGraceMs", "longTransactionMs", "idleInTransactionMs", "applicationNamePrefix", "connection"];
 const LATEST = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
 /** Dead rows worth a warning: more than this many, and more than {@link DEAD_ROW_RATIO} of the live ones. */
 const DEAD_ROW_FLOOR = 10_000;
@@ -80,6 +83,10 @@ export async function schemaStatus(db: Kysely<any>, schema: string): Promise<Sch
 /**
  * Health checks for `stint doctor`, each a `{ name, ok, severity, detail }`:
  *
+ * - `connection` (with `options.connection`) — a direct connection, a
+ *   session pooler or a transaction pooler, what stint does there, and the
+ *   settings that change it (warning behind a transaction pooler without a
+ *   session URL: workers poll instead of being woken);
  * - `schema` — the schema exists (error; nothing else is checked without it);
  * - `migrations` — migrated up to the latest version (error when behind,
  *   warning when ahead of this stint);
@@ -109,10 +116,11 @@ export async function diagnose(db: Kysely<any>, schema: string, options: Diagnos
   const idleMs = integerOption("idleInTransactionMs", options.idleInTransactionMs ?? 10_000, 0, Number.MAX_SAFE_INTEGER);
   const prefix = options.applicationNamePrefix ?? "stint";
   const status = await schemaStatus(db, schema);
+  const connection = options.connection === undefined ? [] : [await attempt("connection", "warning", () => connectionCheck(options.connection!))];
   if (!status.exists) {
-    return freeze([fail("schema", "error", `schema ${schema} is missing — run \`stint migrate\` to create it`)]);
+    return freeze([...connection, fail("schema", "error", `schema ${schema} is missing — run \`stint migrate\` to create it`)]);
   }
-  const checks = [pass("schema", `schema ${schema} exists`), migrationsCheck(schema, status)];
+  const checks = [...connection, pass("schema", `schema ${schema} exists`), migrationsCheck(schema, status)];
   if (status.version >= 1) {
     checks.push(await attempt("indexes", "error", () => indexesCheck(db, schema, status.version)));
     if (status.version >= 2) checks.push(await attempt("wakeup-trigger", "warning", () => triggerCheck(db, schema)));
@@ -208,6 +216,11 @@ async function idleInTransactionCheck(db: Kysely<any>, prefix: string, idleMs: n
     "warning",
     `${idle.length} ${prefix} session(s) idle inside a transaction: ${sessions.join(", ")} — they hold locks and vacuum back`,
   );
+}
+
+async function connectionCheck(target: ConnectionToDiagnose): Promise<DiagnosisCheck> {
+  const { ok, detail } = await diagnoseConnection(target);
+  return ok ? pass("connection", detail) : fail("connection", "warning", detail);
 }
 
 /** Runs a check; a check that cannot run is a failed one, with the reason. */

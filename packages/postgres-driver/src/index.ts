@@ -28,6 +28,7 @@ export type { SessionClientOptions } from "./session-client-options";
 export { wakeupChannel } from "./wakeup-channel";
 export { diagnose, schemaStatus } from "./diagnose";
 export type { Diagnosis, DiagnosisCheck, DiagnosisSeverity, DiagnoseOptions, SchemaStatus } from "./diagnose";
+export type { ConnectionToDiagnose } from "./diagnose-connection";
 
 export { migrate } from "./schema/migrate";
 export type { MigrateOptions, MigrateResult } from "./schema/migrate";

@@ -1,10 +1,11 @@
 import { ExitCode } from "@stint/core";
-import { diagnose } from "@stint/postgres-driver";
+import { diagnose, resolveConnectionVariables } from "@stint/postgres-driver";
 import type { Command } from "../command";
 
 /**
- * `stint doctor`: runs the driver's health checks (schema version, stuck
- * leases, table bloat, long transactions …) and prints ✓ or ✗ for each.
+ * `stint doctor`: runs the driver's health checks (the connection — direct,
+ * session pooler or transaction pooler —, schema version, stuck leases,
+ * table bloat, long transactions …) and prints ✓ or ✗ for each.
  * Exits 1 when a check of severity `error` fails; failed warnings are shown
  * but do not change the exit code.
  */
@@ -15,9 +16,23 @@ export const doctorCommand: Command = {
   args: { min: 0, max: 0 },
   json: true,
   options: {},
+  notes: [
+    "Checks: connection (a direct connection, a session pooler, or a transaction pooler such as PgBouncer in",
+    "pool_mode=transaction, and what stint does there), schema, migrations, indexes, wakeup-trigger, stuck-leases,",
+    "jobs-bloat, oldest-transaction, idle-in-transaction.",
+    "Behind a transaction pooler, the two settings that matter are STINT_PREPARED_STATEMENTS (auto, on, off) and",
+    "STINT_SESSION_DATABASE_URL (a direct connection for LISTEN wake-ups and the leader lock); the connection check",
+    "tests the second one too when it is set.",
+    "Exit codes: 0 no error (warnings are shown), 1 a check of severity error failed, 69 unreachable, 78 configuration.",
+  ],
   async run(context) {
     const connection = await context.connect({ checkSchema: false });
-    const { checks } = await diagnose(connection.db, context.schema);
+    const { sessionConnectionString } = resolveConnectionVariables(context.io.env, {});
+    const target = {
+      connectionString: connection.target.url,
+      ...(sessionConnectionString.value === undefined ? {} : { sessionConnectionString: sessionConnectionString.value }),
+    };
+    const { checks } = await diagnose(connection.db, context.schema, { connection: target });
     const failed = checks.filter((check) => !check.ok);
     const errors = failed.filter((check) => check.severity === "error").length;
     const ok = errors === 0;

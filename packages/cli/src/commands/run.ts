@@ -16,6 +16,7 @@ import { configError } from "../cli-error";
 import { flagOption, stringOption, type Command, type CommandContext } from "../command";
 import { assertStintApp, loadCreateApp, type StintApp } from "../app/load-app";
 import { startRunProgress, type RunProgress } from "../output/run-progress";
+import { connectionSettingRows, type ConnectionSettingRow } from "../output/connection-settings";
 import { formatSettings } from "../output/settings-table";
 
 /**
@@ -71,6 +72,12 @@ export const runCommand: Command = {
     "createApp gets the level of --log-level or STINT_LOG_LEVEL as env.logLevel.",
     "--print-config prints a table (one JSON document with --json) and needs no database connection.",
     "",
+    "Behind a connection pooler (PgBouncer in pool_mode=transaction, or what a managed PostgreSQL hands out),",
+    "DATABASE_URL alone works. Two variables, read by registerPostgresDriver and shown by --print-config, tune it:",
+    "STINT_PREPARED_STATEMENTS (auto, on, off; auto sends named statements until the pooler refuses one, then",
+    "unnamed ones) and STINT_SESSION_DATABASE_URL (a direct connection for LISTEN wake-ups and the leader lock;",
+    "without it, behind a transaction pooler, idle workers poll every --poll-interval). See `stint doctor`.",
+    "",
     "Examples:",
     "  stint run send-invoice-email --once --max-runtime 4m --app ./dist/stint-app.js",
     "  STINT_APP=@acme/jobs stint run send-invoice-email weekly-report --health-port 8080",
@@ -101,7 +108,7 @@ export const runCommand: Command = {
     try {
       assertQueuesKnown(app, queues, specifier);
       const runOptions = { ...options, queues, flags, env: context.io.env };
-      if (printConfig) return printSettings(context, resolveContainerSettings(app.container, runOptions));
+      if (printConfig) return printSettings(context, resolveContainerSettings(app.container, runOptions), connectionSettingRows(app.container, context.io.env));
       if (showProgress) progress = await startRunProgress({ queues, store: connection!.store, stream: context.io.stderr });
       const report = await runFromContainer(app.container, { ...runOptions, signal: context.signal });
       await progress?.stop();
@@ -138,12 +145,12 @@ function askedLogLevel(queues: readonly string[], flags: SettingFlags, context: 
   return logLevel.source.kind === "default" ? undefined : logLevel.value;
 }
 
-function printSettings(context: CommandContext, settings: ReturnType<typeof resolveContainerSettings>): number {
+function printSettings(context: CommandContext, settings: ReturnType<typeof resolveContainerSettings>, database: readonly ConnectionSettingRow[]): number {
   if (context.json) {
-    context.out.json(settings);
+    context.out.json({ ...settings, database });
   } else {
     for (const warning of settings.warnings) context.out.note(`stint: warning: ${warning}`);
-    context.out.line(formatSettings(settings));
+    context.out.line(formatSettings(settings, database));
   }
   return ExitCode.Ok;
 }

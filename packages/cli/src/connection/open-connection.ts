@@ -1,6 +1,6 @@
 import { JOB_STORE, type JobStore } from "@stint/core";
 import { SCHEDULE_STORE, type ScheduleStore } from "@stint/core/driver";
-import { interpretError, registerPostgresDriver, schemaStatus } from "@stint/postgres-driver";
+import { interpretError, registerPostgresDriver, schemaStatus, type WarningListener } from "@stint/postgres-driver";
 import type { Kysely } from "kysely";
 import { container as rootContainer } from "tsyringe";
 import { configError } from "../cli-error";
@@ -25,6 +25,10 @@ export interface OpenConnectionOptions {
   readonly schema: string;
   /** How long to wait for PostgreSQL to accept the connection. */
   readonly connectTimeoutMs: number;
+  /** Where `STINT_PREPARED_STATEMENTS` and `STINT_SESSION_DATABASE_URL` are read from. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** What the driver changed by itself behind a pooler, said once each. */
+  readonly onWarning: WarningListener;
 }
 
 /**
@@ -45,6 +49,8 @@ export async function openConnection(target: DatabaseTarget, options: OpenConnec
     connectionTimeoutMs: options.connectTimeoutMs,
     statementTimeoutMs: 300_000,
     onPoolError: () => undefined,
+    env: options.env,
+    onWarning: options.onWarning,
   });
   try {
     await driver.db.connection().execute(() => Promise.resolve());

@@ -1,11 +1,13 @@
 import { describeSource, LOG_LEVEL_SETTING, TUNABLE_SETTINGS, type RunSettings, type SettingSpec, type TunableSetting } from "@stint/core";
+import type { ConnectionSettingRow } from "./connection-settings";
 import { formatTable } from "./table";
 
 /**
  * The resolved settings of a run as `stint run --print-config` prints them:
  * per queue, each setting under its flag's name, its value as the flag and
  * the variable spell it, and where it came from; then the process-wide log
- * level.
+ * level, and the connection settings (`prepared-statements`,
+ * `session-database-url`) when given.
  *
  * @example
  * ```ts
@@ -16,9 +18,10 @@ import { formatTable } from "./table";
  * // cli-echo  lease             1m     default
  * // …
  * // (all)     log-level         info   env STINT_LOG_LEVEL
+ * // (database) prepared-statements auto default
  * ```
  */
-export function formatSettings(settings: RunSettings): string {
+export function formatSettings(settings: RunSettings, database: readonly ConnectionSettingRow[] = []): string {
   const rows = settings.queues.flatMap(({ queue, settings: values }) =>
     (Object.keys(TUNABLE_SETTINGS) as TunableSetting[]).map((key) => {
       const spec = TUNABLE_SETTINGS[key] as SettingSpec<unknown>;
@@ -27,5 +30,6 @@ export function formatSettings(settings: RunSettings): string {
   );
   const { value, source } = settings.logLevel;
   rows.push(["(all)", LOG_LEVEL_SETTING.flag.slice(2), value, describeSource(source)]);
+  for (const row of database) rows.push(["(database)", row.setting, row.value ?? "(the DATABASE_URL)", row.source]);
   return formatTable([{ title: "queue" }, { title: "setting" }, { title: "value" }, { title: "source" }], rows);
 }

@@ -39,25 +39,35 @@ describe("stint run settings", () => {
   });
 
   it("prints each queue's settings and their sources with --print-config, without connecting or running anything", async () => {
-    const env = { DATABASE_URL: UNREACHABLE, STINT_PREFETCH: "0", STINT_LEASE_CLI_HANG: "2m", STINT_LOG_LEVEL: "warn", STINT_LEASE_NOT_RUN: "nonsense" };
+    const env = {
+      DATABASE_URL: UNREACHABLE,
+      STINT_PREFETCH: "0",
+      STINT_LEASE_CLI_HANG: "2m",
+      STINT_LOG_LEVEL: "warn",
+      STINT_LEASE_NOT_RUN: "nonsense",
+      STINT_PREPARED_STATEMENTS: "off",
+      STINT_SESSION_DATABASE_URL: "postgres://app:secret@db-direct:5432/app",
+    };
     const result = await stint(["run", "cli-echo", "cli-hang", "--app", APP, "--print-config", "--concurrency", "2", "--schema", test.schema], { env });
     expect(result.stderr).to.equal("");
     expect(result.code).to.equal(ExitCode.Ok);
     expect(result.stdout).to.equal(
       [
-        "queue     setting           value  source",
-        "--------  ----------------  -----  ------------------------",
-        "cli-echo  concurrency       2      flag --concurrency",
-        "cli-echo  prefetch          0      env STINT_PREFETCH",
-        "cli-echo  lease             1m     default",
-        "cli-echo  poll-interval     2s     default",
-        "cli-echo  shutdown-timeout  30s    default",
-        "cli-hang  concurrency       2      flag --concurrency",
-        "cli-hang  prefetch          0      env STINT_PREFETCH",
-        "cli-hang  lease             2m     env STINT_LEASE_CLI_HANG",
-        "cli-hang  poll-interval     2s     default",
-        "cli-hang  shutdown-timeout  1m     code",
-        "(all)     log-level         warn   env STINT_LOG_LEVEL",
+        "queue       setting               value                                  source",
+        "----------  --------------------  -------------------------------------  ------------------------------",
+        "cli-echo    concurrency           2                                      flag --concurrency",
+        "cli-echo    prefetch              0                                      env STINT_PREFETCH",
+        "cli-echo    lease                 1m                                     default",
+        "cli-echo    poll-interval         2s                                     default",
+        "cli-echo    shutdown-timeout      30s                                    default",
+        "cli-hang    concurrency           2                                      flag --concurrency",
+        "cli-hang    prefetch              0                                      env STINT_PREFETCH",
+        "cli-hang    lease                 2m                                     env STINT_LEASE_CLI_HANG",
+        "cli-hang    poll-interval         2s                                     default",
+        "cli-hang    shutdown-timeout      1m                                     code",
+        "(all)       log-level             warn                                   env STINT_LOG_LEVEL",
+        "(database)  prepared-statements   off                                    env STINT_PREPARED_STATEMENTS",
+        "(database)  session-database-url  postgres://app:***@db-direct:5432/app  env STINT_SESSION_DATABASE_URL",
         "",
       ].join("\n"),
     );
@@ -83,6 +93,10 @@ describe("stint run settings", () => {
       ],
       logLevel: { value: "debug", source: { kind: "flag", name: "--log-level" } },
       warnings: ["STINT_CONCURENCY is not a stint setting and is ignored; did you mean STINT_CONCURRENCY?"],
+      database: [
+        { setting: "prepared-statements", value: "auto", source: "default" },
+        { setting: "session-database-url", value: null, source: "default" },
+      ],
     });
   });
 

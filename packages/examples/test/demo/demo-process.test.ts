@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { ExitCode } from "@stint/core";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
+import { ThrowawayPgBouncer } from "@stint/throwaway-postgres";
 import { startScript, type ScriptExit } from "../support/run-script";
 
 /** Runs the demo as `npm start` does, with stdout and stderr piped apart. */
@@ -44,6 +45,21 @@ describe("the demo as a process", () => {
       refused.some((message) => message.includes("payload.invoiceId: Invalid input: expected number, received string")),
       refused.join("\n"),
     ).to.equal(true);
+  });
+
+  it("runs behind PgBouncer in transaction mode with DATABASE_URL alone, and says once what it does there", async function () {
+    this.timeout(120_000);
+    const bouncer = await ThrowawayPgBouncer.start({ upstream: test.connectionString, poolMode: "transaction" });
+    try {
+      const { code, stdout, stderr } = await runDemoProcess({ DATABASE_URL: bouncer.connectionString, STINT_DEMO_SCHEMA: test.schema });
+      expect(code, stderr).to.equal(0);
+      expect(stdout).to.contain("All checks passed.");
+      const warned = (code: string): number => stderr.split("\n").filter((line) => line.includes(`[${code}] Warning:`)).length;
+      expect(warned("STINT_NO_STATEMENT_TIMEOUT"), stderr).to.equal(1);
+      for (const code of ["STINT_UNNAMED_STATEMENTS", "STINT_NO_SESSIONS"]) expect(warned(code), code).to.be.at.most(1);
+    } finally {
+      await bouncer.stop();
+    }
   });
 
   it("honours STINT_LOG_LEVEL and STINT_LOG_FORMAT", async () => {

@@ -6,7 +6,7 @@ export type { PostgresDriverOptions, PostgresDriverRegistration, PostgresDriverH
 export { POSTGRES_DB } from "./postgres-db-token";
 export { createDatabase } from "./create-database";
 export type { DatabaseConnection, DatabaseHandle, DatabaseOptions, PoolSettings } from "./create-database";
-export { interpretError, isRetryableSqlState } from "./interpret-error";
+export { interpretError, isRetryableSqlState, type ErrorScope } from "./interpret-error";
 export { isKysely } from "./is-kysely";
 
 export { PostgresWakeupSource } from "./postgres-wakeup-source";

@@ -151,7 +151,7 @@ async function execute(command: Command, rest: readonly string[], io: CliIo, jso
   try {
     return await command.run(context);
   } catch (thrown) {
-    const failure = explainFailure(thrown, { schema, ...(target === undefined ? {} : { address: target.address }) });
+    const failure = explainFailure(thrown, { schema, ...(target === undefined ? {} : { address: target.address, url: target }) });
     reportFailure(io, failure, command, json);
     return failure.exitCode;
   } finally {

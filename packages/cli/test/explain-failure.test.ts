@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { ConfigError, DatabaseError, EnvironmentError, InfrastructureError, PayloadError } from "@stint/core";
+import { ConfigError, DatabaseError, EnvironmentError, InfrastructureError, MissingPasswordError, PayloadError, SchemaMissingError } from "@stint/core";
 import { explainFailure } from "../src/explain-failure";
 import { CliErrorCode, ExitCode } from "../src/index";
 
@@ -27,6 +27,41 @@ describe("explainFailure", () => {
     const failure = explainFailure(new DatabaseError('listJobs failed: relation "billing.jobs" does not exist', { sqlState: "42P01" }), scene);
     expect(failure.exitCode).to.equal(ExitCode.Config);
     expect(failure.message).to.equal('schema "billing" has no stint tables — run `stint migrate --schema billing`');
+  });
+
+  it("turns the driver's SchemaMissingError into the migrate hint (78)", () => {
+    const error = new SchemaMissingError('claimBatch failed: relation "billing.jobs" does not exist — …', { schema: "billing", sqlState: "42P01" });
+    expect(explainFailure(error, scene)).to.include({
+      exitCode: ExitCode.Config,
+      code: CliErrorCode.Config,
+      message: 'schema "billing" has no stint tables — run `stint migrate --schema billing`',
+    });
+  });
+
+  it("says that the URL has no password when the server asks for one, naming where the URL came from (78)", () => {
+    const missing = new MissingPasswordError("connect failed: PostgreSQL asked for a password and the connection settings give none — …");
+    expect(explainFailure(missing, { ...scene, url: { source: "--database-url", hasPassword: false } })).to.include({
+      exitCode: ExitCode.Config,
+      code: CliErrorCode.Config,
+      message:
+        "PostgreSQL at db:5432 asked for a password and --database-url has none — add it to the URL (postgres://user:PASSWORD@host/database), " +
+        "or set PGPASSWORD, or put it in ~/.pgpass (or the file PGPASSFILE names)",
+    });
+    expect(explainFailure(missing, { ...scene, url: { source: "DATABASE_URL", hasPassword: false } }).message).to.match(/and DATABASE_URL has none — /);
+  });
+
+  it("points at the missing password when a URL without one was refused for its password (78)", () => {
+    const refused = new DatabaseError('connect failed: password authentication failed for user "app"', {
+      sqlState: "28P01",
+      cause: new Error('password authentication failed for user "app"'),
+    });
+    expect(explainFailure(refused, { ...scene, url: { source: "DATABASE_URL", hasPassword: false } }).message).to.equal(
+      'PostgreSQL at db:5432 refused the login: password authentication failed for user "app" — DATABASE_URL has no password: ' +
+        "add it (postgres://user:PASSWORD@host/database), or check PGPASSWORD and ~/.pgpass",
+    );
+    expect(explainFailure(refused, { ...scene, url: { source: "DATABASE_URL", hasPassword: true } }).message).to.match(
+      / — check the user and password in DATABASE_URL$/,
+    );
   });
 
   it("treats a refused login, a missing database or privilege as configuration (78)", () => {

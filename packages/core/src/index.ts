@@ -19,6 +19,7 @@ export { PermanentError, RetryableError, SnoozeError, ParseError, JobTimeoutErro
 export { ConfigError, PayloadError, PayloadSchemaError, InvalidNameError } from "./errors/config-errors";
 export { EnvironmentError } from "./errors/environment-error";
 export { InfrastructureError, DatabaseError } from "./errors/infrastructure-error";
+export { SchemaMissingError, MissingPasswordError } from "./errors/database-setup-errors";
 export { coerceError } from "./errors/coerce-error";
 export { permanent, retryAfter, snooze } from "./errors/control-flow";
 export { JobFailedError, WaitTimeoutError, JobNotFoundError } from "./errors/wait-errors";

@@ -7,7 +7,7 @@
 //
 // Exit codes (core's ExitCode): 0 drained, 130 stopped by SIGTERM or SIGINT
 // (a second one exits at once), 69 the database stayed unreachable, 78 an
-// unknown queue or no DATABASE_URL, 1 anything else.
+// unknown queue, no DATABASE_URL or a schema not migrated, 1 anything else.
 import "reflect-metadata";
 import { handleStopSignals, LOGGER, resolveWorker, summarizeRun } from "@stint/core";
 import { createCompositionRoot } from "./composition-root";

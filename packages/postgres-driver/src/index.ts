@@ -14,7 +14,7 @@ export { SessionCheck } from "./connection/session-check";
 export type { SessionCheckOptions, SessionKind } from "./connection/session-check";
 export { resolveConnectionVariables, PREPARED_STATEMENTS_VARIABLE, SESSION_URL_VARIABLE } from "./connection/connection-variables";
 export type { ConnectionSetting, ConnectionVariables, SettingSource } from "./connection/connection-variables";
-export { interpretError, isRetryableSqlState } from "./interpret-error";
+export { interpretError, isRetryableSqlState, type ErrorScope } from "./interpret-error";
 export { isKysely } from "./is-kysely";
 
 export { PostgresWakeupSource } from "./postgres-wakeup-source";

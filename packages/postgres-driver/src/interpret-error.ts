@@ -1,4 +1,5 @@
-import { DatabaseError, InfrastructureError, errorCodeOf } from "@stint/core";
+import { DatabaseError, InfrastructureError, MissingPasswordError, SchemaMissingError, errorCodeOf } from "@stint/core";
+import { DEFAULT_SCHEMA } from "./schema/default-schema";
 
 /**
  * SQLSTATE codes (and classes) after which trying again may work: the
@@ -63,6 +64,22 @@ const RETRYABLE_MESSAGES: readonly RegExp[] = [
 
 const SQLSTATE = /^[0-9A-Z]{5}$/;
 
+/** SQLSTATEs of a missing schema (3F000), table (42P01) or function (42883): stint's, when the message names its schema. */
+const MISSING_OBJECT_SQLSTATES: ReadonlySet<string> = new Set(["3F000", "42P01", "42883"]);
+
+/**
+ * What pg says when the server asks for a password (SCRAM) and it has none
+ * (no password in the connection string, no PGPASSWORD, no password-file
+ * line), or a `password` function answered something else than a string.
+ */
+const MISSING_PASSWORD_MESSAGES: readonly RegExp[] = [/client password must be a (?:non-empty )?string/i, /^password must be a string$/i];
+
+/** What {@link interpretError} may know of the call that failed. */
+export interface ErrorScope {
+  /** The schema the call used: a missing table or function of it is a {@link SchemaMissingError}. */
+  readonly schema?: string;
+}
+
 /**
  * Translates anything a database call threw into stint's errors. The one
  * place where pg's errors are read:
@@ -71,6 +88,13 @@ const SQLSTATE = /^[0-9A-Z]{5}$/;
  *   deadlock, a statement timeout (see the table above) →
  *   `InfrastructureError` (retryable) with the `sqlState` when there is one;
  * - any other error with a SQLSTATE → `DatabaseError` (retrying will not help);
+ * - a missing schema, table or function (SQLSTATE 3F000, 42P01, 42883)
+ *   named in `scope.schema` → `SchemaMissingError` (`STINT_SCHEMA_MISSING`),
+ *   whose message says to run `stint migrate`;
+ * - a password the server asked for and the connection settings lack →
+ *   `MissingPasswordError` (`STINT_CONFIG`; with MD5 authentication the
+ *   server cannot tell a missing password from a wrong one, and answers
+ *   28P01, a `DatabaseError`);
  * - an error that already carries a stint code is returned unchanged; anything else is returned as an `Error`.
  *
  * The message is prefixed with the operation that failed.
@@ -85,10 +109,12 @@ const SQLSTATE = /^[0-9A-Z]{5}$/;
  * }
  * ```
  */
-export function interpretError(thrown: unknown, operation: string): Error {
+export function interpretError(thrown: unknown, operation: string, scope: ErrorScope = {}): Error {
   if (thrown instanceof Error && errorCodeOf(thrown) !== undefined) return thrown;
   const sqlState = findSqlState(thrown);
   const message = `${operation} failed: ${messageOf(thrown)}`;
+  const setupProblem = missingSchema(thrown, sqlState, message, scope.schema) ?? missingPassword(thrown, operation);
+  if (setupProblem !== undefined) return setupProblem;
   if (sqlState !== undefined) {
     return isRetryableSqlState(sqlState)
       ? new InfrastructureError(message, { cause: thrown, sqlState })
@@ -119,6 +145,39 @@ function findSqlState(thrown: unknown): string | undefined {
     if (typeof code === "string" && SQLSTATE.test(code) && "severity" in error) return code;
   }
   return undefined;
+}
+
+/** A missing schema, table or function whose name is qualified with `schema`: stint's own, so its migrations have not run. */
+function missingSchema(thrown: unknown, sqlState: string | undefined, message: string, schema: string | undefined): SchemaMissingError | undefined {
+  if (sqlState === undefined || schema === undefined || !MISSING_OBJECT_SQLSTATES.has(sqlState)) return undefined;
+  // The name is in the message in any language the server speaks; the check keeps another schema's table (a user's trigger) a DatabaseError.
+  if (!namesWord(messageOf(thrown), schema)) return undefined;
+  const command = schema === DEFAULT_SCHEMA ? "stint migrate" : `stint migrate --schema ${schema}`;
+  return new SchemaMissingError(`${message} — schema "${schema}" is not migrated: run \`${command}\``, { schema, sqlState, cause: thrown });
+}
+
+/** True when `word` occurs in `text` with no identifier character right before or after it. */
+function namesWord(text: string, word: string): boolean {
+  const identifierCharacter = /[\p{L}\p{N}_$]/u;
+  for (let at = text.indexOf(word); at !== -1; at = text.indexOf(word, at + 1)) {
+    const before = text[at - 1] ?? " ";
+    const after = text[at + word.length] ?? " ";
+    if (!identifierCharacter.test(before) && !identifierCharacter.test(after)) return true;
+  }
+  return false;
+}
+
+function missingPassword(thrown: unknown, operation: string): MissingPasswordError | undefined {
+  const said = errorChain(thrown).some((error) => {
+    const message = (error as { message?: unknown }).message;
+    return typeof message === "string" && MISSING_PASSWORD_MESSAGES.some((pattern) => pattern.test(message));
+  });
+  if (!said) return undefined;
+  return new MissingPasswordError(
+    `${operation} failed: PostgreSQL asked for a password and the connection settings give none — put it in the connection string ` +
+      "(postgres://user:password@host:5432/database), set PGPASSWORD, or add a line for it to the password file (~/.pgpass, or the file PGPASSFILE names)",
+    { cause: thrown },
+  );
 }
 
 function isConnectionFailure(thrown: unknown): boolean {

@@ -104,7 +104,7 @@ export class PostgresJobBrowser {
         return query(trx);
       });
     } catch (thrown) {
-      throw interpretError(thrown, operation);
+      throw interpretError(thrown, operation, { schema: this.#schema });
     }
   }
 }

@@ -275,7 +275,7 @@ export class RawPostgresJobStore implements JobStore<Kysely<any> | Transaction<a
       return await query();
     } catch (thrown) {
       if (thrown instanceof CallbackFailure) throw thrown.error;
-      throw interpretError(thrown, operation);
+      throw interpretError(thrown, operation, { schema: this.#schema });
     }
   }
 }

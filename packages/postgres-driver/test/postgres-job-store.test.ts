@@ -107,9 +107,9 @@ describe("PostgresJobStore", () => {
     }
   });
 
-  it("rejects with DatabaseError when the schema was never migrated", async () => {
+  it("rejects with STINT_SCHEMA_MISSING when the schema was never migrated", async () => {
     const error = await rejectionOf(new PostgresJobStore({ db: test.db, schema: "stint_never_migrated" }).getJob({ id: "1" }));
-    expect(errorCodeOf(error)).to.equal(ErrorCode.Database);
+    expect(errorCodeOf(error)).to.equal(ErrorCode.SchemaMissing);
     expect((error as { sqlState?: string }).sqlState).to.equal("42P01");
   });
 });

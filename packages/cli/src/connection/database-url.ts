@@ -8,6 +8,8 @@ export interface DatabaseTarget {
   readonly address: string;
   /** Where the URL came from, for messages. */
   readonly source: "--database-url" | "DATABASE_URL";
+  /** The URL holds a password (`user:password@`, or `?password=`); without one, pg reads PGPASSWORD and ~/.pgpass. */
+  readonly hasPassword: boolean;
 }
 
 const EXAMPLE = "postgres://user:password@host:5432/database";
@@ -40,7 +42,8 @@ export function resolveDatabaseTarget(given: string | undefined, env: Readonly<R
   const socketHost = parsed.searchParams.get("host");
   const host = parsed.hostname !== "" ? parsed.hostname.replace(/^\[(.*)\]$/, "$1") : (socketHost ?? "localhost");
   const port = parsed.port !== "" ? parsed.port : (parsed.searchParams.get("port") ?? "5432");
-  return Object.freeze({ url, address: `${host}:${port}`, source });
+  const hasPassword = parsed.password !== "" || (parsed.searchParams.get("password") ?? "") !== "";
+  return Object.freeze({ url, address: `${host}:${port}`, source, hasPassword });
 }
 
 /** The URL with its password replaced by `***`, for messages. */

@@ -103,6 +103,26 @@ describe("stint run", () => {
     expect(result.stdout).to.equal("");
   });
 
+  it("lists the app's queues when no queue is named (exit 2), without touching the database", async () => {
+    const result = await run(["--once", "--app", APP], { env: { DATABASE_URL: "postgres://postgres@127.0.0.1:1/unreachable" } });
+    expect(result.code).to.equal(ExitCode.Usage);
+    expect(result.stderr.split("\n")[0]).to.equal(`stint: no queue named: ${APP} runs cli-echo, cli-hang — e.g. stint run cli-echo --app ${APP}`);
+    expect(result.stderr).to.include("Usage: stint run <queue…> --app <module>");
+    expect(result.stdout).to.equal("");
+    const fromEnv = await run([], { env: { DATABASE_URL: databaseUrl(), STINT_APP: APP } });
+    expect(fromEnv.stderr.split("\n")[0]).to.equal(`stint: no queue named: ${APP} runs cli-echo, cli-hang — e.g. stint run cli-echo`);
+    const json = await run(["--app", APP, "--json"]);
+    expect(JSON.parse(json.stderr)).to.deep.include({
+      error: { code: "STINT_USAGE", message: `no queue named: ${APP} runs cli-echo, cli-hang — e.g. stint run cli-echo --app ${APP}` },
+    });
+  });
+
+  it("asks for a queue when neither a queue nor an app is given (exit 2)", async () => {
+    const result = await stint(["run"]);
+    expect(result.code).to.equal(ExitCode.Usage);
+    expect(result.stderr.split("\n")[0]).to.equal("stint: run: missing argument <queue…> (with --app <module> or STINT_APP, it lists the app's queues)");
+  });
+
   it("explains a missing, unloadable or incomplete app module (exit 78)", async () => {
     const none = await run(["cli-echo", "--once"]);
     expect(none.code).to.equal(ExitCode.Config);

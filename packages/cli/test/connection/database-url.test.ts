@@ -12,6 +12,14 @@ describe("resolveDatabaseTarget", () => {
     expect(resolveDatabaseTarget(undefined, { DATABASE_URL: "postgres:///app?host=/var/run/postgresql" }).address).to.equal("/var/run/postgresql:5432");
   });
 
+  it("knows whether the URL holds a password, in the user part or as a parameter", () => {
+    const hasPassword = (url: string): boolean => resolveDatabaseTarget(url, {}).hasPassword;
+    expect(hasPassword("postgres://app:s3cret@db/app")).to.equal(true);
+    expect(hasPassword("postgres://app@db/app?password=s3cret")).to.equal(true);
+    expect(hasPassword("postgres://app@db/app")).to.equal(false);
+    expect(hasPassword("postgres://app:@db/app")).to.equal(false);
+  });
+
   it("says how to set the URL when there is none", () => {
     expect(() => resolveDatabaseTarget(undefined, {}))
       .to.throw(/no database given: set DATABASE_URL \(e\.g\. export DATABASE_URL=postgres:\/\/.*\) or pass --database-url/)

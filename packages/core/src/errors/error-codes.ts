@@ -34,6 +34,8 @@ export const ErrorCode = {
   Infrastructure: "STINT_INFRASTRUCTURE",
   /** The database refused or failed a statement for a reason retrying will not fix. */
   Database: "STINT_DATABASE",
+  /** stint's schema, or a table or function of it, does not exist: its migrations have not run (or not all of them). */
+  SchemaMissing: "STINT_SCHEMA_MISSING",
   /** The worker's process stopped during the attempt (found by lease rescue). */
   WorkerDied: "STINT_WORKER_DIED",
   /** An operator cancelled the job. */

@@ -33,7 +33,8 @@ export function logLines(log: Logger, secretFields: readonly string[]): WorkerEv
     const line =
       `Stopped worker for ${summary.queue} (${summary.stoppedBecause}): ${summary.claimed} claimed, ${summary.succeeded} succeeded, ` +
       `${summary.retried} retried, ${summary.dead} dead, ${summary.leaseLost} lease lost, ${summary.writeFailed} not recorded in ${summary.durationMs} ms`;
-    if (summary.stoppedBecause === "infrastructure") log.error(`${line}: ${summary.error ?? "unknown error"}`, { ...summary });
+    if (summary.stoppedBecause === "infrastructure" || summary.stoppedBecause === "config")
+      log.error(`${line}: ${summary.error ?? "unknown error"}`, { ...summary });
     else log.info(line, { ...summary });
   });
   if (log.isLevelEnabled?.("debug") ?? true) {

@@ -14,7 +14,7 @@
  * | 6 | `jobs wait`: the job was cancelled |
  * | 124 | `jobs wait`: the job did not finish within `--timeout` (as `timeout(1)` exits) |
  * | 69 | infrastructure: the database stayed unreachable |
- * | 78 | configuration: an invalid option or environment variable, an unknown queue, a missing schema |
+ * | 78 | configuration: an invalid option or environment variable, an unknown queue, a missing schema, a missing password |
  * | 130 | once mode (or a long command) interrupted by SIGTERM/SIGINT (in-flight jobs finished or were given back) |
  *
  * @example
@@ -41,7 +41,7 @@ export const ExitCode = Object.freeze({
   TimedOut: 124,
   /** The database stayed unreachable (`EX_UNAVAILABLE`). */
   Infrastructure: 69,
-  /** An invalid option, environment variable or schema (`EX_CONFIG`). */
+  /** An invalid option, environment variable or schema, a schema not migrated, a missing password (`EX_CONFIG`). */
   Config: 78,
   /** Stopped by SIGTERM/SIGINT before the work was done (128 + SIGINT). */
   Interrupted: 130,

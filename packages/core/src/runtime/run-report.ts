@@ -20,15 +20,28 @@ export interface RunReport {
   readonly error?: string;
 }
 
-const SEVERITY: readonly StopReason[] = ["drained", "max-jobs", "max-runtime", "signal", "infrastructure"];
+const SEVERITY: readonly StopReason[] = ["drained", "max-jobs", "max-runtime", "signal", "infrastructure", "config"];
 
-/** Folds worker summaries into a frozen {@link RunReport} with its exit code. */
+/**
+ * Folds worker summaries into a frozen {@link RunReport} with its exit
+ * code: 78 when a worker (or the preparation, per `preparationFailure`)
+ * stopped for a setup problem (`config`), 69 for an infrastructure one,
+ * 130 for a once run stopped by a signal, 0 otherwise.
+ *
+ * @example
+ * ```ts
+ * const summary = await worker.start();
+ * process.exitCode = summarizeRun({ mode: "once", summaries: [summary], durationMs: summary.durationMs, maintenance: [] }).exitCode;
+ * ```
+ */
 export function summarizeRun(input: {
   readonly mode: "once" | "loop";
   readonly summaries: readonly RunSummary[];
   readonly durationMs: number;
   readonly maintenance: readonly string[];
   readonly preparationError?: string;
+  /** What kind of problem `preparationError` is; default `infrastructure`. */
+  readonly preparationFailure?: "config" | "infrastructure";
 }): RunReport {
   const { summaries, mode } = input;
   const sum = (field: keyof RunTotals): number => summaries.reduce((total, summary) => total + summary[field], 0);
@@ -39,7 +52,7 @@ export function summarizeRun(input: {
   const error = input.preparationError ?? summaries.find((summary) => summary.error !== undefined)?.error;
   return Object.freeze({
     mode,
-    exitCode: exitCodeFor(mode, stoppedBecause, input.preparationError !== undefined),
+    exitCode: exitCodeFor(mode, stoppedBecause, input.preparationError === undefined ? undefined : (input.preparationFailure ?? "infrastructure")),
     stoppedBecause,
     totals: Object.freeze({
       claimed: sum("claimed"),
@@ -58,8 +71,9 @@ export function summarizeRun(input: {
   });
 }
 
-function exitCodeFor(mode: "once" | "loop", stoppedBecause: StopReason, preparationFailed: boolean): ExitCode {
-  if (stoppedBecause === "infrastructure" || preparationFailed) return ExitCode.Infrastructure;
+function exitCodeFor(mode: "once" | "loop", stoppedBecause: StopReason, preparationFailure: "config" | "infrastructure" | undefined): ExitCode {
+  if (stoppedBecause === "config" || preparationFailure === "config") return ExitCode.Config;
+  if (stoppedBecause === "infrastructure" || preparationFailure === "infrastructure") return ExitCode.Infrastructure;
   if (stoppedBecause === "signal" && mode === "once") return ExitCode.Interrupted;
   return ExitCode.Ok;
 }

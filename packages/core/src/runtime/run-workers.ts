@@ -11,7 +11,7 @@ import type { JobStore } from "../store/job-store";
 import type { ScheduleStore } from "../store/schedule-store";
 import { systemClock } from "../time/clock";
 import type { RunOptions } from "../worker/run-options";
-import type { RunSummary } from "../worker/run-summary";
+import { failureStopReason, type RunSummary } from "../worker/run-summary";
 import { WorkerEvents } from "../events/worker-events";
 import { startRunMetrics, type MetricsOptions } from "../metrics/run-metrics";
 import type { LeaderLock, WakeupSource } from "./coordination";
@@ -103,7 +103,7 @@ async function prepare(
   options: RunWorkersOptions,
   queues: readonly string[],
   ticker: ScheduleTicker | undefined,
-): Promise<{ readonly maintenance: readonly string[]; readonly preparationError?: string }> {
+): Promise<{ readonly maintenance: readonly string[]; readonly preparationError?: string; readonly preparationFailure?: "config" | "infrastructure" }> {
   const done: string[] = [];
   try {
     if (ticker !== undefined) await ticker.sync(options.schedules?.definitions ?? []);
@@ -115,7 +115,7 @@ async function prepare(
   } catch (thrown) {
     const message = coerceError(thrown).message;
     options.log.error(`Could not prepare the run: ${message}`);
-    return { maintenance: done, preparationError: message };
+    return { maintenance: done, preparationError: message, preparationFailure: failureStopReason(thrown) };
   }
 }
 

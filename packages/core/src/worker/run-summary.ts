@@ -1,5 +1,33 @@
-/** Why a run stopped. */
-export type StopReason = "drained" | "max-jobs" | "max-runtime" | "signal" | "infrastructure";
+import { ErrorCode } from "../errors/error-codes";
+import { errorCodeOf } from "../errors/stint-error";
+
+/**
+ * Why a run stopped: `drained` (no due job left), a budget (`max-jobs`,
+ * `max-runtime`), a `signal`, `infrastructure` (the database stayed
+ * unreachable or failed a statement) or `config` (the database is not set
+ * up for this run: its schema is not migrated, the connection settings
+ * lack a password; the summary's `error` says what to fix).
+ */
+export type StopReason = "drained" | "max-jobs" | "max-runtime" | "signal" | "infrastructure" | "config";
+
+/** Codes of errors that no retry or restart fixes, only a change of setup: a run that meets one stops with `config`. */
+const SETUP_CODES: ReadonlySet<string> = new Set([ErrorCode.SchemaMissing, ErrorCode.Config, ErrorCode.InvalidName]);
+
+/**
+ * The {@link StopReason} of a run that failed with `error`: `config` for a
+ * setup problem (`STINT_SCHEMA_MISSING`, `STINT_CONFIG`,
+ * `STINT_INVALID_NAME`), `infrastructure` for anything else.
+ *
+ * @example
+ * ```ts
+ * failureStopReason(new SchemaMissingError("…", { schema: "stint" })); // "config"
+ * failureStopReason(new Error("connection terminated"));               // "infrastructure"
+ * ```
+ */
+export function failureStopReason(error: unknown): "config" | "infrastructure" {
+  const code = errorCodeOf(error);
+  return code !== undefined && SETUP_CODES.has(code) ? "config" : "infrastructure";
+}
 
 /** How many attempts of a run (or of several runs, added up) ended each way. */
 export interface RunTotals {
@@ -34,7 +62,7 @@ export interface RunSummary extends RunTotals {
   readonly workerId: string;
   readonly durationMs: number;
   readonly stoppedBecause: StopReason;
-  /** The infrastructure error that ended the run, when `stoppedBecause` is `infrastructure`. */
+  /** The error that ended the run, when `stoppedBecause` is `infrastructure` or `config`. */
   readonly error?: string;
 }
 

@@ -11,7 +11,7 @@ import { LeaseKeeper } from "./lease-keeper";
 import { OutcomeRecorder } from "./outcome-recorder";
 import { PrefetchSizer } from "./prefetch-sizer";
 import { POLL_INTERVAL_LIMITS, type RunOptions } from "./run-options";
-import { newRunCounters, type RunCounters, type RunSummary, type StopReason } from "./run-summary";
+import { failureStopReason, newRunCounters, type RunCounters, type RunSummary, type StopReason } from "./run-summary";
 import { settleWithin } from "./settle-within";
 import { StoreRetryPolicy } from "./store-retry-policy";
 import { WakeUp } from "./wake-up";
@@ -168,7 +168,7 @@ export class WorkerRun<T> {
     try {
       stoppedBecause = await this.#claimLoop(runOptions, stop.signal, deadline);
     } catch (thrown) {
-      stoppedBecause = "infrastructure";
+      stoppedBecause = failureStopReason(thrown);
       error = coerceError(thrown).message;
     }
     this.#stopping = true;

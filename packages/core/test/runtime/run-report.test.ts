@@ -21,13 +21,14 @@ function summary(queue: string, stoppedBecause: StopReason, claimed = 1): RunSum
 }
 
 describe("summarizeRun", () => {
-  const run = (mode: "once" | "loop", reasons: StopReason[], preparationError?: string) =>
+  const run = (mode: "once" | "loop", reasons: StopReason[], preparationError?: string, preparationFailure?: "config" | "infrastructure") =>
     summarizeRun({
       mode,
       summaries: reasons.map((reason, i) => summary(`q${i}`, reason)),
       durationMs: 10,
       maintenance: [],
       ...(preparationError ? { preparationError } : {}),
+      ...(preparationFailure ? { preparationFailure } : {}),
     });
 
   it("exits 0 when every queue drained or reached a budget", () => {
@@ -42,6 +43,16 @@ describe("summarizeRun", () => {
   it("exits 69 on an infrastructure failure, during the run or before it", () => {
     expect(run("once", ["drained", "infrastructure"]).exitCode).to.equal(ExitCode.Infrastructure);
     expect(run("once", [], "connect ECONNREFUSED")).to.include({ exitCode: ExitCode.Infrastructure, error: "connect ECONNREFUSED" });
+  });
+
+  it("exits 78 when a worker or the preparation met a setup problem, whatever else stopped the others", () => {
+    expect(run("once", ["drained", "config", "infrastructure"])).to.include({ exitCode: ExitCode.Config, stoppedBecause: "config" });
+    expect(run("loop", ["signal", "config"]).exitCode).to.equal(ExitCode.Config);
+    expect(run("once", ["drained"], 'schema "stint" is not migrated', "config")).to.include({
+      exitCode: ExitCode.Config,
+      error: 'schema "stint" is not migrated',
+    });
+    expect(run("once", ["drained"], "connect ECONNREFUSED", "infrastructure").exitCode).to.equal(ExitCode.Infrastructure);
   });
 
   it("adds up the workers' counts", () => {

@@ -1,5 +1,6 @@
 import { expect } from "chai";
-import { InfrastructureError } from "../../src/errors/infrastructure-error";
+import { MissingPasswordError, SchemaMissingError } from "../../src/errors/database-setup-errors";
+import { DatabaseError, InfrastructureError } from "../../src/errors/infrastructure-error";
 import { defineJob } from "../../src/job/job-definition";
 import type { ClaimedJob } from "../../src/job/job-record";
 import type { LogFields, Logger } from "../../src/logging/logger";
@@ -173,6 +174,24 @@ describe("WorkerRun", () => {
     await clock.advance(200);
     expect(await run).to.include({ claimed: 1, succeeded: 1, leaseLost: 0 });
     expect(store.completed).to.deep.equal(["1"]);
+  });
+
+  it("stops with config on a setup error (a schema not migrated, a missing password) and infrastructure on any other, logging the error", async () => {
+    const cases = [
+      { error: new SchemaMissingError("claimBatch failed: … — run `stint migrate`", { schema: "stint" }), stoppedBecause: "config" },
+      { error: new MissingPasswordError("claimBatch failed: PostgreSQL asked for a password"), stoppedBecause: "config" },
+      { error: new DatabaseError("claimBatch failed: permission denied for table jobs", { sqlState: "42501" }), stoppedBecause: "infrastructure" },
+    ];
+    for (const { error, stoppedBecause } of cases) {
+      const store = new BacklogStore(0);
+      store.claimBatch = () => Promise.reject(error);
+      const log = new RecordingLog();
+      const summary = await new TaskWorker(store as unknown as JobStore, log, { clock: new ManualClock() }).start({ mode: "loop" });
+      expect(summary, error.message).to.include({ stoppedBecause, error: error.message, claimed: 0 });
+      expect(log.lines.filter((line) => line.level === "error").map((line) => line.message)).to.deep.equal([
+        `Stopped worker for task (${stoppedBecause}): 0 claimed, 0 succeeded, 0 retried, 0 dead, 0 lease lost, 0 not recorded in 0 ms: ${error.message}`,
+      ]);
+    }
   });
 
   it("looks for expired leases on the first claim, then at most once a second", async () => {

@@ -15,7 +15,17 @@ import "reflect-metadata";
 
 export { ErrorCode } from "./errors/error-codes";
 export { StintError, hasErrorCode, errorCodeOf } from "./errors/stint-error";
-export { PermanentError, RetryableError, SnoozeError, ParseError, JobTimeoutError, LeaseLostError, ShutdownError, RecordedError } from "./errors/job-errors";
+export {
+  PermanentError,
+  RetryableError,
+  SnoozeError,
+  ParseError,
+  JobTimeoutError,
+  LeaseLostError,
+  CancelledError,
+  ShutdownError,
+  RecordedError,
+} from "./errors/job-errors";
 export { ConfigError, PayloadError, PayloadSchemaError, InvalidNameError } from "./errors/config-errors";
 export { EnvironmentError } from "./errors/environment-error";
 export { InfrastructureError, DatabaseError } from "./errors/infrastructure-error";
@@ -85,6 +95,7 @@ export type {
   JobSnoozedEvent,
   JobReleasedEvent,
   JobLeaseLostEvent,
+  JobCancelledEvent,
   JobWriteFailedEvent,
   JobProgressEvent,
   JobOnDeadFailedEvent,

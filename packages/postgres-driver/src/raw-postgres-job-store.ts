@@ -20,6 +20,7 @@ import {
   type DeleteEffectsBeforeParams,
   type DeleteFinishedBeforeParams,
   type EffectOutcome,
+  type ExtendedLeases,
   type ExtendLeasesParams,
   type FinishDeadHooksParams,
   type FireDueSchedulesParams,
@@ -145,7 +146,7 @@ export class RawPostgresJobStore implements JobStore<Kysely<any> | Transaction<a
     return this.#run("listQueueControls", () => listQueueControls(this.#db, this.#schema));
   }
 
-  extendLeases(params: ExtendLeasesParams): Promise<readonly string[]> {
+  extendLeases(params: ExtendLeasesParams): Promise<ExtendedLeases> {
     return this.#run("extendLeases", () => extendLeases(this.#control, this.#schema, params));
   }
 

@@ -87,7 +87,7 @@ describe("PostgresJobStore", () => {
     const store = new PostgresJobStore({ db: test.db, schema: test.schema, controlDb: control.db });
     await store.enqueue(newJob("control-pool", {}));
     const [job] = await store.claimBatch({ queue: "control-pool", workerId: "w", limit: 1, leaseMs: 60_000 });
-    expect(await store.extendLeases({ workerId: "w", leaseMs: 60_000, jobs: [job!] })).to.deep.equal([job!.id]);
+    expect((await store.extendLeases({ workerId: "w", leaseMs: 60_000, jobs: [job!] })).extended).to.deep.equal([job!.id]);
     await control.close();
     const error = await rejectionOf(store.completeJobs({ workerId: "w", jobs: [{ ...job!, resultJson: null, durationMs: 1 }] }));
     expect(error.message).to.match(/destroyed/);

@@ -20,6 +20,7 @@ import type {
   DeleteEffectsBeforeParams,
   DeleteFinishedBeforeParams,
   EffectOutcome,
+  ExtendedLeases,
   ExtendLeasesParams,
   FinishDeadHooksParams,
   JobIdParams,
@@ -123,7 +124,7 @@ export class CheckedJobStore<Tx = unknown> implements JobStore<Tx> {
     return this.#store.listQueueControls();
   }
 
-  extendLeases(params: ExtendLeasesParams): Promise<readonly string[]> {
+  extendLeases(params: ExtendLeasesParams): Promise<ExtendedLeases> {
     return refused(check.checkExtendLeases, params) ?? this.#store.extendLeases(params);
   }
 

@@ -13,6 +13,7 @@ import type {
   DeleteEffectsBeforeParams,
   DeleteFinishedBeforeParams,
   EffectOutcome,
+  ExtendedLeases,
   ExtendLeasesParams,
   FinishDeadHooksParams,
   JobIdParams,
@@ -217,8 +218,12 @@ export interface JobStore<Tx = unknown> {
   /** The controls of every queue an operator has set something on, by queue name. */
   listQueueControls(): Promise<readonly QueueControls[]>;
 
-  /** Extends the leases the worker still holds; returns the ids it extended. */
-  extendLeases(params: ExtendLeasesParams): Promise<readonly string[]>;
+  /**
+   * Extends the leases the worker still holds, in one call; returns the ids
+   * it extended, and, of the others, those an operator cancelled while the
+   * worker held them (the heartbeat stops their handlers).
+   */
+  extendLeases(params: ExtendLeasesParams): Promise<ExtendedLeases>;
 
   /** Marks many attempts succeeded in one statement; returns the ids that applied. */
   completeJobs(params: CompleteJobsParams): Promise<readonly string[]>;
@@ -266,7 +271,9 @@ export interface JobStore<Tx = unknown> {
 
   /**
    * Cancels a job that has not finished. False when it was not cancellable.
-   * A running attempt gets a `cancelled` history record in the same statement.
+   * A running attempt gets a `cancelled` history record in the same
+   * statement, and its worker is told to stop its handler (a store with
+   * wake-ups tells it at once; any store tells it at its next `extendLeases`).
    */
   cancelJob(params: JobIdParams): Promise<boolean>;
 

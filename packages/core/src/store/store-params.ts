@@ -43,6 +43,18 @@ export interface ExtendLeasesParams {
   readonly jobs: readonly JobAttempt[];
 }
 
+/** What {@link JobStore.extendLeases} answers. */
+export interface ExtendedLeases {
+  /** The ids whose lease was extended: the worker still owns them. */
+  readonly extended: readonly string[];
+  /**
+   * The ids an operator cancelled while the worker held them (the job is
+   * `cancelled` in the attempt asked about, and the worker was its last
+   * owner): their handlers should stop.
+   */
+  readonly cancelled: readonly string[];
+}
+
 /** Attempts one worker finalizes in one call, each write fenced on `workerId` and the job's id and attempt. */
 export interface WorkerBatch<J extends JobAttempt> {
   readonly workerId: string;

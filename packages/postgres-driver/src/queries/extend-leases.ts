@@ -1,36 +1,64 @@
-import type { ExtendLeasesParams } from "@stint/core/driver";
+import type { ExtendedLeases, ExtendLeasesParams } from "@stint/core/driver";
 import { sql, type Kysely } from "kysely";
 import { jobsTable, millisecondsInterval } from "./job-row";
 import { prepared } from "./prepared";
 import { heldBy } from "./held-by";
 
+const NONE: ExtendedLeases = Object.freeze({ extended: Object.freeze([]), cancelled: Object.freeze([]) });
+
 /**
  * Extends to `now() + leaseMs` the leases the worker still holds, in one
- * statement; returns the ids it extended. A job another worker reclaimed
- * (or that was rescued, cancelled or finished) is not touched and not returned.
+ * statement; returns the ids it extended, and, of the others, the ids an
+ * operator cancelled in the attempt the worker holds while it was their
+ * owner (`cancelJob` keeps `locked_by`): the heartbeat is how a worker
+ * that hears no notifications (behind a transaction pooler, say) learns of
+ * a cancel. A job another worker reclaimed (or that was rescued, finished,
+ * or cancelled in another worker's attempt) is neither touched nor returned.
+ * Both state tests are written `(…) IS TRUE` so that no partial index on
+ * `state` is matched to them (see `heldBy`): each held job is looked up by
+ * primary key.
  *
  * ### SQL
  * ```sql
- * UPDATE "stint"."jobs" AS jobs
- *    SET locked_until = now() + $2 * interval '1 millisecond', updated_at = now()
- *   FROM unnest($3::bigint[], $4::integer[]) AS held(id, attempt)
- *  WHERE jobs.id = held.id AND jobs.attempts = held.attempt
- *    AND jobs.locked_by = $1 AND (jobs.state = 'running') IS TRUE
- * RETURNING jobs.id
+ * WITH held AS (SELECT * FROM unnest($3::bigint[], $4::integer[]) AS held(id, attempt)),
+ * extended AS (
+ *   UPDATE "stint"."jobs" AS jobs
+ *      SET locked_until = now() + $2 * interval '1 millisecond', updated_at = now()
+ *     FROM held
+ *    WHERE jobs.id = held.id AND jobs.attempts = held.attempt
+ *      AND jobs.locked_by = $1 AND (jobs.state = 'running') IS TRUE
+ *   RETURNING jobs.id)
+ * SELECT id, false AS cancelled FROM extended
+ * UNION ALL
+ * SELECT jobs.id, true FROM held JOIN "stint"."jobs" AS jobs ON jobs.id = held.id AND jobs.attempts = held.attempt
+ *  WHERE jobs.locked_by = $1 AND (jobs.state = 'cancelled') IS TRUE
  * ```
  *
  * @example
  * ```ts
- * const kept = await extendLeases(db, "stint", { workerId, leaseMs: 60_000, jobs: [{ id: "812", attempt: 2 }] });
+ * const { extended, cancelled } = await extendLeases(db, "stint", { workerId, leaseMs: 60_000, jobs: [{ id: "812", attempt: 2 }] });
  * ```
  */
-export async function extendLeases(executor: Kysely<any>, schema: string, params: ExtendLeasesParams): Promise<readonly string[]> {
-  if (params.jobs.length === 0) return Object.freeze([]);
-  const { rows } = await prepared(sql<{ id: string }>`UPDATE ${jobsTable(schema)} AS jobs
-   SET locked_until = now() + ${millisecondsInterval(params.leaseMs)}, updated_at = now()
-  FROM unnest(${params.jobs.map((job) => job.id)}::bigint[], ${params.jobs.map((job) => job.attempt)}::integer[]) AS held(id, attempt)
- WHERE jobs.id = held.id AND jobs.attempts = held.attempt
-   AND ${heldBy(params.workerId)}
-RETURNING jobs.id`).execute(executor);
-  return Object.freeze(rows.map((row) => String(row.id)));
+export async function extendLeases(executor: Kysely<any>, schema: string, params: ExtendLeasesParams): Promise<ExtendedLeases> {
+  if (params.jobs.length === 0) return NONE;
+  const jobs = jobsTable(schema);
+  const { rows } = await prepared(sql<{ id: string; cancelled: boolean }>`WITH held AS (
+  SELECT * FROM unnest(${params.jobs.map((job) => job.id)}::bigint[], ${params.jobs.map((job) => job.attempt)}::integer[]) AS held(id, attempt)
+),
+extended AS (
+  UPDATE ${jobs} AS jobs
+     SET locked_until = now() + ${millisecondsInterval(params.leaseMs)}, updated_at = now()
+    FROM held
+   WHERE jobs.id = held.id AND jobs.attempts = held.attempt
+     AND ${heldBy(params.workerId)}
+  RETURNING jobs.id
+)
+SELECT id, false AS cancelled FROM extended
+UNION ALL
+SELECT jobs.id, true FROM held JOIN ${jobs} AS jobs ON jobs.id = held.id AND jobs.attempts = held.attempt
+ WHERE jobs.locked_by = ${params.workerId} AND (jobs.state = 'cancelled') IS TRUE`).execute(executor);
+  const extended: string[] = [];
+  const cancelled: string[] = [];
+  for (const row of rows) (row.cancelled ? cancelled : extended).push(String(row.id));
+  return Object.freeze({ extended: Object.freeze(extended), cancelled: Object.freeze(cancelled) });
 }

@@ -13,6 +13,7 @@ import type {
   DeleteEffectsBeforeParams,
   DeleteFinishedBeforeParams,
   EffectOutcome,
+  ExtendedLeases,
   ExtendLeasesParams,
   FinishDeadHooksParams,
   JobIdParams,
@@ -149,7 +150,7 @@ export class InMemoryJobStore implements JobStore<MemoryTransaction> {
     return listQueueControls(this.#state);
   }
 
-  async extendLeases(params: ExtendLeasesParams): Promise<readonly string[]> {
+  async extendLeases(params: ExtendLeasesParams): Promise<ExtendedLeases> {
     return extendLeases(this.#state, params);
   }
 

@@ -65,8 +65,8 @@ export type { JobStore, EnqueueResult, StoreTransaction, QueueCounts, QueueGauge
 export type { AttemptRecord, AttemptOutcomeName, AttemptError } from "./store/attempt-record";
 export type { QueueControls, RateLimit } from "./queue/queue-controls";
 export { parseRateLimit, formatRateLimit } from "./queue/rate-limit-text";
-export { QueueAdmin } from "./client/queue-admin";
-export type { QueueRef, QueueLimits } from "./client/queue-admin";
+export { QueueAdmin, CANCEL_BATCH_SIZE } from "./client/queue-admin";
+export type { QueueRef, QueueLimits, CancelWaitingOptions, CancelWaitingResult } from "./client/queue-admin";
 
 export type { Clock } from "./time/clock";
 export { seededRandom } from "./time/seeded-random";

@@ -65,6 +65,9 @@ describe("PostgresJobStore", () => {
       [test.store.deleteFinishedBefore({ states: [], olderThanMs: 0, limit: 10 }), /`states`/],
       [test.store.deleteFinishedBefore({ states: ["dead"], olderThanMs: -1, limit: 10 }), /`olderThanMs`/],
       [test.store.retryDeadJobs({ queue: "q", limit: 0 }), /`limit`/],
+      [test.store.cancelJobs({ queue: "q", states: ["running" as never], limit: 10 }), /`states`.*cancelled by id/],
+      [test.store.cancelJobs({ queue: "q", states: [], limit: 10 }), /`states`/],
+      [test.store.cancelJobs({ queue: "q", states: ["queued"], limit: 0 }), /`limit`/],
       [test.store.claimBatch({ queue: "q", workerId: "w", limit: 1, leaseMs: 1_000, maxTimeoutMs: -5 }), /`maxTimeoutMs`/],
       [test.store.fireDueSchedules({ limit: 0, plan: () => ({ fires: [], nextRunAt: new Date() }) }), /`limit`/],
     ];

@@ -12,6 +12,7 @@ import type { DeadHookClaim } from "./dead-hook-claim";
 import type { JobCompletionSource } from "./job-completion-source";
 import type { EnqueueResult, JobStore, NewJob, ProgressWrite, QueueCounts, QueueGauges, StoreTransaction } from "./job-store";
 import type {
+  CancelJobsParams,
   ClaimBatchParams,
   ClaimDeadHooksParams,
   CompleteInTransactionParams,
@@ -154,6 +155,10 @@ export class CheckedJobStore<Tx = unknown> implements JobStore<Tx> {
 
   cancelJob(params: JobIdParams): Promise<boolean> {
     return refused(check.checkJobIdParams, params) ?? this.#store.cancelJob(params);
+  }
+
+  cancelJobs(params: CancelJobsParams): Promise<number> {
+    return refused(check.checkCancelJobs, params) ?? this.#store.cancelJobs(params);
   }
 
   retryJob(params: JobIdParams): Promise<boolean> {

@@ -5,6 +5,7 @@ import type { AttemptRecord } from "./attempt-record";
 import type { DeadHookClaim } from "./dead-hook-claim";
 import type { JobCompletionSource } from "./job-completion-source";
 import type {
+  CancelJobsParams,
   ClaimBatchParams,
   ClaimDeadHooksParams,
   CompleteInTransactionParams,
@@ -276,6 +277,14 @@ export interface JobStore<Tx = unknown> {
    * wake-ups tells it at once; any store tells it at its next `extendLeases`).
    */
   cancelJob(params: JobIdParams): Promise<boolean>;
+
+  /**
+   * Cancels up to `limit` jobs of `queue` in `states` (`queued`, `failed`:
+   * jobs no worker holds) in one call, skipping rows another transaction
+   * has locked, and tells their waiters. Returns how many it cancelled;
+   * call again until it returns less than `limit`.
+   */
+  cancelJobs(params: CancelJobsParams): Promise<number>;
 
   /**
    * Runs a finished job (`dead`, `cancelled`, `failed`) again now with a fresh

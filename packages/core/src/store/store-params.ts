@@ -168,6 +168,18 @@ export interface RetryDeadJobsParams {
   readonly limit: number;
 }
 
+/** The states {@link JobStore.cancelJobs} may cancel in bulk: jobs no worker holds. */
+export type WaitingJobState = "queued" | "failed";
+
+/** What {@link JobStore.cancelJobs} takes. */
+export interface CancelJobsParams {
+  readonly queue: string;
+  /** Only jobs in these states (at least one of `queued`, `failed`): a running job is cancelled by id, never in bulk. */
+  readonly states: readonly WaitingJobState[];
+  /** At most this many jobs per call (1 to `MAX_BATCH_SIZE`). */
+  readonly limit: number;
+}
+
 /** What {@link JobStore.runEffectOnce} takes besides the effect. */
 export interface RunEffectOnceParams {
   /** The effect's idempotency key, e.g. `invoice:812:email` (1 to `MAX_EFFECT_KEY_LENGTH` characters). */

@@ -1,7 +1,7 @@
 import { ErrorCode } from "../../errors/error-codes";
 import { DatabaseError } from "../../errors/infrastructure-error";
 import { durationBetween } from "./memory-history";
-import { isActive, jobKey, type MemoryJobRow } from "./memory-rows";
+import { inClaimOrder, isActive, isWaiting, jobKey, type MemoryJobRow } from "./memory-rows";
 import { keyOf, type MemoryState } from "./memory-state";
 
 /**
@@ -17,6 +17,20 @@ export function cancelJob(state: MemoryState, id: string): boolean {
   if (row === undefined || !isActive(row.state)) return false;
   cancel(state, row, state.now());
   return true;
+}
+
+/**
+ * Cancels up to `limit` jobs of `queue` in `states` (`queued`, `failed`),
+ * in claim order, as {@link cancelJob} would; returns how many.
+ */
+export function cancelJobs(state: MemoryState, params: { readonly queue: string; readonly states: readonly string[]; readonly limit: number }): number {
+  const picked = [...state.rowsOf(params.queue)]
+    .filter((row) => isWaiting(row.state) && params.states.includes(row.state))
+    .sort(inClaimOrder)
+    .slice(0, params.limit);
+  const now = state.now();
+  for (const row of picked) cancel(state, row, now);
+  return picked.length;
 }
 
 /** `cancelled`, finished now, lease cleared (the owner kept); a running attempt's history says so. */

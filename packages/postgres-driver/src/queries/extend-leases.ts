@@ -14,9 +14,10 @@ const NONE: ExtendedLeases = Object.freeze({ extended: Object.freeze([]), cancel
  * that hears no notifications (behind a transaction pooler, say) learns of
  * a cancel. A job another worker reclaimed (or that was rescued, finished,
  * or cancelled in another worker's attempt) is neither touched nor returned.
- * Both state tests are written `(…) IS TRUE` so that no partial index on
- * `state` is matched to them (see `heldBy`): each held job is looked up by
- * primary key.
+ * Only the held jobs the update did not extend (usually none) are looked
+ * up again, each by primary key in a subquery of its own; the state tests
+ * are written `(…) IS TRUE` so that no partial index on `state` is matched
+ * to them (see `heldBy`).
  *
  * ### SQL
  * ```sql
@@ -27,11 +28,15 @@ const NONE: ExtendedLeases = Object.freeze({ extended: Object.freeze([]), cancel
  *     FROM held
  *    WHERE jobs.id = held.id AND jobs.attempts = held.attempt
  *      AND jobs.locked_by = $1 AND (jobs.state = 'running') IS TRUE
- *   RETURNING jobs.id)
+ *   RETURNING jobs.id),
+ * missed AS MATERIALIZED (
+ *   SELECT held.id, held.attempt FROM held WHERE NOT EXISTS (SELECT FROM extended WHERE extended.id = held.id))
  * SELECT id, false AS cancelled FROM extended
  * UNION ALL
- * SELECT jobs.id, true FROM held JOIN "stint"."jobs" AS jobs ON jobs.id = held.id AND jobs.attempts = held.attempt
- *  WHERE jobs.locked_by = $1 AND (jobs.state = 'cancelled') IS TRUE
+ * SELECT missed.id, true FROM missed
+ *  WHERE (SELECT true FROM "stint"."jobs" AS jobs
+ *          WHERE jobs.id = missed.id AND jobs.attempts = missed.attempt
+ *            AND jobs.locked_by = $1 AND (jobs.state = 'cancelled') IS TRUE)
  * ```
  *
  * @example
@@ -52,11 +57,16 @@ extended AS (
    WHERE jobs.id = held.id AND jobs.attempts = held.attempt
      AND ${heldBy(params.workerId)}
   RETURNING jobs.id
+),
+missed AS MATERIALIZED (
+  SELECT held.id, held.attempt FROM held WHERE NOT EXISTS (SELECT FROM extended WHERE extended.id = held.id)
 )
 SELECT id, false AS cancelled FROM extended
 UNION ALL
-SELECT jobs.id, true FROM held JOIN ${jobs} AS jobs ON jobs.id = held.id AND jobs.attempts = held.attempt
- WHERE jobs.locked_by = ${params.workerId} AND (jobs.state = 'cancelled') IS TRUE`).execute(executor);
+SELECT missed.id, true FROM missed
+ WHERE (SELECT true FROM ${jobs} AS jobs
+         WHERE jobs.id = missed.id AND jobs.attempts = missed.attempt
+           AND jobs.locked_by = ${params.workerId} AND (jobs.state = 'cancelled') IS TRUE)`).execute(executor);
   const extended: string[] = [];
   const cancelled: string[] = [];
   for (const row of rows) (row.cancelled ? cancelled : extended).push(String(row.id));

@@ -46,6 +46,17 @@ describe("actions from the dashboard in Chromium", () => {
     expect((await server.test.store.getJob({ id: id! }))?.state).to.equal("cancelled");
   });
 
+  it("cancels a running job after a confirmation that says its handler is told to stop", async () => {
+    const [id] = await makeRunningJobs(server.test.store, "render-video", 1);
+    const asked: string[] = [];
+    page.on("dialog", (dialog) => void asked.push(dialog.message()));
+    await openSignedIn(page, server, `/jobs/${id}`);
+    await Promise.all([page.waitForURL(/done=cancelled/), page.click('button:has-text("Cancel")')]);
+    expect(asked).to.deep.equal([`Cancel job ${id}? It is running: its handler is told to stop now.`]);
+    expect((await server.test.store.getJob({ id: id! }))?.state).to.equal("cancelled");
+    expect((await server.test.store.listAttempts({ jobId: id! })).map((attempt) => attempt.outcome)).to.deep.equal(["cancelled"]);
+  });
+
   it("retries every dead job of a queue after a confirmation that states the count", async () => {
     const ids = await makeDeadJobs(server.test.store, "render-pdf", 4, () => "Error: font missing");
     await openSignedIn(page, server);

@@ -76,7 +76,7 @@ describe("stint (command line)", () => {
     it("exits 2 when an option lacks its value or an argument is missing or extra", async () => {
       expect((await stint(["jobs", "list", "--limit"])).code).to.equal(ExitCode.Usage);
       expect((await stint(["jobs", "show"])).stderr).to.include("jobs show: missing argument");
-      expect((await stint(["cancel", "1", "2"])).stderr).to.include('cancel: unexpected argument "2"');
+      expect((await stint(["retry", "1", "2"])).stderr).to.include('retry: unexpected argument "2"');
     });
 
     it("accepts --json on every command, run included", async () => {

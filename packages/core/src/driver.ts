@@ -46,7 +46,7 @@ export type {
   SyncSchedulesParams,
   FireDueSchedulesParams,
 } from "./store/schedule-store";
-export type { WakeupSource, LeaderLock } from "./runtime/coordination";
+export type { WakeupSource, CancelledAttempt, LeaderLock } from "./runtime/coordination";
 export type { MaintenanceService } from "./maintenance/maintenance-service";
 export { SCHEDULE_STORE, WAKEUP_SOURCE, LEADER_LOCK } from "./di/tokens";
 

@@ -15,7 +15,17 @@ import "reflect-metadata";
 
 export { ErrorCode } from "./errors/error-codes";
 export { StintError, hasErrorCode, errorCodeOf } from "./errors/stint-error";
-export { PermanentError, RetryableError, SnoozeError, ParseError, JobTimeoutError, LeaseLostError, ShutdownError, RecordedError } from "./errors/job-errors";
+export {
+  PermanentError,
+  RetryableError,
+  SnoozeError,
+  ParseError,
+  JobTimeoutError,
+  LeaseLostError,
+  CancelledError,
+  ShutdownError,
+  RecordedError,
+} from "./errors/job-errors";
 export { ConfigError, PayloadError, PayloadSchemaError, InvalidNameError } from "./errors/config-errors";
 export { EnvironmentError } from "./errors/environment-error";
 export { InfrastructureError, DatabaseError } from "./errors/infrastructure-error";
@@ -56,8 +66,8 @@ export type { JobStore, EnqueueResult, StoreTransaction, QueueCounts, QueueGauge
 export type { AttemptRecord, AttemptOutcomeName, AttemptError } from "./store/attempt-record";
 export type { QueueControls, RateLimit } from "./queue/queue-controls";
 export { parseRateLimit, formatRateLimit } from "./queue/rate-limit-text";
-export { QueueAdmin } from "./client/queue-admin";
-export type { QueueRef, QueueLimits } from "./client/queue-admin";
+export { QueueAdmin, CANCEL_BATCH_SIZE } from "./client/queue-admin";
+export type { QueueRef, QueueLimits, CancelWaitingOptions, CancelWaitingResult } from "./client/queue-admin";
 
 export type { Clock } from "./time/clock";
 export { seededRandom } from "./time/seeded-random";
@@ -86,6 +96,7 @@ export type {
   JobSnoozedEvent,
   JobReleasedEvent,
   JobLeaseLostEvent,
+  JobCancelledEvent,
   JobWriteFailedEvent,
   JobProgressEvent,
   JobOnDeadFailedEvent,

@@ -1,5 +1,6 @@
 import { applicationName, ConfigError, coerceError, ErrorCode, errorCodeOf } from "@stint/core";
-import { assertSqlIdentifier, type WakeupSource } from "@stint/core/driver";
+import { assertSqlIdentifier, type CancelledAttempt, type WakeupSource } from "@stint/core/driver";
+import { CANCEL_NOTICE_PREFIX, parseCancelNotice } from "./cancel-notice";
 import { ListenConnection } from "./listen-connection";
 import { DEFAULT_SCHEMA } from "./schema/default-schema";
 import { checkSessionClientOptions, millisecondsOption, warnAbout, type SessionClientOptions } from "./session-client-options";
@@ -23,6 +24,7 @@ interface Subscriber {
   readonly queues: ReadonlySet<string>;
   readonly onWake: (queue: string) => void;
   readonly onConnectionLost: (() => void) | undefined;
+  readonly onCancelled: ((attempt: CancelledAttempt) => void) | undefined;
 }
 
 const OPTION_KEYS = ["reconnectMinDelayMs", "reconnectMaxDelayMs", "healthCheckIntervalMs"];
@@ -41,6 +43,9 @@ const OPTION_KEYS = ["reconnectMinDelayMs", "reconnectMaxDelayMs", "healthCheckI
  * doubling delay (capped), then calls every subscriber's `onWake` once for
  * each of its queues, since notifications may have been missed meanwhile;
  * the moment it sees the connection drop, it calls their `onConnectionLost`.
+ * A notification whose payload is a cancel notice (`cancelJob` sends one
+ * when it cancels a running attempt; see `cancelNotice`) calls, instead,
+ * the `onCancelled` of those subscribed to the attempt's queue.
  * A hint only: workers poll as well. Connection failures go to `onError`;
  * `subscribe` rejects only when the first attempt fails in a way retrying
  * will not fix (a wrong password, a missing database).
@@ -97,14 +102,20 @@ export class PostgresWakeupSource implements WakeupSource {
     return this.#connection.listening;
   }
 
-  async subscribe(queues: readonly string[], onWake: (queue: string) => void, onConnectionLost?: () => void): Promise<{ close(): Promise<void> }> {
+  async subscribe(
+    queues: readonly string[],
+    onWake: (queue: string) => void,
+    onConnectionLost?: () => void,
+    onCancelled?: (attempt: CancelledAttempt) => void,
+  ): Promise<{ close(): Promise<void> }> {
     if (this.#closed) throw new ConfigError("wakeupSource", "is closed; create a new one");
     if (!Array.isArray(queues) || queues.length === 0 || !queues.every((queue) => typeof queue === "string" && queue !== "")) {
       throw new ConfigError("queues", "must be a non-empty list of queue names");
     }
     if (typeof onWake !== "function") throw new ConfigError("onWake", "must be a function");
     if (onConnectionLost !== undefined && typeof onConnectionLost !== "function") throw new ConfigError("onConnectionLost", "must be a function");
-    const subscriber: Subscriber = Object.freeze({ queues: new Set(queues), onWake, onConnectionLost });
+    if (onCancelled !== undefined && typeof onCancelled !== "function") throw new ConfigError("onCancelled", "must be a function");
+    const subscriber: Subscriber = Object.freeze({ queues: new Set(queues), onWake, onConnectionLost, onCancelled });
     this.#subscribers.add(subscriber);
     const failure = await this.#connection.connect();
     if (failure !== undefined && errorCodeOf(failure) !== ErrorCode.Infrastructure) {
@@ -130,8 +141,18 @@ export class PostgresWakeupSource implements WakeupSource {
     await this.#connection.close();
   }
 
-  #dispatch(queue: string): void {
-    for (const subscriber of [...this.#subscribers]) if (subscriber.queues.has(queue)) this.#wake(subscriber, queue);
+  #dispatch(payload: string): void {
+    if (payload.startsWith(CANCEL_NOTICE_PREFIX)) return this.#dispatchCancel(payload);
+    for (const subscriber of [...this.#subscribers]) if (subscriber.queues.has(payload)) this.#wake(subscriber, payload);
+  }
+
+  #dispatchCancel(payload: string): void {
+    const attempt = parseCancelNotice(payload);
+    if (attempt === undefined) return;
+    for (const subscriber of [...this.#subscribers]) {
+      const { onCancelled } = subscriber;
+      if (onCancelled !== undefined && subscriber.queues.has(attempt.queue)) this.#tell(() => onCancelled(attempt));
+    }
   }
 
   #wake(subscriber: Subscriber, queue: string): void {

@@ -10,6 +10,7 @@ import {
   ConfigError,
 } from "@stint/core";
 import {
+  type CancelJobsParams,
   type ClaimBatchParams,
   type ClaimDeadHooksParams,
   type ClaimedBatch,
@@ -20,6 +21,7 @@ import {
   type DeleteEffectsBeforeParams,
   type DeleteFinishedBeforeParams,
   type EffectOutcome,
+  type ExtendedLeases,
   type ExtendLeasesParams,
   type FinishDeadHooksParams,
   type FireDueSchedulesParams,
@@ -51,6 +53,7 @@ import { interpretError } from "./interpret-error";
 import { assertKysely } from "./is-kysely";
 import { CallbackFailure } from "./queries/callback-failure";
 import { cancelJob } from "./queries/cancel-job";
+import { cancelJobs } from "./queries/cancel-jobs";
 import { claimBatch, type ControlledQueues } from "./queries/claim-batch";
 import { claimDeadHooks } from "./queries/claim-dead-hooks";
 import { completeInTransaction } from "./queries/complete-in-transaction";
@@ -152,7 +155,7 @@ export class RawPostgresJobStore implements JobStore<Kysely<any> | Transaction<a
     return this.#run("listQueueControls", () => listQueueControls(this.#db, this.#schema));
   }
 
-  extendLeases(params: ExtendLeasesParams): Promise<readonly string[]> {
+  extendLeases(params: ExtendLeasesParams): Promise<ExtendedLeases> {
     return this.#run("extendLeases", () => extendLeases(this.#controlStatements, this.#schema, params));
   }
 
@@ -183,6 +186,10 @@ export class RawPostgresJobStore implements JobStore<Kysely<any> | Transaction<a
 
   cancelJob(params: JobIdParams): Promise<boolean> {
     return this.#run("cancelJob", () => cancelJob(this.#db, this.#schema, params));
+  }
+
+  cancelJobs(params: CancelJobsParams): Promise<number> {
+    return this.#run("cancelJobs", () => cancelJobs(this.#db, this.#schema, params));
   }
 
   retryJob(params: JobIdParams): Promise<boolean> {

@@ -65,6 +65,9 @@ describe("PostgresJobStore", () => {
       [test.store.deleteFinishedBefore({ states: [], olderThanMs: 0, limit: 10 }), /`states`/],
       [test.store.deleteFinishedBefore({ states: ["dead"], olderThanMs: -1, limit: 10 }), /`olderThanMs`/],
       [test.store.retryDeadJobs({ queue: "q", limit: 0 }), /`limit`/],
+      [test.store.cancelJobs({ queue: "q", states: ["running" as never], limit: 10 }), /`states`.*cancelled by id/],
+      [test.store.cancelJobs({ queue: "q", states: [], limit: 10 }), /`states`/],
+      [test.store.cancelJobs({ queue: "q", states: ["queued"], limit: 0 }), /`limit`/],
       [test.store.claimBatch({ queue: "q", workerId: "w", limit: 1, leaseMs: 1_000, maxTimeoutMs: -5 }), /`maxTimeoutMs`/],
       [test.store.fireDueSchedules({ limit: 0, plan: () => ({ fires: [], nextRunAt: new Date() }) }), /`limit`/],
     ];
@@ -87,7 +90,7 @@ describe("PostgresJobStore", () => {
     const store = new PostgresJobStore({ db: test.db, schema: test.schema, controlDb: control.db });
     await store.enqueue(newJob("control-pool", {}));
     const [job] = await store.claimBatch({ queue: "control-pool", workerId: "w", limit: 1, leaseMs: 60_000 });
-    expect(await store.extendLeases({ workerId: "w", leaseMs: 60_000, jobs: [job!] })).to.deep.equal([job!.id]);
+    expect((await store.extendLeases({ workerId: "w", leaseMs: 60_000, jobs: [job!] })).extended).to.deep.equal([job!.id]);
     await control.close();
     const error = await rejectionOf(store.completeJobs({ workerId: "w", jobs: [{ ...job!, resultJson: null, durationMs: 1 }] }));
     expect(error.message).to.match(/destroyed/);

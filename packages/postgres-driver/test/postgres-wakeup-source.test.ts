@@ -1,10 +1,12 @@
-import { ConfigError } from "@stint/core";
+import { ConfigError, InvalidNameError } from "@stint/core";
+import { assertQueueName, type CancelledAttempt } from "@stint/core/driver";
 import { expect } from "chai";
 import { sql } from "kysely";
 import { PostgresWakeupSource, wakeupChannel } from "../src";
 import { createTestSchema, type TestSchema } from "../src/testing";
 import { eventually, newJob, rejectionOf } from "@stint/core/testing";
 import { startFreezableProxy } from "./support/freezable-proxy";
+import { cancelJob } from "../src/queries/cancel-job";
 
 describe("PostgresWakeupSource", () => {
   let test: TestSchema;
@@ -120,6 +122,65 @@ describe("PostgresWakeupSource", () => {
     await wakeups.subscribe(["sms"], (queue) => woken.push(queue));
     expect(await test.store.retryDeadJobs({ queue: "sms", limit: 10 })).to.equal(1);
     await eventually(() => woken.includes("sms"), { timeoutMs: 10_000, what: "the wake-up of the bulk retry" });
+  });
+
+  it("tells the subscribers of its queue that a running attempt was cancelled, once the cancel commits, and wakes nobody for it", async () => {
+    const told: CancelledAttempt[] = [];
+    const elsewhere: CancelledAttempt[] = [];
+    await wakeups.subscribe(
+      ["mail", "sentinel"],
+      (queue) => woken.push(queue),
+      undefined,
+      (attempt) => told.push(attempt),
+    );
+    await wakeups.subscribe(
+      ["sms"],
+      () => undefined,
+      undefined,
+      (attempt) => elsewhere.push(attempt),
+    );
+    await test.store.enqueueMany([newJob("mail", { n: 1 }), newJob("mail", { n: 2 }, { delayMs: 3_600_000 })]);
+    const [job] = await test.store.claimBatch({ queue: "mail", workerId: 'worker:with odd"id', limit: 1, leaseMs: 60_000 });
+    await flush();
+    woken.length = 0;
+    await test.db.transaction().execute(async (trx) => {
+      expect(await cancelJob(trx, test.schema, { id: job!.id })).to.equal(true);
+      await flush();
+      expect(told, "not before the commit").to.deep.equal([]);
+    });
+    await eventually(() => told.length > 0, { timeoutMs: 10_000, what: "the cancel notice" });
+    expect(told).to.deep.equal([{ id: job!.id, attempt: 1, queue: "mail", workerId: 'worker:with odd"id' }]);
+    // A waiting job's cancel has no worker to tell.
+    const [waiting] = await test.store.listJobs({ queue: "mail", states: ["queued"], limit: 1 });
+    await test.store.cancelJob({ id: waiting!.id });
+    await flush();
+    expect(told).to.have.length(1);
+    expect(elsewhere).to.deep.equal([]);
+    expect(woken.filter((queue) => queue !== "sentinel")).to.deep.equal([]);
+    expect(errors).to.deep.equal([]);
+  });
+
+  it("takes no payload for a cancel notice unless it is one: queue names never start with !", async () => {
+    const told: CancelledAttempt[] = [];
+    await wakeups.subscribe(
+      ["mail", "sentinel"],
+      (queue) => woken.push(queue),
+      undefined,
+      (attempt) => told.push(attempt),
+    );
+    for (const payload of [
+      "!cancel",
+      "!cancel {",
+      '!cancel {"id":"x","attempt":1,"queue":"mail","workerId":"w"}',
+      '!cancel {"id":"1","attempt":0,"queue":"mail","workerId":"w"}',
+    ]) {
+      await sql`SELECT pg_notify(${wakeupChannel(test.schema)}, ${payload})`.execute(test.db);
+    }
+    await sql`SELECT pg_notify(${wakeupChannel(test.schema)}, ${'!cancel {"id":"7","attempt":2,"queue":"mail","workerId":"w"}'})`.execute(test.db);
+    await flush();
+    expect(told).to.deep.equal([{ id: "7", attempt: 2, queue: "mail", workerId: "w" }]);
+    expect(woken).to.deep.equal(["sentinel"]);
+    expect(() => assertQueueName("!cancel")).to.throw(InvalidNameError);
   });
 
   it("wakes the queue when an operator changes its controls (a resume, a higher cap)", async () => {

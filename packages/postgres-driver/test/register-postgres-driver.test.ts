@@ -64,7 +64,7 @@ describe("registerPostgresDriver", () => {
     });
     await driver.store.enqueue({ queue: "ctl", payloadJson: "{}", priority: 0, maxAttempts: 1, timeoutMs: null, runAt: null, delayMs: 0, dedupeKey: null });
     const [job] = await driver.store.claimBatch({ queue: "ctl", workerId: "w", limit: 1, leaseMs: 60_000 });
-    expect(await driver.store.extendLeases({ workerId: "w", leaseMs: 60_000, jobs: [job!] })).to.deep.equal([job!.id]);
+    expect((await driver.store.extendLeases({ workerId: "w", leaseMs: 60_000, jobs: [job!] })).extended).to.deep.equal([job!.id]);
     const open = async () => (await connectionsNamed("stint-main")) + (await connectionsNamed(applicationName("control")));
     expect(await connectionsNamed("stint-main"), "the main pool, named as asked").to.equal(1);
     expect(await connectionsNamed(applicationName("control")), "the control pool, named for its role").to.equal(1);

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
 import { ExitCode } from "../../src/index";
 import { stint, type ErrorJson } from "../helpers/run-stint";
-import { enqueueJobs, makeDeadJobs, makeRunningJobs, makeSucceededJobs } from "../helpers/job-states";
+import { enqueueJobs, makeDeadJobs, makeRetryingJobs, makeRunningJobs, makeSucceededJobs } from "../helpers/job-states";
 
 describe("stint retry and cancel", () => {
   let test: TestSchema;
@@ -97,6 +97,107 @@ describe("stint retry and cancel", () => {
     });
   });
 
+  describe("cancel <id…>", () => {
+    it("cancels several jobs and prints a count", async () => {
+      const [queued] = await enqueueJobs(test.store, "mail", 1);
+      const [running] = await makeRunningJobs(test.store, "sms", 1);
+      const [retrying] = await makeRetryingJobs(test.store, "push", 1);
+      const result = await stint(["cancel", queued!, running!, retrying!, "--schema", test.schema]);
+      expect(result.code).to.equal(ExitCode.Ok);
+      expect(result.stdout).to.equal(
+        [
+          `Cancelled job ${queued}.`,
+          `Cancelled job ${running}; it was running, and its worker is told to stop it.`,
+          `Cancelled job ${retrying}.`,
+          "Cancelled 3 of 3 jobs.",
+          "",
+        ].join("\n"),
+      );
+      for (const id of [queued!, running!, retrying!]) expect((await test.store.getJob({ id }))?.state).to.equal("cancelled");
+    });
+
+    it("cancels the others when some have finished or do not exist, and exits 3 (not found) before 4 (finished)", async () => {
+      const [done] = await makeSucceededJobs(test.store, "mail", 1);
+      const [queued] = await enqueueJobs(test.store, "mail", 1);
+      const finished = await stint(["cancel", done!, queued!, "--schema", test.schema]);
+      expect(finished.code).to.equal(ExitCode.WrongState);
+      expect(finished.stdout).to.equal(`Cancelled job ${queued}.\nCancelled 1 of 2 jobs.\n`);
+      expect(finished.stderr).to.equal(`stint: job ${done} has already finished (succeeded): only queued, running or failed jobs can be cancelled\n`);
+
+      const [another] = await enqueueJobs(test.store, "mail", 1);
+      const json = await stint(["cancel", done!, "999999", another!, "--schema", test.schema, "--json"]);
+      expect(json.code).to.equal(ExitCode.NotFound);
+      expect(json.json()).to.deep.equal({
+        cancelled: 1,
+        jobs: [
+          {
+            id: done,
+            cancelled: false,
+            code: "STINT_WRONG_STATE",
+            message: `job ${done} has already finished (succeeded): only queued, running or failed jobs can be cancelled`,
+          },
+          { id: "999999", cancelled: false, code: "STINT_NOT_FOUND", message: `job 999999 not found in schema "${test.schema}"` },
+          { id: another, cancelled: true, wasRunning: false },
+        ],
+      });
+      expect((await test.store.getJob({ id: another! }))?.state).to.equal("cancelled");
+    });
+
+    it("refuses an id that is not one, before cancelling anything (exit 2)", async () => {
+      const [queued] = await enqueueJobs(test.store, "mail", 1);
+      const result = await stint(["cancel", queued!, "seven", "--schema", test.schema]);
+      expect(result.code).to.equal(ExitCode.Usage);
+      expect(result.stderr).to.include('job id must be a positive integer, got "seven"');
+      expect((await test.store.getJob({ id: queued! }))?.state).to.equal("queued");
+    });
+  });
+
+  describe("cancel --queue <queue> --state …", () => {
+    it("cancels the queue's waiting jobs in the given states, in batches, and prints the count", async () => {
+      await enqueueJobs(test.store, "mail", 2_500);
+      const retrying = await makeRetryingJobs(test.store, "mail", 2);
+      const [running] = await makeRunningJobs(test.store, "mail", 1);
+      await enqueueJobs(test.store, "other", 3);
+
+      const queuedOnly = await stint(["cancel", "--queue", "mail", "--state", "queued", "--schema", test.schema]);
+      expect(queuedOnly.code).to.equal(ExitCode.Ok);
+      expect(queuedOnly.stdout).to.equal("Cancelled 2,500 queued jobs of mail.\n");
+      const [mail, other] = await test.store.countByQueue({ queues: ["mail", "other"] });
+      expect(mail!.counts).to.include({ queued: 0, failed: 2, running: 1, cancelled: 2_500 });
+      expect(other!.counts).to.include({ queued: 3, cancelled: 0 });
+
+      const both = await stint(["cancel", "--queue", "mail", "--state", "queued,failed", "--schema", test.schema, "--json"]);
+      expect(both.json()).to.deep.equal({ queue: "mail", states: ["queued", "failed"], cancelled: 2, interrupted: false });
+      for (const id of retrying) expect((await test.store.getJob({ id }))?.state).to.equal("cancelled");
+      expect((await test.store.getJob({ id: running! }))?.state).to.equal("running");
+      expect((await stint(["cancel", "--queue", "mail", "--state", "queued", "--schema", test.schema])).stdout).to.equal("No queued jobs of mail to cancel.\n");
+    });
+
+    it("stops at --limit", async () => {
+      await enqueueJobs(test.store, "mail", 30);
+      const result = await stint(["cancel", "--queue", "mail", "--state", "queued", "--limit", "12", "--schema", test.schema]);
+      expect(result.stdout).to.equal("Cancelled 12 queued jobs of mail.\n");
+      const [counts] = await test.store.countByQueue({ queues: ["mail"] });
+      expect(counts!.counts).to.include({ queued: 18, cancelled: 12 });
+    });
+
+    it("never cancels running jobs in bulk, and needs --state (exit 78, exit 2)", async () => {
+      const [running] = await makeRunningJobs(test.store, "mail", 1);
+      const refused = await stint(["cancel", "--queue", "mail", "--state", "queued,running", "--schema", test.schema]);
+      expect(refused.code).to.equal(ExitCode.Config);
+      expect(refused.stderr).to.include("running jobs are cancelled by id");
+      expect((await test.store.getJob({ id: running! }))?.state).to.equal("running");
+      const missing = await stint(["cancel", "--queue", "mail", "--schema", test.schema]);
+      expect(missing.code).to.equal(ExitCode.Usage);
+      expect(missing.stderr).to.include("--queue needs --state");
+      expect((await stint(["cancel", "5", "--queue", "mail", "--state", "queued", "--schema", test.schema])).stderr).to.include(
+        "give either job ids or --queue <queue>, not both",
+      );
+      expect((await stint(["cancel", "5", "--state", "queued", "--schema", test.schema])).stderr).to.include("--state goes with --queue <queue>");
+      expect((await stint(["cancel", "--schema", test.schema])).code).to.equal(ExitCode.Usage);
+    });
+  });
+
   describe("cancel <id>", () => {
     it("cancels a queued job", async () => {
       const [id] = await enqueueJobs(test.store, "mail", 1);
@@ -106,9 +207,12 @@ describe("stint retry and cancel", () => {
       expect(await test.store.getJob({ id: id! })).to.include({ state: "cancelled" });
     });
 
-    it("cancels a running job and prints JSON", async () => {
-      const [id] = await makeRunningJobs(test.store, "mail", 1);
-      expect((await stint(["cancel", id!, "--schema", test.schema, "--json"])).json()).to.deep.equal({ id, cancelled: true });
+    it("cancels a running job, says its worker is told to stop it, and prints JSON", async () => {
+      const [id, other] = await makeRunningJobs(test.store, "mail", 2);
+      expect((await stint(["cancel", id!, "--schema", test.schema, "--json"])).json()).to.deep.equal({ id, cancelled: true, wasRunning: true });
+      const text = await stint(["cancel", other!, "--schema", test.schema]);
+      expect(text.stdout).to.equal(`Cancelled job ${other}; it was running, and its worker is told to stop it.\n`);
+      expect((await test.store.listAttempts({ jobId: other! })).map((attempt) => attempt.outcome)).to.deep.equal(["cancelled"]);
     });
 
     it("exits 4 for a finished job and 3 for one that does not exist", async () => {

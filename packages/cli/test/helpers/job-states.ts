@@ -37,6 +37,18 @@ export async function makeDeadJobs(store: JobStore, queue: string, count: number
   return claimed.map((job) => job.id);
 }
 
+/** Makes `count` new jobs of `queue` fail once, with a retry due in an hour (state `failed`); returns their ids. */
+export async function makeRetryingJobs(store: JobStore, queue: string, count: number): Promise<string[]> {
+  await enqueueJobs(store, queue, count);
+  const claimed = await claimAll(store, queue, count);
+  const failure = { message: "Error: upstream answered 503", code: null };
+  await store.scheduleRetries({
+    workerId: WORKER,
+    jobs: claimed.map((job) => ({ id: job.id, attempt: job.attempt, delayMs: 3_600_000, failure, spendAttempt: true })),
+  });
+  return claimed.map((job) => job.id);
+}
+
 /** Makes `count` new jobs of `queue` succeed now; returns their ids. */
 export async function makeSucceededJobs(store: JobStore, queue: string, count: number): Promise<string[]> {
   await enqueueJobs(store, queue, count);

@@ -5,6 +5,8 @@ import type { QueueControls, RateLimit } from "../queue/queue-controls";
 import { parseRateLimit } from "../queue/rate-limit-text";
 import { checkedJobStore } from "../store/checked-job-store";
 import type { JobStore } from "../store/job-store";
+import type { WaitingJobState } from "../store/store-params";
+import { integerOption } from "../validation/option-checks";
 
 /** A queue, by its job kind or its name. */
 export type QueueRef = Pick<JobDefinition<never>, "name"> | string;
@@ -17,10 +19,33 @@ export interface QueueLimits {
   readonly rateLimit?: RateLimit | string | null;
 }
 
+/** Jobs per `cancelJobs` statement in {@link QueueAdmin.cancelWaiting}. */
+export const CANCEL_BATCH_SIZE = 1_000;
+
+/** What {@link QueueAdmin.cancelWaiting} cancels. */
+export interface CancelWaitingOptions {
+  /** Which waiting jobs: `queued`, `failed` (a retry is scheduled), or both. Running jobs are cancelled by id (`store.cancelJob`). */
+  readonly states: readonly WaitingJobState[];
+  /** At most this many; default: until none is left. */
+  readonly max?: number;
+  /** Stops between two batches once it aborts. */
+  readonly signal?: AbortSignal;
+  /** Told the running count after each batch (a progress bar). */
+  readonly onBatch?: (cancelled: number) => void;
+}
+
+/** What {@link QueueAdmin.cancelWaiting} did. */
+export interface CancelWaitingResult {
+  readonly cancelled: number;
+  /** The signal stopped it before it was done. */
+  readonly interrupted: boolean;
+}
+
 /**
  * The operator's levers on queues, as code: pause and resume, a running cap
  * and a rate limit, all kept in the database so every worker process obeys
- * them (see `stint pause`, `stint resume`, `stint limit`).
+ * them (see `stint pause`, `stint resume`, `stint limit`), and a bulk
+ * cancel of the jobs that wait (`stint cancel --queue`).
  *
  * @example
  * ```ts
@@ -55,6 +80,33 @@ export class QueueAdmin {
       ...(maxRunning === undefined ? {} : { maxRunning }),
       ...(rateLimit === undefined ? {} : { rateLimit: typeof rateLimit === "string" ? parseRateLimit(rateLimit) : rateLimit }),
     });
+  }
+
+  /**
+   * Cancels the jobs of `queue` that wait in `states`, {@link CANCEL_BATCH_SIZE}
+   * per statement (`store.cancelJobs`), until `max` are cancelled, a batch
+   * finds fewer than it asked for, or `signal` aborts. Jobs a worker is
+   * claiming at that moment are left to it.
+   *
+   * @example
+   * ```ts
+   * const { cancelled } = await admin.cancelWaiting("send-invoice", { states: ["queued", "failed"] });
+   * ```
+   */
+  async cancelWaiting(queue: QueueRef, options: CancelWaitingOptions): Promise<CancelWaitingResult> {
+    const name = nameOf(queue);
+    const max = options.max ?? Number.POSITIVE_INFINITY;
+    if (max !== Number.POSITIVE_INFINITY) integerOption("max", max, 0, Number.MAX_SAFE_INTEGER);
+    let cancelled = 0;
+    while (cancelled < max) {
+      if (options.signal?.aborted === true) return Object.freeze({ cancelled, interrupted: true });
+      const limit = Math.min(CANCEL_BATCH_SIZE, max - cancelled);
+      const done = await this.#store.cancelJobs({ queue: name, states: options.states, limit });
+      cancelled += done;
+      options.onBatch?.(cancelled);
+      if (done < limit) break;
+    }
+    return Object.freeze({ cancelled, interrupted: false });
   }
 
   /** The controls of every queue that has any set. */

@@ -38,7 +38,7 @@ export const ErrorCode = {
   SchemaMissing: "STINT_SCHEMA_MISSING",
   /** The worker's process stopped during the attempt (found by lease rescue). */
   WorkerDied: "STINT_WORKER_DIED",
-  /** An operator cancelled the job. */
+  /** An operator cancelled the job: its `error_code`, and the reason a running attempt's `ctx.signal` aborts with. */
   Cancelled: "STINT_CANCELLED",
   /** A job someone waited for (`client.waitFor`) is dead or cancelled: it will not succeed. */
   JobFailed: "STINT_JOB_FAILED",

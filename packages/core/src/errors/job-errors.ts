@@ -79,6 +79,23 @@ export class LeaseLostError extends StintError {
   }
 }
 
+/**
+ * An operator cancelled the job while this worker held it (`stint cancel`,
+ * the dashboard, `store.cancelJob`): the attempt's `ctx.signal` aborts with
+ * it. The job is `cancelled` already; the attempt writes nothing more, is
+ * not retried, and `onDead` is not called.
+ *
+ * @example
+ * ```ts
+ * if (hasErrorCode(ctx.signal.reason, ErrorCode.Cancelled)) await rollBackPartialExport(item);
+ * ```
+ */
+export class CancelledError extends StintError {
+  constructor(message = "the job was cancelled; its handler must stop") {
+    super(ErrorCode.Cancelled, message);
+  }
+}
+
 /** The worker is shutting down; the job was given back to the queue. */
 export class ShutdownError extends StintError {
   constructor(message = "the worker is shutting down") {

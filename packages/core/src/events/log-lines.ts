@@ -9,8 +9,8 @@ import { processIdentity } from "../worker/worker-id";
  * stop lines at `info` (`error` when an outage stopped the run), per-job
  * lines at `debug` for successes and snoozes (not subscribed at all when
  * `debug` is off, so those events cost nothing), `info` for jobs given
- * back, `warn` for retries and lost leases, `error` for dead jobs and
- * outcomes that could not be written. `log` carries the run's `queue` and
+ * back and jobs an operator cancelled, `warn` for retries and lost leases,
+ * `error` for dead jobs and outcomes that could not be written. `log` carries the run's `queue` and
  * `workerId`; each job line adds `jobId`, `attempt` and `maxAttempts`, with
  * the values of the kind's `secretFields` redacted.
  *
@@ -32,7 +32,7 @@ export function logLines(log: Logger, secretFields: readonly string[]): WorkerEv
   events.on("worker.stopped", ({ summary }) => {
     const line =
       `Stopped worker for ${summary.queue} (${summary.stoppedBecause}): ${summary.claimed} claimed, ${summary.succeeded} succeeded, ` +
-      `${summary.retried} retried, ${summary.dead} dead, ${summary.leaseLost} lease lost, ${summary.writeFailed} not recorded in ${summary.durationMs} ms`;
+      `${summary.retried} retried, ${summary.dead} dead, ${summary.leaseLost} lease lost, ${summary.cancelled} cancelled, ${summary.writeFailed} not recorded in ${summary.durationMs} ms`;
     if (summary.stoppedBecause === "infrastructure" || summary.stoppedBecause === "config")
       log.error(`${line}: ${summary.error ?? "unknown error"}`, { ...summary });
     else log.info(line, { ...summary });
@@ -61,6 +61,7 @@ export function logLines(log: Logger, secretFields: readonly string[]): WorkerEv
     }
     jobLog(event).warn(`Stopped ${label(event)}: ${event.error.message}; ${lapseConsequence(event)}`, fields(event));
   });
+  events.on("job.cancelled", (event) => jobLog(event).info(`${capitalise(label(event))} ${cancelConsequence(event)}`, fields(event)));
   events.on("job.writeFailed", (event) =>
     jobLog(event).error(`Could not record the outcome of ${label(event)} (${event.outcome}); it runs again once its lease lapses`, fields(event)),
   );
@@ -75,6 +76,12 @@ export function logLines(log: Logger, secretFields: readonly string[]): WorkerEv
 
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function cancelConsequence(event: { readonly started: boolean; readonly discarded: string | null }): string {
+  if (!event.started) return "was cancelled before it started; its handler did not run";
+  if (event.discarded !== null) return `was cancelled while it ran; its ${event.discarded} outcome is discarded`;
+  return "was cancelled while it ran; its handler was told to stop";
 }
 
 function lapseConsequence(event: JobEventBase & { readonly started: boolean }): string {

@@ -1,5 +1,6 @@
 import { coerceError } from "../errors/coerce-error";
 import { ErrorCode } from "../errors/error-codes";
+import { CancelledError } from "../errors/job-errors";
 import { errorCodeOf } from "../errors/stint-error";
 import type { ClaimedJob, JobRecord } from "../job/job-record";
 import type { Clock } from "../time/clock";
@@ -68,6 +69,10 @@ export class RunEvents {
       if (this.wants("job.writeFailed")) this.#emit("job.writeFailed", this.#job(job, { outcome: outcome.kind, durationMs }));
       return;
     }
+    if (written === "cancelled") {
+      this.#cancelled(job, outcome);
+      return;
+    }
     if (written === "fence-missed") {
       if (!this.wants("job.leaseLost")) return;
       const error = outcome.kind === "lease-lost" ? outcome.error : new Error("another worker owns the job now");
@@ -97,7 +102,25 @@ export class RunEvents {
         if (this.wants("job.leaseLost"))
           this.#emit("job.leaseLost", this.#job(job, { error: outcome.error, started: outcome.started, discarded: null, durationMs }));
         return;
+      case "cancelled":
+        this.#cancelled(job, outcome);
+        return;
     }
+  }
+
+  /** An operator cancelled the attempt: it was stopped (`outcome` is `cancelled`), or the outcome it reached is discarded. */
+  #cancelled(job: ClaimedJob, outcome: AttemptOutcome): void {
+    if (!this.wants("job.cancelled")) return;
+    const stopped = outcome.kind === "cancelled";
+    this.#emit(
+      "job.cancelled",
+      this.#job(job, {
+        error: stopped ? outcome.error : new CancelledError(`job ${job.id} (attempt ${job.attempt}) was cancelled while it ran`),
+        started: "started" in outcome ? outcome.started : true,
+        discarded: stopped ? null : outcome.kind,
+        durationMs: outcome.durationMs,
+      }),
+    );
   }
 
   /** A dead job's attempt failed too: `job.failed` (no retry), then `job.dead`. */

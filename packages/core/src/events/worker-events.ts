@@ -71,6 +71,20 @@ export interface JobLeaseLostEvent extends JobEventBase {
   readonly durationMs: number;
 }
 
+/**
+ * `job.cancelled`: an operator cancelled the job while this worker held the
+ * attempt. The handler's signal aborted with `error` (a `CancelledError`);
+ * the cancel recorded the job's state, and the attempt wrote nothing.
+ */
+export interface JobCancelledEvent extends JobEventBase {
+  readonly error: Error;
+  /** Whether the handler had begun. */
+  readonly started: boolean;
+  /** The outcome the handler reached before it heard of the cancel, now discarded (`succeeded`, `retry`, …), or `null` when it was stopped. */
+  readonly discarded: string | null;
+  readonly durationMs: number;
+}
+
 /** `job.writeFailed`: the store kept failing, so the outcome is not recorded; the job runs again once its lease lapses. */
 export interface JobWriteFailedEvent extends JobEventBase {
   /** The outcome that could not be written: `succeeded`, `retry`, `dead`, `snoozed`, `released` or `lease-lost`. */
@@ -124,7 +138,7 @@ export interface WorkerStoppedEvent extends WorkerEventBase {
  * `job.started`, then one of `job.succeeded`; `job.failed` (followed by
  * `job.dead` when `willRetry` is false, an invalid payload or a permanent
  * error included); `job.snoozed`; `job.released`; `job.leaseLost`;
- * `job.writeFailed`. Once a death is recorded, its `onDead` hook runs (in
+ * `job.cancelled`; `job.writeFailed`. Once a death is recorded, its `onDead` hook runs (in
  * this worker or another of the queue); `job.onDeadFailed` says it failed.
  * A buffered job given back at shutdown emits only `job.released`. Outcome
  * events follow the store write, so they describe what is recorded.
@@ -138,6 +152,7 @@ export interface WorkerEventMap {
   "job.snoozed": JobSnoozedEvent;
   "job.released": JobReleasedEvent;
   "job.leaseLost": JobLeaseLostEvent;
+  "job.cancelled": JobCancelledEvent;
   "job.writeFailed": JobWriteFailedEvent;
   "job.progress": JobProgressEvent;
   "job.onDeadFailed": JobOnDeadFailedEvent;
@@ -158,6 +173,7 @@ export const WORKER_EVENT_NAMES: readonly WorkerEventName[] = Object.freeze([
   "job.snoozed",
   "job.released",
   "job.leaseLost",
+  "job.cancelled",
   "job.writeFailed",
   "job.progress",
   "job.onDeadFailed",

@@ -4,7 +4,7 @@ import { SECONDS_BUCKETS } from "./metric-names";
 import { TallyCounter, TallyHistogram, type CountSeries, type ObserveSeries } from "./tally-metrics";
 
 /** The `outcome` label of `stint_jobs_total`: one per attempt, as the run summary counts them. */
-export type JobOutcomeLabel = "succeeded" | "retried" | "dead" | "snoozed" | "released" | "lease_lost" | "write_failed";
+export type JobOutcomeLabel = "succeeded" | "retried" | "dead" | "snoozed" | "released" | "lease_lost" | "cancelled" | "write_failed";
 
 /**
  * The per-job metrics, fed by a subscriber of worker events:
@@ -59,6 +59,7 @@ export class JobMetrics {
       events.on("job.snoozed", (event) => this.#of(event.queue).count("snoozed").inc()),
       events.on("job.released", (event) => this.#of(event.queue).count("released").inc()),
       events.on("job.leaseLost", (event) => this.#of(event.queue).count("lease_lost").inc()),
+      events.on("job.cancelled", (event) => this.#of(event.queue).count("cancelled").inc()),
       events.on("job.writeFailed", (event) => this.#of(event.queue).count("write_failed").inc()),
     ];
     return () => {

@@ -61,6 +61,7 @@ export function summarizeRun(input: {
       snoozed: sum("snoozed"),
       dead: sum("dead"),
       leaseLost: sum("leaseLost"),
+      cancelled: sum("cancelled"),
       writeFailed: sum("writeFailed"),
       released: sum("released"),
     }),

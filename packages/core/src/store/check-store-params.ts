@@ -6,6 +6,7 @@ import { assertQueueName, assertStorableKey } from "../validation/names";
 import { integerOption, isArray } from "../validation/option-checks";
 import type { CompletedJob, DeadJob, JobAttempt, JobFailure, ProgressWrite, RetryingJob } from "./job-store";
 import type {
+  CancelJobsParams,
   ClaimBatchParams,
   ClaimDeadHooksParams,
   CompleteInTransactionParams,
@@ -21,6 +22,7 @@ import type {
   RescueExpiredLeasesParams,
   RetryDeadJobsParams,
   RunEffectOnceParams,
+  WaitingJobState,
   WorkerBatch,
 } from "./store-params";
 
@@ -32,6 +34,7 @@ import type {
 const RETRY_OUTCOMES: readonly unknown[] = [undefined, null, "failed", "lease-lost", "shutdown", "snoozed"];
 const DEAD_OUTCOMES: readonly unknown[] = [undefined, "dead", "lease-lost"];
 const FINISHED_STATES: readonly string[] = ["succeeded", "dead", "cancelled"];
+const WAITING_STATES: readonly unknown[] = ["queued", "failed"] satisfies WaitingJobState[];
 
 export function checkClaimBatch(params: ClaimBatchParams): void {
   checkClaim(params);
@@ -133,6 +136,14 @@ export function checkDeleteFinishedBefore(params: DeleteFinishedBeforeParams): v
 
 export function checkDeleteEffectsBefore(params: DeleteEffectsBeforeParams): void {
   checkAgeMs("olderThanMs", params.olderThanMs);
+  integerOption("limit", params.limit, 1, MAX_BATCH_SIZE);
+}
+
+export function checkCancelJobs(params: CancelJobsParams): void {
+  assertQueueName(params.queue);
+  if (!isArray(params.states) || params.states.length === 0 || !params.states.every((state) => WAITING_STATES.includes(state))) {
+    throw new ConfigError("states", `must be a non-empty list of queued and failed (a running job is cancelled by id), got ${describe(params.states)}`);
+  }
   integerOption("limit", params.limit, 1, MAX_BATCH_SIZE);
 }
 

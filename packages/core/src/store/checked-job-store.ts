@@ -12,6 +12,7 @@ import type { DeadHookClaim } from "./dead-hook-claim";
 import type { JobCompletionSource } from "./job-completion-source";
 import type { EnqueueResult, JobStore, NewJob, ProgressWrite, QueueCounts, QueueGauges, StoreTransaction } from "./job-store";
 import type {
+  CancelJobsParams,
   ClaimBatchParams,
   ClaimDeadHooksParams,
   CompleteInTransactionParams,
@@ -20,6 +21,7 @@ import type {
   DeleteEffectsBeforeParams,
   DeleteFinishedBeforeParams,
   EffectOutcome,
+  ExtendedLeases,
   ExtendLeasesParams,
   FinishDeadHooksParams,
   JobIdParams,
@@ -123,7 +125,7 @@ export class CheckedJobStore<Tx = unknown> implements JobStore<Tx> {
     return this.#store.listQueueControls();
   }
 
-  extendLeases(params: ExtendLeasesParams): Promise<readonly string[]> {
+  extendLeases(params: ExtendLeasesParams): Promise<ExtendedLeases> {
     return refused(check.checkExtendLeases, params) ?? this.#store.extendLeases(params);
   }
 
@@ -153,6 +155,10 @@ export class CheckedJobStore<Tx = unknown> implements JobStore<Tx> {
 
   cancelJob(params: JobIdParams): Promise<boolean> {
     return refused(check.checkJobIdParams, params) ?? this.#store.cancelJob(params);
+  }
+
+  cancelJobs(params: CancelJobsParams): Promise<number> {
+    return refused(check.checkCancelJobs, params) ?? this.#store.cancelJobs(params);
   }
 
   retryJob(params: JobIdParams): Promise<boolean> {

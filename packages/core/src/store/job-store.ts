@@ -5,6 +5,7 @@ import type { AttemptRecord } from "./attempt-record";
 import type { DeadHookClaim } from "./dead-hook-claim";
 import type { JobCompletionSource } from "./job-completion-source";
 import type {
+  CancelJobsParams,
   ClaimBatchParams,
   ClaimDeadHooksParams,
   CompleteInTransactionParams,
@@ -13,6 +14,7 @@ import type {
   DeleteEffectsBeforeParams,
   DeleteFinishedBeforeParams,
   EffectOutcome,
+  ExtendedLeases,
   ExtendLeasesParams,
   FinishDeadHooksParams,
   JobIdParams,
@@ -217,8 +219,12 @@ export interface JobStore<Tx = unknown> {
   /** The controls of every queue an operator has set something on, by queue name. */
   listQueueControls(): Promise<readonly QueueControls[]>;
 
-  /** Extends the leases the worker still holds; returns the ids it extended. */
-  extendLeases(params: ExtendLeasesParams): Promise<readonly string[]>;
+  /**
+   * Extends the leases the worker still holds, in one call; returns the ids
+   * it extended, and, of the others, those an operator cancelled while the
+   * worker held them (the heartbeat stops their handlers).
+   */
+  extendLeases(params: ExtendLeasesParams): Promise<ExtendedLeases>;
 
   /** Marks many attempts succeeded in one statement; returns the ids that applied. */
   completeJobs(params: CompleteJobsParams): Promise<readonly string[]>;
@@ -266,9 +272,19 @@ export interface JobStore<Tx = unknown> {
 
   /**
    * Cancels a job that has not finished. False when it was not cancellable.
-   * A running attempt gets a `cancelled` history record in the same statement.
+   * A running attempt gets a `cancelled` history record in the same
+   * statement, and its worker is told to stop its handler (a store with
+   * wake-ups tells it at once; any store tells it at its next `extendLeases`).
    */
   cancelJob(params: JobIdParams): Promise<boolean>;
+
+  /**
+   * Cancels up to `limit` jobs of `queue` in `states` (`queued`, `failed`:
+   * jobs no worker holds) in one call, skipping rows another transaction
+   * has locked, and tells their waiters. Returns how many it cancelled;
+   * call again until it returns less than `limit`.
+   */
+  cancelJobs(params: CancelJobsParams): Promise<number>;
 
   /**
    * Runs a finished job (`dead`, `cancelled`, `failed`) again now with a fresh

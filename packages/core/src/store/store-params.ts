@@ -43,6 +43,18 @@ export interface ExtendLeasesParams {
   readonly jobs: readonly JobAttempt[];
 }
 
+/** What {@link JobStore.extendLeases} answers. */
+export interface ExtendedLeases {
+  /** The ids whose lease was extended: the worker still owns them. */
+  readonly extended: readonly string[];
+  /**
+   * The ids an operator cancelled while the worker held them (the job is
+   * `cancelled` in the attempt asked about, and the worker was its last
+   * owner): their handlers should stop.
+   */
+  readonly cancelled: readonly string[];
+}
+
 /** Attempts one worker finalizes in one call, each write fenced on `workerId` and the job's id and attempt. */
 export interface WorkerBatch<J extends JobAttempt> {
   readonly workerId: string;
@@ -152,6 +164,18 @@ export interface DeleteEffectsBeforeParams {
 /** What {@link JobStore.retryDeadJobs} takes. */
 export interface RetryDeadJobsParams {
   readonly queue: string;
+  /** At most this many jobs per call (1 to `MAX_BATCH_SIZE`). */
+  readonly limit: number;
+}
+
+/** The states {@link JobStore.cancelJobs} may cancel in bulk: jobs no worker holds. */
+export type WaitingJobState = "queued" | "failed";
+
+/** What {@link JobStore.cancelJobs} takes. */
+export interface CancelJobsParams {
+  readonly queue: string;
+  /** Only jobs in these states (at least one of `queued`, `failed`): a running job is cancelled by id, never in bulk. */
+  readonly states: readonly WaitingJobState[];
   /** At most this many jobs per call (1 to `MAX_BATCH_SIZE`). */
   readonly limit: number;
 }

@@ -1,4 +1,5 @@
 import { coerceError } from "../errors/coerce-error";
+import { CancelledError } from "../errors/job-errors";
 import type { JobRecord } from "../job/job-record";
 import type { AttemptOutcome, WriteResult } from "../worker/attempt-outcome";
 import type { InMemoryJobStore } from "./memory/in-memory-job-store";
@@ -13,8 +14,8 @@ export interface RunJobFacts {
   readonly durationMs: number;
   /**
    * Whether the store took the outcome: false when the fenced write found
-   * the attempt no longer the worker's (the handler cancelled its own job,
-   * say), as `leaseLost` counts it in a run's summary.
+   * the attempt no longer the worker's (as `leaseLost` counts it in a run's
+   * summary), or the job was cancelled (as `cancelled` counts it).
    */
   readonly recorded: boolean;
 }
@@ -32,6 +33,10 @@ export interface RunJobFacts {
  *   threw, when it did (it ran once the death was recorded);
  * - `lease-lost` — the lease lapsed while the handler ran (the clock moved
  *   past it without a heartbeat getting through);
+ * - `cancelled` — the job was cancelled while the attempt held it (the
+ *   handler cancelled its own job, say): the handler was told to stop
+ *   (`error` is the `CancelledError` its signal aborted with), or what it
+ *   returned was discarded;
  * - `released` — the run's `signal` aborted and the job went back to the
  *   queue without spending the attempt, as at a shutdown.
  *
@@ -48,6 +53,7 @@ export type RunJobResult<R = unknown> = RunJobFacts &
     | { readonly status: "snoozed"; readonly runAt: Date; readonly delayMs: number }
     | { readonly status: "dead"; readonly error: Error; readonly onDeadError: Error | undefined }
     | { readonly status: "lease-lost"; readonly error: Error }
+    | { readonly status: "cancelled"; readonly error: Error }
     | { readonly status: "released" }
   );
 
@@ -60,6 +66,13 @@ export function toRunJobResult<R>(
   const { job, store, endedAt } = facts;
   const common: RunJobFacts = { job, store, durationMs: outcome.durationMs, recorded: written === "applied" };
   const runAt = (delayMs: number): Date => (written === "applied" ? job.runAt : new Date(endedAt + delayMs));
+  if (written === "cancelled" && outcome.kind !== "cancelled") {
+    return Object.freeze({
+      ...common,
+      status: "cancelled",
+      error: new CancelledError(`job ${job.id} was cancelled while it ran; its ${outcome.kind} outcome is discarded`),
+    });
+  }
   switch (outcome.kind) {
     case "succeeded":
       return Object.freeze({ ...common, status: "succeeded", result: outcome.result as R });
@@ -71,6 +84,8 @@ export function toRunJobResult<R>(
       return Object.freeze({ ...common, status: "dead", error: coerceError(outcome.error), onDeadError: facts.onDeadError });
     case "lease-lost":
       return Object.freeze({ ...common, status: "lease-lost", error: outcome.error });
+    case "cancelled":
+      return Object.freeze({ ...common, status: "cancelled", error: outcome.error });
     case "released":
       return Object.freeze({ ...common, status: "released" });
   }

@@ -45,7 +45,7 @@ export interface AttemptResult {
 /**
  * Owns every attempt of one worker from claim to recorded outcome:
  * `claimed` takes the lease, `run` calls `parse`, `processItem` (racing its
- * timeout and the lease) and, on failure, `handleFailure`, turns their answer
+ * timeout, the lease and a cancel) and, on failure, `handleFailure`, turns their answer
  * into one tagged {@link AttemptOutcome}, hands it to the recorder and
  * releases the lease; `giveBack` returns an attempt that never started.
  */
@@ -112,7 +112,7 @@ export class AttemptExecutor<T> {
       this.#events.jobStarted(attempt.job);
       outcome = tracingIsOn() ? await this.#tracedOutcomeOf(ctx, attempt.signal) : await this.#outcomeOf(ctx, attempt.signal);
     } else {
-      outcome = lapsedBeforeStart(attempt.signal);
+      outcome = stoppedBeforeStart(attempt.signal);
     }
     handled();
     // The last progress value is stored before the outcome, never after it.
@@ -134,9 +134,14 @@ export class AttemptExecutor<T> {
     );
   }
 
-  /** Gives back an attempt that never started (the worker is stopping); never rejects. */
+  /** Gives back an attempt that never started (the worker is stopping); never rejects. One an operator cancelled meanwhile stays cancelled. */
   giveBack(attempt: Attempt): Promise<AttemptResult> {
-    return this.#record(attempt, { kind: "released", started: false, durationMs: 0 });
+    const reason = attempt.signal.reason;
+    const outcome: AttemptOutcome =
+      reason !== undefined && errorCodeOf(reason) === ErrorCode.Cancelled
+        ? { kind: "cancelled", error: reason, started: false, durationMs: 0 }
+        : { kind: "released", started: false, durationMs: 0 };
+    return this.#record(attempt, outcome);
   }
 
   async #record(attempt: Attempt, outcome: AttemptOutcome): Promise<AttemptResult> {
@@ -188,6 +193,9 @@ export class AttemptExecutor<T> {
     // ctx.transaction already committed the success: whatever happened after it cannot change that.
     if (ctx.completedInTransaction) return { kind: "succeeded", result: undefined, resultJson: null, inTransaction: true, durationMs };
     const code = errorCodeOf(failure);
+    // Only the signal says the job was cancelled: a handler's own error with that code is a failure like any other.
+    const reason = signal.reason;
+    if (code === ErrorCode.Cancelled && reason !== undefined && failure === reason) return { kind: "cancelled", error: reason, started: true, durationMs };
     if (code === ErrorCode.LeaseLost) return { kind: "lease-lost", error: coerceError(failure), started: true, durationMs };
     if (code === ErrorCode.Shutdown) return { kind: "released", started: true, durationMs };
     if (code === ErrorCode.Snooze) return { kind: "snoozed", delayMs: (failure as SnoozeError).delayMs, durationMs };
@@ -233,10 +241,14 @@ export class AttemptExecutor<T> {
   }
 }
 
-/** Nothing ran: the lease lapsed while the attempt waited in the buffer or the claim's answer arrived late. */
-function lapsedBeforeStart(signal: AttemptSignal): AttemptOutcome {
+/**
+ * Nothing ran: the job was cancelled, or the lease lapsed, while the
+ * attempt waited in the buffer or the claim's answer arrived late.
+ */
+function stoppedBeforeStart(signal: AttemptSignal): AttemptOutcome {
   const error = signal.reason ?? new LeaseLostError("the lease ran out before the attempt started");
   signal.abort(error);
+  if (errorCodeOf(error) === ErrorCode.Cancelled) return { kind: "cancelled", error, started: false, durationMs: 0 };
   return { kind: "lease-lost", error, started: false, durationMs: 0 };
 }
 

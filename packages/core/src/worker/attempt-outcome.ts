@@ -18,6 +18,13 @@ export type AttemptOutcome =
    */
   | { readonly kind: "lease-lost"; readonly error: Error; readonly started: boolean; readonly durationMs: number }
   /**
+   * An operator cancelled the job while this worker held the attempt, and
+   * the attempt's signal aborted with `error` (a `CancelledError`) before
+   * its outcome was decided. The cancel wrote the job's state: the attempt
+   * writes nothing. `started`: whether the handler had begun.
+   */
+  | { readonly kind: "cancelled"; readonly error: Error; readonly started: boolean; readonly durationMs: number }
+  /**
    * The worker is stopping: the job goes back to the queue without spending
    * the attempt. `started`: whether the handler had begun (then its history
    * records a `shutdown` attempt).
@@ -28,7 +35,13 @@ export type AttemptOutcome =
 export type WriteResult =
   /** The fenced write matched the attempt: the outcome is recorded. */
   | "applied"
-  /** The fenced write matched nothing: another worker owns the job (or it was cancelled or rescued). */
+  /** The fenced write matched nothing: another worker owns the job (or the lease rescue took it back). */
   | "fence-missed"
+  /**
+   * Nothing was written because an operator cancelled the attempt: its
+   * outcome was `cancelled`, or its fenced write found the job cancelled in
+   * this attempt. The cancel itself recorded the job's state and history.
+   */
+  | "cancelled"
   /** The store kept failing: nothing was recorded; the job runs again once its lease lapses. */
   | "failed";

@@ -24,7 +24,9 @@ export interface JobContext {
   readonly workerId: string;
   /**
    * Fires when the attempt must stop: its timeout passed, its lease was
-   * lost, or the worker is shutting down. `signal.reason` says which.
+   * lost, an operator cancelled the job, or the worker is shutting down.
+   * `signal.reason` says which (`STINT_TIMEOUT`, `STINT_LEASE_LOST`,
+   * `STINT_CANCELLED`, `STINT_SHUTDOWN`).
    * Pass it to fetch, database drivers and timers.
    */
   readonly signal: AbortSignal;

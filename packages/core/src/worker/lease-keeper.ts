@@ -1,5 +1,5 @@
 import { coerceError } from "../errors/coerce-error";
-import { LeaseLostError } from "../errors/job-errors";
+import { CancelledError, LeaseLostError } from "../errors/job-errors";
 import type { Logger } from "../logging/logger";
 import type { JobAttempt, JobStore } from "../store/job-store";
 import type { ClaimFlushes } from "./claim-flushes";
@@ -44,7 +44,10 @@ interface HeldLease extends JobAttempt {
  *   leases; a confirmed renewal moves their deadlines. A heartbeat that does
  *   not answer within `heartbeatTimeoutMs` is given up (the next one is sent
  *   sooner), so a hung connection cannot stall renewals or shutdown.
- * - A lease the store no longer lets this worker extend is aborted at once.
+ * - A lease the store no longer lets this worker extend is aborted at once:
+ *   with `CancelledError` when the store says an operator cancelled the job
+ *   (as {@link cancel} does the moment the store's wake-ups say so), else
+ *   with `LeaseLostError`.
  * - A lease whose claim may not be on disk yet (see {@link ClaimFlushes}) is
  *   aborted as soon as the worker sees its connection to the database fail
  *   ({@link abortUnflushed}): a crash may have undone the claim, and the
@@ -120,6 +123,16 @@ export class LeaseKeeper {
     }
   }
 
+  /**
+   * An operator cancelled `job` while this worker held it (the store's
+   * wake-ups said so): aborts the attempt with `CancelledError` and stops
+   * keeping its lease. Nothing to do for an attempt not held (any more).
+   */
+  cancel(job: JobAttempt): void {
+    const lease = this.#held.get(attemptKey(job));
+    if (lease !== undefined) this.#cancel(lease);
+  }
+
   /** Whether the lease of `job` is held and its local deadline has not passed. */
   holds(job: JobAttempt): boolean {
     const lease = this.#held.get(attemptKey(job));
@@ -179,7 +192,12 @@ export class LeaseKeeper {
     const batch = [...this.#held.values()];
     const sentAt = clock.now();
     const jobs = batch.map(({ id, attempt }) => ({ id, attempt }));
-    const call = this.#flushes.confirming(() => this.#store.extendLeases({ workerId: this.#workerId, leaseMs, jobs }));
+    // A heartbeat that extended a lease committed after the claims before it: they are on disk.
+    const mark = this.#flushes.mark();
+    const call = this.#store.extendLeases({ workerId: this.#workerId, leaseMs, jobs }).then((renewal) => {
+      if (renewal.extended.length > 0) this.#flushes.flushed(mark);
+      return renewal;
+    });
     const answer = await settleWithin(call, heartbeatTimeoutMs, clock, this.#stop.signal);
     if (answer.status !== "fulfilled") {
       const why = answer.status === "rejected" ? coerceError(answer.reason).message : `no answer within ${heartbeatTimeoutMs} ms`;
@@ -188,11 +206,13 @@ export class LeaseKeeper {
       this.abortUnflushed(`a heartbeat failed: ${why}`);
       return false;
     }
-    const extended = new Set(answer.value);
+    const extended = new Set(answer.value.extended);
+    const cancelled = new Set(answer.value.cancelled);
     const deadline = sentAt + leaseMs - leaseMarginMs;
     for (const lease of batch) {
       if (this.#held.get(attemptKey(lease)) !== lease) continue;
       if (extended.has(lease.id)) lease.deadline = Math.max(lease.deadline, deadline);
+      else if (cancelled.has(lease.id)) this.#cancel(lease);
       else this.#lose(lease, "the store no longer lists this worker as the job's owner");
     }
     return true;
@@ -201,5 +221,10 @@ export class LeaseKeeper {
   #lose(lease: HeldLease, why: string): void {
     this.#held.delete(attemptKey(lease));
     lease.controller.abort(new LeaseLostError(`lost the lease on job ${lease.id} (attempt ${lease.attempt}): ${why}`));
+  }
+
+  #cancel(lease: HeldLease): void {
+    this.#held.delete(attemptKey(lease));
+    lease.controller.abort(new CancelledError(`job ${lease.id} (attempt ${lease.attempt}) was cancelled while it ran; its handler must stop`));
   }
 }

@@ -26,6 +26,8 @@ export class OutcomeRecorder {
   readonly #deaths: WriteBatcher<DeadJob>;
   readonly #events: RunEvents;
   readonly #died: (job: ClaimedJob, error: unknown) => void;
+  readonly #store: JobStore;
+  readonly #workerId: string;
 
   constructor(parts: {
     readonly store: JobStore;
@@ -41,6 +43,8 @@ export class OutcomeRecorder {
     readonly flushes: ClaimFlushes;
   }) {
     const { store, workerId, flushes } = parts;
+    this.#store = store;
+    this.#workerId = workerId;
     this.#secretFields = parts.secretFields;
     this.#events = parts.events;
     this.#died = parts.died ?? (() => undefined);
@@ -71,11 +75,27 @@ export class OutcomeRecorder {
     while (batchers.some((batcher) => batcher.busy));
   }
 
-  /** Writes `outcome` for `job` and emits its events. */
+  /**
+   * Writes `outcome` for `job` and emits its events. A fenced write that
+   * matched nothing because an operator cancelled this very attempt (the
+   * cancel's notice had not reached the worker yet) comes back as
+   * `cancelled`, not as a lost lease.
+   */
   async record(job: ClaimedJob, outcome: AttemptOutcome): Promise<WriteResult> {
-    const written = await this.#write(job, outcome);
+    let written = await this.#write(job, outcome);
+    if (written === "fence-missed" && (await this.#cancelledInAttempt(job))) written = "cancelled";
     this.#events.jobOutcome(job, outcome, written);
     return written;
+  }
+
+  /** Whether the job is `cancelled` in this attempt of this worker; false when that cannot be read. */
+  async #cancelledInAttempt(job: ClaimedJob): Promise<boolean> {
+    try {
+      const row = await this.#store.getJob({ id: job.id });
+      return row?.state === "cancelled" && row.attempts === job.attempt && row.lockedBy === this.#workerId;
+    } catch {
+      return false;
+    }
   }
 
   async #write(job: ClaimedJob, outcome: AttemptOutcome): Promise<WriteResult> {
@@ -100,6 +120,9 @@ export class OutcomeRecorder {
         return this.#fenced(job, durationMs, () =>
           this.#dead(job, { failure: this.#failureOf(job, outcome.error), outcome: "dead", durationMs }, outcome.error),
         );
+      case "cancelled":
+        // The cancel wrote the job's state and this attempt's history; the fence would refuse anything more.
+        return "cancelled";
       case "lease-lost":
         // Nothing ran: back without spending the attempt. It ran: failed and due now (dead with no attempt left), as
         // a lease rescue would do later — if no other worker has the job yet; otherwise the fence matches nothing.

@@ -40,6 +40,8 @@ export interface RunTotals {
   readonly dead: number;
   /** Attempts whose lease ran out or was taken over before their outcome was recorded. */
   readonly leaseLost: number;
+  /** Attempts an operator cancelled while this worker held them: their handlers were told to stop, and nothing of theirs was written. */
+  readonly cancelled: number;
   /** Attempts whose outcome could not be written (the store kept failing); the job runs again once its lease lapses. */
   readonly writeFailed: number;
   /** Jobs given back to the queue at shutdown. */
@@ -48,8 +50,9 @@ export interface RunTotals {
 
 /**
  * What one `start()` did, frozen. `leaseLost` counts attempts stopped or
- * discarded because the worker no longer owned the job; `writeFailed`
- * counts attempts whose outcome the store could not be made to record.
+ * discarded because the worker no longer owned the job, `cancelled` those
+ * an operator cancelled while they ran; `writeFailed` counts attempts whose
+ * outcome the store could not be made to record.
  *
  * @example
  * ```ts
@@ -71,5 +74,5 @@ export type RunCounters = { -readonly [K in keyof RunTotals]: RunTotals[K] };
 
 /** Fresh zeroed counters. */
 export function newRunCounters(): RunCounters {
-  return { claimed: 0, succeeded: 0, retried: 0, snoozed: 0, dead: 0, leaseLost: 0, writeFailed: 0, released: 0 };
+  return { claimed: 0, succeeded: 0, retried: 0, snoozed: 0, dead: 0, leaseLost: 0, cancelled: 0, writeFailed: 0, released: 0 };
 }

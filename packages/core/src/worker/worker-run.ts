@@ -213,13 +213,14 @@ export class WorkerRun<T> {
         const delta = (key: keyof RunCounters): number => now[key] - last[key];
         this.#parts.log.info(
           `Worked on ${this.#parts.queue}: ${delta("succeeded")} succeeded, ${delta("retried")} retried, ${delta("dead")} dead, ` +
-            `${delta("leaseLost")} lease lost in the last ${PROGRESS_EVERY_MS / 1_000} s (${Math.round((delta("succeeded") * 1_000) / PROGRESS_EVERY_MS)}/s); ` +
+            `${delta("leaseLost")} lease lost, ${delta("cancelled")} cancelled in the last ${PROGRESS_EVERY_MS / 1_000} s (${Math.round((delta("succeeded") * 1_000) / PROGRESS_EVERY_MS)}/s); ` +
             `${this.#running} running, ${this.#buffer.length} waiting in the buffer`,
           {
             succeeded: delta("succeeded"),
             retried: delta("retried"),
             dead: delta("dead"),
             leaseLost: delta("leaseLost"),
+            cancelled: delta("cancelled"),
             running: this.#running,
             buffered: this.#buffer.length,
           },
@@ -240,6 +241,10 @@ export class WorkerRun<T> {
         },
         // The listening connection dropped, as every connection does when the server crashes.
         () => this.#leases.abortUnflushed("the wake-up connection was lost"),
+        // An operator cancelled a running job of the queue: stop its handler if it is one of this worker's.
+        (cancelled) => {
+          if (cancelled.workerId === this.#parts.workerId) this.#leases.cancel(cancelled);
+        },
       );
     } catch (thrown) {
       this.#parts.log.warn(`Could not subscribe to wake-ups, polling only: ${coerceError(thrown).message}`, { queue: this.#parts.queue });
@@ -402,7 +407,7 @@ export class WorkerRun<T> {
       this.#count(result);
       if (this.#started.get(job.id)?.attempt === attempt) this.#started.delete(job.id);
       this.#recorded += 1;
-      if (result.outcome.kind !== "succeeded" && result.outcome.kind !== "dead") this.#requeued += 1;
+      if (result.written !== "cancelled" && result.outcome.kind !== "succeeded" && result.outcome.kind !== "dead") this.#requeued += 1;
       this.#nudge.wake();
     });
     this.#started.set(job.id, { attempt, done });
@@ -413,11 +418,13 @@ export class WorkerRun<T> {
     const counters = this.#counters;
     if (written === "failed") counters.writeFailed += 1;
     else if (written === "fence-missed") counters.leaseLost += 1;
+    else if (written === "cancelled") counters.cancelled += 1;
     else if (outcome.kind === "succeeded") counters.succeeded += 1;
     else if (outcome.kind === "retry") counters.retried += 1;
     else if (outcome.kind === "snoozed") counters.snoozed += 1;
     else if (outcome.kind === "dead") counters.dead += 1;
     else if (outcome.kind === "lease-lost") counters.leaseLost += 1;
+    else if (outcome.kind === "cancelled") counters.cancelled += 1;
     else counters.released += 1;
   }
 

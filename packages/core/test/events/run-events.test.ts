@@ -1,7 +1,11 @@
 import { expect } from "chai";
 import { RunEvents } from "../../src/events/run-events";
 import { WorkerEvents } from "../../src/events/worker-events";
-import { ParseError, PermanentError } from "../../src/errors/job-errors";
+import { CancelledError, ParseError, PermanentError } from "../../src/errors/job-errors";
+import { ErrorCode } from "../../src/errors/error-codes";
+import { errorCodeOf } from "../../src/errors/stint-error";
+import { logLines } from "../../src/events/log-lines";
+import type { Logger } from "../../src/logging/logger";
 import type { ClaimedJob } from "../../src/job/job-record";
 import type { Clock } from "../../src/time/clock";
 
@@ -94,5 +98,37 @@ describe("RunEvents", () => {
     events.jobOutcome(job, success, "failed");
     events.jobOutcome(job, { kind: "lease-lost", error: new Error("lapsed"), started: false, durationMs: 0 }, "applied");
     expect(seen).to.deep.equal(["leaseLost succeeded started=true", "writeFailed succeeded", "leaseLost null started=false"]);
+  });
+
+  it("reports a cancelled attempt, stopped or with its outcome discarded, as job.cancelled and never as a lost lease, and logs it truthfully", () => {
+    const { hub, events } = setUp();
+    const lines: string[] = [];
+    const log: Logger = {
+      error: (message) => lines.push(`error ${message}`),
+      warn: (message) => lines.push(`warn ${message}`),
+      info: (message) => lines.push(`info ${message}`),
+      debug: () => undefined,
+      child: () => log,
+    };
+    const logged = logLines(log, []);
+    const seen: string[] = [];
+    for (const name of ["job.cancelled", "job.leaseLost", "job.succeeded", "job.failed"] as const) {
+      hub.on(name, (event) => seen.push(`${name} ${"discarded" in event ? event.discarded : ""} ${"started" in event ? event.started : ""}`));
+    }
+    const both = new RunEvents([hub, logged], { queue: "q", workerId: "w1", clock: new CountingClock() });
+    const cancel = new CancelledError("job 7 (attempt 2) was cancelled while it ran; its handler must stop");
+    both.jobOutcome(job, { kind: "cancelled", error: cancel, started: true, durationMs: 120 }, "cancelled");
+    both.jobOutcome(job, { kind: "succeeded", result: 1, resultJson: "1", inTransaction: false, durationMs: 3 }, "cancelled");
+    both.jobOutcome(job, { kind: "cancelled", error: cancel, started: false, durationMs: 0 }, "cancelled");
+    expect(seen).to.deep.equal(["job.cancelled null true", "job.cancelled succeeded true", "job.cancelled null false"]);
+    expect(lines).to.deep.equal([
+      "info Job 7 (q, attempt 2/3) was cancelled while it ran; its handler was told to stop",
+      "info Job 7 (q, attempt 2/3) was cancelled while it ran; its succeeded outcome is discarded",
+      "info Job 7 (q, attempt 2/3) was cancelled before it started; its handler did not run",
+    ]);
+    const errors: unknown[] = [];
+    hub.on("job.cancelled", (event) => errors.push(errorCodeOf(event.error)));
+    events.jobOutcome(job, { kind: "retry", delayMs: 0, error: new Error("x"), durationMs: 1 }, "cancelled");
+    expect(errors).to.deep.equal([ErrorCode.Cancelled]);
   });
 });

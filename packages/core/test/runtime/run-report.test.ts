@@ -13,6 +13,7 @@ function summary(queue: string, stoppedBecause: StopReason, claimed = 1): RunSum
     snoozed: 0,
     dead: 0,
     leaseLost: 0,
+    cancelled: 0,
     writeFailed: 0,
     released: 0,
     durationMs: 5,

@@ -171,7 +171,7 @@ describe("runJob", () => {
     expect(outcome.durationMs).to.equal(5_000);
   });
 
-  it("stops the handler with a lost lease when its job is cancelled while it runs", async () => {
+  it("stops the handler with the cancel when its job is cancelled while it runs", async () => {
     const clock = new ManualClock();
     const store = new InMemoryJobStore({ clock });
     const worker = new ChargeWorker(
@@ -183,9 +183,21 @@ describe("runJob", () => {
       { leaseMs: 3_000 },
     );
     const running = runJob(worker, { invoiceId: 1 }, { clock, store });
-    await clock.advance(worker.options.heartbeatIntervalMs); // the heartbeat finds the job no longer the worker's
+    await clock.advance(worker.options.heartbeatIntervalMs); // the heartbeat finds the job cancelled
     const outcome = await running;
-    expect(outcome).to.include({ status: "lease-lost", recorded: false });
+    expect(outcome).to.include({ status: "cancelled", recorded: false });
+    expect(outcome.status === "cancelled" && errorCodeOf(outcome.error)).to.equal(ErrorCode.Cancelled);
+    expect(outcome.job.state).to.equal("cancelled");
+  });
+
+  it("reports a success the handler returned after its own job was cancelled as cancelled, not recorded", async () => {
+    const store = new InMemoryJobStore();
+    const worker = new ChargeWorker(async (_item, ctx) => {
+      await store.cancelJob({ id: ctx.job.id });
+      return "charged";
+    });
+    const outcome = await runJob(worker, { invoiceId: 1 }, { store });
+    expect(outcome).to.include({ status: "cancelled", recorded: false });
     expect(outcome.job.state).to.equal("cancelled");
   });
 

@@ -33,8 +33,8 @@ class OutcomeStore {
   readonly writes: Write[] = [];
   refuse: Error[] = [];
 
-  extendLeases(params: { readonly jobs: readonly JobAttempt[] }): Promise<readonly string[]> {
-    return Promise.resolve(params.jobs.map((job) => job.id));
+  extendLeases(params: { readonly jobs: readonly JobAttempt[] }): Promise<{ extended: readonly string[]; cancelled: readonly string[] }> {
+    return Promise.resolve({ extended: params.jobs.map((job) => job.id), cancelled: [] });
   }
   completeJobs(params: { readonly jobs: readonly CompletedJob[] }): Promise<readonly string[]> {
     for (const job of params.jobs) this.writes.push({ op: "complete", job });

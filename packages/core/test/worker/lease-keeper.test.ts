@@ -3,6 +3,7 @@ import { ErrorCode } from "../../src/errors/error-codes";
 import { errorCodeOf } from "../../src/errors/stint-error";
 import type { Logger } from "../../src/logging/logger";
 import type { JobAttempt, JobStore } from "../../src/store/job-store";
+import type { ExtendedLeases } from "../../src/store/store-params";
 import { ClaimFlushes } from "../../src/worker/claim-flushes";
 import { LeaseKeeper } from "../../src/worker/lease-keeper";
 import { resolveWorkerOptions } from "../../src/worker/worker-options";
@@ -19,13 +20,18 @@ class HeartbeatStore {
   readonly calls: JobAttempt[][] = [];
   /** How the next heartbeats answer: the ids to confirm, "hang" (never answer) or an error. */
   answer: ((jobs: readonly JobAttempt[]) => readonly string[]) | "hang" | Error = (jobs) => jobs.map((job) => job.id);
+  /** Ids the store reports cancelled (and does not extend). */
+  readonly cancelled = new Set<string>();
 
-  extendLeases(params: { readonly jobs: readonly JobAttempt[] }): Promise<readonly string[]> {
+  extendLeases(params: { readonly jobs: readonly JobAttempt[] }): Promise<ExtendedLeases> {
     this.calls.push([...params.jobs]);
     const answer = this.answer;
     if (answer === "hang") return new Promise(() => undefined);
     if (answer instanceof Error) return Promise.reject(answer);
-    return Promise.resolve(answer(params.jobs));
+    return Promise.resolve({
+      extended: answer(params.jobs).filter((id) => !this.cancelled.has(id)),
+      cancelled: params.jobs.filter((job) => this.cancelled.has(job.id)).map((job) => job.id),
+    });
   }
 }
 
@@ -89,6 +95,45 @@ describe("LeaseKeeper", () => {
     expect(taken.signal.aborted).to.equal(true);
     expect(String((taken.signal.reason as Error).message)).to.contain("no longer lists this worker");
     expect(kept.signal.aborted).to.equal(false);
+    await keeper.stop();
+  });
+
+  it("aborts with CancelledError a lease the store reports cancelled, and renews it no more", async () => {
+    const { clock, store, keeper } = setUp();
+    store.cancelled.add("2");
+    const kept = new AbortController();
+    const cancelled = new AbortController();
+    keeper.hold({ id: "1", attempt: 1 }, kept, clock.now(), 0);
+    keeper.hold({ id: "2", attempt: 1 }, cancelled, clock.now(), 0);
+
+    await clock.advance(HEARTBEAT_MS);
+    expect(errorCodeOf(cancelled.signal.reason)).to.equal(ErrorCode.Cancelled);
+    expect((cancelled.signal.reason as Error).message).to.equal("job 2 (attempt 1) was cancelled while it ran; its handler must stop");
+    expect(kept.signal.aborted).to.equal(false);
+    expect(keeper.holds({ id: "2", attempt: 1 })).to.equal(false);
+    await clock.advance(HEARTBEAT_MS);
+    expect(store.calls.at(-1)).to.deep.equal([{ id: "1", attempt: 1 }]);
+    await keeper.stop();
+  });
+
+  it("aborts with CancelledError the attempt it is told was cancelled, at once, and ignores attempts it does not hold", async () => {
+    const { clock, store, keeper } = setUp();
+    const cancelled = new AbortController();
+    const otherAttempt = new AbortController();
+    keeper.hold({ id: "5", attempt: 2 }, cancelled, clock.now(), 0);
+    keeper.hold({ id: "6", attempt: 1 }, otherAttempt, clock.now(), 0);
+
+    keeper.cancel({ id: "6", attempt: 2 });
+    keeper.cancel({ id: "99", attempt: 1 });
+    expect(otherAttempt.signal.aborted).to.equal(false);
+    keeper.cancel({ id: "5", attempt: 2 });
+    expect(errorCodeOf(cancelled.signal.reason)).to.equal(ErrorCode.Cancelled);
+    expect(keeper.holds({ id: "5", attempt: 2 })).to.equal(false);
+    await clock.advance(HEARTBEAT_MS);
+    expect(store.calls.at(-1)).to.deep.equal([{ id: "6", attempt: 1 }]);
+    // Its local deadline passing later does not turn the cancel into a lost lease.
+    await clock.advance(LEASE_MS);
+    expect(errorCodeOf(cancelled.signal.reason)).to.equal(ErrorCode.Cancelled);
     await keeper.stop();
   });
 

@@ -2,59 +2,11 @@ import { expect } from "chai";
 import { ErrorCode } from "../../src/errors/error-codes";
 import { errorCodeOf } from "../../src/errors/stint-error";
 import { buildNewJob } from "../../src/job/enqueue-options";
-import { defineJob } from "../../src/job/job-definition";
-import type { JobRecord } from "../../src/job/job-record";
-import { createSilentLogger } from "../../src/logging/create-logger";
 import { backoffDelay } from "../../src/policy/backoff";
-import type { JobStore } from "../../src/store/job-store";
 import { ManualClock } from "../../src/testing/manual-clock";
 import { InMemoryJobStore } from "../../src/testing/memory/in-memory-job-store";
 import { settle } from "../../src/testing/settle";
-import { AbstractQueueWorker } from "../../src/worker/abstract-queue-worker";
-import type { JobContext } from "../../src/worker/job-context";
-import type { WorkerOptions } from "../../src/worker/worker-options";
-
-const Task = defineJob<{ n: number }>("task", { maxAttempts: 3 });
-
-type Handler = (item: { n: number }, ctx: JobContext) => Promise<unknown>;
-
-/** A worker whose handler each test writes; it notes the deaths `onDead` hears of. */
-class TaskWorker extends AbstractQueueWorker<{ n: number }> {
-  readonly job = Task;
-  readonly deaths: string[] = [];
-
-  constructor(
-    store: JobStore,
-    private readonly handler: Handler,
-    options: WorkerOptions,
-  ) {
-    super(store, createSilentLogger(), { random: () => 0.5, ...options });
-  }
-
-  protected parse(payload: unknown): { n: number } {
-    return payload as { n: number };
-  }
-
-  protected processItem(item: { n: number }, ctx: JobContext): Promise<unknown> {
-    return this.handler(item, ctx);
-  }
-
-  protected override onDead(job: JobRecord): void {
-    this.deaths.push(job.id);
-  }
-}
-
-/** A promise that tests open by hand. */
-function gate(): { readonly opened: Promise<void>; open(): void } {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { opened, open };
-}
-
-/** Waits for `signal` to abort, then throws its reason, as a handler honouring `ctx.signal` does. */
-function untilAborted(signal: AbortSignal): Promise<never> {
-  return new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
-}
+import { gate, Task, TaskWorker, untilAborted, type Handler } from "../support/task-worker";
 
 describe("a worker run on the in-memory store", () => {
   let clock: ManualClock;

@@ -50,8 +50,8 @@ class BacklogStore {
     this.completed.push(...params.jobs.map((job) => job.id));
     return Promise.resolve(params.jobs.map((job) => job.id));
   }
-  extendLeases(params: { readonly jobs: readonly JobAttempt[] }): Promise<readonly string[]> {
-    return Promise.resolve(params.jobs.map((job) => job.id));
+  extendLeases(params: { readonly jobs: readonly JobAttempt[] }): Promise<{ extended: readonly string[]; cancelled: readonly string[] }> {
+    return Promise.resolve({ extended: params.jobs.map((job) => job.id), cancelled: [] });
   }
   claimDeadHooks(): Promise<readonly never[]> {
     this.deadHookClaims += 1;
@@ -144,7 +144,7 @@ describe("WorkerRun", () => {
     await clock.advance(PROGRESS_EVERY_MS);
     const summaries = (): string[] => log.lines.filter((line) => line.level === "info" && line.message.startsWith("Worked on")).map((line) => line.message);
     expect(summaries()).to.have.length(1);
-    expect(summaries()[0]).to.contain("Worked on task: 3 succeeded, 0 retried, 0 dead, 0 lease lost in the last 30 s");
+    expect(summaries()[0]).to.contain("Worked on task: 3 succeeded, 0 retried, 0 dead, 0 lease lost, 0 cancelled in the last 30 s");
     await clock.advance(PROGRESS_EVERY_MS);
     expect(summaries(), "an idle half minute writes no summary").to.have.length(1);
     expect(

@@ -1,5 +1,5 @@
 import type { Logger } from "@stint/core";
-import { assertQueueName, MAX_BATCH_SIZE } from "@stint/core/driver";
+import { assertQueueName, MAX_BATCH_SIZE, type WaitingJobState } from "@stint/core/driver";
 import { badParameter, DashboardErrorCode, RequestRefused } from "../http/request-refused";
 import type { DashboardSources } from "./dashboard-sources";
 import { noSuchJob } from "./job-detail-data";
@@ -15,6 +15,21 @@ export interface Actor {
 export const RETRY_DEAD_BATCH = 500;
 /** The most "retry all dead" retries in one request. */
 export const MAX_RETRY_DEAD = MAX_BATCH_SIZE;
+/** The most "cancel waiting" cancels in one request (1,000 per statement, see `QueueAdmin.cancelWaiting`). */
+export const MAX_CANCEL_WAITING = MAX_BATCH_SIZE;
+
+/** What "cancel waiting" may cancel: jobs no worker holds. Running jobs are cancelled one by one, from their page. */
+const WAITING_STATES: readonly (readonly WaitingJobState[])[] = [["queued", "failed"], ["queued"], ["failed"]];
+
+/**
+ * The states of a "cancel waiting" request (`states=queued,failed`, the
+ * default; `queued`; `failed`), or a 400 naming the field.
+ */
+export function waitingStates(text: string | null): readonly WaitingJobState[] {
+  const states = WAITING_STATES.find((candidate) => candidate.join(",") === (text ?? "queued,failed"));
+  if (states === undefined) throw badParameter("states", "must be queued, failed or queued,failed");
+  return states;
+}
 
 /**
  * The dashboard's writes: each checks its target, calls the store method
@@ -63,9 +78,7 @@ export class DashboardActions {
    */
   async retryDeadJobs(queue: string, expected: number, actor: Actor): Promise<number> {
     const name = checkedQueue(queue);
-    if (!Number.isInteger(expected) || expected < 1 || expected > MAX_RETRY_DEAD) {
-      throw badParameter("expected", `must be the number of jobs to retry, from 1 to ${MAX_RETRY_DEAD}`);
-    }
+    checkExpected(expected, "retry", MAX_RETRY_DEAD);
     let retried = 0;
     while (retried < expected) {
       const batch = Math.min(RETRY_DEAD_BATCH, expected - retried);
@@ -77,6 +90,19 @@ export class DashboardActions {
     return retried;
   }
 
+  /**
+   * Cancels the jobs of `queue` that wait in `states`, at most `expected`
+   * of them (the count the confirmation showed): jobs enqueued while this
+   * runs are not cancelled unasked. Returns how many were cancelled.
+   */
+  async cancelWaiting(queue: string, states: readonly WaitingJobState[], expected: number, actor: Actor): Promise<number> {
+    const name = checkedQueue(queue);
+    checkExpected(expected, "cancel", MAX_CANCEL_WAITING);
+    const { cancelled } = await this.#sources.admin.cancelWaiting(name, { states, max: expected });
+    this.#done("cancel-waiting", `cancelled ${cancelled} ${states.join(" and ")} jobs of ${name}`, actor, { queue: name, states, jobs: cancelled });
+    return cancelled;
+  }
+
   /** Pauses or resumes `queue` for every worker. */
   async setPaused(queue: string, paused: boolean, actor: Actor): Promise<void> {
     const name = checkedQueue(queue);
@@ -86,6 +112,13 @@ export class DashboardActions {
 
   #done(action: string, what: string, actor: Actor, fields: Record<string, unknown>): void {
     this.#log.info(`Dashboard: ${actor.who} ${what}`, { action, who: actor.who, remoteAddress: actor.remoteAddress, ...fields });
+  }
+}
+
+/** The count a confirmation showed, sent back with the form: a 400 unless it is one. */
+function checkExpected(expected: number, verb: string, max: number): void {
+  if (!Number.isInteger(expected) || expected < 1 || expected > max) {
+    throw badParameter("expected", `must be the number of jobs to ${verb}, from 1 to ${max}`);
   }
 }
 

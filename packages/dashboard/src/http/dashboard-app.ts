@@ -7,12 +7,12 @@ import { parseJobsFilter } from "../data/jobs-filter";
 import { readJobsList } from "../data/jobs-list-data";
 import { readOverview } from "../data/overview-data";
 import type { PayloadPolicy } from "../data/payload-policy";
-import { MAX_RETRY_DEAD } from "../data/dashboard-actions";
+import { MAX_CANCEL_WAITING, MAX_RETRY_DEAD, waitingStates } from "../data/dashboard-actions";
 import { jobPage } from "../pages/job-page";
 import { jobsPage } from "../pages/jobs-page";
 import { overviewFragment, overviewPage } from "../pages/overview-page";
 import { href, type PageContext } from "../pages/page-context";
-import { confirmRetryDeadPage, errorPage, signInPage } from "../pages/simple-pages";
+import { confirmCancelWaitingPage, confirmRetryDeadPage, errorPage, signInPage } from "../pages/simple-pages";
 import type { Authenticator } from "./auth";
 import { cookieHeader, CSRF_COOKIE, parseCookies, SESSION_COOKIE } from "./cookies";
 import { CSRF_FIELD, CsrfTokens } from "./csrf";
@@ -155,6 +155,13 @@ export class DashboardApp {
       const dead = await sources.browser.countJobsUpTo({ queue: checkedQueueName(queue), states: ["dead"], cap: MAX_RETRY_DEAD });
       return send(confirmRetryDeadPage(context, queue, dead, MAX_RETRY_DEAD));
     }
+    const cancelWaiting = /^\/queues\/([^/]+)\/cancel-waiting$/.exec(path);
+    if (cancelWaiting !== null) {
+      const queue = decodeSegment(cancelWaiting[1]!);
+      const states = waitingStates(query.get("states"));
+      const waiting = await sources.browser.countJobsUpTo({ queue: checkedQueueName(queue), states, cap: MAX_CANCEL_WAITING });
+      return send(confirmCancelWaitingPage(context, queue, states, waiting, MAX_CANCEL_WAITING));
+    }
     throw new RequestRefused(DashboardErrorCode.NotFound, "There is no such page.");
   }
 
@@ -179,12 +186,17 @@ export class DashboardApp {
       else await this.#actions.cancelJob(id, actor);
       return redirect(response, href(context, `/jobs/${id}`, { done: jobAction[2] === "retry" ? "retried" : "cancelled" }));
     }
-    const queueAction = /^\/queues\/([^/]+)\/(pause|resume|retry-dead)$/.exec(path);
+    const queueAction = /^\/queues\/([^/]+)\/(pause|resume|retry-dead|cancel-waiting)$/.exec(path);
     if (queueAction !== null) {
       const queue = decodeSegment(queueAction[1]!);
       if (queueAction[2] === "retry-dead") {
         const retried = await this.#actions.retryDeadJobs(queue, Number(form.get("expected") ?? ""), actor);
         return redirect(response, href(context, "/", { done: "retried-dead", queue, n: String(retried) }));
+      }
+      if (queueAction[2] === "cancel-waiting") {
+        const states = waitingStates(form.get("states"));
+        const cancelled = await this.#actions.cancelWaiting(queue, states, Number(form.get("expected") ?? ""), actor);
+        return redirect(response, href(context, "/", { done: "cancelled-waiting", queue, n: String(cancelled) }));
       }
       await this.#actions.setPaused(queue, queueAction[2] === "pause", actor);
       return redirect(response, href(context, "/", { done: queueAction[2] === "pause" ? "paused" : "resumed", queue }));

@@ -20,6 +20,8 @@ export function flashMessage(query: URLSearchParams): string | undefined {
       return `Resumed queue ${queue}.`;
     case "retried-dead":
       return Number.isSafeInteger(count) ? `${formatCount(count)} dead ${count === 1 ? "job" : "jobs"} of ${queue} queued to run again now.` : undefined;
+    case "cancelled-waiting":
+      return Number.isSafeInteger(count) ? `${formatCount(count)} waiting ${count === 1 ? "job" : "jobs"} of ${queue} cancelled.` : undefined;
     default:
       return undefined;
   }

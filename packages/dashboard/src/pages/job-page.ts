@@ -19,7 +19,7 @@ export function jobPage(context: PageContext, detail: JobDetail, flash?: string)
 <h1>Job ${job.id} ${stateBadge(job.state)}</h1>
 <div class="actions" data-actions>
 ${RETRYABLE.includes(job.state) ? actionButton(context, { path: `/jobs/${job.id}/retry`, label: "Retry now" }) : ""}
-${CANCELLABLE.includes(job.state) ? actionButton(context, { path: `/jobs/${job.id}/cancel`, label: "Cancel", danger: true, confirm: `Cancel job ${job.id}?` }) : ""}
+${CANCELLABLE.includes(job.state) ? actionButton(context, { path: `/jobs/${job.id}/cancel`, label: "Cancel", danger: true, confirm: job.state === "running" ? `Cancel job ${job.id}? It is running: its handler is told to stop now.` : `Cancel job ${job.id}?` }) : ""}
 </div>
 ${fieldsTable(job)}
 ${detail.lastError === null ? "" : html`<h2>Last error</h2><pre class="error" data-last-error>${detail.lastError}</pre>`}

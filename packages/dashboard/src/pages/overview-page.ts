@@ -64,7 +64,9 @@ ${
               label: "Pause",
               confirm: `Pause queue ${row.queue}? Running jobs finish; no new ones start.`,
             })
-      }${row.dead > 0 ? html` <a class="button" href="${href(context, `${queuePath(row.queue)}/retry-dead`)}">Retry dead</a>` : ""}</td>`
+      }${row.dead > 0 ? html` <a class="button" href="${href(context, `${queuePath(row.queue)}/retry-dead`)}">Retry dead</a>` : ""}${
+        row.queued + row.retrying > 0 ? html` <a class="button" href="${href(context, `${queuePath(row.queue)}/cancel-waiting`)}">Cancel waiting</a>` : ""
+      }</td>`
 }
 </tr>`;
 }

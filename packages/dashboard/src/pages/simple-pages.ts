@@ -28,20 +28,81 @@ ${failed ? html`<p class="error-message">That token is not the dashboard's.</p>`
 /** Asks before retrying every dead job of a queue, stating how many. */
 export function confirmRetryDeadPage(context: PageContext, queue: string, dead: number, cap: number): Html {
   const count = Math.min(dead, cap);
-  return layout(context, {
+  return confirmBulkPage(context, {
     title: `Retry dead jobs of ${queue}`,
+    jobs: dead,
+    cap,
+    none: html`Queue ${queue} has no dead jobs.`,
+    question: html`Run <strong>${formatCapped(dead, cap)}</strong> dead ${dead === 1 ? "job" : "jobs"} of queue <strong>${queue}</strong> again now, each with a fresh attempt budget?${
+      dead > cap ? ` At most ${formatCapped(cap, cap)} are retried now; retry again for the rest.` : ""
+    }`,
+    action: `${queuePath(queue)}/retry-dead`,
+    fields: {},
+    button: `Retry ${formatCapped(count, cap)} ${count === 1 ? "job" : "jobs"}`,
+    back: "Cancel",
+  });
+}
+
+/** The words for each choice of states on the "cancel waiting" page. */
+const WAITING_LABELS: Readonly<Record<string, string>> = { "queued,failed": "waiting", queued: "queued", failed: "retrying" };
+
+/**
+ * Asks before cancelling the waiting jobs of a queue in `states` (queued,
+ * retrying or both), stating how many, with links to choose the others.
+ */
+export function confirmCancelWaitingPage(context: PageContext, queue: string, states: readonly string[], waiting: number, cap: number): Html {
+  const count = Math.min(waiting, cap);
+  const chosen = states.join(",");
+  const label = WAITING_LABELS[chosen] ?? chosen;
+  const choices = Object.entries(WAITING_LABELS).map(([value, words]) =>
+    value === chosen ? html`<strong>${words}</strong>` : html`<a href="${href(context, `${queuePath(queue)}/cancel-waiting`, { states: value })}">${words}</a>`,
+  );
+  return confirmBulkPage(context, {
+    title: `Cancel ${label} jobs of ${queue}`,
+    jobs: waiting,
+    cap,
+    choices: html`<p class="muted">Jobs: ${choices.map((choice, index) => html`${index === 0 ? "" : " · "}${choice}`)}</p>`,
+    none: html`Queue ${queue} has no ${label} jobs.`,
+    question: html`Cancel <strong>${formatCapped(waiting, cap)}</strong> ${label} ${waiting === 1 ? "job" : "jobs"} of queue <strong>${queue}</strong>? They will not run; running jobs are not touched.${
+      waiting > cap ? ` At most ${formatCapped(cap, cap)} are cancelled now; cancel again for the rest.` : ""
+    }`,
+    action: `${queuePath(queue)}/cancel-waiting`,
+    fields: { states: chosen },
+    button: `Cancel ${formatCapped(count, cap)} ${count === 1 ? "job" : "jobs"}`,
+    back: "Back",
+  });
+}
+
+/** A page that asks before an action on many jobs: how many, a form that sends that count back, and a way back. */
+function confirmBulkPage(
+  context: PageContext,
+  page: {
+    readonly title: string;
+    readonly jobs: number;
+    readonly cap: number;
+    readonly choices?: Html;
+    readonly none: Html;
+    readonly question: Html;
+    readonly action: string;
+    readonly fields: Readonly<Record<string, string>>;
+    readonly button: string;
+    readonly back: string;
+  },
+): Html {
+  const count = Math.min(page.jobs, page.cap);
+  const fields = Object.entries(page.fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
+  return layout(context, {
+    title: page.title,
     active: "overview",
-    body: html`<h1>Retry dead jobs of ${queue}</h1>
+    body: html`<h1>${page.title}</h1>${page.choices ?? ""}
 ${
-  dead === 0
-    ? html`<p class="empty">Queue ${queue} has no dead jobs.</p>`
-    : html`<p data-confirm-count="${count}">Run <strong>${formatCapped(dead, cap)}</strong> dead ${dead === 1 ? "job" : "jobs"} of queue <strong>${queue}</strong> again now, each with a fresh attempt budget?${
-        dead > cap ? ` At most ${formatCapped(cap, cap)} are retried now; retry again for the rest.` : ""
-      }</p>
-<form method="post" action="${href(context, `${queuePath(queue)}/retry-dead`)}" class="inline">
-<input type="hidden" name="_csrf" value="${context.csrfToken}"><input type="hidden" name="expected" value="${count}">
-<button class="button danger">Retry ${formatCapped(count, cap)} ${count === 1 ? "job" : "jobs"}</button>
-</form> <a href="${href(context, "/")}">Cancel</a>`
+  page.jobs === 0
+    ? html`<p class="empty">${page.none}</p>`
+    : html`<p data-confirm-count="${count}">${page.question}</p>
+<form method="post" action="${href(context, page.action)}" class="inline">
+<input type="hidden" name="_csrf" value="${context.csrfToken}"><input type="hidden" name="expected" value="${count}">${fields}
+<button class="button danger">${page.button}</button>
+</form> <a href="${href(context, "/")}">${page.back}</a>`
 }`,
   });
 }

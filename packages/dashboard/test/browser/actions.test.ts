@@ -2,7 +2,7 @@ import { expect } from "chai";
 import type { Browser, Page } from "playwright-core";
 import { launchChromium } from "../support/chromium";
 import { startDashboardServer, TEST_TOKEN, type DashboardServer } from "../support/dashboard-server";
-import { enqueueJobs, makeDeadJobs } from "../support/seed-jobs";
+import { enqueueJobs, makeDeadJobs, makeRetryingJobs, makeRunningJobs } from "../support/seed-jobs";
 import { openSignedIn } from "../support/sign-in";
 
 describe("actions from the dashboard in Chromium", () => {
@@ -46,6 +46,17 @@ describe("actions from the dashboard in Chromium", () => {
     expect((await server.test.store.getJob({ id: id! }))?.state).to.equal("cancelled");
   });
 
+  it("cancels a running job after a confirmation that says its handler is told to stop", async () => {
+    const [id] = await makeRunningJobs(server.test.store, "render-video", 1);
+    const asked: string[] = [];
+    page.on("dialog", (dialog) => void asked.push(dialog.message()));
+    await openSignedIn(page, server, `/jobs/${id}`);
+    await Promise.all([page.waitForURL(/done=cancelled/), page.click('button:has-text("Cancel")')]);
+    expect(asked).to.deep.equal([`Cancel job ${id}? It is running: its handler is told to stop now.`]);
+    expect((await server.test.store.getJob({ id: id! }))?.state).to.equal("cancelled");
+    expect((await server.test.store.listAttempts({ jobId: id! })).map((attempt) => attempt.outcome)).to.deep.equal(["cancelled"]);
+  });
+
   it("retries every dead job of a queue after a confirmation that states the count", async () => {
     const ids = await makeDeadJobs(server.test.store, "render-pdf", 4, () => "Error: font missing");
     await openSignedIn(page, server);
@@ -54,6 +65,25 @@ describe("actions from the dashboard in Chromium", () => {
     await Promise.all([page.waitForURL(/done=retried-dead/), page.click('button:has-text("Retry 4 jobs")')]);
     expect(await page.textContent(".flash")).to.contain("4 dead jobs of render-pdf queued to run again now");
     for (const id of ids) expect((await server.test.store.getJob({ id }))?.state).to.equal("queued");
+  });
+
+  it("cancels a queue's waiting jobs after a confirmation that states the count, leaving its running job alone", async () => {
+    const retrying = await makeRetryingJobs(server.test.store, "export-csv", 2, "Error: disk full");
+    const [running] = await makeRunningJobs(server.test.store, "export-csv", 1);
+    const queued = await enqueueJobs(server.test.store, "export-csv", 3);
+    await openSignedIn(page, server);
+    await Promise.all([page.waitForURL(/cancel-waiting$/), page.click('tr[data-queue="export-csv"] a:has-text("Cancel waiting")')]);
+    expect(await page.textContent("[data-confirm-count]")).to.contain("Cancel 5 waiting jobs of queue export-csv?");
+    await Promise.all([page.waitForURL(/states=queued$/), page.click('a[href$="states=queued"]')]);
+    expect(await page.textContent("[data-confirm-count]")).to.contain("Cancel 3 queued jobs of queue export-csv?");
+    await Promise.all([page.waitForURL(/done=cancelled-waiting/), page.click('button:has-text("Cancel 3 jobs")')]);
+    expect(await page.textContent(".flash")).to.contain("3 waiting jobs of export-csv cancelled");
+    for (const id of queued) expect((await server.test.store.getJob({ id }))?.state).to.equal("cancelled");
+    for (const id of retrying) expect((await server.test.store.getJob({ id }))?.state).to.equal("failed");
+    expect((await server.test.store.getJob({ id: running! }))?.state).to.equal("running");
+    const logged = server.log.find((line) => line.fields?.["action"] === "cancel-waiting");
+    expect(logged?.fields).to.include({ queue: "export-csv", jobs: 3, remoteAddress: "127.0.0.1" });
+    expect(logged?.message).to.match(/^Dashboard: token:[0-9a-f]{8} cancelled 3 queued jobs of export-csv$/);
   });
 
   it("pauses and resumes a queue", async () => {

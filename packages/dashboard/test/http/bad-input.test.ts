@@ -41,6 +41,8 @@ describe("bad input to the dashboard", () => {
     ["an unknown page", "/admin/jobs/nothing-here", 404],
     ["a path outside the base path", "/elsewhere", 404],
     ["a retry confirmation for a malformed queue", `/admin/jobs/queues/${"q".repeat(300)}/retry-dead`, 400],
+    ["a cancel confirmation for a malformed queue", `/admin/jobs/queues/${"q".repeat(300)}/cancel-waiting`, 400],
+    ["a cancel confirmation for running jobs", "/admin/jobs/queues/send-invoice/cancel-waiting?states=running", 400],
   ];
   for (const [name, path, status] of cases) {
     it(`answers ${name} with ${status} and a page without a stack trace`, async () => {

@@ -1,4 +1,4 @@
-import { JOB_STORE, LOGGER, SchemaQueueWorker, type BackoffOptions, type JobContext, type JobStore, type Logger } from "@stint/core";
+import { ErrorCode, hasErrorCode, JOB_STORE, LOGGER, SchemaQueueWorker, type BackoffOptions, type JobContext, type JobStore, type Logger } from "@stint/core";
 import { sql } from "kysely";
 import { inject, injectable } from "tsyringe";
 import { APP_DB, RETRY_BACKOFF } from "../app-tokens";
@@ -23,7 +23,8 @@ export interface NightlyCleanupResult {
 /**
  * Deletes rows older than a cut-off in bounded batches, so that no
  * statement locks many rows or runs long, and stops between batches when
- * `ctx.signal` fires (timeout or shutdown). Each batch commits on its own,
+ * `ctx.signal` fires (timeout, shutdown, or an operator's cancel, after
+ * which it says how far it got). Each batch commits on its own,
  * which makes the job safe to stop and repeat: a retry carries on where the
  * last attempt stopped.
  *
@@ -64,7 +65,10 @@ export class NightlyCleanupWorker extends SchemaQueueWorker<NightlyCleanup> {
     let batches = 0;
     for (;;) {
       // Stop between batches: what is deleted stays deleted, a retry does the rest.
-      ctx.signal.throwIfAborted();
+      if (ctx.signal.aborted) {
+        if (hasErrorCode(ctx.signal.reason, ErrorCode.Cancelled)) ctx.log.info(`Cancelled after deleting ${deleted} ${item.target} rows in ${batches} batches`);
+        throw ctx.signal.reason;
+      }
       const result = await this.#db
         .deleteFrom(table)
         .where("id", "in", (eb) =>

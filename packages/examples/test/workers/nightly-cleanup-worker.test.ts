@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { JobClient, type JobContext } from "@stint/core";
+import { CancelledError, ErrorCode, errorCodeOf, JobClient, type JobContext, type Logger } from "@stint/core";
 import type { KyselyPlugin } from "kysely";
 import { NightlyCleanup } from "../../src/jobs/nightly-cleanup";
 import { NightlyCleanupWorker, type NightlyCleanupResult } from "../../src/workers/nightly-cleanup-worker";
@@ -59,16 +59,22 @@ describe("NightlyCleanupWorker", () => {
     expect(await auditEvents()).to.equal(40);
   });
 
-  it("stops between batches when its signal fires, keeping what it deleted", async () => {
+  /**
+   * Runs the handler with a signal that aborts with `reason` after the
+   * third delete; returns what it threw, how many deletes ran and what it logged.
+   */
+  async function stoppedAfterThreeBatches(reason: Error): Promise<{ failure: unknown; deletes: number; lines: string[] }> {
     const controller = new AbortController();
     let deletes = 0;
     const counted = app.db.withPlugin(
       afterEachDelete(() => {
         deletes += 1;
-        if (deletes === 3) controller.abort(new Error("shutting down"));
+        if (deletes === 3) controller.abort(reason);
       }),
     );
-    const worker = new DirectCleanupWorker(app.store, app.log, counted, FAST_BACKOFF);
+    const lines: string[] = [];
+    const log: Logger = { ...app.log, info: (message) => void lines.push(message), child: () => log };
+    const worker = new DirectCleanupWorker(app.store, log, counted, FAST_BACKOFF);
     const ctx: JobContext = {
       job: {
         id: "1",
@@ -83,21 +89,33 @@ describe("NightlyCleanupWorker", () => {
       },
       workerId: "test",
       signal: controller.signal,
-      log: app.log,
+      log,
       meta: {},
       progress: () => undefined,
       enqueue: () => Promise.reject(new Error("not used")),
       once: () => Promise.reject(new Error("not used")),
       transaction: () => Promise.reject(new Error("not used")),
     };
-
     let failure: unknown;
     await worker.run({ target: "audit-events", olderThanDays: 90, batchSize: 100 }, ctx).catch((thrown: unknown) => {
       failure = thrown;
     });
+    return { failure, deletes, lines };
+  }
 
+  it("stops between batches when its signal fires, keeping what it deleted", async () => {
+    const { failure, deletes, lines } = await stoppedAfterThreeBatches(new Error("shutting down"));
     expect(failure).to.be.instanceOf(Error).with.property("message", "shutting down");
     expect(deletes).to.equal(3);
+    expect(lines).to.deep.equal([]);
+    expect(await auditEvents()).to.equal(1_090 - 300);
+  });
+
+  it("says how far it got when an operator cancels it", async () => {
+    const { failure, deletes, lines } = await stoppedAfterThreeBatches(new CancelledError());
+    expect(errorCodeOf(failure)).to.equal(ErrorCode.Cancelled);
+    expect(deletes).to.equal(3);
+    expect(lines).to.deep.equal(["Cancelled after deleting 300 audit-events rows in 3 batches"]);
     expect(await auditEvents()).to.equal(1_090 - 300);
   });
 

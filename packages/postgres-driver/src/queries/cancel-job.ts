@@ -1,22 +1,30 @@
 import type { JobIdParams } from "@stint/core/driver";
 import { sql, type Kysely } from "kysely";
+import { cancelNotice } from "../cancel-notice";
+import { wakeupChannel } from "../wakeup-channel";
 import { ATTEMPT_COLUMNS, attemptsTable, millisecondsBetween } from "./attempt-history";
 import { isJobId, jobsTable } from "./job-row";
 import { selectAnnouncing } from "./announce-finished";
 
 /**
  * Cancels a job that has not finished (`queued`, `failed` or `running`):
- * state `cancelled`, `finished_at = now()`, lease cleared. A running attempt
- * carries on in its worker, but its outcome is refused by the fence; the
- * same statement gives it a `cancelled` history row and the job its
- * `duration_ms` (the database clock's, since the claim), and tells the
- * job's waiters (see `announceFinished`). Returns false when the job does
- * not exist or has already finished.
+ * state `cancelled`, `finished_at = now()`, lease cleared (`locked_by`
+ * kept: it names the worker that held a running attempt). The fence
+ * refuses a running attempt's outcome from then on; the same statement
+ * gives it a `cancelled` history row and the job its `duration_ms` (the
+ * database clock's, since the claim), tells the job's waiters (see
+ * `announceFinished`), and tells the attempt's worker to stop its handler:
+ * a notification on the schema's wake-up channel (see `wakeupChannel`)
+ * whose payload is a cancel notice, `!cancel {"id", "attempt", "queue",
+ * "workerId"}` (see `cancelNotice`; `!` never starts a queue name, so no
+ * listener takes it for a wake-up). A worker that hears no notifications
+ * learns of the cancel from its next heartbeat (see `extendLeases`).
+ * Returns false when the job does not exist or has already finished.
  *
  * ### SQL
  * ```sql
  * WITH target AS MATERIALIZED (
- *   SELECT id, state, attempts, locked_by, started_at FROM "stint"."jobs"
+ *   SELECT id, state, queue, attempts, locked_by, started_at FROM "stint"."jobs"
  *    WHERE id = $1 AND state IN ('queued', 'failed', 'running') FOR UPDATE),
  * cancelled AS (
  *   UPDATE "stint"."jobs" AS jobs
@@ -26,10 +34,14 @@ import { selectAnnouncing } from "./announce-finished";
  *   RETURNING target.*),
  * history AS (
  *   INSERT INTO "stint"."job_attempts" (…)
- *   SELECT id, attempts, 'cancelled', locked_by, started_at, now(), <ms>, 'Cancelled by an operator', 'STINT_CANCELLED', NULL
+ *   SELECT id, attempts, 'cancelled', locked_by, started_at, now(), <ms>, 'Cancelled while it ran; …', 'STINT_CANCELLED', NULL
+ *     FROM cancelled WHERE state = 'running'),
+ * told AS (
+ *   SELECT pg_notify($2, '!cancel ' || json_build_object('id', id::text, 'attempt', attempts, 'queue', queue, 'workerId', locked_by)::text)
  *     FROM cancelled WHERE state = 'running')
  * SELECT cancelled.id FROM cancelled
- *  CROSS JOIN (SELECT "stint".notify_awaited($2, array_agg(id)) FROM cancelled) AS announced
+ *  CROSS JOIN (SELECT "stint".notify_awaited($3, array_agg(id)) FROM cancelled) AS announced
+ *  CROSS JOIN (SELECT count(*) FROM told) AS owner_told
  * ```
  *
  * @example
@@ -42,7 +54,7 @@ export async function cancelJob(executor: Kysely<any>, schema: string, params: J
   const jobs = jobsTable(schema);
   const ranFor = millisecondsBetween(sql.ref("target.started_at"), sql`now()`);
   const { rows } = await sql<{ id: string }>`WITH target AS MATERIALIZED (
-  SELECT id, state, attempts, locked_by, started_at FROM ${jobs}
+  SELECT id, state, queue, attempts, locked_by, started_at FROM ${jobs}
    WHERE id = ${params.id}::bigint AND state IN ('queued', 'failed', 'running')
    FOR UPDATE
 ),
@@ -52,15 +64,19 @@ cancelled AS (
          duration_ms = CASE WHEN target.state = 'running' THEN ${ranFor} ELSE jobs.duration_ms END
     FROM target
    WHERE jobs.id = target.id
-  RETURNING target.id, target.state, target.attempts, target.locked_by, target.started_at, jobs.duration_ms
+  RETURNING target.id, target.state, target.queue, target.attempts, target.locked_by, target.started_at, jobs.duration_ms
 ),
 history AS (
   INSERT INTO ${attemptsTable(schema)} ${ATTEMPT_COLUMNS}
   SELECT id, attempts, 'cancelled', locked_by, started_at, now(), duration_ms,
-         'Cancelled while it ran; its outcome will be discarded', 'STINT_CANCELLED', NULL
+         'Cancelled while it ran; its handler was told to stop', 'STINT_CANCELLED', NULL
     FROM cancelled
    WHERE state = 'running'
+),
+told AS (
+  SELECT pg_notify(${wakeupChannel(schema)}, ${cancelNotice("cancelled")}) FROM cancelled WHERE state = 'running'
 )
-${selectAnnouncing(schema, "cancelled")}`.execute(executor);
+${selectAnnouncing(schema, "cancelled")}
+ CROSS JOIN (SELECT count(*) FROM told) AS owner_told`.execute(executor);
   return rows.length > 0;
 }

@@ -77,8 +77,14 @@ export class Heartbeat extends Step {
     const workerId = holdingWorker(model, this.worker)!;
     const beliefs = model.beliefs.get(workerId)!;
     const expected = beliefs.filter((belief) => fenceHolds(model, workerId, belief));
-    const extended = await real.store.extendLeases({ workerId, leaseMs: LEASE_MS, jobs: beliefs.map(({ id, attempt }) => ({ id, attempt })) });
-    expect(sortedIds(extended), "extended leases").to.deep.equal(sortedIds(expected.map((belief) => belief.id)));
+    // An operator cancelled the attempt the worker believes it holds, while the worker owned it.
+    const cancelled = beliefs.filter((belief) => {
+      const job = jobOf(model, belief.id);
+      return job.state === "cancelled" && job.owner === workerId && job.attempts === belief.attempt;
+    });
+    const renewal = await real.store.extendLeases({ workerId, leaseMs: LEASE_MS, jobs: beliefs.map(({ id, attempt }) => ({ id, attempt })) });
+    expect(sortedIds(renewal.extended), "extended leases").to.deep.equal(sortedIds(expected.map((belief) => belief.id)));
+    expect(sortedIds(renewal.cancelled), "leases cancelled under the worker").to.deep.equal(sortedIds(cancelled.map((belief) => belief.id)));
     for (const belief of expected) jobOf(model, belief.id).leaseExpired = false;
   }
 

@@ -3,7 +3,7 @@ import { assertFields, assertAbove } from "./conformance-assertions";
 import { suite, testCase } from "./test-runner";
 import { claimAndAbandon, claimOne, newJob, type ConformanceContext } from "./conformance-harness";
 
-/** Writes after a claim: extendLeases, completeJobs, scheduleRetries, markJobsDead, and their fence. */
+/** Writes after a claim: extendLeases (and the cancels it reports), completeJobs, scheduleRetries, markJobsDead, and their fence. */
 export function describeFenceConformance<Tx>(ctx: ConformanceContext<Tx>): void {
   suite("writes after a claim", () => {
     testCase("extends the leases the worker holds and returns their ids", async () => {
@@ -11,11 +11,37 @@ export function describeFenceConformance<Tx>(ctx: ConformanceContext<Tx>): void 
       await ctx.store().enqueueMany([newJob(queue, { n: 1 }), newJob(queue, { n: 2 })]);
       const claimed = await ctx.store().claimBatch({ queue, workerId: "w", limit: 2, leaseMs: 1_000 });
       const before = await ctx.store().getJob({ id: claimed[0]!.id });
-      const extended = await ctx.store().extendLeases({ workerId: "w", leaseMs: 120_000, jobs: claimed });
+      const { extended, cancelled } = await ctx.store().extendLeases({ workerId: "w", leaseMs: 120_000, jobs: claimed });
       assert.deepStrictEqual([...extended].sort(), claimed.map((job) => job.id).sort());
+      assert.deepStrictEqual(cancelled, []);
       const after = await ctx.store().getJob({ id: claimed[0]!.id });
       assertAbove(after!.lockedUntil!.getTime() - before!.lockedUntil!.getTime(), 100_000);
-      assert.deepStrictEqual(await ctx.store().extendLeases({ workerId: "w", leaseMs: 1_000, jobs: [] }), []);
+      assert.deepStrictEqual(await ctx.store().extendLeases({ workerId: "w", leaseMs: 1_000, jobs: [] }), { extended: [], cancelled: [] });
+    });
+
+    testCase("names the attempts an operator cancelled while the worker held them, and extends the others", async () => {
+      const queue = ctx.freshQueue();
+      await ctx.store().enqueueMany([newJob(queue, { n: 1 }), newJob(queue, { n: 2 })]);
+      const [kept, cancelled] = await ctx.store().claimBatch({ queue, workerId: "w", limit: 2, leaseMs: 60_000 });
+      assert.equal(await ctx.store().cancelJob({ id: cancelled!.id }), true);
+      const renewal = await ctx.store().extendLeases({ workerId: "w", leaseMs: 60_000, jobs: [kept!, cancelled!] });
+      assert.deepStrictEqual(renewal, { extended: [kept!.id], cancelled: [cancelled!.id] });
+      // Only to the worker that held it, and only for the attempt it held.
+      assert.deepStrictEqual(await ctx.store().extendLeases({ workerId: "other", leaseMs: 60_000, jobs: [cancelled!] }), { extended: [], cancelled: [] });
+      assert.deepStrictEqual(await ctx.store().extendLeases({ workerId: "w", leaseMs: 60_000, jobs: [{ ...cancelled!, attempt: 2 }] }), {
+        extended: [],
+        cancelled: [],
+      });
+      assertFields(await ctx.store().getJob({ id: cancelled!.id }), { state: "cancelled", lockedUntil: null });
+    });
+
+    testCase("does not name a job cancelled after the worker lost it to another", async () => {
+      const queue = ctx.freshQueue();
+      const { id } = await ctx.store().enqueue(newJob(queue, {}, { maxAttempts: 5 }));
+      const stale = await claimAndAbandon(ctx.harness(), queue, "stale");
+      await claimOne(ctx.store(), queue, "fresh");
+      assert.equal(await ctx.store().cancelJob({ id }), true);
+      assert.deepStrictEqual(await ctx.store().extendLeases({ workerId: "stale", leaseMs: 60_000, jobs: [stale] }), { extended: [], cancelled: [] });
     });
 
     testCase("records a success with its result and duration, keeping the last owner", async () => {
@@ -58,7 +84,7 @@ export function describeFenceConformance<Tx>(ctx: ConformanceContext<Tx>): void 
       assertFields(fresh, { id, attempt: 2 });
       const failure = { message: "late failure", code: "STINT_TIMEOUT" };
 
-      assert.deepStrictEqual(await ctx.store().extendLeases({ workerId: "stale", leaseMs: 60_000, jobs: [stale] }), []);
+      assert.deepStrictEqual(await ctx.store().extendLeases({ workerId: "stale", leaseMs: 60_000, jobs: [stale] }), { extended: [], cancelled: [] });
       assert.deepStrictEqual(await ctx.store().completeJobs({ workerId: "stale", jobs: [{ ...stale, resultJson: null, durationMs: 1 }] }), []);
       assert.deepStrictEqual(await ctx.store().scheduleRetries({ workerId: "stale", jobs: [{ ...stale, delayMs: 0, failure, spendAttempt: true }] }), []);
       assert.deepStrictEqual(await ctx.store().markJobsDead({ workerId: "stale", jobs: [{ ...stale, failure }] }), []);
@@ -74,7 +100,7 @@ export function describeFenceConformance<Tx>(ctx: ConformanceContext<Tx>): void 
       const newer = await claimOne(ctx.store(), queue, "same");
       assert.equal(newer.attempt, older.attempt + 1);
       const failure = { message: "old attempt", code: null };
-      assert.deepStrictEqual(await ctx.store().extendLeases({ workerId: "same", leaseMs: 60_000, jobs: [older] }), []);
+      assert.deepStrictEqual(await ctx.store().extendLeases({ workerId: "same", leaseMs: 60_000, jobs: [older] }), { extended: [], cancelled: [] });
       assert.deepStrictEqual(await ctx.store().markJobsDead({ workerId: "same", jobs: [{ ...older, failure }] }), []);
       assert.deepStrictEqual(await ctx.store().scheduleRetries({ workerId: "same", jobs: [{ ...older, delayMs: 0, failure, spendAttempt: true }] }), []);
       assert.deepStrictEqual(await ctx.store().completeJobs({ workerId: "same", jobs: [{ ...older, resultJson: null, durationMs: 1 }] }), []);

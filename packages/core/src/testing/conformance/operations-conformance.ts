@@ -4,7 +4,7 @@ import { suite, testCase } from "./test-runner";
 import { ErrorCode } from "../../errors/error-codes";
 import { claimAndAbandon, claimOne, newJob, rejectionOf, waitForLeaseExpiry, type ConformanceContext } from "./conformance-harness";
 
-/** rescueExpiredLeases, cancelJob, retryJob, getJob and countByQueue. */
+/** rescueExpiredLeases, cancelJob, cancelJobs, retryJob, getJob and countByQueue. */
 export function describeOperationsConformance<Tx>(ctx: ConformanceContext<Tx>): void {
   suite("rescueExpiredLeases", () => {
     testCase("retries expired jobs with attempts left and kills the others, leaving live leases alone", async () => {
@@ -79,6 +79,46 @@ export function describeOperationsConformance<Tx>(ctx: ConformanceContext<Tx>): 
       assert.equal(await ctx.store().cancelJob({ id: job.id }), false);
       assert.equal(await ctx.store().cancelJob({ id: "999999999999" }), false);
       assert.equal(await ctx.store().cancelJob({ id: "not-an-id" }), false);
+    });
+  });
+
+  suite("cancelJobs", () => {
+    testCase("cancels a queue's jobs in the given states, at most limit per call, leaving running jobs and other queues alone", async () => {
+      const queue = ctx.freshQueue();
+      const other = ctx.freshQueue();
+      const running = await ctx.store().enqueue(newJob(queue, { n: 0 }, { priority: 10 }));
+      const retrying = await ctx.store().enqueue(newJob(queue, { n: 1 }, { priority: 9 }));
+      const queued = await ctx.store().enqueueMany([2, 3, 4].map((n) => newJob(queue, { n })));
+      const elsewhere = await ctx.store().enqueue(newJob(other, {}));
+      const [first, second] = await ctx.store().claimBatch({ queue, workerId: "w", limit: 2, leaseMs: 60_000 });
+      assert.deepStrictEqual([first?.id, second?.id], [running.id, retrying.id]);
+      const failure = { message: "Error: upstream 503", code: null };
+      await ctx.store().scheduleRetries({ workerId: "w", jobs: [{ ...second!, delayMs: 3_600_000, failure, spendAttempt: true }] });
+
+      assert.equal(await ctx.store().cancelJobs({ queue, states: ["queued"], limit: 2 }), 2);
+      assert.equal(await ctx.store().cancelJobs({ queue, states: ["queued"], limit: 2 }), 1);
+      assert.equal(await ctx.store().cancelJobs({ queue, states: ["queued"], limit: 2 }), 0);
+      for (const { id } of queued) {
+        const job = await ctx.store().getJob({ id });
+        assert.equal(job?.state, "cancelled");
+        assert.ok(job?.finishedAt instanceof Date);
+      }
+      assertFields(await ctx.store().getJob({ id: retrying.id }), { state: "failed" });
+
+      assert.equal(await ctx.store().cancelJobs({ queue, states: ["queued", "failed"], limit: 10 }), 1);
+      assertFields(await ctx.store().getJob({ id: retrying.id }), { state: "cancelled" });
+      assertFields(await ctx.store().getJob({ id: running.id }), { state: "running", lockedBy: "w" });
+      assertFields(await ctx.store().getJob({ id: elsewhere.id }), { state: "queued" });
+      assert.deepStrictEqual(await ctx.store().claimBatch({ queue, workerId: "w", limit: 10, leaseMs: 60_000 }), []);
+    });
+
+    testCase("frees the dedupe keys of the jobs it cancels", async () => {
+      const queue = ctx.freshQueue();
+      const first = await ctx.store().enqueue(newJob(queue, {}, { dedupeKey: "invoice:812" }));
+      assert.equal(await ctx.store().cancelJobs({ queue, states: ["queued"], limit: 1 }), 1);
+      const again = await ctx.store().enqueue(newJob(queue, {}, { dedupeKey: "invoice:812" }));
+      assert.equal(again.duplicate, false);
+      assert.notEqual(again.id, first.id);
     });
   });
 

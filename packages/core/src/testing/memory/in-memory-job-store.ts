@@ -5,6 +5,7 @@ import type { AttemptRecord } from "../../store/attempt-record";
 import type { DeadHookClaim } from "../../store/dead-hook-claim";
 import type { EnqueueResult, JobStore, NewJob, ProgressWrite, QueueCounts, QueueGauges } from "../../store/job-store";
 import type {
+  CancelJobsParams,
   ClaimBatchParams,
   ClaimDeadHooksParams,
   CompleteInTransactionParams,
@@ -13,6 +14,7 @@ import type {
   DeleteEffectsBeforeParams,
   DeleteFinishedBeforeParams,
   EffectOutcome,
+  ExtendedLeases,
   ExtendLeasesParams,
   FinishDeadHooksParams,
   JobIdParams,
@@ -36,7 +38,7 @@ import { enqueueBatch, enqueueOne } from "./memory-enqueue";
 import { completeJobs, extendLeases, markJobsDead, scheduleRetries, writeProgress } from "./memory-finalize";
 import { listAttempts } from "./memory-history";
 import { rescueExpiredLeases } from "./memory-lease-rescue";
-import { cancelJob, retryDeadJobs, retryJob } from "./memory-operator-calls";
+import { cancelJob, cancelJobs, retryDeadJobs, retryJob } from "./memory-operator-calls";
 import { listQueueControls, setQueueControls } from "./memory-queue-controls";
 import { countByQueue, getJob, listJobs, readQueueGauges } from "./memory-reads";
 import { deleteEffectsBefore, deleteFinishedBefore } from "./memory-retention";
@@ -149,7 +151,7 @@ export class InMemoryJobStore implements JobStore<MemoryTransaction> {
     return listQueueControls(this.#state);
   }
 
-  async extendLeases(params: ExtendLeasesParams): Promise<readonly string[]> {
+  async extendLeases(params: ExtendLeasesParams): Promise<ExtendedLeases> {
     return extendLeases(this.#state, params);
   }
 
@@ -179,6 +181,10 @@ export class InMemoryJobStore implements JobStore<MemoryTransaction> {
 
   async cancelJob(params: JobIdParams): Promise<boolean> {
     return cancelJob(this.#state, params.id);
+  }
+
+  async cancelJobs(params: CancelJobsParams): Promise<number> {
+    return cancelJobs(this.#state, params);
   }
 
   async retryJob(params: JobIdParams): Promise<boolean> {

@@ -1,4 +1,5 @@
 import type { CompletedJob, DeadJob, JobAttempt, ProgressWrite, RetryingJob } from "../../store/job-store";
+import type { ExtendedLeases } from "../../store/store-params";
 import { recordDeath } from "./memory-dead-hooks";
 import { durationBetween, recordFinishedAttempt, workerDuration } from "./memory-history";
 import { jobKey, type MemoryJobRow } from "./memory-rows";
@@ -31,16 +32,27 @@ function eachHeld<J extends JobAttempt>(
   return Object.freeze(applied);
 }
 
-/** Extends to `now + leaseMs` the leases the worker still holds. */
+/**
+ * Extends to `now + leaseMs` the leases the worker still holds; of the
+ * others, names those cancelled in the attempt asked about while the
+ * worker owned them.
+ */
 export function extendLeases(
   state: MemoryState,
   params: { readonly workerId: string; readonly leaseMs: number; readonly jobs: readonly JobAttempt[] },
-): readonly string[] {
+): ExtendedLeases {
   const now = state.now();
-  return eachHeld(state, params.workerId, params.jobs, (row) => {
+  const extended = eachHeld(state, params.workerId, params.jobs, (row) => {
     row.lockedUntil = now + params.leaseMs;
     row.updatedAt = now;
   });
+  const cancelled: string[] = [];
+  for (const job of params.jobs) {
+    const id = jobKey(job.id);
+    const row = id === undefined ? undefined : state.jobs.get(id);
+    if (row?.state === "cancelled" && row.lockedBy === params.workerId && row.attempts === job.attempt) cancelled.push(row.id);
+  }
+  return Object.freeze({ extended, cancelled: Object.freeze(cancelled) });
 }
 
 /** Marks a held attempt `succeeded` with its result and duration (the store clock's since the claim when `durationMs` is `null`); the last owner is kept. */

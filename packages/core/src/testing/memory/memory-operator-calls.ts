@@ -1,20 +1,40 @@
 import { ErrorCode } from "../../errors/error-codes";
 import { DatabaseError } from "../../errors/infrastructure-error";
 import { durationBetween } from "./memory-history";
-import { isActive, jobKey, type MemoryJobRow } from "./memory-rows";
+import { inClaimOrder, isActive, isWaiting, jobKey, type MemoryJobRow } from "./memory-rows";
 import { keyOf, type MemoryState } from "./memory-state";
 
 /**
  * Cancels a job that has not finished: `cancelled`, finished now, lease
- * cleared. A running attempt carries on in its worker, but the fence
- * refuses its outcome; it gets a `cancelled` history record and the job its
- * duration. False when the job does not exist or has finished.
+ * cleared. The fence refuses a running attempt's outcome, and its worker
+ * hears of the cancel at its next `extendLeases`; the attempt gets a
+ * `cancelled` history record and the job its duration. False when the job
+ * does not exist or has finished.
  */
 export function cancelJob(state: MemoryState, id: string): boolean {
   const key = jobKey(id);
   const row = key === undefined ? undefined : state.jobs.get(key);
   if (row === undefined || !isActive(row.state)) return false;
+  cancel(state, row, state.now());
+  return true;
+}
+
+/**
+ * Cancels up to `limit` jobs of `queue` in `states` (`queued`, `failed`),
+ * in claim order, as {@link cancelJob} would; returns how many.
+ */
+export function cancelJobs(state: MemoryState, params: { readonly queue: string; readonly states: readonly string[]; readonly limit: number }): number {
+  const picked = [...state.rowsOf(params.queue)]
+    .filter((row) => isWaiting(row.state) && params.states.includes(row.state))
+    .sort(inClaimOrder)
+    .slice(0, params.limit);
   const now = state.now();
+  for (const row of picked) cancel(state, row, now);
+  return picked.length;
+}
+
+/** `cancelled`, finished now, lease cleared (the owner kept); a running attempt's history says so. */
+function cancel(state: MemoryState, row: MemoryJobRow, now: number): void {
   if (row.state === "running") {
     row.durationMs = durationBetween(row.startedAt, now);
     state.recordAttempt({
@@ -25,7 +45,7 @@ export function cancelJob(state: MemoryState, id: string): boolean {
       startedAt: row.startedAt,
       finishedAt: now,
       durationMs: row.durationMs,
-      errorMessage: "Cancelled while it ran; its outcome will be discarded",
+      errorMessage: "Cancelled while it ran; its handler was told to stop",
       errorCode: ErrorCode.Cancelled,
       errorStack: null,
     });
@@ -34,7 +54,6 @@ export function cancelJob(state: MemoryState, id: string): boolean {
   row.finishedAt = now;
   row.lockedUntil = null;
   row.updatedAt = now;
-  return true;
 }
 
 /**

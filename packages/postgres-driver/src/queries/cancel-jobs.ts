@@ -1,0 +1,57 @@
+import type { CancelJobsParams } from "@stint/core/driver";
+import { sql, type Kysely } from "kysely";
+import { announceFinished } from "./announce-finished";
+import { jobsTable } from "./job-row";
+
+/**
+ * Cancels up to `limit` jobs of a queue that wait in `states` (`queued`,
+ * `failed`: no worker holds them) in one statement, as `cancelJob` would
+ * (`cancelled`, `finished_at = now()`), in claim order; returns how many,
+ * and tells their waiters (see `announceFinished`). Candidates come from
+ * `jobs_claim_idx` (the literal `state IN ('queued', 'failed')` lets the
+ * planner use the partial index; `$2` narrows it) and are locked `FOR
+ * UPDATE SKIP LOCKED`: a job a worker is claiming at that moment is left
+ * to it, and PostgreSQL rechecks the conditions of each row it locks, so a
+ * job claimed just before is not cancelled. Running jobs are cancelled one
+ * by one (`cancelJob`), whose statement tells their workers.
+ *
+ * ### SQL
+ * ```sql
+ * WITH picked AS MATERIALIZED (
+ *   SELECT id FROM "stint"."jobs"
+ *    WHERE queue = $1 AND state IN ('queued', 'failed') AND state = ANY($2::text[])
+ *    ORDER BY priority DESC, run_at, id
+ *    LIMIT $3
+ *    FOR UPDATE SKIP LOCKED),
+ * cancelled AS (
+ *   UPDATE "stint"."jobs" AS jobs
+ *      SET state = 'cancelled', finished_at = now(), locked_until = NULL, updated_at = now()
+ *     FROM picked WHERE jobs.id = picked.id
+ *   RETURNING jobs.id)
+ * SELECT count(*) AS cancelled, "stint".notify_awaited($4, array_agg(id)) AS announced FROM cancelled
+ * ```
+ *
+ * @example
+ * ```ts
+ * const cancelled = await cancelJobs(db, "stint", { queue: "send-invoice", states: ["queued"], limit: 1_000 });
+ * ```
+ */
+export async function cancelJobs(executor: Kysely<any>, schema: string, params: CancelJobsParams): Promise<number> {
+  const jobs = jobsTable(schema);
+  const { rows } = await sql<{ cancelled: string }>`WITH picked AS MATERIALIZED (
+  SELECT id FROM ${jobs}
+   WHERE queue = ${params.queue} AND state IN ('queued', 'failed') AND state = ANY(${[...params.states]}::text[])
+   ORDER BY priority DESC, run_at, id
+   LIMIT ${params.limit}::integer
+   FOR UPDATE SKIP LOCKED
+),
+cancelled AS (
+  UPDATE ${jobs} AS jobs
+     SET state = 'cancelled', finished_at = now(), locked_until = NULL, updated_at = now()
+    FROM picked
+   WHERE jobs.id = picked.id
+  RETURNING jobs.id
+)
+SELECT count(*) AS cancelled, ${announceFinished(schema, sql`array_agg(id)`)} AS announced FROM cancelled`.execute(executor);
+  return Number(rows[0]?.cancelled ?? 0);
+}

@@ -1,11 +1,19 @@
-import { describeSource, LOG_LEVEL_SETTING, TUNABLE_SETTINGS, type RunSettings, type SettingSpec, type TunableSetting } from "@stint/core";
+import {
+  describeSource,
+  LOG_LEVEL_SETTING,
+  SCHEDULE_GRACE_SETTING,
+  TUNABLE_SETTINGS,
+  type RunSettings,
+  type SettingSpec,
+  type TunableSetting,
+} from "@stint/core";
 import { formatTable } from "./table";
 
 /**
  * The resolved settings of a run as `stint run --print-config` prints them:
  * per queue, each setting under its flag's name, its value as the flag and
  * the variable spell it, and where it came from; then the process-wide log
- * level.
+ * level and schedule grace.
  *
  * @example
  * ```ts
@@ -16,6 +24,7 @@ import { formatTable } from "./table";
  * // cli-echo  lease             1m     default
  * // …
  * // (all)     log-level         info   env STINT_LOG_LEVEL
+ * // (all)     schedule-grace    1d     default
  * ```
  */
 export function formatSettings(settings: RunSettings): string {
@@ -25,7 +34,8 @@ export function formatSettings(settings: RunSettings): string {
       return [queue, spec.flag.slice(2), spec.format(values[key].value), describeSource(values[key].source)];
     }),
   );
-  const { value, source } = settings.logLevel;
-  rows.push(["(all)", LOG_LEVEL_SETTING.flag.slice(2), value, describeSource(source)]);
+  const { logLevel, scheduleGraceMs } = settings;
+  rows.push(["(all)", LOG_LEVEL_SETTING.flag.slice(2), logLevel.value, describeSource(logLevel.source)]);
+  rows.push(["(all)", SCHEDULE_GRACE_SETTING.flag.slice(2), SCHEDULE_GRACE_SETTING.format(scheduleGraceMs.value), describeSource(scheduleGraceMs.source)]);
   return formatTable([{ title: "queue" }, { title: "setting" }, { title: "value" }, { title: "source" }], rows);
 }

@@ -39,7 +39,14 @@ describe("stint run settings", () => {
   });
 
   it("prints each queue's settings and their sources with --print-config, without connecting or running anything", async () => {
-    const env = { DATABASE_URL: UNREACHABLE, STINT_PREFETCH: "0", STINT_LEASE_CLI_HANG: "2m", STINT_LOG_LEVEL: "warn", STINT_LEASE_NOT_RUN: "nonsense" };
+    const env = {
+      DATABASE_URL: UNREACHABLE,
+      STINT_PREFETCH: "0",
+      STINT_LEASE_CLI_HANG: "2m",
+      STINT_LOG_LEVEL: "warn",
+      STINT_SCHEDULE_GRACE: "2d",
+      STINT_LEASE_NOT_RUN: "nonsense",
+    };
     const result = await stint(["run", "cli-echo", "cli-hang", "--app", APP, "--print-config", "--concurrency", "2", "--schema", test.schema], { env });
     expect(result.stderr).to.equal("");
     expect(result.code).to.equal(ExitCode.Ok);
@@ -58,13 +65,15 @@ describe("stint run settings", () => {
         "cli-hang  poll-interval     2s     default",
         "cli-hang  shutdown-timeout  1m     code",
         "(all)     log-level         warn   env STINT_LOG_LEVEL",
+        "(all)     schedule-grace    2d     env STINT_SCHEDULE_GRACE",
         "",
       ].join("\n"),
     );
   });
 
   it("prints the settings as one JSON document with --print-config --json, and the misspelt variables as warnings", async () => {
-    const result = await run(["cli-hang", "--app", APP, "--print-config", "--json", "--shutdown-timeout", "25s", "--log-level", "debug"], {
+    const flags = ["--shutdown-timeout", "25s", "--log-level", "debug", "--schedule-grace", "12h"];
+    const result = await run(["cli-hang", "--app", APP, "--print-config", "--json", ...flags], {
       STINT_CONCURENCY: "3",
     });
     expect(result.code).to.equal(ExitCode.Ok);
@@ -82,6 +91,7 @@ describe("stint run settings", () => {
         },
       ],
       logLevel: { value: "debug", source: { kind: "flag", name: "--log-level" } },
+      scheduleGraceMs: { value: 43_200_000, source: { kind: "flag", name: "--schedule-grace" } },
       warnings: ["STINT_CONCURENCY is not a stint setting and is ignored; did you mean STINT_CONCURRENCY?"],
     });
   });
@@ -96,6 +106,9 @@ describe("stint run settings", () => {
     expect(JSON.parse(flag.stderr)).to.deep.equal({
       error: { code: "STINT_CONFIG", message: '--lease must be a duration from 200ms to 1d, such as 500ms, 90s or 2m; got "100ms"' },
     });
+    const grace = await run(["cli-echo", "--once", "--app", APP, "--schedule-grace", "30s"]);
+    expect(grace.code).to.equal(ExitCode.Config);
+    expect(grace.stderr).to.equal('stint: --schedule-grace must be a duration from 1m to 365d, such as 12h, 1d or 7d; got "30s"\n');
     const [counts] = await test.store.countByQueue({ queues: ["cli-echo"] });
     expect(counts!.counts.queued).to.equal(1);
   });

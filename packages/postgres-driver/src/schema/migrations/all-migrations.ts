@@ -10,6 +10,7 @@ import { deadHooksMigration } from "./0009-dead-hooks";
 import { finishedIndexQueueMigration } from "./0010-finished-index-queue";
 import { claimWithoutControlsMigration } from "./0011-claim-without-controls";
 import { rowWakeupTriggerMigration } from "./0012-row-wakeup-trigger";
+import { scheduleDeclarationsMigration } from "./0013-schedule-declarations";
 import type { Migration } from "./migration";
 
 /**
@@ -17,7 +18,7 @@ import type { Migration } from "./migration";
  *
  * @example
  * ```ts
- * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 12
+ * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 13
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
@@ -33,4 +34,5 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   finishedIndexQueueMigration,
   claimWithoutControlsMigration,
   rowWakeupTriggerMigration,
+  scheduleDeclarationsMigration,
 ]);

@@ -163,10 +163,13 @@ TABLE stint.schedules
     last_fired_at timestamp with time zone
     created_at timestamp with time zone NOT NULL DEFAULT now()
     updated_at timestamp with time zone NOT NULL DEFAULT now()
+    origin text NOT NULL DEFAULT 'code'::text
+    declared_at timestamp with time zone NOT NULL DEFAULT now()
   CONSTRAINTS
     schedules_catch_up_check CHECK ((catch_up >= 0))
     schedules_max_attempts_check CHECK ((max_attempts >= 1))
     schedules_name_check CHECK (((char_length(name) >= 1) AND (char_length(name) <= 200)))
+    schedules_origin_check CHECK ((origin = ANY (ARRAY['code'::text, 'runtime'::text])))
     schedules_pkey PRIMARY KEY (name)
     schedules_queue_check CHECK (((char_length(queue) >= 1) AND (char_length(queue) <= 128)))
     schedules_timeout_ms_check CHECK ((timeout_ms > 0))
@@ -314,4 +317,5 @@ MIGRATIONS
   10 finished-index-queue
   11 claim-without-controls
   12 row-wakeup-trigger
-  13 leader-leases
+  13 schedule-declarations
+  14 leader-leases

@@ -8,8 +8,8 @@ import { ExitCode } from "@stint/core";
  * | code | exit | meaning |
  * | --- | --- | --- |
  * | `STINT_USAGE` | 2 | the command line cannot be read (unknown command or option, missing argument) |
- * | `STINT_NOT_FOUND` | 3 | the job named does not exist |
- * | `STINT_WRONG_STATE` | 4 | the job exists, but the operation does not apply in its state |
+ * | `STINT_NOT_FOUND` | 3 | the job (or schedule) named does not exist |
+ * | `STINT_WRONG_STATE` | 4 | the job exists, but the operation does not apply in its state; a schedule name the code declares |
  * | `STINT_JOB_DEAD` | 5 | `jobs wait`: the job is dead |
  * | `STINT_JOB_CANCELLED` | 6 | `jobs wait`: the job was cancelled |
  * | `STINT_TIMED_OUT` | 124 | `jobs wait`: the job did not finish within `--timeout` |
@@ -86,7 +86,7 @@ export function configError(message: string, cause?: unknown): CliError {
   return new CliError(ExitCode.Config, message, { cause });
 }
 
-/** The job a command names does not exist (exit 3, `STINT_NOT_FOUND`). */
+/** The job or schedule a command names does not exist (exit 3, `STINT_NOT_FOUND`). */
 export function notFoundError(message: string): CliError {
   return new CliError(ExitCode.NotFound, message);
 }

@@ -16,7 +16,9 @@ import { migrateCommand } from "./commands/migrate";
 import { pruneCommand } from "./commands/prune";
 import { retryCommand } from "./commands/retry";
 import { runCommand } from "./commands/run";
+import { schedulesAddCommand } from "./commands/schedules-add";
 import { schedulesListCommand } from "./commands/schedules-list";
+import { schedulesRemoveCommand } from "./commands/schedules-remove";
 import { statusCommand } from "./commands/status";
 import { metricsCommand } from "./commands/metrics";
 import { limitCommand } from "./commands/limit";
@@ -45,6 +47,8 @@ export const COMMANDS: readonly Command[] = Object.freeze([
   limitCommand,
   pruneCommand,
   schedulesListCommand,
+  schedulesAddCommand,
+  schedulesRemoveCommand,
   doctorCommand,
   dashboardCommand,
   runCommand,

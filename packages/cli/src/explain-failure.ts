@@ -21,7 +21,8 @@ const INVALID_PASSWORD = "28P01";
  * and a message an operator can act on: the database unreachable (69), a
  * login refused or a password missing, a missing database or an
  * unmigrated schema (78), a stint `ConfigError` or invalid name (78), a
- * payload that cannot be stored (2).
+ * payload that cannot be stored (2), a schedule name held by the other
+ * origin (4).
  * Anything else is a failure (1) with its message. Each comes with the
  * stable code of its exit code (`STINT_CONFIG`, `STINT_UNREACHABLE`, …).
  */
@@ -42,6 +43,8 @@ export function explainFailure(thrown: unknown, scene: FailureScene): CliError {
       return new CliError(ExitCode.Config, missingSchemaMessage(scene.schema), { cause: thrown });
     case ErrorCode.Payload:
       return new CliError(ExitCode.Usage, message, { cause: thrown });
+    case ErrorCode.ScheduleConflict:
+      return new CliError(ExitCode.WrongState, message, { cause: thrown });
     case ErrorCode.Infrastructure: {
       const sqlState = sqlStateOf(thrown);
       if (sqlState === undefined) {

@@ -63,7 +63,7 @@ describe("stint (command line)", () => {
       expect((await stint(["jobs", "delete"])).stderr).to.include('jobs: unknown subcommand "delete"');
       const missing = await stint(["schedules"]);
       expect(missing.code).to.equal(ExitCode.Usage);
-      expect(missing.stderr).to.include("schedules: missing subcommand (stint schedules list)");
+      expect(missing.stderr).to.include("schedules: missing subcommand (stint schedules list, stint schedules add, stint schedules remove)");
     });
 
     it("exits 2 with the command's usage on an unknown option", async () => {

@@ -29,7 +29,7 @@ import "reflect-metadata";
 
 export { CheckedJobStore, checkedJobStore } from "./store/checked-job-store";
 export type { CheckedJobStoreOptions } from "./store/checked-job-store";
-export { CheckedScheduleStore } from "./store/checked-schedule-store";
+export { CheckedScheduleStore, checkedScheduleStore } from "./store/checked-schedule-store";
 
 export type { NewJob, JobAttempt, CompletedJob, RetryingJob, DeadJob, JobFailure, ProgressWrite } from "./store/job-store";
 // Every call's parameters, and what the calls with a shape of their own answer.
@@ -40,10 +40,13 @@ export type { JobCompletionSource, JobWatch } from "./store/job-completion-sourc
 export type {
   ScheduleStore,
   ScheduleSpec,
-  ScheduleRecord,
   SchedulePlan,
   ScheduleFire,
+  FirstRunAt,
   SyncSchedulesParams,
+  SyncSchedulesResult,
+  UpsertScheduleParams,
+  RemoveScheduleParams,
   FireDueSchedulesParams,
 } from "./store/schedule-store";
 export type { WakeupSource, CancelledAttempt, LeaderLock } from "./runtime/coordination";
@@ -55,10 +58,15 @@ export { serializePayload, serializeResult } from "./job/serialize-payload";
 export { serializeProgress } from "./job/progress-value";
 export { EMPTY_META } from "./job/job-meta";
 export { planFires, firstRunAt } from "./schedule/cron-plan";
+export { scheduleDedupeKey, scheduleFireJob } from "./schedule/schedule-fire-job";
+export { checkScheduleGrace, declarationIntervalMs } from "./schedule/schedule-grace";
 export { LATEST_DATE_MS, infiniteTimeName } from "./time/time-bounds";
 
 export { LeaseRescuer } from "./maintenance/lease-rescuer";
 export { ScheduleTicker } from "./maintenance/schedule-ticker";
+export type { ScheduleTickerOptions } from "./maintenance/schedule-ticker";
+export { ScheduleDeclarer } from "./maintenance/schedule-declarer";
+export type { ScheduleDeclarerOptions } from "./maintenance/schedule-declarer";
 export { RetentionPruner } from "./maintenance/retention-pruner";
 
 export { assertSqlIdentifier, assertQueueName, assertStorableKey } from "./validation/names";

@@ -33,6 +33,7 @@ export { SchemaMissingError, MissingPasswordError } from "./errors/database-setu
 export { coerceError } from "./errors/coerce-error";
 export { permanent, retryAfter, snooze } from "./errors/control-flow";
 export { JobFailedError, WaitTimeoutError, JobNotFoundError } from "./errors/wait-errors";
+export { ScheduleConflictError } from "./errors/schedule-errors";
 
 export {
   DEFAULT_MAX_PAYLOAD_BYTES,
@@ -49,6 +50,9 @@ export {
   MAX_TIMEOUT_MS,
   MAX_TIMER_MS,
   MAX_RUNNING_CAP,
+  MIN_SCHEDULE_GRACE_MS,
+  MAX_SCHEDULE_GRACE_MS,
+  DEFAULT_SCHEDULE_GRACE_MS,
 } from "./limits";
 
 export type { JobState } from "./job/job-state";
@@ -124,6 +128,9 @@ export { registerLogger, registerWorkers, resolveWorkers, resolveWorker, registe
 export type { ScheduleOptions, ScheduleDefinition } from "./schedule/define-schedule";
 export { defineSchedule } from "./schedule/define-schedule";
 export { parseCron } from "./schedule/cron-plan";
+export { isScheduleLive } from "./schedule/schedule-grace";
+export type { ScheduleRecord, ScheduleOrigin, UpsertScheduleResult } from "./store/schedule-store";
+export { ScheduleClient } from "./client/schedule-client";
 
 export type { RetentionOptions } from "./maintenance/retention-pruner";
 export { ExitCode } from "./runtime/exit-codes";
@@ -136,7 +143,7 @@ export { runFromContainer } from "./runtime/run-from-container";
 export type { SettingsOptions } from "./runtime/container-settings";
 export { resolveContainerSettings } from "./runtime/container-settings";
 export type { TunableSettings, TunableSetting, SettingSpec } from "./settings/setting-specs";
-export { TUNABLE_SETTINGS, LOG_LEVEL_SETTING } from "./settings/setting-specs";
+export { TUNABLE_SETTINGS, LOG_LEVEL_SETTING, SCHEDULE_GRACE_SETTING } from "./settings/setting-specs";
 export type { SettingSource, ResolvedSetting, SettingFlags, QueueSettings, RunSettings, RunSettingsInput } from "./settings/resolve-run-settings";
 export { resolveRunSettings, describeSource } from "./settings/resolve-run-settings";
 export { handleStopSignals } from "./runtime/stop-signals";

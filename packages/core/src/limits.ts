@@ -94,3 +94,15 @@ export const MAX_SCHEDULES_PER_FIRE = 10_000;
 
 /** The most missed fires a schedule enqueues after downtime (`catchUp`). */
 export const MAX_CATCH_UP = 1_000;
+
+/** The shortest schedule grace (`STINT_SCHEDULE_GRACE`: how long a schedule the code stopped declaring keeps firing): a minute. */
+export const MIN_SCHEDULE_GRACE_MS = 60_000;
+
+/** The longest such grace: a year of 365 days. */
+export const MAX_SCHEDULE_GRACE_MS = 31_536_000_000;
+
+/** The default grace: a day, longer than a rolling deploy takes, short enough that a deleted schedule stops the next day. */
+export const DEFAULT_SCHEDULE_GRACE_MS = DAY_MS;
+
+/** The longest time between two declarations of a running process's schedules: an hour (less when the grace is short). */
+export const MAX_DECLARATION_INTERVAL_MS = 3_600_000;

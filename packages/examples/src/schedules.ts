@@ -27,7 +27,8 @@ export const NightlyCleanupSchedules = CLEANUP_TARGETS.map((target) =>
 
 /**
  * Every periodic job of the example application, registered by the
- * composition root and synced to the `schedules` table when a run starts.
+ * composition root and declared to the `schedules` table when a run
+ * starts, and every hour while it runs.
  *
  * @example
  * ```ts

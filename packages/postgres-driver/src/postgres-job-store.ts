@@ -1,4 +1,4 @@
-import { ConfigError } from "@stint/core";
+import { ConfigError, type ScheduleRecord, type UpsertScheduleResult } from "@stint/core";
 import {
   assertSqlIdentifier,
   CheckedJobStore,
@@ -6,10 +6,12 @@ import {
   rejectUnknownOptions,
   type FireDueSchedulesParams,
   type JobCompletionSource,
+  type RemoveScheduleParams,
   type ScheduleFire,
-  type ScheduleRecord,
   type ScheduleStore,
   type SyncSchedulesParams,
+  type SyncSchedulesResult,
+  type UpsertScheduleParams,
 } from "@stint/core/driver";
 import type { Kysely, Transaction } from "kysely";
 import { KyselyStatements } from "./connection/kysely-statements";
@@ -76,7 +78,7 @@ const OPTION_KEYS = ["db", "statements", "schema", "controlDb", "controlStatemen
  * const store = new PostgresJobStore({ db, statements });
  * await store.enqueue(buildNewJob(SendInvoice, { invoiceId: 812 }));
  * await db.transaction().execute((trx) => store.enqueue(job, trx)); // exists iff trx commits
- * await store.fireDueSchedules({ limit: 100, plan });                 // the same store keeps the schedules
+ * await store.fireDueSchedules({ limit: 100, graceMs: 86_400_000, plan }); // the same store keeps the schedules
  * ```
  */
 export class PostgresJobStore extends CheckedJobStore<Kysely<any> | Transaction<any>> implements ScheduleStore {
@@ -95,8 +97,16 @@ export class PostgresJobStore extends CheckedJobStore<Kysely<any> | Transaction<
     return this.#raw.schema;
   }
 
-  syncSchedules(params: SyncSchedulesParams): Promise<void> {
+  syncSchedules(params: SyncSchedulesParams): Promise<SyncSchedulesResult> {
     return this.#schedules.syncSchedules(params);
+  }
+
+  upsertSchedule(params: UpsertScheduleParams): Promise<UpsertScheduleResult> {
+    return this.#schedules.upsertSchedule(params);
+  }
+
+  removeSchedule(params: RemoveScheduleParams): Promise<ScheduleRecord | undefined> {
+    return this.#schedules.removeSchedule(params);
   }
 
   listSchedules(): Promise<readonly ScheduleRecord[]> {

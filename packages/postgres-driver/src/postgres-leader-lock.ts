@@ -50,7 +50,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * first `tryAcquire` checks the connection (see `SessionCheck`, shared
  * with the wake-ups when `registerPostgresDriver` builds both) and, where
  * sessions do not hold, elects with a lease row instead (see
- * `LeaderLease`: the `leader_leases` table of migration 13, renewed while
+ * `LeaderLease`: the `leader_leases` table of migration 14, renewed while
  * held, taken over once expired).
  *
  * ### SQL

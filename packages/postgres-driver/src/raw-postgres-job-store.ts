@@ -6,7 +6,9 @@ import {
   type QueueControls,
   type QueueCounts,
   type QueueGauges,
+  type ScheduleRecord,
   type StoreTransaction,
+  type UpsertScheduleResult,
   ConfigError,
 } from "@stint/core";
 import {
@@ -35,14 +37,16 @@ import {
   type QueueControlsChange,
   type ReadQueueGaugesParams,
   type RescueExpiredLeasesParams,
+  type RemoveScheduleParams,
   type RescueResult,
   type RetryDeadJobsParams,
   type RunEffectOnceParams,
   type ScheduleFire,
-  type ScheduleRecord,
   type ScheduleRetriesParams,
   type ScheduleStore,
   type SyncSchedulesParams,
+  type SyncSchedulesResult,
+  type UpsertScheduleParams,
   type TransactionalCompletion,
   MAX_INT4,
 } from "@stint/core/driver";
@@ -74,12 +78,14 @@ import { listJobs } from "./queries/list-jobs";
 import { listSchedules } from "./queries/list-schedules";
 import { markJobsDead } from "./queries/mark-jobs-dead";
 import { ping } from "./queries/ping";
+import { removeSchedule } from "./queries/remove-schedule";
 import { rescueExpiredLeases } from "./queries/rescue-expired-leases";
 import { retryDeadJobs } from "./queries/retry-dead-jobs";
 import { retryJob } from "./queries/retry-job";
 import { runEffectOnce } from "./queries/run-effect-once";
 import { scheduleRetries } from "./queries/schedule-retries";
 import { syncSchedules } from "./queries/sync-schedules";
+import { upsertSchedule } from "./queries/upsert-schedule";
 import { writeProgress } from "./queries/write-progress";
 import { listQueueControls, setQueueControls } from "./queries/queue-controls";
 
@@ -260,8 +266,16 @@ export class RawPostgresJobStore implements JobStore<Kysely<any> | Transaction<a
     return this.#run("completeInTransaction", () => completeInTransaction(this.#db, this.#schema, params, work));
   }
 
-  syncSchedules(params: SyncSchedulesParams): Promise<void> {
+  syncSchedules(params: SyncSchedulesParams): Promise<SyncSchedulesResult> {
     return this.#run("syncSchedules", () => syncSchedules(this.#db, this.#schema, params));
+  }
+
+  upsertSchedule(params: UpsertScheduleParams): Promise<UpsertScheduleResult> {
+    return this.#run("upsertSchedule", () => upsertSchedule(this.#db, this.#schema, params));
+  }
+
+  removeSchedule(params: RemoveScheduleParams): Promise<ScheduleRecord | undefined> {
+    return this.#run("removeSchedule", () => removeSchedule(this.#db, this.#schema, params));
   }
 
   listSchedules(): Promise<readonly ScheduleRecord[]> {

@@ -1,19 +1,32 @@
 import { ConfigError, ErrorCode, InvalidNameError, errorCodeOf } from "@stint/core";
-import { describeJobStoreConformance, eventually, newJob, rejectionOf } from "@stint/core/testing";
+import { describeJobStoreConformance, describeScheduleStoreConformance, eventually, newJob, rejectionOf, type ScheduleStoreHarness } from "@stint/core/testing";
 import { expect } from "chai";
 import { sql, type Kysely, type Transaction } from "kysely";
 import { createDatabase, PostgresJobStore } from "../src";
 import { createTestSchema, type TestSchema } from "../src/testing";
 
-describeJobStoreConformance<Kysely<any> | Transaction<any>>("PostgresJobStore", async () => {
+async function postgresHarness(): Promise<ScheduleStoreHarness<Kysely<any> | Transaction<any>>> {
   const test = await createTestSchema();
   return {
     store: test.store,
     withTransaction: (work) => test.db.transaction().execute((trx) => work(trx)),
     waitUntilPast: (instant) => waitForDatabaseClock(test.db, instant),
+    // The database's clock cannot move: the schedules' stored times move back instead.
+    passScheduleTime: (ms) => moveScheduleTimesBack(test, ms),
     close: () => test.drop(),
   };
-});
+}
+
+describeJobStoreConformance("PostgresJobStore", postgresHarness);
+describeScheduleStoreConformance("PostgresJobStore", postgresHarness);
+
+/** Moves every stored time of every schedule `ms` into the past. */
+async function moveScheduleTimesBack(test: TestSchema, ms: number): Promise<void> {
+  const by = sql`${ms}::double precision * interval '1 millisecond'`;
+  await sql`UPDATE ${sql.id(test.schema, "schedules")}
+   SET declared_at = declared_at - ${by}, next_run_at = next_run_at - ${by},
+       last_fired_at = last_fired_at - ${by}, updated_at = updated_at - ${by}`.execute(test.db);
+}
 
 /** Polls the database clock (no sleeping) until it is past `instant`. */
 async function waitForDatabaseClock(db: Kysely<any>, instant: Date): Promise<void> {
@@ -69,7 +82,7 @@ describe("PostgresJobStore", () => {
       [test.store.cancelJobs({ queue: "q", states: [], limit: 10 }), /`states`/],
       [test.store.cancelJobs({ queue: "q", states: ["queued"], limit: 0 }), /`limit`/],
       [test.store.claimBatch({ queue: "q", workerId: "w", limit: 1, leaseMs: 1_000, maxTimeoutMs: -5 }), /`maxTimeoutMs`/],
-      [test.store.fireDueSchedules({ limit: 0, plan: () => ({ fires: [], nextRunAt: new Date() }) }), /`limit`/],
+      [test.store.fireDueSchedules({ limit: 0, graceMs: 86_400_000, plan: () => ({ fires: [], nextRunAt: new Date() }) }), /`limit`/],
     ];
     for (const [call, field] of cases) {
       const error = await rejectionOf(call);

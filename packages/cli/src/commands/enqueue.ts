@@ -1,9 +1,7 @@
 import {
   defineJob,
   DEFAULT_MAX_PAYLOAD_BYTES,
-  ErrorCode,
   ExitCode,
-  hasErrorCode,
   type DedupeMode,
   type EnqueueOptions,
   type JobDefinition,
@@ -15,8 +13,9 @@ import {
 import { buildNewJob, type NewJob } from "@stint/core/driver";
 import { appJobKind } from "../app/app-job-kind";
 import { durationOption } from "../args/duration";
+import { asFlagError } from "../args/flag-error";
 import { integerValue, timeValue } from "../args/option-values";
-import { configError, usageError } from "../cli-error";
+import { usageError } from "../cli-error";
 import { flagOption, stringOption, type Command, type CommandContext } from "../command";
 import type { Connection } from "../connection/open-connection";
 import { NDJSON_LINE_SLACK_BYTES } from "../input/ndjson-lines";
@@ -154,12 +153,7 @@ function buildRow(kind: JobDefinition<unknown>, payload: unknown, options: Enque
   try {
     return buildNewJob(kind, payload, options);
   } catch (thrown) {
-    if (hasErrorCode(thrown, ErrorCode.Config)) {
-      const option = (thrown as { option?: string }).option ?? "";
-      const problem = (thrown as Error).message.replace(/^Invalid option `[^`]*`: /, "");
-      throw configError(`${FLAGS[option] ?? option} ${problem}`, thrown);
-    }
-    throw thrown;
+    throw asFlagError(thrown, FLAGS);
   }
 }
 

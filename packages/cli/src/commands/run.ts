@@ -11,6 +11,7 @@ import {
 } from "@stint/core";
 import { assertQueueName } from "@stint/core/driver";
 import { durationOption } from "../args/duration";
+import { SCHEDULE_GRACE_OPTION } from "../args/schedule-grace";
 import { integerValue } from "../args/option-values";
 import { configError, usageError } from "../cli-error";
 import { flagOption, stringOption, type Command, type CommandContext } from "../command";
@@ -28,8 +29,9 @@ import { formatSettings } from "../output/settings-table";
  * stdout (with or without `--json`); the workers' logs go to stderr, and
  * with `--once` on a terminal a progress line is drawn there too.
  * The worker settings (`--concurrency`, `--prefetch`, `--lease`,
- * `--poll-interval`, `--shutdown-timeout`, `--log-level`) apply to every
- * queue named and beat the `STINT_*` variables; they, the variables and
+ * `--poll-interval`, `--shutdown-timeout`, `--log-level`,
+ * `--schedule-grace`) apply to every queue named and beat the `STINT_*`
+ * variables; they, the variables and
  * `STINT_LOG_FORMAT` are checked before anything connects.
  * `--print-config` prints what each queue would run with, and where each
  * value came from, without running anything. Without a queue it is a usage
@@ -40,7 +42,7 @@ export const runCommand: Command = {
   summary: "Run the workers of some queues from your application (once or in a loop)",
   usage: [
     "run <queue…> --app <module> [--once] [--max-runtime 4m] [--max-jobs N] [--shutdown-timeout 25s] [--health-port 8080]",
-    "run <queue…> --app <module> [--concurrency N] [--prefetch N|auto] [--lease 90s] [--poll-interval 2s] [--log-level LEVEL]",
+    "run <queue…> --app <module> [--concurrency N] [--prefetch N|auto] [--lease 90s] [--poll-interval 2s] [--log-level LEVEL] [--schedule-grace 1d]",
     "run <queue…> --app <module> --print-config [--json]",
   ],
   // No queue is a usage error too, raised by the command once it can list the app's queues.
@@ -58,6 +60,7 @@ export const runCommand: Command = {
     lease: { type: "string", value: "DURATION", description: "how long a claim is owned without a heartbeat, e.g. 90s (STINT_LEASE)" },
     "poll-interval": { type: "string", value: "DURATION", description: "longest idle wait between polls in loop mode, e.g. 2s (STINT_POLL_INTERVAL)" },
     "log-level": { type: "string", value: "LEVEL", description: "error, warn, info or debug (STINT_LOG_LEVEL)" },
+    "schedule-grace": SCHEDULE_GRACE_OPTION,
     "print-config": { type: "boolean", description: "print each queue's settings and where each came from, then exit without running" },
   },
   notes: [
@@ -77,6 +80,8 @@ export const runCommand: Command = {
     "(the queue name upper-cased, other characters as _, e.g. STINT_CONCURRENCY_SEND_INVOICE_EMAIL),",
     "STINT_<SETTING>, the worker's constructor, the default. Durations: 500ms, 90s, 2m, 1h30m.",
     "createApp gets the level of --log-level or STINT_LOG_LEVEL as env.logLevel.",
+    "Every process declares the app's schedules at start and hourly; a schedule no process has declared for",
+    "--schedule-grace (STINT_SCHEDULE_GRACE, default 1d) stops firing: one deleted from the code stops by itself.",
     "--print-config prints a table (one JSON document with --json) and needs no database connection.",
     "",
     "Behind a connection pooler (PgBouncer in pool_mode=transaction, or what a managed PostgreSQL hands out),",
@@ -136,6 +141,7 @@ function readSettingFlags(context: CommandContext): SettingFlags {
     pollIntervalMs: "poll-interval",
     shutdownTimeoutMs: "shutdown-timeout",
     logLevel: "log-level",
+    scheduleGraceMs: "schedule-grace",
   } as const;
   const flags: Record<string, string> = {};
   for (const [setting, flag] of Object.entries(names)) {

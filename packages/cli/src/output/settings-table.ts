@@ -1,4 +1,12 @@
-import { describeSource, LOG_LEVEL_SETTING, TUNABLE_SETTINGS, type RunSettings, type SettingSpec, type TunableSetting } from "@stint/core";
+import {
+  describeSource,
+  LOG_LEVEL_SETTING,
+  SCHEDULE_GRACE_SETTING,
+  TUNABLE_SETTINGS,
+  type RunSettings,
+  type SettingSpec,
+  type TunableSetting,
+} from "@stint/core";
 import type { ConnectionSettingRow } from "./connection-settings";
 import { formatTable } from "./table";
 
@@ -6,8 +14,8 @@ import { formatTable } from "./table";
  * The resolved settings of a run as `stint run --print-config` prints them:
  * per queue, each setting under its flag's name, its value as the flag and
  * the variable spell it, and where it came from; then the process-wide log
- * level, and the connection settings (`prepared-statements`,
- * `session-database-url`) when given.
+ * level and schedule grace, and the connection settings
+ * (`prepared-statements`, `session-database-url`) when given.
  *
  * @example
  * ```ts
@@ -18,6 +26,7 @@ import { formatTable } from "./table";
  * // cli-echo  lease             1m     default
  * // …
  * // (all)     log-level         info   env STINT_LOG_LEVEL
+ * // (all)     schedule-grace    1d     default
  * // (database) prepared-statements auto default
  * ```
  */
@@ -28,8 +37,9 @@ export function formatSettings(settings: RunSettings, database: readonly Connect
       return [queue, spec.flag.slice(2), spec.format(values[key].value), describeSource(values[key].source)];
     }),
   );
-  const { value, source } = settings.logLevel;
-  rows.push(["(all)", LOG_LEVEL_SETTING.flag.slice(2), value, describeSource(source)]);
+  const { logLevel, scheduleGraceMs } = settings;
+  rows.push(["(all)", LOG_LEVEL_SETTING.flag.slice(2), logLevel.value, describeSource(logLevel.source)]);
+  rows.push(["(all)", SCHEDULE_GRACE_SETTING.flag.slice(2), SCHEDULE_GRACE_SETTING.format(scheduleGraceMs.value), describeSource(scheduleGraceMs.source)]);
   for (const row of database) rows.push(["(database)", row.setting, row.value ?? "(the DATABASE_URL)", row.source]);
   return formatTable([{ title: "queue" }, { title: "setting" }, { title: "value" }, { title: "source" }], rows);
 }

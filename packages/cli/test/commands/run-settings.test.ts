@@ -44,6 +44,7 @@ describe("stint run settings", () => {
       STINT_PREFETCH: "0",
       STINT_LEASE_CLI_HANG: "2m",
       STINT_LOG_LEVEL: "warn",
+      STINT_SCHEDULE_GRACE: "2d",
       STINT_LEASE_NOT_RUN: "nonsense",
       STINT_PREPARED_STATEMENTS: "off",
       STINT_SESSION_DATABASE_URL: "postgres://app:secret@db-direct:5432/app",
@@ -66,6 +67,7 @@ describe("stint run settings", () => {
         "cli-hang    poll-interval         2s                                     default",
         "cli-hang    shutdown-timeout      1m                                     code",
         "(all)       log-level             warn                                   env STINT_LOG_LEVEL",
+        "(all)       schedule-grace        2d                                     env STINT_SCHEDULE_GRACE",
         "(database)  prepared-statements   off                                    env STINT_PREPARED_STATEMENTS",
         "(database)  session-database-url  postgres://app:***@db-direct:5432/app  env STINT_SESSION_DATABASE_URL",
         "",
@@ -74,7 +76,8 @@ describe("stint run settings", () => {
   });
 
   it("prints the settings as one JSON document with --print-config --json, and the misspelt variables as warnings", async () => {
-    const result = await run(["cli-hang", "--app", APP, "--print-config", "--json", "--shutdown-timeout", "25s", "--log-level", "debug"], {
+    const flags = ["--shutdown-timeout", "25s", "--log-level", "debug", "--schedule-grace", "12h"];
+    const result = await run(["cli-hang", "--app", APP, "--print-config", "--json", ...flags], {
       STINT_CONCURENCY: "3",
     });
     expect(result.code).to.equal(ExitCode.Ok);
@@ -92,6 +95,7 @@ describe("stint run settings", () => {
         },
       ],
       logLevel: { value: "debug", source: { kind: "flag", name: "--log-level" } },
+      scheduleGraceMs: { value: 43_200_000, source: { kind: "flag", name: "--schedule-grace" } },
       warnings: ["STINT_CONCURENCY is not a stint setting and is ignored; did you mean STINT_CONCURRENCY?"],
       database: [
         { setting: "prepared-statements", value: "auto", source: "default" },
@@ -110,6 +114,9 @@ describe("stint run settings", () => {
     expect(JSON.parse(flag.stderr)).to.deep.equal({
       error: { code: "STINT_CONFIG", message: '--lease must be a duration from 200ms to 1d, such as 500ms, 90s or 2m; got "100ms"' },
     });
+    const grace = await run(["cli-echo", "--once", "--app", APP, "--schedule-grace", "30s"]);
+    expect(grace.code).to.equal(ExitCode.Config);
+    expect(grace.stderr).to.equal('stint: --schedule-grace must be a duration from 1m to 365d, such as 12h, 1d or 7d; got "30s"\n');
     const [counts] = await test.store.countByQueue({ queues: ["cli-echo"] });
     expect(counts!.counts.queued).to.equal(1);
   });

@@ -46,6 +46,8 @@ export const ErrorCode = {
   WaitTimeout: "STINT_WAIT_TIMEOUT",
   /** The job named does not exist (never did, or retention deleted it). */
   JobNotFound: "STINT_JOB_NOT_FOUND",
+  /** A schedule's name is held by a schedule of the other origin (declared in code, or created at run time). */
+  ScheduleConflict: "STINT_SCHEDULE_CONFLICT",
   /** Anything thrown that carries no stint code. */
   Unknown: "STINT_UNKNOWN",
 } as const;

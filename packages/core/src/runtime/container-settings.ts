@@ -4,6 +4,7 @@ import { LOGGER } from "../di/tokens";
 import { ConfigError } from "../errors/config-errors";
 import type { Logger } from "../logging/logger";
 import { LOG_LEVELS, type Environment, type LogLevel } from "../logging/log-settings";
+import { checkScheduleGrace } from "../schedule/schedule-grace";
 import { describeSource, resolveRunSettings, type RunSettings, type SettingFlags } from "../settings/resolve-run-settings";
 
 /** What decides a run's settings besides the workers: the options of `runFromContainer` that bear on them. */
@@ -14,6 +15,8 @@ export interface SettingsOptions {
   readonly flags?: SettingFlags;
   readonly pollIntervalMs?: number;
   readonly shutdownTimeoutMs?: number;
+  /** How long a schedule the code stopped declaring keeps firing, in ms (under `STINT_SCHEDULE_GRACE` and `--schedule-grace`). */
+  readonly scheduleGraceMs?: number;
 }
 
 /**
@@ -52,6 +55,7 @@ export function settingsOfWorkers(workers: readonly AnyQueueWorker[], log: Logge
     ...(options.flags === undefined ? {} : { flags: options.flags }),
     env: options.env === false ? {} : (options.env ?? process.env),
     ...(codeLogLevel === undefined ? {} : { codeLogLevel }),
+    ...(options.scheduleGraceMs === undefined ? {} : { codeScheduleGraceMs: checkScheduleGrace("scheduleGraceMs", options.scheduleGraceMs) }),
   });
   const asked = settings.logLevel;
   if (codeLogLevel === undefined || codeLogLevel === asked.value || asked.source.kind === "code" || asked.source.kind === "default") return settings;

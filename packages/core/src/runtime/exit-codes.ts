@@ -8,8 +8,8 @@
  * | 0 | drained, or a budget (`--max-jobs`, `--max-runtime`) was reached; loop mode stopped by a signal; a command did what it was asked |
  * | 1 | an unexpected error; `stint doctor` found a problem |
  * | 2 | usage: an unknown command or option, a missing or extra argument |
- * | 3 | not found: the job a command names does not exist (`jobs show`, `retry`, `cancel`) |
- * | 4 | wrong state: the job exists but the operation does not apply to it (`retry` a running job, `cancel` a finished one) |
+ * | 3 | not found: the job a command names does not exist (`jobs show`, `retry`, `cancel`), nor the schedule (`schedules remove`) |
+ * | 4 | wrong state: the job exists but the operation does not apply to it (`retry` a running job, `cancel` a finished one); `schedules add` of a name the code declares |
  * | 5 | `jobs wait`: the job is dead (it gave up) |
  * | 6 | `jobs wait`: the job was cancelled |
  * | 124 | `jobs wait`: the job did not finish within `--timeout` (as `timeout(1)` exits) |

@@ -38,6 +38,12 @@ export interface RunFromContainerOptions {
   readonly env?: Environment | false;
   /** Values that beat the environment for every queue, as typed on a command line (what `stint run --concurrency 8` passes). */
   readonly flags?: SettingFlags;
+  /**
+   * How long a schedule the code stopped declaring keeps firing, in ms: a
+   * minute to a year, default a day. `STINT_SCHEDULE_GRACE` and `stint run
+   * --schedule-grace` beat it (see `RunWorkersOptions.schedules`).
+   */
+  readonly scheduleGraceMs?: number;
 }
 
 /**
@@ -49,9 +55,11 @@ export interface RunFromContainerOptions {
  * It reads the settings variables from `process.env` (or `env`): each
  * worker runs with flag > `STINT_<SETTING>_<QUEUE>` > `STINT_<SETTING>` >
  * its constructor's options (and this call's `pollIntervalMs`,
- * `shutdownTimeoutMs`) > the defaults. An invalid value throws an
- * `EnvironmentError` naming the variable before anything starts; a
- * variable that looks like a misspelt setting is logged as a warning.
+ * `shutdownTimeoutMs`) > the defaults; the schedule grace is
+ * `--schedule-grace` > `STINT_SCHEDULE_GRACE` > `scheduleGraceMs` > a day.
+ * An invalid value throws an `EnvironmentError` naming the variable before
+ * anything starts; a variable that looks like a misspelt setting is logged
+ * as a warning.
  *
  * @example
  * ```ts
@@ -70,14 +78,15 @@ export function runFromContainer(container: DependencyContainer, options: RunFro
   const settings = settingsOfWorkers(workers, log, options);
   for (const warning of settings.warnings) log.warn(`Settings: ${warning}`);
   const overrides = Object.fromEntries(settings.queues.map((queue) => [queue.queue, settingOverrides(queue)]));
-  const { queues: _queues, env: _env, flags: _flags, ...runOptions } = options;
+  const { queues: _queues, env: _env, flags: _flags, scheduleGraceMs: _graceMs, ...runOptions } = options;
+  const graceMs = settings.scheduleGraceMs.value;
   return runWorkers({
     ...runOptions,
     overrides,
     workers,
     store: container.resolve(JOB_STORE),
     log,
-    ...(scheduleStore === undefined ? {} : { schedules: { store: scheduleStore, definitions } }),
+    ...(scheduleStore === undefined ? {} : { schedules: { store: scheduleStore, definitions, graceMs } }),
     ...(options.mode === "loop" ? loopServices(optional) : {}),
   });
 }

@@ -4,9 +4,11 @@ import type { Logger } from "../logging/logger";
 import { LeaseRescuer } from "../maintenance/lease-rescuer";
 import { MaintenanceLoop } from "../maintenance/maintenance-loop";
 import { RetentionPruner, type RetentionOptions } from "../maintenance/retention-pruner";
+import { ScheduleDeclarer } from "../maintenance/schedule-declarer";
 import { ScheduleTicker } from "../maintenance/schedule-ticker";
 import type { MaintenanceService } from "../maintenance/maintenance-service";
 import type { ScheduleDefinition } from "../schedule/define-schedule";
+import { checkScheduleGrace } from "../schedule/schedule-grace";
 import type { JobStore } from "../store/job-store";
 import type { ScheduleStore } from "../store/schedule-store";
 import { systemClock } from "../time/clock";
@@ -33,8 +35,15 @@ export interface RunWorkersOptions {
   readonly maxJobs?: number;
   /** Overrides the workers' `shutdownTimeoutMs`. */
   readonly shutdownTimeoutMs?: number;
-  /** Periodic schedules to sync at start and to fire (once at start in once mode; by the leader in loop mode). */
-  readonly schedules?: { readonly store: ScheduleStore; readonly definitions: readonly ScheduleDefinition[] };
+  /**
+   * Periodic schedules: `definitions` (the code's) are declared at start
+   * and, in loop mode, again every hour (a quarter of `graceMs` when that
+   * is shorter) by every process; the due fires of every live schedule are
+   * enqueued once at start in once mode, by the leader in loop mode. A
+   * schedule the code stopped declaring fires until no process has declared
+   * it for `graceMs` (a minute to a year; default a day).
+   */
+  readonly schedules?: { readonly store: ScheduleStore; readonly definitions: readonly ScheduleDefinition[]; readonly graceMs?: number };
   /** Loop mode: wake-ups so new jobs start within milliseconds of their commit. */
   readonly wakeups?: WakeupSource;
   /** Loop mode: the lock that elects the one process running maintenance. Without it, no maintenance runs. */
@@ -66,11 +75,12 @@ export type RunOverrides = Pick<RunOptions, "concurrency" | "prefetch" | "leaseM
 
 /**
  * Runs workers the way a deployment runs them. **once** (a Kubernetes
- * CronJob): rescues expired leases of its queues, enqueues due schedules,
- * then drains every queue concurrently until no job is due or a budget is
- * spent. **loop** (a Deployment): syncs schedules, serves health probes,
- * runs maintenance when elected leader, and keeps every worker claiming —
- * woken by LISTEN/NOTIFY, polling as the source of truth — until the signal
+ * CronJob): declares its schedules, rescues expired leases of its queues,
+ * enqueues due schedules, then drains every queue concurrently until no
+ * job is due or a budget is spent. **loop** (a Deployment): declares its
+ * schedules at start and every hour, serves health probes, runs
+ * maintenance when elected leader, and keeps every worker claiming — woken
+ * by LISTEN/NOTIFY, polling as the source of truth — until the signal
  * aborts. Resolves with a report whose `exitCode` a process should exit with.
  *
  * @example
@@ -86,30 +96,47 @@ export type RunOverrides = Pick<RunOptions, "concurrency" | "prefetch" | "leaseM
 export async function runWorkers(options: RunWorkersOptions): Promise<RunReport> {
   const started = Date.now();
   const queues = options.workers.map((worker) => worker.queue);
-  const ticker = options.schedules === undefined ? undefined : new ScheduleTicker(options.schedules.store, { log: options.log });
+  const schedules = scheduleServices(options);
   const metrics = metricsOf(options);
   if (metrics !== undefined) options = { ...options, events: metrics.events };
-  const preparation = await prepare(options, queues, ticker);
+  const preparation = await prepare(options, queues, schedules);
   let summaries: RunSummary[];
   try {
-    summaries = options.mode === "once" ? await runOnce(options) : await runLoop(options, queues, ticker, metrics);
+    summaries = options.mode === "once" ? await runOnce(options) : await runLoop(options, queues, schedules, metrics);
   } finally {
     metrics?.stop();
   }
   return summarizeRun({ mode: options.mode, summaries, durationMs: Date.now() - started, ...preparation });
 }
 
+/** The run's schedule duties: the declarer of its code's schedules, and the ticker that fires the live ones. */
+interface ScheduleServices {
+  readonly declarer: ScheduleDeclarer;
+  readonly ticker: ScheduleTicker;
+}
+
+/** Built before anything starts, so a bad `graceMs` throws a `ConfigError` naming it. */
+function scheduleServices(options: RunWorkersOptions): ScheduleServices | undefined {
+  if (options.schedules === undefined) return undefined;
+  const { store, definitions, graceMs } = options.schedules;
+  const grace = graceMs === undefined ? {} : { graceMs: checkScheduleGrace("schedules.graceMs", graceMs) };
+  return {
+    declarer: new ScheduleDeclarer(store, definitions, { ...grace, log: options.log }),
+    ticker: new ScheduleTicker(store, { ...grace, log: options.log }),
+  };
+}
+
 async function prepare(
   options: RunWorkersOptions,
   queues: readonly string[],
-  ticker: ScheduleTicker | undefined,
+  schedules: ScheduleServices | undefined,
 ): Promise<{ readonly maintenance: readonly string[]; readonly preparationError?: string; readonly preparationFailure?: "config" | "infrastructure" }> {
   const done: string[] = [];
   try {
-    if (ticker !== undefined) await ticker.sync(options.schedules?.definitions ?? []);
+    await schedules?.declarer.declare();
     if (options.mode === "once") {
       done.push(await new LeaseRescuer(options.store, { queues }).runOnce());
-      if (ticker !== undefined) done.push(await ticker.runOnce());
+      if (schedules !== undefined) done.push(await schedules.ticker.runOnce());
     }
     return { maintenance: done };
   } catch (thrown) {
@@ -142,7 +169,7 @@ function metricsOf(options: RunWorkersOptions): (ReturnType<typeof startRunMetri
 async function runLoop(
   options: RunWorkersOptions,
   queues: readonly string[],
-  ticker: ScheduleTicker | undefined,
+  schedules: ScheduleServices | undefined,
   metrics: ReturnType<typeof metricsOf>,
 ): Promise<RunSummary[]> {
   const stop = new AbortController();
@@ -150,7 +177,8 @@ async function runLoop(
   options.signal?.addEventListener("abort", relay, { once: true });
   const checks = { ready: () => options.store.ping(), ...(metrics === undefined ? {} : { metrics: () => metrics.render() }) };
   const health = options.healthPort === undefined ? undefined : await startHealthServer(options.healthPort, checks);
-  const maintenance = options.leader === undefined ? undefined : maintenanceLoop(options, queues, ticker).run(stop.signal);
+  const maintenance = options.leader === undefined ? undefined : maintenanceLoop(options, queues, schedules?.ticker).run(stop.signal);
+  const declarations = schedules?.declarer.run(stop.signal);
   try {
     return await Promise.all(
       options.workers.map((worker) =>
@@ -165,6 +193,7 @@ async function runLoop(
     stop.abort();
     options.signal?.removeEventListener("abort", relay);
     await maintenance;
+    await declarations;
     await health?.close();
   }
 }

@@ -1,15 +1,17 @@
 import type { Environment } from "../logging/log-settings";
-import { LOG_LEVEL_SETTING, TUNABLE_SETTINGS } from "./setting-specs";
+import { LOG_LEVEL_SETTING, SCHEDULE_GRACE_SETTING, TUNABLE_SETTINGS } from "./setting-specs";
 import { presentValue } from "./settings-variables";
 
 const PREFIX = "STINT_";
 
 /** The setting names after `STINT_`: `CONCURRENCY`, `POLL_INTERVAL`, … */
 const TUNABLE_STEMS = Object.values(TUNABLE_SETTINGS).map((spec) => spec.variable.slice(PREFIX.length));
-const LOG_LEVEL_STEM = LOG_LEVEL_SETTING.variable.slice(PREFIX.length);
+/** The settings of the whole process, which have no per-queue variable. */
+const PROCESS_SETTINGS = [LOG_LEVEL_SETTING, SCHEDULE_GRACE_SETTING];
+const PROCESS_STEMS = PROCESS_SETTINGS.map((spec) => spec.variable.slice(PREFIX.length));
 
 /** Other variables stint reads (the CLI's app and schema, the log format). */
-const OTHER_KNOWN = new Set(["STINT_APP", "STINT_SCHEMA", "STINT_LOG_FORMAT", LOG_LEVEL_SETTING.variable]);
+const OTHER_KNOWN = new Set(["STINT_APP", "STINT_SCHEMA", "STINT_LOG_FORMAT", ...PROCESS_SETTINGS.map((spec) => spec.variable)]);
 
 /** How many edits away a name may be from a setting's to count as a misspelling of it. */
 const MAX_EDITS = 2;
@@ -35,8 +37,9 @@ export function misspeltVariableWarnings(env: Environment): readonly string[] {
     if (!name.startsWith(PREFIX) || OTHER_KNOWN.has(name) || presentValue(env[name]) === undefined) continue;
     const rest = name.slice(PREFIX.length);
     if (TUNABLE_STEMS.some((stem) => rest === stem || rest.startsWith(`${stem}_`))) continue;
-    if (rest.startsWith(`${LOG_LEVEL_STEM}_`)) {
-      warnings.push(`${name} is ignored: the log level is one per process, set by ${LOG_LEVEL_SETTING.variable}`);
+    const processSetting = PROCESS_SETTINGS.find((_spec, index) => rest.startsWith(`${PROCESS_STEMS[index]}_`));
+    if (processSetting !== undefined) {
+      warnings.push(`${name} is ignored: the ${processSetting.flag.slice(2).replace("-", " ")} is one per process, set by ${processSetting.variable}`);
       continue;
     }
     const meant = closestSetting(rest);
@@ -51,7 +54,7 @@ function closestSetting(rest: string): string | undefined {
   for (let count = 1; count <= parts.length; count += 1) {
     const head = parts.slice(0, count).join("_");
     const tail = parts.slice(count).join("_");
-    for (const stem of [...TUNABLE_STEMS, LOG_LEVEL_STEM]) {
+    for (const stem of [...TUNABLE_STEMS, ...PROCESS_STEMS]) {
       if (editDistance(head, stem) <= MAX_EDITS) return tail === "" ? stem : `${stem}_${tail}`;
     }
   }

@@ -1,7 +1,7 @@
 import { EnvironmentError } from "../errors/environment-error";
 import type { Environment, LogLevel } from "../logging/log-settings";
 import { misspeltVariableWarnings } from "./misspelt-variables";
-import { LOG_LEVEL_SETTING, TUNABLE_SETTINGS, type SettingSpec, type TunableSetting, type TunableSettings } from "./setting-specs";
+import { LOG_LEVEL_SETTING, SCHEDULE_GRACE_SETTING, TUNABLE_SETTINGS, type SettingSpec, type TunableSetting, type TunableSettings } from "./setting-specs";
 import { presentValue, queueVariable, queueVariableSuffix } from "./settings-variables";
 
 /** Where a resolved value came from, highest precedence first. */
@@ -15,7 +15,7 @@ export interface ResolvedSetting<V> {
 }
 
 /** The values `stint run` flags gave, as typed (`"8"`, `"90s"`, `"auto"`); they apply to every queue of the run. */
-export type SettingFlags = { readonly [K in TunableSetting | "logLevel"]?: string };
+export type SettingFlags = { readonly [K in TunableSetting | "logLevel" | "scheduleGraceMs"]?: string };
 
 /** The settings of one queue of the run. */
 export interface QueueSettings {
@@ -28,6 +28,8 @@ export interface RunSettings {
   readonly queues: readonly QueueSettings[];
   /** One per process: the logger is shared by every queue. */
   readonly logLevel: ResolvedSetting<LogLevel>;
+  /** One per process: how long a schedule the code stopped declaring keeps firing, in ms. */
+  readonly scheduleGraceMs: ResolvedSetting<number>;
   /** `STINT_*` variables that look like a misspelt setting; they are not used. */
   readonly warnings: readonly string[];
 }
@@ -41,13 +43,17 @@ export interface RunSettingsInput {
   readonly env?: Environment;
   /** The level the process's logger writes at, when it can say. */
   readonly codeLogLevel?: LogLevel;
+  /** The schedule grace the code sets (`runFromContainer`'s `scheduleGraceMs`), already checked. */
+  readonly codeScheduleGraceMs?: number;
 }
 
 /**
  * Resolves each tunable setting of each queue of a run, in the order
  * flag > `STINT_<SETTING>_<QUEUE>` > `STINT_<SETTING>` > the code's value >
- * the built-in default, and records where each value came from. Pure: it
- * reads only the `env` record it is given. A flag or variable whose value
+ * the built-in default, and records where each value came from; the two
+ * settings of the whole process (the log level, `STINT_LOG_LEVEL`, and the
+ * schedule grace, `STINT_SCHEDULE_GRACE`) have no per-queue variable. Pure:
+ * it reads only the `env` record it is given. A flag or variable whose value
  * is not acceptable throws an {@link EnvironmentError} naming it, with the
  * same ranges as the code options; an empty variable counts as unset.
  * Variables for queues that are not in the run are ignored. Two queues of
@@ -80,7 +86,9 @@ export function resolveRunSettings(input: RunSettingsInput): RunSettings {
     return Object.freeze({ queue, settings: Object.freeze(settings) as QueueSettings["settings"] });
   });
   const logLevel = resolveSetting(LOG_LEVEL_SETTING, flags.logLevel, [LOG_LEVEL_SETTING.variable], env, input.codeLogLevel);
-  return Object.freeze({ queues: Object.freeze(queues), logLevel, warnings: misspeltVariableWarnings(env) });
+  const grace = SCHEDULE_GRACE_SETTING;
+  const scheduleGraceMs = resolveSetting(grace, flags.scheduleGraceMs, [grace.variable], env, input.codeScheduleGraceMs);
+  return Object.freeze({ queues: Object.freeze(queues), logLevel, scheduleGraceMs, warnings: misspeltVariableWarnings(env) });
 }
 
 /**

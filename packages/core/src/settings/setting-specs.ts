@@ -1,3 +1,4 @@
+import { DEFAULT_SCHEDULE_GRACE_MS, MAX_SCHEDULE_GRACE_MS, MIN_SCHEDULE_GRACE_MS } from "../limits";
 import { LOG_LEVELS, type LogLevel } from "../logging/log-settings";
 import { formatDuration, parseDuration } from "../time/duration-text";
 import { POLL_INTERVAL_LIMITS } from "../worker/run-options";
@@ -45,12 +46,17 @@ function integerSpec(variable: string, flag: string, limits: { readonly min: num
   };
 }
 
-function durationSpec(variable: string, flag: string, limits: { readonly min: number; readonly max: number; readonly default: number }): SettingSpec<number> {
+function durationSpec(
+  variable: string,
+  flag: string,
+  limits: { readonly min: number; readonly max: number; readonly default: number },
+  examples = "500ms, 90s or 2m",
+): SettingSpec<number> {
   return {
     variable,
     flag,
     fallback: limits.default,
-    expected: `must be a duration from ${formatDuration(limits.min)} to ${formatDuration(limits.max)}, such as 500ms, 90s or 2m`,
+    expected: `must be a duration from ${formatDuration(limits.min)} to ${formatDuration(limits.max)}, such as ${examples}`,
     parse: (text) => {
       const ms = parseDuration(text);
       return ms !== undefined && ms >= limits.min && ms <= limits.max ? ms : undefined;
@@ -92,3 +98,17 @@ export const LOG_LEVEL_SETTING: SettingSpec<LogLevel> = Object.freeze({
   parse: (text: string) => ((LOG_LEVELS as readonly string[]).includes(text) ? (text as LogLevel) : undefined),
   format: String,
 });
+
+/**
+ * How long a schedule the code stopped declaring keeps firing: one per
+ * process, read by the run's schedule ticker (and by `stint schedules
+ * list` to show which schedules expired).
+ */
+export const SCHEDULE_GRACE_SETTING: SettingSpec<number> = Object.freeze(
+  durationSpec(
+    "STINT_SCHEDULE_GRACE",
+    "--schedule-grace",
+    { min: MIN_SCHEDULE_GRACE_MS, max: MAX_SCHEDULE_GRACE_MS, default: DEFAULT_SCHEDULE_GRACE_MS },
+    "12h, 1d or 7d",
+  ),
+);

@@ -13,5 +13,6 @@ export { settle } from "./settle";
 export { eventually } from "./eventually";
 export type { EventuallyOptions, Truthy } from "./eventually";
 export { describeJobStoreConformance } from "./conformance/job-store-conformance";
-export type { JobStoreHarness, JobStoreHarnessFactory } from "./conformance/conformance-harness";
+export { describeScheduleStoreConformance } from "./conformance/schedule-store-conformance";
+export type { JobStoreHarness, JobStoreHarnessFactory, ScheduleStoreHarness, ScheduleStoreHarnessFactory } from "./conformance/conformance-harness";
 export { newJob, rejectionOf } from "./conformance/conformance-harness";

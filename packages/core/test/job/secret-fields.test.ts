@@ -3,25 +3,7 @@ import fc from "fast-check";
 import { ConfigError } from "../../src/errors/config-errors";
 import { defineJob } from "../../src/job/job-definition";
 import { REDACTED, redact, redactingLogger, redactText, resolveSecretFields, secretValuesOf } from "../../src/job/secret-fields";
-import type { LogFields, Logger } from "../../src/logging/logger";
-
-interface Line {
-  readonly level: string;
-  readonly message: string;
-  readonly fields: LogFields;
-}
-
-/** A logger that keeps what it is given, children included. */
-function capturingLogger(lines: Line[], base: LogFields = {}): Logger {
-  const write = (level: string) => (message: string, fields?: LogFields) => lines.push({ level, message, fields: { ...base, ...fields } });
-  return {
-    error: write("error"),
-    warn: write("warn"),
-    info: write("info"),
-    debug: write("debug"),
-    child: (fields) => capturingLogger(lines, { ...base, ...fields }),
-  };
-}
+import { capturingLogger, type CapturedLine as Line } from "../support/capturing-logger";
 
 describe("secret fields", () => {
   describe("secretValuesOf", () => {

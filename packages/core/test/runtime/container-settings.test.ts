@@ -2,6 +2,7 @@ import { expect } from "chai";
 import { container as rootContainer, inject, injectable, type DependencyContainer } from "tsyringe";
 import { registerLogger, registerWorkers } from "../../src/di/register-core";
 import { JOB_STORE, LOGGER } from "../../src/di/tokens";
+import { ConfigError } from "../../src/errors/config-errors";
 import { defineJob } from "../../src/job/job-definition";
 import type { LogLevel } from "../../src/logging/log-settings";
 import type { Logger } from "../../src/logging/logger";
@@ -64,6 +65,15 @@ describe("resolveContainerSettings", () => {
     const followed = resolveContainerSettings(appContainer("debug"), { queues: ["mail"], env: { STINT_LOG_LEVEL: "debug" } });
     expect(followed.logLevel).to.deep.equal({ value: "debug", source: { kind: "env", name: "STINT_LOG_LEVEL" } });
     expect(followed.warnings).to.deep.equal([]);
+  });
+
+  it("takes the run's scheduleGraceMs under STINT_SCHEDULE_GRACE, and refuses one outside a minute to a year, naming it", () => {
+    const container = appContainer("info");
+    const fromRun = resolveContainerSettings(container, { queues: ["mail"], env: {}, scheduleGraceMs: 7_200_000 });
+    expect(fromRun.scheduleGraceMs).to.deep.equal({ value: 7_200_000, source: { kind: "code" } });
+    const fromEnv = resolveContainerSettings(container, { queues: ["mail"], env: { STINT_SCHEDULE_GRACE: "3d" }, scheduleGraceMs: 7_200_000 });
+    expect(fromEnv.scheduleGraceMs).to.deep.equal({ value: 259_200_000, source: { kind: "env", name: "STINT_SCHEDULE_GRACE" } });
+    expect(() => resolveContainerSettings(container, { queues: ["mail"], env: {}, scheduleGraceMs: 1_000 })).to.throw(ConfigError, "`scheduleGraceMs`");
   });
 
   it("refuses a queue without a registered worker", () => {

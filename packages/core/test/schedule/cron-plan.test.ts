@@ -20,6 +20,8 @@ function record(cron: string, nextRunAt: string, catchUp = 1, timeZone = "UTC"):
     priority: 0,
     maxAttempts: 1,
     timeoutMs: null,
+    origin: "code",
+    declaredAt: new Date(nextRunAt),
     nextRunAt: new Date(nextRunAt),
     lastFiredAt: null,
     updatedAt: new Date(nextRunAt),

@@ -10,9 +10,16 @@ describe("misspeltVariableWarnings", () => {
     ]);
   });
 
-  it("says there is no per-queue log level", () => {
-    expect(misspeltVariableWarnings({ STINT_LOG_LEVEL_AI_SUMMARY: "debug" })).to.deep.equal([
+  it("says there is no per-queue log level or schedule grace", () => {
+    expect(misspeltVariableWarnings({ STINT_LOG_LEVEL_AI_SUMMARY: "debug", STINT_SCHEDULE_GRACE_REPORT: "2d" })).to.deep.equal([
       "STINT_LOG_LEVEL_AI_SUMMARY is ignored: the log level is one per process, set by STINT_LOG_LEVEL",
+      "STINT_SCHEDULE_GRACE_REPORT is ignored: the schedule grace is one per process, set by STINT_SCHEDULE_GRACE",
+    ]);
+  });
+
+  it("suggests the schedule grace for a near miss of it", () => {
+    expect(misspeltVariableWarnings({ STINT_SCHEDULE_GRAZE: "2d" })).to.deep.equal([
+      "STINT_SCHEDULE_GRAZE is not a stint setting and is ignored; did you mean STINT_SCHEDULE_GRACE?",
     ]);
   });
 
@@ -23,6 +30,7 @@ describe("misspeltVariableWarnings", () => {
       STINT_APP: "@acme/jobs",
       STINT_SCHEMA: "stint",
       STINT_LOG_LEVEL: "info",
+      STINT_SCHEDULE_GRACE: "2d",
       STINT_LOG_FORMAT: "json",
       STINT_BENCH_MAX_RUNNING: "5000",
       STINT_CONCURENCY: "",

@@ -178,6 +178,25 @@ describe("resolveRunSettings", () => {
     expect(level({ env: { STINT_LOG_LEVEL: "debug" }, flags: { logLevel: "error" } })).to.equal("error from flag --log-level");
   });
 
+  it("resolves the schedule grace once per process: flag, STINT_SCHEDULE_GRACE, the code's, then a day", () => {
+    const grace = (input: { env?: Record<string, string>; flags?: SettingFlags; codeScheduleGraceMs?: number }) => {
+      const { value, source } = resolveRunSettings({ queues: [{ queue: QUEUE }], ...input }).scheduleGraceMs;
+      return `${value} from ${describeSource(source)}`;
+    };
+    expect(grace({})).to.equal("86400000 from default");
+    expect(grace({ codeScheduleGraceMs: 3_600_000 })).to.equal("3600000 from code");
+    expect(grace({ codeScheduleGraceMs: 3_600_000, env: { STINT_SCHEDULE_GRACE: "7d" } })).to.equal("604800000 from env STINT_SCHEDULE_GRACE");
+    expect(grace({ env: { STINT_SCHEDULE_GRACE: "7d" }, flags: { scheduleGraceMs: "12h" } })).to.equal("43200000 from flag --schedule-grace");
+  });
+
+  it("names STINT_SCHEDULE_GRACE, what it accepts and what it got when the grace is invalid", () => {
+    for (const text of ["30s", "24", "400d", "one day"]) {
+      expect(failure(() => resolveRunSettings({ queues: [{ queue: QUEUE }], env: { STINT_SCHEDULE_GRACE: text } }), "STINT_SCHEDULE_GRACE")).to.equal(
+        `STINT_SCHEDULE_GRACE must be a duration from 1m to 365d, such as 12h, 1d or 7d; got ${JSON.stringify(text)}`,
+      );
+    }
+  });
+
   it("warns of variables that look like a misspelt setting", () => {
     const { warnings } = resolveRunSettings({ queues: [{ queue: QUEUE }], env: { STINT_CONCURENCY: "4" } });
     expect(warnings).to.deep.equal(["STINT_CONCURENCY is not a stint setting and is ignored; did you mean STINT_CONCURRENCY?"]);

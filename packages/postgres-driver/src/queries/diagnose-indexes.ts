@@ -25,7 +25,7 @@ export const EXPECTED_INDEXES: readonly ExpectedIndex[] = Object.freeze([
   { table: "job_waiters", name: "job_waiters_pkey", since: 8 },
   { table: "dead_hooks", name: "dead_hooks_pkey", since: 9 },
   { table: "dead_hooks", name: "dead_hooks_claim_idx", since: 9 },
-  { table: "leader_leases", name: "leader_leases_pkey", since: 13 },
+  { table: "leader_leases", name: "leader_leases_pkey", since: 14 },
 ]);
 
 /** An index found in the schema. */

@@ -1,9 +1,9 @@
-import type { FireDueSchedulesParams, NewJob, ScheduleFire, SchedulePlan, ScheduleRecord } from "@stint/core/driver";
-import { ConfigError } from "@stint/core";
+import type { ScheduleRecord } from "@stint/core";
+import { scheduleFireJob, type FireDueSchedulesParams, type ScheduleFire, type SchedulePlan } from "@stint/core/driver";
 import { sql, type Kysely } from "kysely";
 import { KyselyStatements } from "../connection/kysely-statements";
 import { enqueueMany } from "./enqueue-many";
-import { SCHEDULE_COLUMNS, scheduleDedupeKey, schedulesTable, toScheduleRecord, type ScheduleRow } from "./schedule-row";
+import { SCHEDULE_COLUMNS, schedulesTable, toScheduleRecord, type ScheduleRow } from "./schedule-row";
 
 interface PlannedSchedule {
   readonly record: ScheduleRecord;
@@ -13,10 +13,13 @@ interface PlannedSchedule {
 /**
  * One tick of the schedules, in one transaction on one connection:
  *
- * 1. lock up to `limit` enabled schedules whose `next_run_at` has passed,
- *    skipping those another process holds (`schedules_due_idx`);
+ * 1. lock up to `limit` enabled schedules whose `next_run_at` has passed
+ *    and that are live — created at run time, or declared by the code
+ *    within the last `graceMs` — skipping those another process holds
+ *    (`schedules_due_idx`);
  * 2. ask `plan` (plain JavaScript) which fires each one owes and when it
- *    fires next — `nextRunAt` must be after the database's `now()`;
+ *    fires next (`CheckedScheduleStore` holds `nextRunAt` after the
+ *    database's `now()`);
  * 3. enqueue every fire with `enqueueMany`, dedupe key
  *    `schedule:<name>:<fire ISO time>`, `run_at` = the fire time;
  * 4. advance `next_run_at` (and `last_fired_at` to the latest fire), and commit.
@@ -25,13 +28,16 @@ interface PlannedSchedule {
  * `next_run_at` (the lock rechecks the condition) and skips it, so any
  * number of processes ticking at once enqueue each fire once; the dedupe
  * key guards the rest (a fire whose job is still active comes back as a
- * duplicate). If `plan` throws, nothing is written.
+ * duplicate). If `plan` throws, nothing is written. A `code` schedule no
+ * process declared within the grace keeps its `next_run_at` and is not
+ * locked; declared again, it fires what it owes as after downtime.
  *
  * ### SQL
  * ```sql
  * BEGIN;
  * SELECT name, queue, cron, …, now() AS db_now FROM "stint"."schedules"
  *  WHERE enabled AND next_run_at <= now()
+ *    AND (origin = 'runtime' OR declared_at > now() - $2 * interval '1 millisecond')
  *  ORDER BY next_run_at LIMIT $1 FOR UPDATE SKIP LOCKED;
  * -- enqueueMany(…) with the fires
  * UPDATE "stint"."schedules" AS s
@@ -43,7 +49,7 @@ interface PlannedSchedule {
  *
  * @example
  * ```ts
- * const fires = await fireDueSchedules(db, "stint", { limit: 100, plan: (schedule, now) => planFires(schedule, now) });
+ * const fires = await fireDueSchedules(db, "stint", { limit: 100, graceMs: 86_400_000, plan: (schedule, now) => planFires(schedule, now) });
  * ```
  */
 export async function fireDueSchedules(db: Kysely<any>, schema: string, params: FireDueSchedulesParams): Promise<readonly ScheduleFire[]> {
@@ -52,15 +58,16 @@ export async function fireDueSchedules(db: Kysely<any>, schema: string, params: 
     const { rows } = await sql<ScheduleRow & { db_now: Date }>`SELECT ${SCHEDULE_COLUMNS}, now() AS db_now
   FROM ${schedules}
  WHERE enabled AND next_run_at <= now()
+   AND (origin = 'runtime' OR declared_at > now() - ${params.graceMs}::double precision * interval '1 millisecond')
  ORDER BY next_run_at
  LIMIT ${params.limit}::integer
  FOR UPDATE SKIP LOCKED`.execute(trx);
     if (rows.length === 0) return Object.freeze([]);
     const planned = rows.map((row): PlannedSchedule => {
       const record = toScheduleRecord(row);
-      return { record, plan: checkedPlan(params.plan(record, row.db_now), record, row.db_now) };
+      return { record, plan: params.plan(record, row.db_now) };
     });
-    const jobs = planned.flatMap(({ record, plan }) => plan.fires.map((fireAt) => fireJob(record, fireAt)));
+    const jobs = planned.flatMap(({ record, plan }) => plan.fires.map((fireAt) => scheduleFireJob(record, fireAt)));
     const results = jobs.length === 0 ? [] : await enqueueMany(new KyselyStatements(trx), schema, jobs);
     await sql`UPDATE ${schedules} AS s
    SET next_run_at = fired.next_run_at, last_fired_at = coalesce(fired.last_fired_at, s.last_fired_at), updated_at = now()
@@ -80,35 +87,6 @@ export async function fireDueSchedules(db: Kysely<any>, schema: string, params: 
   });
 }
 
-function fireJob(record: ScheduleRecord, fireAt: Date): NewJob {
-  return {
-    queue: record.queue,
-    payloadJson: record.payloadJson,
-    priority: record.priority,
-    maxAttempts: record.maxAttempts,
-    timeoutMs: record.timeoutMs,
-    runAt: fireAt,
-    delayMs: 0,
-    dedupeKey: scheduleDedupeKey(record.name, fireAt),
-  };
-}
-
 function latest(fires: readonly Date[]): Date | null {
   return fires.reduce<Date | null>((max, fireAt) => (max === null || fireAt > max ? fireAt : max), null);
-}
-
-function checkedPlan(plan: SchedulePlan, record: ScheduleRecord, now: Date): SchedulePlan {
-  const where = `plan(${JSON.stringify(record.name)})`;
-  if (typeof plan !== "object" || plan === null || !Array.isArray(plan.fires)) {
-    throw new ConfigError(where, "must return { fires: Date[], nextRunAt: Date }");
-  }
-  if (!plan.fires.every(isValidDate)) throw new ConfigError(`${where}.fires`, "must hold valid Dates only");
-  if (!isValidDate(plan.nextRunAt) || plan.nextRunAt <= now) {
-    throw new ConfigError(`${where}.nextRunAt`, `must be a valid Date after the database's now (${now.toISOString()}), got ${String(plan.nextRunAt)}`);
-  }
-  return plan;
-}
-
-function isValidDate(value: unknown): value is Date {
-  return value instanceof Date && !Number.isNaN(value.getTime());
 }

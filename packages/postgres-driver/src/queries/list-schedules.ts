@@ -1,4 +1,4 @@
-import type { ScheduleRecord } from "@stint/core/driver";
+import type { ScheduleRecord } from "@stint/core";
 import { sql, type Kysely } from "kysely";
 import { SCHEDULE_COLUMNS, schedulesTable, toScheduleRecord, type ScheduleRow } from "./schedule-row";
 

@@ -1,4 +1,4 @@
-import type { ScheduleRecord } from "@stint/core/driver";
+import type { ScheduleOrigin, ScheduleRecord } from "@stint/core";
 import { sql, type RawBuilder } from "kysely";
 import { nullableTimestamp, timestampValue } from "./timestamp-value";
 
@@ -19,6 +19,8 @@ export interface ScheduleRow {
   readonly priority: number;
   readonly max_attempts: number;
   readonly timeout_ms: number | null;
+  readonly origin: ScheduleOrigin;
+  readonly declared_at: Date | number;
   readonly next_run_at: Date | number;
   readonly last_fired_at: Date | number | null;
   readonly updated_at: Date | number;
@@ -26,7 +28,7 @@ export interface ScheduleRow {
 
 /** The select list of a {@link ScheduleRow}. */
 export const SCHEDULE_COLUMNS: RawBuilder<unknown> = sql`name, queue, cron, time_zone, payload::text AS payload_json, catch_up,
-       enabled, priority, max_attempts, timeout_ms, next_run_at, last_fired_at, updated_at`;
+       enabled, priority, max_attempts, timeout_ms, origin, declared_at, next_run_at, last_fired_at, updated_at`;
 
 /** Maps a row to a `ScheduleRecord`. */
 export function toScheduleRecord(row: ScheduleRow): ScheduleRecord {
@@ -41,21 +43,10 @@ export function toScheduleRecord(row: ScheduleRow): ScheduleRecord {
     priority: row.priority,
     maxAttempts: row.max_attempts,
     timeoutMs: row.timeout_ms,
+    origin: row.origin,
+    declaredAt: timestampValue(row.declared_at),
     nextRunAt: timestampValue(row.next_run_at),
     lastFiredAt: nullableTimestamp(row.last_fired_at),
     updatedAt: timestampValue(row.updated_at),
   });
-}
-
-/**
- * The dedupe key of one fire of a schedule: `schedule:<name>:<fire time as
- * ISO 8601 in UTC>`, so every process that enqueues that fire names it the same.
- *
- * @example
- * ```ts
- * scheduleDedupeKey("nightly-report", new Date("2025-03-01T02:00:00Z")); // "schedule:nightly-report:2025-03-01T02:00:00.000Z"
- * ```
- */
-export function scheduleDedupeKey(name: string, fireAt: Date): string {
-  return `schedule:${name}:${fireAt.toISOString()}`;
 }

@@ -3,7 +3,7 @@ import { expect } from "chai";
 import { sql } from "kysely";
 import { createDatabase, PostgresJobStore, type DatabaseHandle } from "../../src";
 import { createTestSchema, type TestSchema } from "../../src/testing";
-import { dueAMinuteAgo, scheduleSpec, threeFiresThenAnHour } from "./schedule-fixtures";
+import { DAY, dueAMinuteAgo, scheduleSpec, threeFiresThenAnHour } from "./schedule-fixtures";
 
 describe("fireDueSchedules under concurrency", () => {
   let test: TestSchema;
@@ -24,7 +24,7 @@ describe("fireDueSchedules under concurrency", () => {
     const stores = pools.map((pool) => new PostgresJobStore({ db: pool.db, schema: test.schema }));
     const jobs = sql.id(test.schema, "jobs");
     for (let round = 1; round <= 3; round += 1) {
-      const perProcess = await Promise.all(stores.map((store) => store.fireDueSchedules({ limit: 10, plan: threeFiresThenAnHour })));
+      const perProcess = await Promise.all(stores.map((store) => store.fireDueSchedules({ limit: 10, graceMs: DAY, plan: threeFiresThenAnHour })));
       const fires: ScheduleFire[] = perProcess.flat();
       expect(
         fires.filter((fire) => fire.duplicate),

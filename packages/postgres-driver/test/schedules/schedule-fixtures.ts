@@ -1,6 +1,10 @@
-import type { SchedulePlan, ScheduleRecord, ScheduleSpec } from "@stint/core/driver";
+import type { ScheduleRecord } from "@stint/core";
+import type { SchedulePlan, ScheduleSpec } from "@stint/core/driver";
 
 export const MINUTE = 60_000;
+
+/** The schedule grace of the tests' ticks: a day, as by default. */
+export const DAY = 24 * 60 * MINUTE;
 
 /** A schedule spec with plain defaults. */
 export function scheduleSpec(name: string, overrides: Partial<ScheduleSpec> = {}): ScheduleSpec {

@@ -1,10 +1,11 @@
 import { ConfigError } from "@stint/core";
-import { type ScheduleRecord, type ScheduleSpec } from "@stint/core/driver";
+import type { ScheduleRecord } from "@stint/core";
+import type { ScheduleSpec } from "@stint/core/driver";
 import { expect } from "chai";
 import { sql } from "kysely";
 import { createTestSchema, type TestSchema } from "../../src/testing";
 import { newJob, rejectionOf } from "@stint/core/testing";
-import { dueAMinuteAgo, MINUTE, scheduleSpec, threeFiresThenAnHour } from "./schedule-fixtures";
+import { DAY, dueAMinuteAgo, MINUTE, scheduleSpec, threeFiresThenAnHour } from "./schedule-fixtures";
 
 describe("PostgresJobStore as a ScheduleStore", () => {
   let test: TestSchema;
@@ -83,11 +84,15 @@ describe("PostgresJobStore as a ScheduleStore", () => {
       expect((await schedule("s")).nextRunAt.getTime() - newCron.nextRunAt.getTime()).to.be.within(59 * MINUTE, 61 * MINUTE);
     });
 
-    it("does not rewrite a schedule whose spec did not change, and leaves schedules it was not given alone", async () => {
+    it("only stamps the declaration of a schedule whose spec did not change, and leaves schedules it was not given alone", async () => {
       await test.store.syncSchedules({ schedules: [scheduleSpec("kept"), scheduleSpec("other")], firstRunAt: dueAMinuteAgo });
       const first = await schedule("kept");
+      const other = await schedule("other");
       await test.store.syncSchedules({ schedules: [scheduleSpec("kept")], firstRunAt: (_spec, now) => new Date(now.getTime() + MINUTE) });
-      expect(await schedule("kept")).to.deep.equal(first);
+      const again = await schedule("kept");
+      expect(again.declaredAt.getTime()).to.be.at.least(first.declaredAt.getTime());
+      expect({ ...again, declaredAt: first.declaredAt }).to.deep.equal(first);
+      expect(await schedule("other")).to.deep.equal(other);
       expect((await test.store.listSchedules()).map((record) => record.name)).to.deep.equal(["kept", "other"]);
     });
 
@@ -108,7 +113,7 @@ describe("PostgresJobStore as a ScheduleStore", () => {
         firstRunAt: dueAMinuteAgo,
       });
       const { nextRunAt } = await schedule("report");
-      const fires = await test.store.fireDueSchedules({ limit: 10, plan: threeFiresThenAnHour });
+      const fires = await test.store.fireDueSchedules({ limit: 10, graceMs: DAY, plan: threeFiresThenAnHour });
       expect(fires.map((fire) => fire.fireAt.getTime())).to.deep.equal([2, 1, 0].map((n) => nextRunAt.getTime() - n * MINUTE));
       expect(fires.every((fire) => fire.schedule === "report" && !fire.duplicate)).to.equal(true);
       for (const fire of fires) {
@@ -121,7 +126,7 @@ describe("PostgresJobStore as a ScheduleStore", () => {
       const advanced = await schedule("report");
       expect(advanced.lastFiredAt).to.deep.equal(nextRunAt);
       expect(advanced.nextRunAt.getTime()).to.be.greaterThan(Date.now() + 50 * MINUTE);
-      expect(await test.store.fireDueSchedules({ limit: 10, plan: threeFiresThenAnHour })).to.deep.equal([]);
+      expect(await test.store.fireDueSchedules({ limit: 10, graceMs: DAY, plan: threeFiresThenAnHour })).to.deep.equal([]);
     });
 
     it("fires only enabled schedules that are due, oldest next_run_at first, at most limit of them", async () => {
@@ -129,9 +134,9 @@ describe("PostgresJobStore as a ScheduleStore", () => {
         schedules: [scheduleSpec("older"), scheduleSpec("newer"), scheduleSpec("off", { enabled: false }), scheduleSpec("later")],
         firstRunAt: (spec, now) => new Date(now.getTime() + ({ older: -3, newer: -2, off: -5, later: 10 }[spec.name] ?? 0) * MINUTE),
       });
-      const first = await test.store.fireDueSchedules({ limit: 1, plan: threeFiresThenAnHour });
+      const first = await test.store.fireDueSchedules({ limit: 1, graceMs: DAY, plan: threeFiresThenAnHour });
       expect(new Set(first.map((fire) => fire.schedule))).to.deep.equal(new Set(["older"]));
-      const second = await test.store.fireDueSchedules({ limit: 10, plan: threeFiresThenAnHour });
+      const second = await test.store.fireDueSchedules({ limit: 10, graceMs: DAY, plan: threeFiresThenAnHour });
       expect(new Set(second.map((fire) => fire.schedule))).to.deep.equal(new Set(["newer"]));
       expect((await schedule("off")).lastFiredAt).to.equal(null);
     });
@@ -140,7 +145,7 @@ describe("PostgresJobStore as a ScheduleStore", () => {
       await test.store.syncSchedules({ schedules: [scheduleSpec("dup")], firstRunAt: dueAMinuteAgo });
       const { nextRunAt } = await schedule("dup");
       const existing = await test.store.enqueue(newJob("dup-queue", {}, { dedupeKey: `schedule:dup:${nextRunAt.toISOString()}` }));
-      const fires = await test.store.fireDueSchedules({ limit: 10, plan: threeFiresThenAnHour });
+      const fires = await test.store.fireDueSchedules({ limit: 10, graceMs: DAY, plan: threeFiresThenAnHour });
       expect(fires.map((fire) => fire.duplicate)).to.deep.equal([false, false, true]);
       expect(fires[2]!.jobId).to.equal(existing.id);
     });
@@ -151,6 +156,7 @@ describe("PostgresJobStore as a ScheduleStore", () => {
       const thrown = await rejectionOf(
         test.store.fireDueSchedules({
           limit: 10,
+          graceMs: DAY,
           plan: (record, now) => {
             if (record.name === "b") throw new Error("bad cron");
             return threeFiresThenAnHour(record, now);
@@ -159,7 +165,7 @@ describe("PostgresJobStore as a ScheduleStore", () => {
       );
       expect(thrown.message).to.equal("bad cron");
       const stalePlan = (record: ScheduleRecord) => ({ fires: [], nextRunAt: record.nextRunAt });
-      const stale = await rejectionOf(test.store.fireDueSchedules({ limit: 10, plan: stalePlan }));
+      const stale = await rejectionOf(test.store.fireDueSchedules({ limit: 10, graceMs: DAY, plan: stalePlan }));
       expect(stale).to.be.instanceOf(ConfigError);
       expect(stale.message).to.contain("nextRunAt");
       expect(await test.store.listSchedules()).to.deep.equal(before);
@@ -168,9 +174,9 @@ describe("PostgresJobStore as a ScheduleStore", () => {
 
     it("fires a schedule again once its next run is due", async () => {
       await test.store.syncSchedules({ schedules: [scheduleSpec("again")], firstRunAt: dueAMinuteAgo });
-      await test.store.fireDueSchedules({ limit: 10, plan: threeFiresThenAnHour });
+      await test.store.fireDueSchedules({ limit: 10, graceMs: DAY, plan: threeFiresThenAnHour });
       await makeDue("again");
-      const second = await test.store.fireDueSchedules({ limit: 10, plan: threeFiresThenAnHour });
+      const second = await test.store.fireDueSchedules({ limit: 10, graceMs: DAY, plan: threeFiresThenAnHour });
       expect(second).to.have.length(3);
       expect((await test.store.countByQueue({ queues: ["again-queue"] }))[0]?.counts.queued).to.equal(6);
     });

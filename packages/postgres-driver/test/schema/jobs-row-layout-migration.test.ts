@@ -1,22 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { expect } from "chai";
-import { sql, type Kysely } from "kysely";
-import { createDatabase, dropSchema, migrate, MIGRATIONS, type DatabaseHandle } from "../../src";
-import { createMigrationsTableStatement, createSchemaStatement, recordMigrationStatement } from "../../src/schema/migrations/migration-bookkeeping";
+import { sql } from "kysely";
+import { createDatabase, dropSchema, migrate, type DatabaseHandle } from "../../src";
+import { migrateTo } from "./migrate-to";
 
 const connectionString = process.env["DATABASE_URL"] ?? "";
-
-/** Brings `schema` to `version` the way `migrate` would have at the time. */
-async function migrateTo(db: Kysely<any>, schema: string, version: number): Promise<void> {
-  await createSchemaStatement(schema).execute(db);
-  await createMigrationsTableStatement(schema).execute(db);
-  for (const migration of MIGRATIONS.filter((m) => m.version <= version)) {
-    await db.transaction().execute(async (trx) => {
-      for (const statement of migration.statements(schema)) await statement.execute(trx);
-      await recordMigrationStatement(schema, migration).execute(trx);
-    });
-  }
-}
 
 describe("migration 6 (jobs-row-layout)", () => {
   let database: DatabaseHandle;

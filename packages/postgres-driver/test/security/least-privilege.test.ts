@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { defineJob, defineSchedule, ErrorCode, errorCodeOf, JobClient } from "@stint/core";
+import { defineJob, defineSchedule, ErrorCode, errorCodeOf, JobClient, ScheduleClient } from "@stint/core";
 import { LeaseRescuer, RetentionPruner, ScheduleTicker } from "@stint/core/driver";
 import { expect } from "chai";
 import { sql, type Kysely } from "kysely";
@@ -124,6 +124,8 @@ describe("least privilege: a migration role and a runtime role", function () {
       await store.syncSchedules({ schedules: [schedule.spec], firstRunAt: (_spec, now) => new Date(now.getTime() - 60_000) });
       await new ScheduleTicker(store).runOnce();
       expect((await store.countByQueue({ queues: [Reminder.name] }))[0]?.counts.queued).to.equal(1);
+      await new ScheduleClient(store).upsert({ name: "weekly", job: Reminder, cron: "0 9 * * 1", payload: { n: 10 } });
+      expect(await new ScheduleClient(store).remove("weekly")).to.equal(true);
 
       const effects: string[] = [];
       const summary = await new ScriptedWorker(store, {

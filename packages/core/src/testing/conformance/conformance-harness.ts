@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { ClaimedJob } from "../../job/job-record";
 import type { JobStore, NewJob } from "../../store/job-store";
+import type { ScheduleStore } from "../../store/schedule-store";
 
 /**
  * What a store under test provides to the conformance suite: the store
@@ -40,6 +41,33 @@ export interface JobStoreHarness<Tx> {
 
 /** Builds a harness over fresh storage; called once per suite. */
 export type JobStoreHarnessFactory<Tx> = () => Promise<JobStoreHarness<Tx>>;
+
+/**
+ * What a store under test provides to the schedule conformance suite: a
+ * `JobStoreHarness` whose store is also a `ScheduleStore`, and a way to let
+ * time pass for the stored schedules.
+ *
+ * @example
+ * ```ts
+ * const harness: ScheduleStoreHarness<MemoryTransaction> = {
+ *   ...jobStoreHarness,
+ *   passScheduleTime: (ms) => clock.advance(ms),
+ * };
+ * ```
+ */
+export interface ScheduleStoreHarness<Tx> extends JobStoreHarness<Tx> {
+  readonly store: JobStore<Tx> & ScheduleStore;
+  /**
+   * Lets `ms` pass for every stored schedule, as if no process declared or
+   * fired one meanwhile: by moving the store's clock, or, for a database
+   * whose clock cannot move, by moving each schedule's stored times
+   * (declared, next run, last fire, last change) `ms` into the past.
+   */
+  passScheduleTime(ms: number): Promise<void>;
+}
+
+/** Builds a schedule store harness over fresh storage; called once per suite. */
+export type ScheduleStoreHarnessFactory<Tx> = () => Promise<ScheduleStoreHarness<Tx>>;
 
 /** Gives the suites access to the harness created in the `before` hook. */
 export interface ConformanceContext<Tx> {

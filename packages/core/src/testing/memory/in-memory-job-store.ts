@@ -29,6 +29,17 @@ import type {
   ScheduleRetriesParams,
   TransactionalCompletion,
 } from "../../store/store-params";
+import type {
+  FireDueSchedulesParams,
+  RemoveScheduleParams,
+  ScheduleFire,
+  ScheduleRecord,
+  ScheduleStore,
+  SyncSchedulesParams,
+  SyncSchedulesResult,
+  UpsertScheduleParams,
+  UpsertScheduleResult,
+} from "../../store/schedule-store";
 import { systemClock, type Clock } from "../../time/clock";
 import { rejectUnknownOptions } from "../../validation/option-checks";
 import { claimBatch } from "./memory-claim";
@@ -42,6 +53,7 @@ import { cancelJob, cancelJobs, retryDeadJobs, retryJob } from "./memory-operato
 import { listQueueControls, setQueueControls } from "./memory-queue-controls";
 import { countByQueue, getJob, listJobs, readQueueGauges } from "./memory-reads";
 import { deleteEffectsBefore, deleteFinishedBefore } from "./memory-retention";
+import { fireDueSchedules, listSchedules, removeSchedule, syncSchedules, upsertSchedule } from "./memory-schedules";
 import { startJob, type StartJobParams } from "./memory-start-job";
 import { MemoryState } from "./memory-state";
 import { givenTransaction, inTransaction, type MemoryTransaction } from "./memory-transaction";
@@ -67,7 +79,9 @@ export interface InMemoryJobStoreOptions {
  * queue controls (pause, running cap, rate limit) applied at claim, counts
  * and gauges, listing, retention, bulk retry, effects run once per key,
  * attempt history, meta and progress, and the pending `onDead` hook of
- * every death.
+ * every death. It is a `ScheduleStore` too, and passes that conformance
+ * suite (`describeScheduleStoreConformance`): declared schedules expiring
+ * on its clock after the grace, runtime ones, and fires once per dedupe key.
  *
  * Its transaction (`Tx`) is a {@link MemoryTransaction}: a unit of work
  * whose writes apply when it commits. Every call runs to completion
@@ -84,7 +98,7 @@ export interface InMemoryJobStoreOptions {
  * const summary = await worker.start(); // drains the queue
  * ```
  */
-export class InMemoryJobStore implements JobStore<MemoryTransaction> {
+export class InMemoryJobStore implements JobStore<MemoryTransaction>, ScheduleStore {
   readonly #state: MemoryState;
 
   constructor(options: InMemoryJobStoreOptions = {}) {
@@ -240,5 +254,25 @@ export class InMemoryJobStore implements JobStore<MemoryTransaction> {
     work: (transaction: MemoryTransaction) => Promise<unknown>,
   ): Promise<TransactionalCompletion> {
     return completeInTransaction(this.#state, params, work);
+  }
+
+  async syncSchedules(params: SyncSchedulesParams): Promise<SyncSchedulesResult> {
+    return syncSchedules(this.#state, params);
+  }
+
+  async upsertSchedule(params: UpsertScheduleParams): Promise<UpsertScheduleResult> {
+    return upsertSchedule(this.#state, params);
+  }
+
+  async removeSchedule(params: RemoveScheduleParams): Promise<ScheduleRecord | undefined> {
+    return removeSchedule(this.#state, params.name);
+  }
+
+  async listSchedules(): Promise<readonly ScheduleRecord[]> {
+    return listSchedules(this.#state);
+  }
+
+  async fireDueSchedules(params: FireDueSchedulesParams): Promise<readonly ScheduleFire[]> {
+    return fireDueSchedules(this.#state, params);
   }
 }

@@ -1,6 +1,7 @@
 import type { Clock } from "../../time/clock";
 import type { MemoryAttemptRow, MemoryDeadHookRow, MemoryEffectRow, MemoryJobRow, MemoryQueueRow } from "./memory-rows";
 import { isActive } from "./memory-rows";
+import type { MemoryScheduleRow } from "./memory-schedules";
 import type { MemoryTransaction } from "./memory-transaction";
 
 /** A dedupe key an open transaction enqueued with: held until it ends. */
@@ -30,6 +31,8 @@ export class MemoryState {
   readonly deadHooks = new Map<string, MemoryDeadHookRow>();
   /** Operator controls by queue. */
   readonly queues = new Map<string, MemoryQueueRow>();
+  /** Periodic schedules by name. */
+  readonly schedules = new Map<string, MemoryScheduleRow>();
   /** Dedupe keys held by open transactions, by {@link keyOf}. */
   readonly keyHolds = new Map<string, KeyHold>();
   readonly #byQueue = new Map<string, Map<string, MemoryJobRow>>();

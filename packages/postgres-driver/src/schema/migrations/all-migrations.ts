@@ -10,7 +10,8 @@ import { deadHooksMigration } from "./0009-dead-hooks";
 import { finishedIndexQueueMigration } from "./0010-finished-index-queue";
 import { claimWithoutControlsMigration } from "./0011-claim-without-controls";
 import { rowWakeupTriggerMigration } from "./0012-row-wakeup-trigger";
-import { leaderLeasesMigration } from "./0013-leader-leases";
+import { scheduleDeclarationsMigration } from "./0013-schedule-declarations";
+import { leaderLeasesMigration } from "./0014-leader-leases";
 import type { Migration } from "./migration";
 
 /**
@@ -18,7 +19,7 @@ import type { Migration } from "./migration";
  *
  * @example
  * ```ts
- * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 13
+ * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 14
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
@@ -34,5 +35,6 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   finishedIndexQueueMigration,
   claimWithoutControlsMigration,
   rowWakeupTriggerMigration,
+  scheduleDeclarationsMigration,
   leaderLeasesMigration,
 ]);

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { Migration } from "./migration";
 
 /**
- * Version 13: `leader_leases`, one row per leader lock, for processes whose
+ * Version 14: `leader_leases`, one row per leader lock, for processes whose
  * connection cannot hold a session (behind a transaction pooler). The
  * holder renews `expires_at` while it leads; another process takes the row
  * over once it has expired, so a crashed leader is replaced after one
@@ -11,7 +11,7 @@ import type { Migration } from "./migration";
  * advisory lock is.
  */
 export const leaderLeasesMigration: Migration = Object.freeze({
-  version: 13,
+  version: 14,
   name: "leader-leases",
   statements: (schema: string) => [
     sql`CREATE UNLOGGED TABLE ${sql.id(schema, "leader_leases")} (

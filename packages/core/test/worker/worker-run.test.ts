@@ -189,7 +189,7 @@ describe("WorkerRun", () => {
       const summary = await new TaskWorker(store as unknown as JobStore, log, { clock: new ManualClock() }).start({ mode: "loop" });
       expect(summary, error.message).to.include({ stoppedBecause, error: error.message, claimed: 0 });
       expect(log.lines.filter((line) => line.level === "error").map((line) => line.message)).to.deep.equal([
-        `Stopped worker for task (${stoppedBecause}): 0 claimed, 0 succeeded, 0 retried, 0 dead, 0 lease lost, 0 not recorded in 0 ms: ${error.message}`,
+        `Stopped worker for task (${stoppedBecause}): 0 claimed, 0 succeeded, 0 retried, 0 dead, 0 lease lost, 0 cancelled, 0 not recorded in 0 ms: ${error.message}`,
       ]);
     }
   });

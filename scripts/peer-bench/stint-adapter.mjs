@@ -7,8 +7,11 @@
 // Prometheus metrics (their own registry) and a listener on every worker
 // event. Attempt history and OpenTelemetry (a no-op without an SDK) are
 // always on. STINT_BENCH_MAX_RUNNING=N caps the queue's running jobs at N
-// across all workers (the claims then take the controlled path). The
-// variables reach the forked worker processes of W4.
+// across all workers (the claims then take the controlled path).
+// STINT_BENCH_DATABASE_URL=postgres://… sends stint's own connections there
+// instead (a PgBouncer in front of the benchmark's server, say), with
+// nothing else set; the harness's schema drops and counts still go to the
+// server itself. The variables reach the forked worker processes of W4.
 import { createRequire } from "node:module";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
@@ -24,6 +27,7 @@ const pg = load("pg");
 const observe = process.env.STINT_BENCH_OBSERVE === "1";
 const maxRunning = process.env.STINT_BENCH_MAX_RUNNING ? Number(process.env.STINT_BENCH_MAX_RUNNING) : null;
 const schema = "peerbench_stint";
+const stintUrl = (ctx) => process.env.STINT_BENCH_DATABASE_URL || ctx.pgUrl;
 const logLevel = process.env.STINT_LOG_LEVEL ?? "error";
 const backoff = { baseMs: 0, maxMs: 0, jitter: 0 };
 
@@ -57,6 +61,7 @@ export function create(ctx) {
           logger: `registerLogger level ${logLevel}`,
           observe: observe ? "metrics on (own registry) + a listener on every worker event" : "metrics off, no event listeners",
           maxRunning: maxRunning === null ? "no cap" : `queue capped at ${maxRunning} running`,
+          connection: process.env.STINT_BENCH_DATABASE_URL ? `STINT_BENCH_DATABASE_URL ${process.env.STINT_BENCH_DATABASE_URL}` : "the benchmark's server",
         },
       };
     },
@@ -64,7 +69,7 @@ export function create(ctx) {
     async setup({ fresh }) {
       container = tsyringe.container.createChildContainer();
       core.registerLogger(container, { level: logLevel, format: "json" });
-      driver = registerPostgresDriver(container, { connectionString: ctx.pgUrl, schema });
+      driver = registerPostgresDriver(container, { connectionString: stintUrl(ctx), schema, onWarning: () => undefined });
       client = container.resolve(core.JobClient);
       if (fresh) {
         await dropSchema();

@@ -11,7 +11,7 @@ export type { Statement, StatementResult } from "./connection/statement";
 export type { PreparedStatementsMode } from "./connection/prepared-statements";
 export type { DriverWarning, WarningListener } from "./connection/driver-warning";
 export { SessionCheck } from "./connection/session-check";
-export type { SessionCheckOptions, SessionKind } from "./connection/session-check";
+export type { FirstLook, SessionCheckOptions, SessionKind } from "./connection/session-check";
 export { resolveConnectionVariables, PREPARED_STATEMENTS_VARIABLE, SESSION_URL_VARIABLE } from "./connection/connection-variables";
 export type { ConnectionSetting, ConnectionVariables, SettingSource } from "./connection/connection-variables";
 export { interpretError, isRetryableSqlState, type ErrorScope } from "./interpret-error";

@@ -44,10 +44,14 @@ const TIMEOUT_MS = 10_000;
  * bound. The wake-ups and the completion hints each own one.
  *
  * Before its first LISTEN it asks the session check whether notifications
- * can arrive at all: behind a transaction pooler they cannot (the LISTEN
- * would stay on a server connection the client no longer holds), so it
- * never connects, `connect` resolves at once, and its owners get no
- * notifications — they poll, as they would with the connection down.
+ * can arrive at all. On a direct connection (one round trip to tell) it
+ * listens at once. Through a pooler, `connect` resolves without waiting
+ * for the notification test: behind a transaction pooler notifications
+ * cannot arrive (the LISTEN would stay on a server connection the client
+ * no longer holds), so it never connects and its owners poll, as they
+ * would with the connection down; behind a session pooler it connects when
+ * the test says so, as after a reconnection (`onListening(true)`: some
+ * notifications may have been missed meanwhile).
  *
  * @example
  * ```ts
@@ -67,8 +71,8 @@ export class ListenConnection {
   #failures = 0;
   #missedSome = false;
   #closed = false;
-  /** True once the session check found a transaction pooler: it never connects. */
-  #withoutSessions = false;
+  /** Whether notifications can arrive: unknown until the session check says, false behind a transaction pooler (it never connects). */
+  #sessions: "unknown" | "checking" | "yes" | "no" = "unknown";
   /** The last statement asked for: statements run one after another. */
   #queries: Promise<unknown> = Promise.resolve();
 
@@ -83,7 +87,7 @@ export class ListenConnection {
 
   /** Connects unless connected; resolves with the error of a failed attempt (a reconnection is then scheduled). */
   connect(): Promise<Error | undefined> {
-    if (this.#client !== undefined || this.#closed || this.#withoutSessions) return Promise.resolve(undefined);
+    if (this.#client !== undefined || this.#closed || this.#sessions === "no" || this.#sessions === "checking") return Promise.resolve(undefined);
     if (this.#connecting === undefined) {
       clearTimeout(this.#retryTimer);
       this.#retryTimer = undefined;
@@ -129,16 +133,18 @@ export class ListenConnection {
 
   /** False behind a transaction pooler, where notifications cannot arrive (known after the first `connect`). */
   get notificationsPossible(): boolean {
-    return !this.#withoutSessions;
+    return this.#sessions !== "no";
   }
 
   async #open(): Promise<Error | undefined> {
     const { channel } = this.#parts;
     try {
-      if ((await this.#parts.sessionCheck.kind()) === "transaction-pooler") {
-        this.#withoutSessions = true;
+      if (this.#sessions === "unknown" && (await this.#parts.sessionCheck.firstLook()) === "pooler") {
+        this.#sessions = "checking";
+        void this.#connectOnceKnown();
         return undefined;
       }
+      this.#sessions = "yes";
     } catch (thrown) {
       const error = interpretError(thrown, `LISTEN on channel "${channel}"`);
       this.#missedSome = true;
@@ -184,6 +190,24 @@ export class ListenConnection {
       this.#report(coerceError(thrown));
     }
     return undefined;
+  }
+
+  /** Through a pooler: waits for the session check's verdict, then connects (a session pooler) or never will (a transaction pooler). */
+  async #connectOnceKnown(): Promise<void> {
+    try {
+      this.#sessions = (await this.#parts.sessionCheck.kind()) === "transaction-pooler" ? "no" : "yes";
+    } catch (thrown) {
+      // Checked again at the next attempt to connect.
+      this.#sessions = "unknown";
+      this.#missedSome = true;
+      this.#report(interpretError(thrown, `LISTEN on channel "${this.#parts.channel}"`));
+      this.#scheduleReconnect();
+      return;
+    }
+    if (this.#sessions === "no" || this.#closed || !this.#parts.wanted()) return;
+    // Its owners went on without notifications meanwhile: once listening, they catch up.
+    this.#missedSome = true;
+    void this.connect();
   }
 
   /** The connection failed or ended: forget it and reconnect while it is wanted. */

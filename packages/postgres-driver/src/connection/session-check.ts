@@ -19,6 +19,9 @@ import type { DriverWarning, WarningListener } from "./driver-warning";
  */
 export type SessionKind = "direct" | "session-pooler" | "transaction-pooler";
 
+/** What {@link SessionCheck.firstLook} knows after one round trip. */
+export type FirstLook = "direct" | "pooler";
+
 /** Options of {@link SessionCheck}. */
 export interface SessionCheckOptions {
   readonly connectionString: string;
@@ -70,6 +73,7 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
  */
 export class SessionCheck {
   readonly #options: SessionCheckOptions;
+  #firstLook: Promise<FirstLook> | undefined;
   #result: Promise<SessionKind> | undefined;
 
   constructor(options: SessionCheckOptions) {
@@ -83,20 +87,51 @@ export class SessionCheck {
 
   /** The kind of connection, found out on the first call; later calls share it. */
   kind(): Promise<SessionKind> {
-    this.#result ??= this.#check().catch((thrown: unknown) => {
-      this.#result = undefined;
-      throw interpretError(thrown, "check whether the database keeps sessions");
-    });
-    return this.#result;
+    this.#start();
+    return this.#result!;
   }
 
-  async #check(): Promise<SessionKind> {
+  /**
+   * The check's first step, known after one round trip: `"direct"` (then
+   * {@link kind} is too), or `"pooler"` while the notification test that
+   * tells a session pooler from a transaction pooler may take up to
+   * `notificationTimeoutMs` more. Lets a caller that must not wait that
+   * long go on, and act on {@link kind} when it comes.
+   */
+  firstLook(): Promise<FirstLook> {
+    this.#start();
+    return this.#firstLook!;
+  }
+
+  #start(): void {
+    if (this.#result !== undefined) return;
+    let looked!: (look: FirstLook) => void;
+    let lookFailed!: (error: Error) => void;
+    this.#firstLook = new Promise<FirstLook>((resolve, reject) => {
+      looked = resolve;
+      lookFailed = reject;
+    });
+    this.#result = this.#check(looked).catch((thrown: unknown) => {
+      this.#result = undefined;
+      this.#firstLook = undefined;
+      const error = interpretError(thrown, "check whether the database keeps sessions");
+      lookFailed(error);
+      throw error;
+    });
+    // Whoever asks gets the outcome; a step nobody asked for must not count as an unhandled rejection.
+    this.#firstLook.catch(() => undefined);
+    this.#result.catch(() => undefined);
+  }
+
+  async #check(looked: (look: FirstLook) => void): Promise<SessionKind> {
     const listener = this.#client();
     try {
       await listener.connect();
       const { rows } = await listener.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
       const announced = (listener as unknown as { processID?: unknown }).processID;
-      if (typeof announced === "number" && rows[0]?.pid === announced) return "direct";
+      const direct = typeof announced === "number" && rows[0]?.pid === announced;
+      looked(direct ? "direct" : "pooler");
+      if (direct) return "direct";
       if (await this.#notificationArrives(listener)) return "session-pooler";
       this.#options.onWarning(noSessions(this.#options.connectionString));
       return "transaction-pooler";

@@ -5,7 +5,16 @@ import { ThrowawayPgBouncer } from "@stint/throwaway-postgres";
 import { expect } from "chai";
 import { sql } from "kysely";
 import { container as rootContainer } from "tsyringe";
-import { createDatabase, migrate, PostgresLeaderLock, registerPostgresDriver, SessionCheck, type DatabaseHandle, type DriverWarning } from "../../src";
+import {
+  createDatabase,
+  migrate,
+  PostgresLeaderLock,
+  PostgresWakeupSource,
+  registerPostgresDriver,
+  SessionCheck,
+  type DatabaseHandle,
+  type DriverWarning,
+} from "../../src";
 import { createTestSchema, type TestSchema } from "../../src/testing";
 
 const Ping = defineJob<{ readonly n: number }>("pooled-ping");
@@ -164,6 +173,31 @@ describe("behind PgBouncer in transaction mode", () => {
     await waiting;
     expect(warnings.map((warning) => warning.code).sort()).to.deep.equal(["STINT_NO_SESSIONS", "STINT_NO_STATEMENT_TIMEOUT"].sort());
     expect(driver.settings.preparedStatements).to.deep.equal({ value: "auto", source: "default" });
+  });
+
+  it("subscribes to wake-ups through a pooler without waiting for the notification test, and listens once a session pooler is found", async () => {
+    for (const [bouncer, listens] of [
+      [transactions, false],
+      [sessions, true],
+    ] as const) {
+      const wakeups = new PostgresWakeupSource({ connectionString: bouncer.connectionString, schema: test.schema, onWarning: () => undefined });
+      closing.push(() => wakeups.close());
+      const woken: string[] = [];
+      const started = performance.now();
+      const subscription = await wakeups.subscribe([Ping.name], (queue) => woken.push(queue));
+      closing.push(() => subscription.close());
+      expect(performance.now() - started, "the subscription did not wait for the second of the notification test").to.be.below(800);
+      if (listens) {
+        // Once listening it wakes the subscriber for what it may have missed meanwhile, then for each new job.
+        await eventually(() => wakeups.listening && woken.length > 0, { timeoutMs: 10_000, what: "the LISTEN through the session pooler" });
+        woken.length = 0;
+        await test.store.enqueue(buildNewJob(Ping, { n: 3 }));
+        await eventually(() => woken.length > 0, { timeoutMs: 5_000, what: "a wake-up through the session pooler" });
+      } else {
+        await new SessionCheck({ connectionString: bouncer.connectionString, applicationName: "stint-test:check", onWarning: () => undefined }).kind();
+        expect(wakeups.listening).to.equal(false);
+      }
+    }
   });
 
   it("with a session URL past the pooler, wake-ups LISTEN and the leader takes the advisory lock", async () => {

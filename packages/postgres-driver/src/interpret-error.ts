@@ -1,4 +1,5 @@
 import { DatabaseError, InfrastructureError, MissingPasswordError, SchemaMissingError, errorCodeOf } from "@stint/core";
+import { isPreparedStatementClash } from "./connection/prepared-statements";
 import { DEFAULT_SCHEMA } from "./schema/default-schema";
 
 /**
@@ -64,6 +65,11 @@ const RETRYABLE_MESSAGES: readonly RegExp[] = [
 
 const SQLSTATE = /^[0-9A-Z]{5}$/;
 
+/** What a prepared-statement clash means, for an operator who pinned `STINT_PREPARED_STATEMENTS=on`. */
+const POOLER_HINT =
+  " — named prepared statements met a server connection that does not hold them, as happens behind a transaction pooler " +
+  "(PgBouncer in pool_mode=transaction): set STINT_PREPARED_STATEMENTS=auto (the default) or off";
+
 /** SQLSTATEs of a missing schema (3F000), table (42P01) or function (42883): stint's, when the message names its schema. */
 const MISSING_OBJECT_SQLSTATES: ReadonlySet<string> = new Set(["3F000", "42P01", "42883"]);
 
@@ -95,6 +101,9 @@ export interface ErrorScope {
  *   `MissingPasswordError` (`STINT_CONFIG`; with MD5 authentication the
  *   server cannot tell a missing password from a wrong one, and answers
  *   28P01, a `DatabaseError`);
+ * - a named prepared statement refused with SQLSTATE 42P05 or 26000 (what
+ *   a transaction pooler does to them, when `preparedStatements` is `"on"`)
+ *   → `DatabaseError` whose message names the pooler and the setting;
  * - an error that already carries a stint code is returned unchanged; anything else is returned as an `Error`.
  *
  * The message is prefixed with the operation that failed.
@@ -112,7 +121,7 @@ export interface ErrorScope {
 export function interpretError(thrown: unknown, operation: string, scope: ErrorScope = {}): Error {
   if (thrown instanceof Error && errorCodeOf(thrown) !== undefined) return thrown;
   const sqlState = findSqlState(thrown);
-  const message = `${operation} failed: ${messageOf(thrown)}`;
+  const message = `${operation} failed: ${messageOf(thrown)}${sqlState !== undefined && isPreparedStatementClash({ code: sqlState }) ? POOLER_HINT : ""}`;
   const setupProblem = missingSchema(thrown, sqlState, message, scope.schema) ?? missingPassword(thrown, operation);
   if (setupProblem !== undefined) return setupProblem;
   if (sqlState !== undefined) {

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { sql } from "kysely";
 import pg from "pg";
 import { rejectionOf } from "@stint/core/testing";
-import { createDatabase } from "../../src";
+import { createDatabase, interpretError } from "../../src";
 import type { DriverWarning } from "../../src/connection/driver-warning";
 import type { PreparedStatementsMode } from "../../src/connection/prepared-statements";
 import { PoolStatementRunner } from "../../src/connection/statement-runner";
@@ -135,6 +135,9 @@ describe("PoolStatementRunner", () => {
       await runner.run({ text: `PREPARE stint_test_sum AS SELECT 0 AS n`, values: [] });
       const clash = await rejectionOf(runner.run(named));
       expect((clash as { code?: string }).code).to.equal("42P05");
+      expect(interpretError(clash, "claimBatch").message)
+        .to.match(/transaction pooler/)
+        .and.match(/STINT_PREPARED_STATEMENTS=auto/);
       expect(runner.preparedStatements.named).to.equal(true);
       expect(warnings).to.deep.equal([]);
     });

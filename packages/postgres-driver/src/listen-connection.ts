@@ -131,11 +131,6 @@ export class ListenConnection {
     );
   }
 
-  /** False behind a transaction pooler, where notifications cannot arrive (known after the first `connect`). */
-  get notificationsPossible(): boolean {
-    return this.#sessions !== "no";
-  }
-
   async #open(): Promise<Error | undefined> {
     const { channel } = this.#parts;
     try {

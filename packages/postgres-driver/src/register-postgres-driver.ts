@@ -120,8 +120,9 @@ const OPTION_KEYS = [
  * Every connection says whose it is in `application_name`:
  * `stint:<role>:<process identity>` (see `applicationName` in core) with
  * the role `worker` (the main pool; your `applicationName` replaces this one
- * name), `control`, `listen`, `leader` or `await` — so an operator, or a test, can
- * find one process's connections in `pg_stat_activity`.
+ * name), `control`, `listen`, `leader`, `await` or `check` (the session
+ * check's two short connections) — so an operator, or a test, can find one
+ * process's connections in `pg_stat_activity`.
  *   Given a `pool` and no `sessionConnectionString`, none of the three is
  *   registered (waits then only poll): a pooled connection cannot hold a LISTEN or a session lock
  *   for good.

@@ -1,5 +1,5 @@
 import { JOB_STATES, type JobState } from "@stint/core";
-import { configError } from "../cli-error";
+import { configError, usageError } from "../cli-error";
 
 const INTEGER = /^[+-]?\d+$/;
 const DECIMAL = /^\d+(?:\.\d+)?$/;
@@ -58,4 +58,11 @@ export function timeValue(option: string, text: string): Date {
 /** Reads a job id (a positive integer); a usage error is the caller's to raise, this returns undefined. */
 export function jobIdValue(text: string): string | undefined {
   return /^[1-9]\d{0,18}$/.test(text) ? text : undefined;
+}
+
+/** Reads a job id given as an argument; anything else is a usage error (exit 2) that quotes it. */
+export function jobIdArgument(text: string): string {
+  const id = jobIdValue(text);
+  if (id === undefined) throw usageError(`job id must be a positive integer, got ${JSON.stringify(text)}`);
+  return id;
 }

@@ -1,6 +1,6 @@
 import { ExitCode, QueueAdmin, type JobStore } from "@stint/core";
 import { assertQueueName, type WaitingJobState } from "@stint/core/driver";
-import { integerValue, jobIdValue, statesValue } from "../args/option-values";
+import { integerValue, jobIdArgument, statesValue } from "../args/option-values";
 import { configError, jobNotFound, usageError, wrongStateError, type CliError } from "../cli-error";
 import { stringOption, type Command, type CommandContext } from "../command";
 import { startProgress } from "../output/progress";
@@ -52,11 +52,7 @@ export const cancelCommand: Command = {
     if (queue !== undefined) return cancelWaiting(context, assertQueueName(queue));
     if (context.positionals.length === 0) throw usageError("cancel: missing the job id (or --queue <queue> --state …)");
     for (const option of ["state", "limit"]) if (stringOption(context, option) !== undefined) throw usageError(`--${option} goes with --queue <queue>`);
-    const ids = context.positionals.map((text) => {
-      const id = jobIdValue(text);
-      if (id === undefined) throw usageError(`job id must be a positive integer, got ${JSON.stringify(text)}`);
-      return id;
-    });
+    const ids = context.positionals.map(jobIdArgument);
     return cancelByIds(context, [...new Set(ids)]);
   },
 };

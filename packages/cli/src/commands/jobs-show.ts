@@ -1,5 +1,5 @@
-import { jobIdValue } from "../args/option-values";
-import { jobNotFound, usageError } from "../cli-error";
+import { jobIdArgument } from "../args/option-values";
+import { jobNotFound } from "../cli-error";
 import type { Command } from "../command";
 import { ExitCode, formatDuration } from "@stint/core";
 import { jobJson } from "../output/job-json";
@@ -20,8 +20,7 @@ export const jobsShowCommand: Command = {
   json: true,
   options: {},
   async run(context) {
-    const id = jobIdValue(context.positionals[0]!);
-    if (id === undefined) throw usageError(`job id must be a positive integer, got ${JSON.stringify(context.positionals[0])}`);
+    const id = jobIdArgument(context.positionals[0]!);
     const { store } = await context.connect();
     const job = await store.getJob({ id });
     if (job === undefined) throw jobNotFound(id, context.schema);

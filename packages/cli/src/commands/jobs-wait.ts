@@ -1,7 +1,7 @@
 import { ErrorCode, errorCodeOf, ExitCode, JobClient, type JobFailedError, MAX_TIMER_MS } from "@stint/core";
 import { durationOption } from "../args/duration";
-import { jobIdValue } from "../args/option-values";
-import { CliError, jobNotFound, usageError } from "../cli-error";
+import { jobIdArgument } from "../args/option-values";
+import { CliError, jobNotFound } from "../cli-error";
 import { stringOption, type Command, type CommandContext } from "../command";
 
 /**
@@ -29,8 +29,7 @@ export const jobsWaitCommand: Command = {
     "Example: stint jobs wait 812 --timeout 5m && echo done",
   ],
   async run(context) {
-    const id = jobIdValue(context.positionals[0]!);
-    if (id === undefined) throw usageError(`job id must be a positive integer, got ${JSON.stringify(context.positionals[0])}`);
+    const id = jobIdArgument(context.positionals[0]!);
     const timeoutText = stringOption(context, "timeout");
     const timeoutMs = timeoutText === undefined ? undefined : durationOption("--timeout", timeoutText, { min: 1, max: MAX_TIMER_MS });
     const { store } = await context.connect();

@@ -1,6 +1,6 @@
 import { ACTIVE_JOB_STATES, ExitCode, type JobStore } from "@stint/core";
 import { assertQueueName } from "@stint/core/driver";
-import { integerValue, jobIdValue } from "../args/option-values";
+import { integerValue, jobIdArgument } from "../args/option-values";
 import { jobNotFound, usageError, wrongStateError, type CliError } from "../cli-error";
 import { stringOption, type Command, type CommandContext } from "../command";
 import { startProgress } from "../output/progress";
@@ -45,8 +45,7 @@ export const retryCommand: Command = {
 };
 
 async function retryOne(context: CommandContext, idText: string): Promise<number> {
-  const id = jobIdValue(idText);
-  if (id === undefined) throw usageError(`job id must be a positive integer, got ${JSON.stringify(idText)}`);
+  const id = jobIdArgument(idText);
   const { store } = await context.connect();
   if (!(await store.retryJob({ id }))) throw await whyNotRetried(store, id, context.schema);
   if (context.json) context.out.json({ id, retried: true });

@@ -13,7 +13,7 @@
  *
  * @example
  * ```ts
- * const extended = await flushes.confirming(() => store.extendLeases(params));
+ * const renewal = await flushes.confirming(() => store.extendLeases(params), (answer) => answer.extended);
  * if (!flushes.isFlushed(lease.claim)) lease.abort(); // on a lost connection
  * ```
  */
@@ -43,11 +43,18 @@ export class ClaimFlushes {
     return claim <= this.#flushedUpTo;
   }
 
-  /** Runs a write that returns the rows (ids) it changed and, when it changed any, marks the claims before it flushed. */
-  async confirming<R extends readonly unknown[]>(write: () => Promise<R>): Promise<R> {
+  /**
+   * Runs a write and, when it changed a row, marks the claims before it
+   * flushed. The write answers the rows (ids) it changed, or something
+   * `changedRows` finds them in.
+   */
+  confirming<R extends readonly unknown[]>(write: () => Promise<R>): Promise<R>;
+  confirming<R>(write: () => Promise<R>, changedRows: (answer: R) => readonly unknown[]): Promise<R>;
+  async confirming<R>(write: () => Promise<R>, changedRows?: (answer: R) => readonly unknown[]): Promise<R> {
     const mark = this.mark();
-    const changed = await write();
+    const answer = await write();
+    const changed = changedRows === undefined ? (answer as readonly unknown[]) : changedRows(answer);
     if (changed.length > 0) this.flushed(mark);
-    return changed;
+    return answer;
   }
 }

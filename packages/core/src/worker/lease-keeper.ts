@@ -192,12 +192,10 @@ export class LeaseKeeper {
     const batch = [...this.#held.values()];
     const sentAt = clock.now();
     const jobs = batch.map(({ id, attempt }) => ({ id, attempt }));
-    // A heartbeat that extended a lease committed after the claims before it: they are on disk.
-    const mark = this.#flushes.mark();
-    const call = this.#store.extendLeases({ workerId: this.#workerId, leaseMs, jobs }).then((renewal) => {
-      if (renewal.extended.length > 0) this.#flushes.flushed(mark);
-      return renewal;
-    });
+    const call = this.#flushes.confirming(
+      () => this.#store.extendLeases({ workerId: this.#workerId, leaseMs, jobs }),
+      (renewal) => renewal.extended,
+    );
     const answer = await settleWithin(call, heartbeatTimeoutMs, clock, this.#stop.signal);
     if (answer.status !== "fulfilled") {
       const why = answer.status === "rejected" ? coerceError(answer.reason).message : `no answer within ${heartbeatTimeoutMs} ms`;

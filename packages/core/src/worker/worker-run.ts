@@ -424,7 +424,6 @@ export class WorkerRun<T> {
     else if (outcome.kind === "snoozed") counters.snoozed += 1;
     else if (outcome.kind === "dead") counters.dead += 1;
     else if (outcome.kind === "lease-lost") counters.leaseLost += 1;
-    else if (outcome.kind === "cancelled") counters.cancelled += 1;
     else counters.released += 1;
   }
 

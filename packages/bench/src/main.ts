@@ -5,15 +5,28 @@ import { sql } from "kysely";
 import { ProbeJob, spawnProbeWorkers } from "@stint/process-tests";
 import { benchFirstClaim, benchLoopLatency, formatLatencyTable } from "./latency";
 import { formatBenchTable, type BenchRow } from "./bench-table";
+import { benchHistory, formatHistoryTable, type HistoryCondition } from "./history-bench";
 
 const JOBS = Number(process.env["BENCH_JOBS"] ?? 50_000);
 const ENQUEUE_BATCH = 10_000;
+/** Finished jobs kept beside the history drains, comma-separated (e.g. `1000000,10000000`); `0` alone leaves them out. */
+const RETAINED = (process.env["BENCH_RETAINED"] ?? "1000000")
+  .split(",")
+  .map(Number)
+  .filter((count) => count > 0);
+/** Queued jobs of the backlog drain; 0 leaves it out. */
+const BACKLOG = Number(process.env["BENCH_BACKLOG"] ?? 1_000_000);
+const HISTORY_ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
 
 /**
  * `npm run bench`: measures enqueueMany throughput, drain throughput of
  * no-op jobs (one process with concurrency 10, then two such processes) and
  * the peak RSS of every process, against DATABASE_URL, and prints a table.
  * Each benchmark gets a fresh schema. `BENCH_JOBS` changes the job count.
+ * Then the drain and the latency beside kept history (`BENCH_RETAINED`
+ * finished jobs, default 1,000,000) and after a backlog (`BENCH_BACKLOG`
+ * queued jobs, default 1,000,000), side by side with an empty table over
+ * `BENCH_ROUNDS` rounds (default 3).
  */
 async function main(): Promise<void> {
   // The probe processes log with STINT_LOG_LEVEL and STINT_LOG_FORMAT: refuse a bad value before any schema is made.
@@ -29,6 +42,15 @@ async function main(): Promise<void> {
   console.log(formatBenchTable(rows));
   console.log("");
   console.log(formatLatencyTable(latency));
+  const conditions: HistoryCondition[] = [
+    { label: "nothing else", retained: 0, backlog: 0 },
+    ...RETAINED.map((retained) => ({ label: `${retained.toLocaleString("en-US")} finished jobs kept`, retained, backlog: 0 })),
+    ...(BACKLOG > 0 ? [{ label: `${BACKLOG.toLocaleString("en-US")} queued (the whole backlog drained)`, retained: 0, backlog: BACKLOG }] : []),
+  ];
+  if (conditions.length > 1) {
+    console.log("");
+    console.log(formatHistoryTable(await benchHistory(conditions, JOBS, HISTORY_ROUNDS)));
+  }
 }
 
 async function benchEnqueueMany(): Promise<BenchRow> {
@@ -68,7 +90,7 @@ async function benchDrain(processes: number, concurrency: number, observed = fal
     const wallSeconds = (performance.now() - started) / 1000;
     const { rows } = await sql<{ seconds: number; succeeded: number }>`
       select extract(epoch from max(finished_at) - min(started_at))::float8 as seconds, count(*)::int as succeeded
-      from ${sql.id(t.schema, "jobs")} where state = 'succeeded'`.execute(t.db);
+      from ${sql.id(t.schema, "all_jobs")} where state = 'succeeded'`.execute(t.db);
     const seconds = Number(rows[0]?.seconds ?? wallSeconds);
     const succeeded = rows[0]?.succeeded ?? 0;
     if (succeeded !== JOBS) throw new Error(`only ${succeeded} of ${JOBS} jobs succeeded`);

@@ -3,6 +3,7 @@ import { assertSqlIdentifier, integerOption, rejectUnknownOptions } from "@stint
 import type { Kysely } from "kysely";
 import { diagnoseConnection, type ConnectionToDiagnose } from "./diagnose-connection";
 import { interpretError } from "./interpret-error";
+import { HISTORY_COUNT_CAP, readHistory, type HistoryState } from "./queries/diagnose-history";
 import { readIdleInTransaction } from "./queries/diagnose-idle-in-transaction";
 import { EXPECTED_INDEXES, readIndexes } from "./queries/diagnose-indexes";
 import { readOldestTransaction } from "./queries/diagnose-oldest-transaction";
@@ -58,6 +59,10 @@ const LATEST = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
 /** Dead rows worth a warning: more than this many, and more than {@link DEAD_ROW_RATIO} of the live ones. */
 const DEAD_ROW_FLOOR = 10_000;
 const DEAD_ROW_RATIO = 0.2;
+/** The migration that moved finished jobs to `finished_jobs`. */
+const HISTORY_VERSION = 15;
+/** Fewer days of partitions ahead than this is worth a warning. */
+const MIN_DAYS_AHEAD = 2;
 
 /**
  * Whether `schema` exists and which migration it is at, next to the latest
@@ -96,6 +101,15 @@ export async function schemaStatus(db: Kysely<any>, schema: string): Promise<Sch
  * - `stuck-leases` — running jobs whose lease expired more than
  *   `stuckLeaseGraceMs` ago (warning: nothing rescues them);
  * - `jobs-bloat` — dead vs live tuples of `jobs` and its last vacuum (warning);
+ * - `history` — the size of `finished_jobs` (rows estimated from the
+ *   catalog, bytes summed over its partitions), its day partitions and the
+ *   oldest one, and the rows of `finished_jobs_kept` (a report; warning
+ *   only when it cannot be read);
+ * - `history-partitions` — day partitions ready at least 2 days ahead
+ *   (warning: without one, jobs land in `finished_jobs_kept`, which
+ *   retention prunes row by row);
+ * - `legacy-history` — finished jobs still in `jobs`, written before
+ *   migration 15 (warning: `stint migrate` moves them);
  * - `oldest-transaction` — transactions in the database open longer than
  *   `longTransactionMs`, which hold back vacuum for everyone (warning);
  * - `idle-in-transaction` — stint sessions idle inside a transaction (warning).
@@ -127,6 +141,7 @@ export async function diagnose(db: Kysely<any>, schema: string, options: Diagnos
     checks.push(await attempt("stuck-leases", "warning", () => stuckLeasesCheck(db, schema, graceMs)));
     checks.push(await attempt("jobs-bloat", "warning", () => bloatCheck(db, schema)));
   }
+  if (status.version >= HISTORY_VERSION) checks.push(...(await historyChecks(db, schema)));
   checks.push(await attempt("oldest-transaction", "warning", () => oldestTransactionCheck(db, longMs)));
   checks.push(await attempt("idle-in-transaction", "warning", () => idleInTransactionCheck(db, prefix, idleMs)));
   return freeze(checks);
@@ -188,6 +203,62 @@ async function bloatCheck(db: Kysely<any>, schema: string): Promise<DiagnosisChe
     return fail("jobs-bloat", "warning", `${detail}: autovacuum is not keeping up — look for long transactions, or run VACUUM`);
   }
   return pass("jobs-bloat", detail);
+}
+
+/** `history`, `history-partitions` and `legacy-history`, from one read; three failed warnings when it cannot run. */
+async function historyChecks(db: Kysely<any>, schema: string): Promise<DiagnosisCheck[]> {
+  let history: HistoryState;
+  try {
+    history = await readHistory(db, schema);
+  } catch (thrown) {
+    const detail = `could not check: ${coerceError(interpretError(thrown, "history")).message}`;
+    return ["history", "history-partitions", "legacy-history"].map((name) => fail(name, "warning", detail));
+  }
+  return [historyCheck(history), partitionsAheadCheck(history), legacyHistoryCheck(history)];
+}
+
+function historyCheck(history: HistoryState): DiagnosisCheck {
+  const { partitions, oldest } = history;
+  const days = oldest === null ? "no day partitions" : `${plural(partitions, "day partition")}, the oldest ${oldest.name} (${oldest.day})`;
+  return pass(
+    "history",
+    `finished_jobs holds about ${plural(history.rowsEstimate, "row")}, ${(history.totalBytes / 1_048_576).toFixed(1)} MiB with indexes, in ${days}; ` +
+      `finished_jobs_kept holds ${counted(history.keptRows, "row")}`,
+  );
+}
+
+function partitionsAheadCheck(history: HistoryState): DiagnosisCheck {
+  const { daysAhead, newestDay } = history;
+  if (daysAhead !== null && daysAhead >= MIN_DAYS_AHEAD) {
+    return pass("history-partitions", `day partitions are ready up to ${newestDay} (${plural(daysAhead, "day")} ahead)`);
+  }
+  const reach = daysAhead === null ? "there are no day partitions" : `day partitions reach only ${newestDay} (${plural(daysAhead, "day")} ahead)`;
+  return fail(
+    "history-partitions",
+    "warning",
+    `${reach}: jobs finishing on a day without one land in finished_jobs_kept, which retention prunes row by row — ` +
+      "each retention pass of a worker's maintenance makes them a week ahead, and so does `stint prune`",
+  );
+}
+
+function legacyHistoryCheck(history: HistoryState): DiagnosisCheck {
+  if (history.legacyRows === 0) return pass("legacy-history", "no finished jobs left in jobs");
+  return fail(
+    "legacy-history",
+    "warning",
+    `${counted(history.legacyRows, "finished job")} ${history.legacyRows === 1 ? "is" : "are"} still in jobs, written before migration ${HISTORY_VERSION}: ` +
+      "they keep the hot table as large as before — run `stint migrate` to move them into finished_jobs",
+  );
+}
+
+/** A count that stopped at {@link HISTORY_COUNT_CAP}, said as such: `40 rows`, `at least 1000000 rows`. */
+function counted(count: number, noun: string): string {
+  return count >= HISTORY_COUNT_CAP ? `at least ${plural(count, noun)}` : plural(count, noun);
+}
+
+/** `1 row`, `2 rows`, `-1 days`. */
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
 async function oldestTransactionCheck(db: Kysely<any>, longMs: number): Promise<DiagnosisCheck> {

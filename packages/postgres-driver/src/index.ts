@@ -29,6 +29,10 @@ export { wakeupChannel } from "./wakeup-channel";
 export { diagnose, schemaStatus } from "./diagnose";
 export type { Diagnosis, DiagnosisCheck, DiagnosisSeverity, DiagnoseOptions, SchemaStatus } from "./diagnose";
 export type { ConnectionToDiagnose } from "./diagnose-connection";
+export { previewRetention } from "./queries/preview-retention";
+export type { CountsByState, PartitionDropPreview, RetentionPassPreview, RetentionPreview, RetentionPreviewParams } from "./queries/preview-retention";
+export type { RetainedState, RetentionPass } from "./queries/retention-plan";
+export { ensureHistoryPartitions } from "./queries/ensure-history-partitions";
 
 export { migrate } from "./schema/migrate";
 export type { MigrateOptions, MigrateResult } from "./schema/migrate";

@@ -3,6 +3,8 @@ import {
   assertSqlIdentifier,
   CheckedJobStore,
   CheckedScheduleStore,
+  integerOption,
+  MAX_BATCH_SIZE,
   rejectUnknownOptions,
   type FireDueSchedulesParams,
   type JobCompletionSource,
@@ -16,7 +18,9 @@ import {
 import type { Kysely, Transaction } from "kysely";
 import { KyselyStatements } from "./connection/kysely-statements";
 import type { StatementRunner } from "./connection/statement-runner";
+import { interpretError } from "./interpret-error";
 import { assertKysely } from "./is-kysely";
+import { moveFinishedJobs } from "./queries/move-finished-jobs";
 import { RawPostgresJobStore } from "./raw-postgres-job-store";
 import { DEFAULT_SCHEMA } from "./schema/default-schema";
 
@@ -84,17 +88,38 @@ const OPTION_KEYS = ["db", "statements", "schema", "controlDb", "controlStatemen
 export class PostgresJobStore extends CheckedJobStore<Kysely<any> | Transaction<any>> implements ScheduleStore {
   readonly #raw: RawPostgresJobStore;
   readonly #schedules: CheckedScheduleStore;
+  readonly #db: Kysely<any>;
 
   constructor(options: PostgresJobStoreOptions) {
     const raw = rawStore(options);
     super(raw, { maxPayloadBytes: options.maxPayloadBytes });
     this.#raw = raw;
     this.#schedules = new CheckedScheduleStore(raw, { maxPayloadBytes: this.maxPayloadBytes });
+    this.#db = options.db;
   }
 
   /** The schema this store reads and writes. */
   get schema(): string {
     return this.#raw.schema;
+  }
+
+  /**
+   * Creates the missing day partitions of the finished-jobs history, from
+   * today (UTC) to a week ahead, and returns how many it created (0 when
+   * they exist, or when the history table was too busy to wait for: the
+   * next call makes them). The retention pass of the maintenance loop calls
+   * it; a worker process may call it when it starts, so a deployment that
+   * runs without maintenance still has today's partition. Jobs finishing on
+   * a day without one land in `finished_jobs_kept`, which retention prunes
+   * row by row. Works for the runtime role.
+   *
+   * @example
+   * ```ts
+   * await store.ensureHistoryPartitions(); // 0, or 1 on the first call of a new day
+   * ```
+   */
+  ensureHistoryPartitions(): Promise<number> {
+    return this.#raw.ensureHistoryPartitions();
   }
 
   syncSchedules(params: SyncSchedulesParams): Promise<SyncSchedulesResult> {
@@ -115,6 +140,28 @@ export class PostgresJobStore extends CheckedJobStore<Kysely<any> | Transaction<
 
   fireDueSchedules(params: FireDueSchedulesParams): Promise<readonly ScheduleFire[]> {
     return this.#schedules.fireDueSchedules(params);
+  }
+
+  /**
+   * Moves up to `limit` (1 to 100,000) finished jobs that are still in
+   * `jobs` — written before version 15, or since by a worker of an older
+   * version — to `finished_jobs`, oldest id first, and returns how many it
+   * moved (see `moveFinishedJobs`): what `migrate` does in batches, one
+   * batch at a time, for a caller that keeps moving the leftovers. Rows
+   * someone holds locked are skipped; workers keep running.
+   *
+   * @example
+   * ```ts
+   * while ((await store.moveFinishedJobs({ limit: 5_000 })) === 5_000);
+   * ```
+   */
+  async moveFinishedJobs(params: { readonly limit: number }): Promise<number> {
+    const limit = integerOption("limit", params.limit, 1, MAX_BATCH_SIZE);
+    try {
+      return (await moveFinishedJobs(this.#db, this.schema, { limit })).moved;
+    } catch (thrown) {
+      throw interpretError(thrown, "moveFinishedJobs", { schema: this.schema });
+    }
   }
 }
 

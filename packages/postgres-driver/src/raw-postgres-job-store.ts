@@ -59,6 +59,7 @@ import { CallbackFailure } from "./queries/callback-failure";
 import { cancelJob } from "./queries/cancel-job";
 import { cancelJobs } from "./queries/cancel-jobs";
 import { claimBatch, type ControlledQueues } from "./queries/claim-batch";
+import { HistoryUpkeep } from "./history-upkeep";
 import { claimDeadHooks } from "./queries/claim-dead-hooks";
 import { completeInTransaction } from "./queries/complete-in-transaction";
 import { completeJobs } from "./queries/complete-jobs";
@@ -66,6 +67,7 @@ import { countByQueue } from "./queries/count-by-queue";
 import { readQueueGauges } from "./queries/read-queue-gauges";
 import { deleteEffectsBefore } from "./queries/delete-effects-before";
 import { deleteFinishedBefore } from "./queries/delete-finished-before";
+import { ensureHistoryPartitions } from "./queries/ensure-history-partitions";
 import { enqueue } from "./queries/enqueue";
 import { enqueueMany } from "./queries/enqueue-many";
 import { extendLeases } from "./queries/extend-leases";
@@ -119,6 +121,7 @@ export class RawPostgresJobStore implements JobStore<Kysely<any> | Transaction<a
   readonly #completions: JobCompletionSource | undefined;
   /** The queues whose last claim found controls on them: their next claim is sent with the controls at once. */
   readonly #controlledQueues: ControlledQueues = new Set();
+  readonly #historyUpkeep: HistoryUpkeep;
 
   constructor(parts: RawPostgresJobStoreParts) {
     this.#db = parts.db;
@@ -126,6 +129,7 @@ export class RawPostgresJobStore implements JobStore<Kysely<any> | Transaction<a
     this.#controlStatements = parts.controlStatements;
     this.#schema = parts.schema;
     this.#completions = parts.completions;
+    this.#historyUpkeep = new HistoryUpkeep(() => ensureHistoryPartitions(parts.db, parts.schema));
   }
 
   /** The completion hints waiters use, when the store was given them. */
@@ -150,6 +154,7 @@ export class RawPostgresJobStore implements JobStore<Kysely<any> | Transaction<a
   claimBatch(params: ClaimBatchParams): Promise<ClaimedBatch> {
     const { maxTimeoutMs } = params;
     const whole = maxTimeoutMs === undefined ? params : { ...params, maxTimeoutMs: Math.min(Math.floor(maxTimeoutMs), MAX_INT4) };
+    this.#historyUpkeep.onClaim();
     return this.#run("claimBatch", () => claimBatch(this.#statements, this.#schema, whole, this.#controlledQueues));
   }
 
@@ -234,6 +239,11 @@ export class RawPostgresJobStore implements JobStore<Kysely<any> | Transaction<a
 
   deleteFinishedBefore(params: DeleteFinishedBeforeParams): Promise<number> {
     return this.#run("deleteFinishedBefore", () => deleteFinishedBefore(this.#db, this.#schema, params));
+  }
+
+  /** Keeps the day partitions of `finished_jobs` ready a week ahead; returns how many it created. */
+  ensureHistoryPartitions(): Promise<number> {
+    return this.#run("ensureHistoryPartitions", () => ensureHistoryPartitions(this.#db, this.#schema));
   }
 
   deleteEffectsBefore(params: DeleteEffectsBeforeParams): Promise<number> {

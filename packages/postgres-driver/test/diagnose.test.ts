@@ -7,7 +7,7 @@ import { createTestSchema, type TestSchema } from "../src/testing";
 import { eventually, newJob } from "@stint/core/testing";
 
 /** Checks that look only at the schema, not at the rest of the database (which other sessions share). */
-const SCHEMA_CHECKS = ["schema", "migrations", "indexes", "wakeup-trigger", "stuck-leases", "jobs-bloat"];
+const SCHEMA_CHECKS = ["schema", "migrations", "indexes", "wakeup-trigger", "stuck-leases", "jobs-bloat", "history", "history-partitions", "legacy-history"];
 
 function check(diagnosis: Diagnosis, name: string): DiagnosisCheck {
   const found = diagnosis.checks.find((candidate) => candidate.name === name);
@@ -35,10 +35,24 @@ describe("diagnose and schemaStatus", () => {
     expect(await schemaStatus(test.db, test.schema)).to.deep.equal({ exists: true, version: latest, latest });
   });
 
-  it("expects exactly the indexes the migrations create", async () => {
-    const { rows } = await sql<{ name: string }>`SELECT indexname AS name FROM pg_indexes
-      WHERE schemaname = ${test.schema}`.execute(test.db);
-    expect(rows.map((row) => row.name).sort()).to.deep.equal(EXPECTED_INDEXES.map((index) => index.name).sort());
+  it("expects exactly the indexes the migrations create, each partition of the history with its copy of every finished_jobs index", async () => {
+    const { rows } = await sql<{ name: string; partition: boolean }>`SELECT i.relname AS name, t.relispartition AS partition
+      FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
+     WHERE t.relnamespace = ${test.schema}::regnamespace`.execute(test.db);
+    const own = rows.filter((row) => !row.partition).map((row) => row.name);
+    expect(own.sort()).to.deep.equal(EXPECTED_INDEXES.map((index) => index.name).sort());
+    const { rows: copies } = await sql<{ parent: string; copies: number; partitions: number }>`SELECT parent.relname AS parent, count(*)::int AS copies,
+           (SELECT count(*)::int FROM pg_inherits WHERE inhparent = ${`"${test.schema}".finished_jobs`}::regclass) AS partitions
+      FROM pg_inherits h JOIN pg_class parent ON parent.oid = h.inhparent
+     WHERE parent.relnamespace = ${test.schema}::regnamespace AND parent.relkind = 'I'
+     GROUP BY parent.relname ORDER BY parent.relname`.execute(test.db);
+    expect(copies.map((row) => row.parent)).to.deep.equal(
+      EXPECTED_INDEXES.filter((index) => index.table === "finished_jobs")
+        .map((index) => index.name)
+        .sort(),
+    );
+    for (const row of copies) expect(row.copies, `copies of ${row.parent}`).to.equal(row.partitions);
+    expect(rows.filter((row) => row.partition)).to.have.length(copies.length * (copies[0]?.partitions ?? 0));
   });
 
   it("reports a missing schema, and stops there", async () => {

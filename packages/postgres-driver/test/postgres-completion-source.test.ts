@@ -4,6 +4,7 @@ import { expect } from "chai";
 import { sql } from "kysely";
 import pg from "pg";
 import { completionChannel, PostgresCompletionSource } from "../src";
+import { moveToFinished } from "../src/queries/finished-jobs";
 import { createTestSchema, type TestSchema } from "../src/testing";
 import { eventually, rejectionOf } from "@stint/core/testing";
 import { testCompletions, type TestCompletions } from "./support/test-completions";
@@ -99,24 +100,43 @@ describe("PostgresCompletionSource", () => {
     await eventually(() => hinted.length > 0, { timeoutMs: 10_000, what: "the hint" });
   });
 
-  it("re-reads soon after registering when a transaction is changing the job's row, so a finish that could not see the registration is not missed", async () => {
-    const [id] = await enqueue(1);
-    const holder = new pg.Client({ connectionString: test.connectionString });
-    await holder.connect();
-    try {
-      await holder.query("BEGIN");
-      // A finish in flight that ran its waiter check before the registration: it announces nothing.
-      await holder.query(`UPDATE "${test.schema}".jobs SET state = 'succeeded', finished_at = now() WHERE id = $1`, [id]);
-      let hints = 0;
-      await completions.watch(id!, () => (hints += 1));
-      await eventually(() => hints > 0, { timeoutMs: 5_000, what: "a re-read hint while the row is held" });
-      await holder.query("COMMIT");
-      const committed = hints;
-      await eventually(() => hints > committed, { timeoutMs: 5_000, what: "a re-read hint after the finish committed" });
-    } finally {
-      await holder.end();
-    }
-  });
+  // A finish in flight that ran its waiter check before the registration: it announces nothing.
+  const finishesInFlight: [string, (id: string) => { sql: string; parameters: readonly unknown[] }][] = [
+    // This version's: the row leaves jobs for finished_jobs in one statement.
+    [
+      "moving the job to finished_jobs",
+      (id) =>
+        sql`WITH removed AS (DELETE FROM ${sql.id(test.schema, "jobs")} WHERE id = ${id}::bigint RETURNING *),
+             moved AS (${moveToFinished(test.schema, "removed", { state: sql`'succeeded'`, finished_at: sql`now()` })})
+             SELECT 1`.compile(test.db),
+    ],
+    // A worker of a version before 15, during a rolling upgrade: the row is finished in place.
+    [
+      "finishing the job in place",
+      (id) => sql`UPDATE ${sql.id(test.schema, "jobs")} SET state = 'succeeded', finished_at = now() WHERE id = ${id}::bigint`.compile(test.db),
+    ],
+  ];
+  for (const [how, finish] of finishesInFlight) {
+    it(`re-reads soon after registering when a transaction is ${how}, so a finish that could not see the registration is not missed`, async () => {
+      const [id] = await enqueue(1);
+      const holder = new pg.Client({ connectionString: test.connectionString });
+      await holder.connect();
+      try {
+        await holder.query("BEGIN");
+        const statement = finish(id!);
+        await holder.query(statement.sql, [...statement.parameters]);
+        let hints = 0;
+        await completions.watch(id!, () => (hints += 1));
+        await eventually(() => hints > 0, { timeoutMs: 5_000, what: "a re-read hint while the row is held" });
+        await holder.query("COMMIT");
+        const committed = hints;
+        await eventually(() => hints > committed, { timeoutMs: 5_000, what: "a re-read hint after the finish committed" });
+        expect((await test.store.getJob({ id: id! }))?.state).to.equal("succeeded");
+      } finally {
+        await holder.end();
+      }
+    });
+  }
 
   it("opens one connection for all its watches, registers them again after it is terminated, and hints every watcher", async () => {
     const ids = await enqueue(3);

@@ -1,5 +1,13 @@
 import { ConfigError, ErrorCode, InvalidNameError, errorCodeOf } from "@stint/core";
-import { describeJobStoreConformance, describeScheduleStoreConformance, eventually, newJob, rejectionOf, type ScheduleStoreHarness } from "@stint/core/testing";
+import {
+  describeJobStoreConformance,
+  describeScheduleStoreConformance,
+  eventually,
+  newJob,
+  rejectionOf,
+  type JobStoreHarness,
+  type ScheduleStoreHarness,
+} from "@stint/core/testing";
 import { expect } from "chai";
 import { sql, type Kysely, type Transaction } from "kysely";
 import { createDatabase, PostgresJobStore } from "../src";
@@ -19,6 +27,36 @@ async function postgresHarness(): Promise<ScheduleStoreHarness<Kysely<any> | Tra
 
 describeJobStoreConformance("PostgresJobStore", postgresHarness);
 describeScheduleStoreConformance("PostgresJobStore", postgresHarness);
+
+/**
+ * The store over a schema where every job that finishes stays in `jobs`,
+ * as the jobs a version before migration 15 finished do until they are
+ * moved: every rule of the suite holds for them too.
+ */
+async function legacyHistoryHarness(): Promise<JobStoreHarness<Kysely<any> | Transaction<any>>> {
+  const test = await createTestSchema();
+  await keepFinishedJobsInJobs(test);
+  return {
+    store: test.store,
+    withTransaction: (work) => test.db.transaction().execute((trx) => work(trx)),
+    waitUntilPast: (instant) => waitForDatabaseClock(test.db, instant),
+    close: () => test.drop(),
+  };
+}
+
+describeJobStoreConformance("PostgresJobStore with finished jobs left in jobs", legacyHistoryHarness);
+
+/** Puts each row the store moves to `finished_jobs` into `jobs` instead, where a worker older than migration 15 leaves it. */
+async function keepFinishedJobsInJobs(test: TestSchema): Promise<void> {
+  const keep = sql.id(test.schema, "keep_finished_in_jobs");
+  await sql`CREATE FUNCTION ${keep}() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO ${sql.id(test.schema, "jobs")} VALUES (NEW.*);
+  RETURN NULL;
+END $$`.execute(test.db);
+  await sql`CREATE TRIGGER keep_finished_in_jobs BEFORE INSERT ON ${sql.id(test.schema, "finished_jobs")}
+  FOR EACH ROW EXECUTE FUNCTION ${keep}()`.execute(test.db);
+}
 
 /** Moves every stored time of every schedule `ms` into the past. */
 async function moveScheduleTimesBack(test: TestSchema, ms: number): Promise<void> {

@@ -66,7 +66,8 @@ describe("registerPostgresDriver", () => {
     const [job] = await driver.store.claimBatch({ queue: "ctl", workerId: "w", limit: 1, leaseMs: 60_000 });
     expect((await driver.store.extendLeases({ workerId: "w", leaseMs: 60_000, jobs: [job!] })).extended).to.deep.equal([job!.id]);
     const open = async () => (await connectionsNamed("stint-main")) + (await connectionsNamed(applicationName("control")));
-    expect(await connectionsNamed("stint-main"), "the main pool, named as asked").to.equal(1);
+    // The claim, and beside it the day's first check of the history's partitions, which the claim starts and does not wait for.
+    expect(await connectionsNamed("stint-main"), "the main pool, named as asked").to.be.within(1, 2);
     expect(await connectionsNamed(applicationName("control")), "the control pool, named for its role").to.equal(1);
     await driver.close();
     await driver.close();

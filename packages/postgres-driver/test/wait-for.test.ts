@@ -3,6 +3,7 @@ import { buildNewJob } from "@stint/core/driver";
 import { expect } from "chai";
 import { sql } from "kysely";
 import { PostgresJobStore, type PostgresCompletionSource } from "../src";
+import { moveToFinished } from "../src/queries/finished-jobs";
 import { createTestSchema, type TestSchema } from "../src/testing";
 import { ScriptedWorker, type Task } from "./worker-lifecycle/scripted-worker";
 import { eventually } from "@stint/core/testing";
@@ -50,9 +51,10 @@ describe("client.waitFor against PostgreSQL", () => {
       const square: number = result.square;
       expect(square).to.equal(round * round);
       await run;
-      const { rows } = await sql<{ finished: Date }>`SELECT finished_at AS finished FROM ${sql.id(test.schema, "jobs")} WHERE id = ${job.id}::bigint`.execute(
-        test.db,
-      );
+      // The completion moved the job to finished_jobs, where the wait found it.
+      const { rows } = await sql<{
+        finished: Date;
+      }>`SELECT finished_at AS finished FROM ${sql.id(test.schema, "finished_jobs")} WHERE id = ${job.id}::bigint`.execute(test.db);
       gaps.push(at - rows[0]!.finished.getTime());
     }
     // finished_at is the completing statement's start, before its commit: each gap is at least the commit-to-resolve time.
@@ -116,15 +118,24 @@ describe("client.waitFor against PostgreSQL", () => {
     await eventually(async () => (await listeners()) === 0, { timeoutMs: 10_000, what: "the listening connection to close" });
   });
 
-  it("finds a finish whose notification never came at its next poll", async () => {
-    const job = await client.enqueue(Square, { n: 5 });
-    const waiting = client.waitFor(job, { pollIntervalMs: 200 });
-    await eventually(() => completions.watchedJobs === 1, { timeoutMs: 10_000, what: "the wait to watch the job" });
-    // Finished by hand: no notify_awaited, so no NOTIFY.
-    await sql`UPDATE ${sql.id(test.schema, "jobs")} SET state = 'succeeded', result = '{"square":25}', finished_at = now() WHERE id = ${job.id}::bigint`.execute(
-      test.db,
-    );
-    expect(await waiting).to.deep.equal({ square: 25 });
+  it("finds a finish whose notification never came at its next poll, moved to finished_jobs or left in jobs", async () => {
+    const jobs = sql.id(test.schema, "jobs");
+    const finishes = {
+      // As this version finishes a job, but by hand: no notify_awaited, so no NOTIFY.
+      moved: (id: string) => sql`WITH removed AS (DELETE FROM ${jobs} WHERE id = ${id}::bigint RETURNING *),
+        moved AS (${moveToFinished(test.schema, "removed", { state: sql`'succeeded'`, result: sql`'{"square":25}'::jsonb`, finished_at: sql`now()` })})
+        SELECT 1`,
+      // As a worker of a version before 15 finishes it, in place, during a rolling upgrade.
+      "in place": (id: string) => sql`UPDATE ${jobs} SET state = 'succeeded', result = '{"square":25}', finished_at = now() WHERE id = ${id}::bigint`,
+    };
+    for (const [how, finish] of Object.entries(finishes)) {
+      const job = await client.enqueue(Square, { n: 5 });
+      const waiting = client.waitFor(job, { pollIntervalMs: 200 });
+      await eventually(() => completions.watchedJobs === 1, { timeoutMs: 10_000, what: "the wait to watch the job" });
+      await finish(job.id).execute(test.db);
+      expect(await waiting, how).to.deep.equal({ square: 25 });
+      await eventually(() => completions.watchedJobs === 0, { timeoutMs: 10_000, what: "the wait to end" });
+    }
   });
 
   it("finds a finish that happened while its listening connection was terminated, once it reconnects", async () => {

@@ -37,7 +37,7 @@ describe("several worker processes on one queue", () => {
     expect(claimed.filter((n) => n > 0).length, `claims per process: ${claimed.join(", ")}`).to.be.at.least(2);
 
     const { rows: states } = await sql<{ state: string; n: number }>`
-      select state, count(*)::int as n from ${sql.id(t.schema, "jobs")} group by state`.execute(t.db);
+      select state, count(*)::int as n from ${sql.id(t.schema, "all_jobs")} group by state`.execute(t.db);
     expect(states).to.deep.equal([{ state: "succeeded", n: total }]);
 
     const { rows: runs } = await sql<{ executions: number; distinct_jobs: number; max_per_job: number }>`

@@ -24,7 +24,7 @@ describe("queue controls across real worker processes", function () {
     expect(ended.map((end) => end.report?.report.stoppedBecause)).to.deep.equal(["drained", "drained", "drained", "drained"]);
     const { done, unfinished } = await one(sql<{ done: number; unfinished: number }>`
       select count(*) filter (where state = 'succeeded')::int as done, count(*) filter (where state <> 'succeeded')::int as unfinished
-        from ${sql.id(fixture.schema().schema, "jobs")}`);
+        from ${sql.id(fixture.schema().schema, "all_jobs")}`);
     expect({ done, unfinished }).to.deep.equal({ done: 120, unfinished: 0 });
     // Every handler's run, from its first statement to its last: at each start, how many were running.
     const { most } = await one(sql<{ most: number }>`
@@ -68,7 +68,8 @@ describe("queue controls across real worker processes", function () {
     const { pausedAt } = await one(sql<{ pausedAt: Date }>`select updated_at as "pausedAt" from ${sql.id(fixture.schema().schema, "queues")}`);
     // Long enough for every job that was running at the pause to finish.
     await eventually(
-      async () => (await one(sql<{ n: number }>`select count(*)::int as n from ${sql.id(fixture.schema().schema, "jobs")} where state = 'running'`)).n === 0,
+      async () =>
+        (await one(sql<{ n: number }>`select count(*)::int as n from ${sql.id(fixture.schema().schema, "all_jobs")} where state = 'running'`)).n === 0,
       { timeoutMs: 10_000, what: "running jobs to finish and held ones to go back" },
     );
     const { late } = await one(sql<{ late: number }>`
@@ -82,7 +83,7 @@ describe("queue controls across real worker processes", function () {
     await fixture.schema().store.setQueueControls(ProbeJob.name, { paused: false });
     await eventually(
       async () =>
-        (await one(sql<{ n: number }>`select count(*)::int as n from ${sql.id(fixture.schema().schema, "jobs")} where state = 'succeeded'`)).n === 400,
+        (await one(sql<{ n: number }>`select count(*)::int as n from ${sql.id(fixture.schema().schema, "all_jobs")} where state = 'succeeded'`)).n === 400,
       { timeoutMs: 60_000, what: "the rest to drain after the resume" },
     );
     for (const probe of probes) probe.child.kill("SIGTERM");

@@ -18,7 +18,7 @@ describe("run modes in real processes", function () {
     const { rows } = await query.execute(fixture.schema().db);
     return rows[0]?.n ?? 0;
   }
-  const jobs = (where = sql`true`) => sql<{ n: number }>`select count(*)::int as n from ${sql.id(fixture.schema().schema, "jobs")} where ${where}`;
+  const jobs = (where = sql`true`) => sql<{ n: number }>`select count(*)::int as n from ${sql.id(fixture.schema().schema, "all_jobs")} where ${where}`;
   const executions = () => sql<{ n: number }>`select count(*)::int as n from ${sql.id(fixture.schema().schema, "executions")}`;
 
   it("once mode drains the queue and exits 0 with a JSON report", async () => {
@@ -78,7 +78,7 @@ describe("run modes in real processes", function () {
     const results = await Promise.all(probes.map((probe) => probe.exited));
     expect(results.map((result) => result.code)).to.deep.equal([0, 0, 0, 0, 0]);
     const { rows } = await sql<{ key: string }>`
-      select dedupe_key as key from ${sql.id(fixture.schema().schema, "jobs")} where dedupe_key like 'schedule:probe-tick:%' order by dedupe_key`.execute(
+      select dedupe_key as key from ${sql.id(fixture.schema().schema, "all_jobs")} where dedupe_key like 'schedule:probe-tick:%' order by dedupe_key`.execute(
       fixture.schema().db,
     );
     expect(rows).to.have.length(5);
@@ -113,8 +113,12 @@ describe("run modes in real processes", function () {
     };
     const leaderLine = (probe: ProbeProcess): boolean => probe.logLines.some((line) => line.includes("Became the maintenance leader"));
     const started = (probe: ProbeProcess): boolean => probe.logLines.some((line) => /Started worker \S+ for probe /.test(line));
-    // Every process is up (and has tried to become leader) before the leader is judged.
-    await eventually(async () => probes.every(started) && (await leaderPid()) !== undefined, { timeoutMs: 20_000, what: "all processes and a leader" });
+    // Every process is up (and has tried to become leader), and the leader has said so, before the leader is judged:
+    // its log line can reach this process after its lock shows in pg_locks.
+    await eventually(async () => probes.every(started) && probes.some(leaderLine) && (await leaderPid()) !== undefined, {
+      timeoutMs: 20_000,
+      what: "all processes and a leader",
+    });
     const first = probes.filter(leaderLine);
     expect(first, "leaders after start-up").to.have.length(1);
     const oldLeader = first[0]!;

@@ -29,7 +29,7 @@ describe("worker processes behind PgBouncer in transaction mode, with DATABASE_U
     await t?.drop();
   });
   beforeEach(async () => {
-    await sql`TRUNCATE ${sql.id(t.schema, "jobs")}, ${sql.id(t.schema, "executions")}`.execute(t.db);
+    await sql`TRUNCATE ${sql.id(t.schema, "jobs")}, ${sql.id(t.schema, "finished_jobs")}, ${sql.id(t.schema, "executions")}`.execute(t.db);
   });
   afterEach(async () => {
     for (const probe of running.splice(0)) {
@@ -62,7 +62,7 @@ describe("worker processes behind PgBouncer in transaction mode, with DATABASE_U
     }
     expect(ends.reduce((sum, end) => sum + (end.report?.report.totals.claimed ?? 0), 0)).to.equal(total);
     const { rows: states } = await sql<{ state: string; n: number }>`
-      SELECT state, count(*)::int AS n FROM ${sql.id(t.schema, "jobs")} GROUP BY state`.execute(t.db);
+      SELECT state, count(*)::int AS n FROM ${sql.id(t.schema, "all_jobs")} GROUP BY state`.execute(t.db);
     expect(states).to.deep.equal([{ state: "succeeded", n: total }]);
     expect(await executions(), "every handler ran exactly once").to.deep.equal({ executions: total, jobs: total });
     for (const probe of probes) {
@@ -92,7 +92,7 @@ describe("worker processes behind PgBouncer in transaction mode, with DATABASE_U
     this.timeout(90_000);
     const env = { MODE: "loop", POLL_INTERVAL_MS: "200", PROBE_SCHEDULE_CRON: "* * * * * *", STINT_LOG_LEVEL: "info" };
     const probes = [start(env, 2), start(env, 2)];
-    const jobs = sql.id(t.schema, "jobs");
+    const jobs = sql.id(t.schema, "all_jobs");
     const fires = async (): Promise<{ readonly fires: number; readonly keys: number; readonly ran: number }> => {
       const { rows } = await sql<{ fires: number; keys: number; ran: number }>`
         SELECT count(*)::int AS fires, count(DISTINCT dedupe_key)::int AS keys, count(*) FILTER (WHERE state = 'succeeded')::int AS ran

@@ -19,8 +19,14 @@ export type ChaosDatabase = TestSchema;
  * - `chaos_leases` — every lease a worker set on a running job (claim or
  *   heartbeat): who, which attempt, and until when, by a trigger;
  * - `chaos_transitions` — an append-only audit of every accepted change of
- *   a job's state, attempts or owner (and of deletions), written by a trigger
+ *   a job's state, attempts or owner (and of deletions), written by triggers
  *   inside the changing transaction, so it holds exactly the committed ones.
+ *   A job that finishes leaves `jobs` for `finished_jobs` in one statement:
+ *   its row's departure is recorded as `leave`, and its arrival as the
+ *   `update` from the state it left in to the state it finished in, so a
+ *   finish reads as it did when it was an update in place. A `leave` with no
+ *   such arrival in its transaction is a deletion, as is a `delete` from
+ *   `finished_jobs`; a row that arrives from elsewhere is an `arrive`.
  */
 export async function createChaosDatabase(connectionString: string): Promise<ChaosDatabase> {
   const database = await createTestSchema({ connectionString, prefix: "chaos", maxConnections: 6, onPoolError: () => undefined });
@@ -55,14 +61,29 @@ function oracleStatements(schema: string): RawBuilder<unknown>[] {
           id bigserial PRIMARY KEY, job_id bigint NOT NULL, op text NOT NULL,
           old_state text, new_state text, old_attempts integer, new_attempts integer, max_attempts integer,
           locked_by text, locked_until timestamptz, run_at timestamptz, updated_at timestamptz, started_at timestamptz, error_code text,
-          at timestamptz NOT NULL DEFAULT clock_timestamp())`,
+          xact bigint NOT NULL DEFAULT txid_current(), at timestamptz NOT NULL DEFAULT clock_timestamp())`,
     sql`CREATE INDEX ON ${table("chaos_transitions")} (job_id, id)`,
+    // The departure is recorded BEFORE the row goes, so it is there when the arrival of the same statement looks for it.
     sql`CREATE FUNCTION ${audit}() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+          left_as record;
+          moved boolean;
         BEGIN
           IF TG_OP = 'DELETE' THEN
             INSERT INTO ${table("chaos_transitions")} (job_id, op, old_state, old_attempts, max_attempts, locked_by)
-            VALUES (OLD.id, 'delete', OLD.state, OLD.attempts, OLD.max_attempts, OLD.locked_by);
+            VALUES (OLD.id, CASE WHEN TG_TABLE_NAME = 'jobs' THEN 'leave' ELSE 'delete' END, OLD.state, OLD.attempts, OLD.max_attempts, OLD.locked_by);
             RETURN OLD;
+          END IF;
+          IF TG_OP = 'INSERT' THEN
+            SELECT old_state AS state, old_attempts AS attempts INTO left_as FROM ${table("chaos_transitions")}
+             WHERE job_id = NEW.id AND op = 'leave' AND xact = txid_current() ORDER BY id DESC LIMIT 1;
+            moved := FOUND;
+            INSERT INTO ${table("chaos_transitions")}
+                   (job_id, op, old_state, new_state, old_attempts, new_attempts, max_attempts,
+                    locked_by, locked_until, run_at, updated_at, started_at, error_code)
+            VALUES (NEW.id, CASE WHEN moved THEN 'update' ELSE 'arrive' END, left_as.state, NEW.state, left_as.attempts, NEW.attempts,
+                    NEW.max_attempts, NEW.locked_by, NEW.locked_until, NEW.run_at, NEW.updated_at, NEW.started_at, NEW.error_code);
+            RETURN NEW;
           END IF;
           INSERT INTO ${table("chaos_transitions")}
                  (job_id, op, old_state, new_state, old_attempts, new_attempts, max_attempts,
@@ -88,6 +109,8 @@ function oracleStatements(schema: string): RawBuilder<unknown>[] {
     sql`CREATE TRIGGER chaos_leases_update AFTER UPDATE ON ${table("jobs")} FOR EACH ROW
         WHEN (NEW.state = 'running' AND NEW.locked_until IS DISTINCT FROM OLD.locked_until)
         EXECUTE FUNCTION ${leases}()`,
-    sql`CREATE TRIGGER chaos_audit_delete AFTER DELETE ON ${table("jobs")} FOR EACH ROW EXECUTE FUNCTION ${audit}()`,
+    sql`CREATE TRIGGER chaos_audit_leave BEFORE DELETE ON ${table("jobs")} FOR EACH ROW EXECUTE FUNCTION ${audit}()`,
+    sql`CREATE TRIGGER chaos_audit_finish AFTER INSERT ON ${table("finished_jobs")} FOR EACH ROW EXECUTE FUNCTION ${audit}()`,
+    sql`CREATE TRIGGER chaos_audit_delete AFTER DELETE ON ${table("finished_jobs")} FOR EACH ROW EXECUTE FUNCTION ${audit}()`,
   ];
 }

@@ -11,11 +11,13 @@ export interface InvariantReport {
   readonly missing: number;
   /** Jobs not in a terminal state after the final rescue pass (stuck, or never run). */
   readonly nonTerminal: number;
+  /** Jobs with more than one row: in `jobs` and `finished_jobs` at once, or twice in either. */
+  readonly rowsTwice: number;
   /** missing + nonTerminal. */
   readonly lost: number;
   /** Jobs with more than one accepted transition into a terminal state. */
   readonly duplicateTerminals: number;
-  /** Accepted transitions out of a terminal state, and deletions. */
+  /** Accepted transitions out of a terminal state, and deletions (a row that left `jobs` without arriving in `finished_jobs`, or left that). */
   readonly leftTerminal: number;
   readonly attemptsDecreased: number;
   readonly attemptsOverMax: number;
@@ -37,7 +39,8 @@ export interface InvariantReport {
  * Checks the invariants every scenario must keep, once its workers have
  * stopped: a final lease-rescue pass runs first, then
  *
- * - no job lost: every committed job is in the table and terminal;
+ * - no job lost: every committed job is in `jobs` or `finished_jobs`
+ *   (once) and terminal;
  * - at most one accepted terminal transition per job, none out of one;
  * - attempts never decrease and never exceed `max_attempts`;
  * - no attempt is claimed (and run) after its job finished;
@@ -45,7 +48,7 @@ export interface InvariantReport {
  */
 export async function checkInvariants(database: ChaosDatabase, expectedJobs: number): Promise<InvariantReport> {
   const { db, schema, store } = database;
-  const jobs = sql.id(schema, "jobs");
+  const jobs = sql.id(schema, "all_jobs");
   const transitions = sql.id(schema, "chaos_transitions");
   const executions = sql.id(schema, "chaos_executions");
   const before = await figures(
@@ -56,8 +59,9 @@ export async function checkInvariants(database: ChaosDatabase, expectedJobs: num
   await store.rescueExpiredLeases({ limit: 1_000_000 });
   const table = await figures(
     db,
-    sql<{ present: number; non_terminal: number; over_max: number; expired: number }>`
-    SELECT count(*) AS present,
+    sql<{ present: number; rows_twice: number; non_terminal: number; over_max: number; expired: number }>`
+    SELECT count(DISTINCT id) AS present,
+           count(*) - count(DISTINCT id) AS rows_twice,
            count(*) FILTER (WHERE state NOT IN ${TERMINAL}) AS non_terminal,
            count(*) FILTER (WHERE attempts > max_attempts) AS over_max,
            count(*) FILTER (WHERE state = 'running' AND locked_until < now()) AS expired
@@ -69,10 +73,11 @@ export async function checkInvariants(database: ChaosDatabase, expectedJobs: num
     SELECT (SELECT count(*) FROM (SELECT job_id FROM ${transitions}
                                    WHERE op = 'update' AND new_state IN ${TERMINAL} AND old_state NOT IN ${TERMINAL}
                                    GROUP BY job_id HAVING count(*) > 1) d) AS duplicate_terminals,
-           count(*) FILTER (WHERE op = 'delete' OR (old_state IN ${TERMINAL} AND new_state IS DISTINCT FROM old_state)) AS left_terminal,
+           count(*) FILTER (WHERE op = 'delete' OR deleted OR (op = 'update' AND old_state IN ${TERMINAL} AND new_state IS DISTINCT FROM old_state)) AS left_terminal,
            count(*) FILTER (WHERE new_attempts < old_attempts) AS decreased,
            count(*) FILTER (WHERE new_attempts > max_attempts) AS over_max
-      FROM ${transitions}`,
+      FROM (SELECT t.*, t.op = 'leave' AND NOT EXISTS (SELECT 1 FROM ${transitions} a WHERE a.job_id = t.job_id AND a.xact = t.xact AND a.op = 'update' AND a.id > t.id) AS deleted
+              FROM ${transitions} t) t`,
   );
   // A run of an attempt claimed after the job finished; a stale attempt that keeps running after losing its lease is not one.
   const runs = await figures(
@@ -90,6 +95,7 @@ export async function checkInvariants(database: ChaosDatabase, expectedJobs: num
     expectedJobs,
     missing,
     nonTerminal: table.non_terminal,
+    rowsTwice: table.rows_twice,
     lost: missing + table.non_terminal,
     duplicateTerminals: audit.duplicate_terminals,
     leftTerminal: audit.left_terminal,
@@ -108,6 +114,7 @@ export async function checkInvariants(database: ChaosDatabase, expectedJobs: num
   };
   expect(table.present === expectedJobs, `${table.present} jobs in the table, ${expectedJobs} committed`);
   expect(report.nonTerminal === 0, `${report.nonTerminal} jobs not terminal at the end`);
+  expect(report.rowsTwice === 0, `${report.rowsTwice} jobs have a second row (in jobs and finished_jobs at once)`);
   expect(report.duplicateTerminals === 0, `${report.duplicateTerminals} jobs reached a terminal state more than once`);
   expect(report.leftTerminal === 0, `${report.leftTerminal} transitions out of a terminal state (or deletions)`);
   expect(report.attemptsDecreased === 0, `attempts decreased ${report.attemptsDecreased} times`);

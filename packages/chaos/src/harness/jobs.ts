@@ -40,7 +40,7 @@ export async function openJobs(database: ChaosDatabase): Promise<number> {
 /** Jobs by state, e.g. `{ succeeded: 998, dead: 2 }`. */
 export async function jobStates(database: ChaosDatabase): Promise<Record<string, number>> {
   const { rows } = await sql<{ state: string; n: number }>`
-    SELECT state, count(*)::int AS n FROM ${sql.id(database.schema, "jobs")} GROUP BY state`.execute(database.db);
+    SELECT state, count(*)::int AS n FROM ${sql.id(database.schema, "all_jobs")} GROUP BY state`.execute(database.db);
   return Object.fromEntries(rows.map((row) => [row.state, row.n]));
 }
 

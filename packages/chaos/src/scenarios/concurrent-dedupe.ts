@@ -52,7 +52,7 @@ export const concurrentDedupe: Scenario = {
         const exits = await Promise.all(producers.map((producer) => producer.exited));
         log(`  ${p.processes} producers enqueued ${p.keys} keys each in ${Date.now() - go} ms`);
         const { rows } = await sql<{ key: string; id: string }>`
-          SELECT dedupe_key AS key, id::text AS id FROM ${sql.id(database.schema, "jobs")}`.execute(database.db);
+          SELECT dedupe_key AS key, id::text AS id FROM ${sql.id(database.schema, "all_jobs")}`.execute(database.db);
         const idOfKey = new Map(rows.map((row) => [row.key, row.id]));
         const errors = reports.flatMap((report) => report.errors);
         const inserted = reports.reduce((sum, report) => sum + report.inserted, 0);
@@ -65,7 +65,7 @@ export const concurrentDedupe: Scenario = {
         const distinct = await figures(
           database.db,
           sql<{ keys: number }>`
-          SELECT count(DISTINCT dedupe_key) AS keys FROM ${sql.id(database.schema, "jobs")}`,
+          SELECT count(DISTINCT dedupe_key) AS keys FROM ${sql.id(database.schema, "all_jobs")}`,
         );
         await drainer.start();
         await drainer.all[0]!.node.exited;

@@ -51,7 +51,7 @@ export const connectionBlackHole: Scenario = {
     const margin = resolveWorkerOptions({ leaseMs: p.leaseMs }).leaseMarginMs;
     return withChaosDatabase(connectionString, async (database) => {
       const { db, schema } = database;
-      const jobs = sql.id(schema, "jobs");
+      const jobs = sql.id(schema, "all_jobs");
       const proxy = await TcpProxy.start(connectionString);
       const settings = {
         mode: "loop",
@@ -233,7 +233,7 @@ async function succeeded(database: ChaosDatabase, first: number, count: number):
   const { n } = await figures(
     database.db,
     sql<{ n: number }>`
-    SELECT count(*) AS n FROM ${sql.id(database.schema, "jobs")}
+    SELECT count(*) AS n FROM ${sql.id(database.schema, "all_jobs")}
      WHERE state = 'succeeded' AND (payload->>'seq')::int >= ${first} AND (payload->>'seq')::int < ${first + count}`,
   );
   return n;

@@ -30,7 +30,7 @@ export const eventLoopBlock: Scenario = {
     const releaseFile = join(releaseDir, "taken-over");
     return withChaosDatabase(connectionString, async (database) => {
       const { db, schema } = database;
-      const jobs = sql.id(schema, "jobs");
+      const jobs = sql.id(schema, "all_jobs");
       await enqueueTasks(
         database,
         range(p.jobs).map((seq) => (seq === 0 ? { seq, action: "block", ms: 0, firstMs: blockMs } : { seq, action: "sleep", ms: 20, firstMs: 100 })),

@@ -182,14 +182,14 @@ async function holding(database: ChaosDatabase, workerId: string): Promise<{ rea
   return figures(
     database.db,
     sql<{ running: number; started: number }>`
-    SELECT (SELECT count(*) FROM ${sql.id(database.schema, "jobs")} WHERE state = 'running' AND locked_by = ${workerId}) AS running,
+    SELECT (SELECT count(*) FROM ${sql.id(database.schema, "all_jobs")} WHERE state = 'running' AND locked_by = ${workerId}) AS running,
            (SELECT count(*) FROM ${sql.id(database.schema, "chaos_executions")} WHERE worker_id = ${workerId}) AS started`,
   );
 }
 
 /** Jobs that succeeded. */
 async function succeeded(database: ChaosDatabase): Promise<number> {
-  const { n } = await figures(database.db, sql<{ n: number }>`SELECT count(*) AS n FROM ${sql.id(database.schema, "jobs")} WHERE state = 'succeeded'`);
+  const { n } = await figures(database.db, sql<{ n: number }>`SELECT count(*) AS n FROM ${sql.id(database.schema, "all_jobs")} WHERE state = 'succeeded'`);
   return n;
 }
 

@@ -27,7 +27,7 @@ export const gracefulShutdown: Scenario = {
     const total = p.processes * p.concurrency;
     return withChaosDatabase(connectionString, async (database) => {
       const { db, schema } = database;
-      const jobs = sql.id(schema, "jobs");
+      const jobs = sql.id(schema, "all_jobs");
       await enqueueTasks(
         database,
         range(total).map((seq) => ({ seq, action: seq % 2 === 0 ? "sleep" : "ignore-signal", ms: 20, firstMs: 60_000 })),

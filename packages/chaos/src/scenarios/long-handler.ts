@@ -39,8 +39,8 @@ export const longHandler: Scenario = {
           database.db,
           sql<{ claims: number; max_per_job: number; max_attempts: number; rescued_rows: number }>`
           SELECT count(*) AS claims, coalesce(max(per_job), 0) AS max_per_job,
-                 (SELECT max(attempts) FROM ${sql.id(database.schema, "jobs")}) AS max_attempts,
-                 (SELECT count(*) FROM ${sql.id(database.schema, "jobs")} WHERE error_code IS NOT NULL) AS rescued_rows
+                 (SELECT max(attempts) FROM ${sql.id(database.schema, "all_jobs")}) AS max_attempts,
+                 (SELECT count(*) FROM ${sql.id(database.schema, "all_jobs")} WHERE error_code IS NOT NULL) AS rescued_rows
             FROM (SELECT job_id, count(*) OVER (PARTITION BY job_id) AS per_job FROM ${sql.id(database.schema, "chaos_transitions")}
                    WHERE new_state = 'running' AND (old_state <> 'running' OR new_attempts <> old_attempts)) c`,
         );

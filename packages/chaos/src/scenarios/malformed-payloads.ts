@@ -55,7 +55,7 @@ export const malformedPayloads: Scenario = {
         const { rows: dead } = await sql<{ id: string; state: string; attempts: number; error_code: string | null; last_error: string | null; runs: number }>`
           SELECT j.id::text AS id, j.state, j.attempts, j.error_code, j.last_error,
                  (SELECT count(*)::int FROM ${sql.id(database.schema, "chaos_executions")} e WHERE e.job_id = j.id) AS runs
-            FROM ${sql.id(database.schema, "jobs")} j WHERE j.id = ANY(${malformedIds}::bigint[])`.execute(database.db);
+            FROM ${sql.id(database.schema, "all_jobs")} j WHERE j.id = ANY(${malformedIds}::bigint[])`.execute(database.db);
         const fieldOf = new Map([...expectedField.entries()].map(([index, field]) => [ids[index]!, field]));
         const wrong = dead.filter(
           (job) =>

@@ -40,7 +40,7 @@ export const poisonJob: Scenario = {
         const run = await settle(database, supervisor, p.jobs + 1);
         const { invariants } = run;
         const { rows } = await sql<{ state: string; attempts: number; max_attempts: number; error_code: string | null; last_error: string | null }>`
-          SELECT state, attempts, max_attempts, error_code, last_error FROM ${sql.id(schema, "jobs")} WHERE id = ${poisonId}`.execute(db);
+          SELECT state, attempts, max_attempts, error_code, last_error FROM ${sql.id(schema, "all_jobs")} WHERE id = ${poisonId}`.execute(db);
         const poison = rows[0];
         const runs = await figures(
           db,

@@ -64,7 +64,7 @@ export const retryTiming: Scenario = {
         const ends = await figures(
           db,
           sql<{ exact: number; runs: number }>`
-          SELECT (SELECT count(*) FROM ${sql.id(schema, "jobs")} WHERE state = 'dead' AND attempts = ${p.maxAttempts} AND max_attempts = ${p.maxAttempts}) AS exact,
+          SELECT (SELECT count(*) FROM ${sql.id(schema, "all_jobs")} WHERE state = 'dead' AND attempts = ${p.maxAttempts} AND max_attempts = ${p.maxAttempts}) AS exact,
                  (SELECT count(*) FROM ${sql.id(schema, "chaos_executions")}) AS runs`,
         );
         const states = await jobStates(database);

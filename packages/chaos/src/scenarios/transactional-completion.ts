@@ -34,8 +34,8 @@ export const transactionalCompletion: Scenario = {
           sql<{ rows: number; jobs: number; succeeded: number; matching: number }>`
           SELECT (SELECT count(*) FROM ${sql.id(database.schema, "chaos_ledger")}) AS rows,
                  (SELECT count(DISTINCT job_id) FROM ${sql.id(database.schema, "chaos_ledger")}) AS jobs,
-                 (SELECT count(*) FROM ${sql.id(database.schema, "jobs")} WHERE state = 'succeeded') AS succeeded,
-                 (SELECT count(*) FROM ${sql.id(database.schema, "jobs")} j JOIN ${sql.id(database.schema, "chaos_ledger")} l
+                 (SELECT count(*) FROM ${sql.id(database.schema, "all_jobs")} WHERE state = 'succeeded') AS succeeded,
+                 (SELECT count(*) FROM ${sql.id(database.schema, "all_jobs")} j JOIN ${sql.id(database.schema, "chaos_ledger")} l
                      ON l.job_id = j.id AND l.attempt = j.attempts AND j.result->>'by' = l.worker_id) AS matching`,
         );
         const states = await jobStates(database);

@@ -71,7 +71,7 @@ export const transactionalEnqueue: Scenario = {
         const run = await settle(database, supervisor, committed.size);
         const { invariants } = run;
         const { rows } = await sql<{ seq: number }>`
-          SELECT (payload->>'seq')::int AS seq FROM ${sql.id(database.schema, "jobs")}`.execute(database.db);
+          SELECT (payload->>'seq')::int AS seq FROM ${sql.id(database.schema, "all_jobs")}`.execute(database.db);
         const phantom = rows.filter((row) => !committed.has(row.seq)).length;
         const runs = await figures(
           database.db,

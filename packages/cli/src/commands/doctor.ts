@@ -5,7 +5,8 @@ import type { Command } from "../command";
 /**
  * `stint doctor`: runs the driver's health checks (the connection — direct,
  * session pooler or transaction pooler —, schema version, stuck leases,
- * table bloat, long transactions …) and prints ✓ or ✗ for each.
+ * table bloat, the history's size and partitions, long transactions …) and
+ * prints ✓ or ✗ for each.
  * Exits 1 when a check of severity `error` fails; failed warnings are shown
  * but do not change the exit code.
  */
@@ -19,7 +20,9 @@ export const doctorCommand: Command = {
   notes: [
     "Checks: connection (a direct connection, a session pooler, or a transaction pooler such as PgBouncer in",
     "pool_mode=transaction, and what stint does there), schema, migrations, indexes, wakeup-trigger, stuck-leases,",
-    "jobs-bloat, oldest-transaction, idle-in-transaction.",
+    "jobs-bloat, history (the size of finished_jobs, its day partitions and the oldest one, the rows of",
+    "finished_jobs_kept), history-partitions (warns when fewer than 2 days of partitions are ready ahead),",
+    "legacy-history (finished jobs still in jobs: run `stint migrate`), oldest-transaction, idle-in-transaction.",
     "Behind a transaction pooler, the two settings that matter are STINT_PREPARED_STATEMENTS (auto, on, off) and",
     "STINT_SESSION_DATABASE_URL (a direct connection for LISTEN wake-ups and the leader lock); the connection check",
     "tests the second one too when it is set.",

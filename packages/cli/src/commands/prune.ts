@@ -1,23 +1,28 @@
 import { ExitCode } from "@stint/core";
 import { assertQueueName, MAX_BATCH_SIZE } from "@stint/core/driver";
+import { ensureHistoryPartitions, previewRetention } from "@stint/postgres-driver";
 import { decimalValue, integerValue } from "../args/option-values";
-import { stringOption, type Command } from "../command";
+import { flagOption, stringOption, type Command } from "../command";
 import { startProgress } from "../output/progress";
 import { formatCount, formatTable } from "../output/table";
+import { printPrunePreview } from "./prune-preview";
 
 type FinishedState = "succeeded" | "dead" | "cancelled";
 
 const DAY_MS = 86_400_000;
 
 /**
- * `stint prune`: deletes finished jobs older than a retention per state, a
- * batch per statement (skipping rows others hold locked) until a batch
- * comes back short, and prints how many it deleted.
+ * `stint prune`: deletes finished jobs older than a retention per state —
+ * whole day partitions of the history where it can, a batch per statement
+ * (skipping rows others hold locked) elsewhere — until a batch comes back
+ * short, and prints how many it deleted. Like a retention pass of the
+ * maintenance loop, it first makes the history's day partitions a week
+ * ahead. With `--dry-run`, it only reads, and says what would go.
  */
 export const pruneCommand: Command = {
   name: "prune",
   summary: "Delete finished jobs older than the retention of their state",
-  usage: ["prune [--succeeded-days 7] [--dead-days 30] [--cancelled-days 30] [--effects-days 30] [--batch 1000] [--queue Q,…] [--json]"],
+  usage: ["prune [--succeeded-days 7] [--dead-days 30] [--cancelled-days 30] [--effects-days 30] [--batch 1000] [--queue Q,…] [--dry-run] [--json]"],
   args: { min: 0, max: 0 },
   json: true,
   options: {
@@ -27,9 +32,14 @@ export const pruneCommand: Command = {
     "effects-days": { type: "string", value: "DAYS", description: "delete ctx.once ledger entries older than DAYS (default 30; not with --queue)" },
     batch: { type: "string", value: "N", description: "rows per DELETE statement, 1 to 100000 (default 1000)" },
     queue: { type: "string", value: "Q,…", description: "only jobs of these queues (default: every queue)" },
+    "dry-run": { type: "boolean", description: "delete nothing: say what would go, per state, and which partitions would be dropped whole" },
   },
   notes: [
     "Days may have a fraction: --succeeded-days 0.5 keeps twelve hours.",
+    "Finished jobs are kept in one partition per UTC day. With a retention of a day or more and no --queue, a day's",
+    "partition is dropped whole once all of that day is past the retention (so a job stays at most a day longer), and",
+    "its jobs of states kept longer move to finished_jobs_kept; that partition and jobs finished before the upgrade",
+    "are pruned row by row. A shorter retention, or --queue, deletes every job past it, row by row.",
     "Keep ledger entries longer than any job that could repeat their key may live.",
   ],
   async run(context) {
@@ -42,7 +52,17 @@ export const pruneCommand: Command = {
     const batch = integerValue("--batch", stringOption(context, "batch") ?? "1000", 1, MAX_BATCH_SIZE);
     const queueText = stringOption(context, "queue");
     const queues = queueText?.split(",").map((queue) => assertQueueName(queue.trim()));
-    const { store } = await context.connect();
+    const { store, db, schema } = await context.connect();
+    if (flagOption(context, "dry-run")) {
+      const passes = retention.map(([state, days]) => ({
+        states: [state],
+        olderThanMs: Math.round(days * DAY_MS),
+        ...(queues === undefined ? {} : { queues }),
+      }));
+      const effectsOlderThanMs = queues === undefined ? Math.round(effectsDays * DAY_MS) : undefined;
+      return printPrunePreview(context, await previewRetention(db, schema, { passes, effectsOlderThanMs }), { retention, effectsDays });
+    }
+    await ensureHistoryPartitions(db, schema);
     const deleted: Record<FinishedState, number> = { succeeded: 0, dead: 0, cancelled: 0 };
     const progress = startProgress(context.io.stderr, { label: "prune", unit: "jobs deleted" });
     let interrupted = false;

@@ -68,4 +68,100 @@ describe("stint prune", () => {
     expect(result.code).to.equal(ExitCode.Interrupted);
     expect(result.json()).to.deep.include({ total: 0, interrupted: true });
   });
+
+  describe("--dry-run", () => {
+    const today = sql`(now() AT TIME ZONE 'UTC')::date`;
+    const dayName = async (daysAgo: number): Promise<string> => {
+      const { rows } = await sql<{ name: string }>`SELECT 'finished_jobs_' || to_char(${today} - ${daysAgo}::integer, 'YYYYMMDD') AS name`.execute(test.db);
+      return rows[0]!.name;
+    };
+    /** Moves finished jobs to this time of day `daysAgo` days ago: into that day's partition, or finished_jobs_kept. */
+    const backdate = (ids: readonly string[], daysAgo: number) =>
+      sql`UPDATE ${sql.id(test.schema, "finished_jobs")} SET finished_at = now() - ${daysAgo}::integer * interval '1 day'
+        WHERE id = ANY(${[...ids]}::bigint[])`.execute(test.db);
+    /** Every job and where it is, and every table of the schema: what a dry run must leave as it was. */
+    const snapshot = async () => {
+      const { rows: jobs } = await sql`SELECT j.id, j.state, j.finished_at, c.relname FROM ${sql.id(test.schema, "all_jobs")} AS j
+        LEFT JOIN ${sql.id(test.schema, "finished_jobs")} AS f ON f.id = j.id LEFT JOIN pg_class AS c ON c.oid = f.tableoid ORDER BY j.id`.execute(test.db);
+      const { rows: tables } =
+        await sql`SELECT relname FROM pg_class WHERE relnamespace = ${test.schema}::regnamespace AND relkind IN ('r', 'p') ORDER BY relname`.execute(test.db);
+      return { jobs, tables };
+    };
+    let oldDay: string;
+
+    beforeEach(async () => {
+      await sql`SELECT ${sql.id(test.schema, "ensure_history_partitions")}(${today} - 12, ${today} - 1)`.execute(test.db);
+      const { rows } = await sql<{
+        id: string;
+        queue: string;
+        state: string;
+      }>`SELECT id, queue, state FROM ${sql.id(test.schema, "finished_jobs")} ORDER BY id`.execute(test.db);
+      const ids = (queue: string, state: string) => rows.filter((row) => row.queue === queue && row.state === state).map((row) => row.id);
+      const [dead10, dead40] = ids("mail", "dead");
+      await backdate([...ids("mail", "succeeded").slice(0, 4), dead10!], 10);
+      await backdate([dead40!], 40);
+      // Past the cutoff, in the middle of a day that is not wholly past it.
+      await sql`UPDATE ${sql.id(test.schema, "finished_jobs")} SET finished_at =
+          date_trunc('day', now() - interval '7 days', 'UTC') + ((now() - interval '7 days') - date_trunc('day', now() - interval '7 days', 'UTC')) / 2
+        WHERE queue = 'other'`.execute(test.db);
+      oldDay = await dayName(10);
+    });
+
+    it("says per state what would go, with whole partitions and row by row, and changes nothing", async () => {
+      const before = await snapshot();
+      const result = await stint(["prune", "--dry-run", "--schema", test.schema, "--json"]);
+      expect(result.code).to.equal(ExitCode.Ok);
+      const report = result.json() as { partitions: { name: string; jobs: number; kept: number; states: string[] }[] };
+      expect(report).to.deep.include({
+        dryRun: true,
+        wouldDelete: { succeeded: 4, dead: 1, cancelled: 0 },
+        total: 5,
+        inPartitions: { succeeded: 4, dead: 0, cancelled: 0 },
+        rowByRow: { succeeded: 0, dead: 1, cancelled: 0 },
+        waiting: { succeeded: 2, dead: 0, cancelled: 0 },
+        effects: 0,
+      });
+      const expired = await Promise.all([12, 11, 10, 9, 8].map(dayName));
+      expect(report.partitions.map((partition) => partition.name)).to.deep.equal(expired);
+      expect(report.partitions.find((partition) => partition.name === oldDay)).to.deep.include({ jobs: 4, kept: 1, states: ["succeeded"] });
+      expect(await snapshot()).to.deep.equal(before);
+    });
+
+    it("prints the partitions dropped whole, and then prune deletes what it said", async () => {
+      const preview = await stint(["prune", "--dry-run", "--schema", test.schema]);
+      expect(preview.code).to.equal(ExitCode.Ok);
+      const lines = preview.stdout.split("\n");
+      expect(lines.slice(0, 5)).to.deep.equal([
+        "state      retention  would go  with partitions  row by row  waiting for their day",
+        "---------  ---------  --------  ---------------  ----------  ---------------------",
+        "succeeded     7 days         4                4           0                      2",
+        "dead         30 days         1                0           1                      0",
+        "cancelled    30 days         0                0           0                      0",
+      ]);
+      const day = `${oldDay.slice(14, 18)}-${oldDay.slice(18, 20)}-${oldDay.slice(20)}`;
+      expect(lines.filter((line) => line.startsWith(oldDay))).to.have.length(1);
+      expect(lines.find((line) => line.startsWith(oldDay))).to.match(new RegExp(`^${oldDay} +${day} +4 +1$`));
+      expect(preview.stdout).to.include("Dry run, nothing deleted: 5 finished jobs would go, 4 with 5 partitions dropped whole and 1 row by row.\n");
+      expect(preview.stdout).to.include("2 more are past their retention but stay until their whole day is (at most a day).\n");
+      expect(preview.stdout).to.include("0 effect records older than 30 days would go.\n");
+
+      const pruned = await stint(["prune", "--schema", test.schema, "--json"]);
+      expect(pruned.json()).to.deep.include({ deleted: { succeeded: 4, dead: 1, cancelled: 0 }, total: 5 });
+      const { rows } = await sql<{ found: boolean }>`SELECT to_regclass(format('%I.%I', ${test.schema}::text, ${oldDay}::text)) IS NOT NULL AS found`.execute(
+        test.db,
+      );
+      expect(rows[0]!.found).to.equal(false);
+    });
+
+    it("with --queue, deletes row by row and drops no partition", async () => {
+      const result = await stint(["prune", "--dry-run", "--queue", "mail", "--schema", test.schema, "--json"]);
+      expect(result.json()).to.deep.include({
+        wouldDelete: { succeeded: 4, dead: 1, cancelled: 0 },
+        inPartitions: { succeeded: 0, dead: 0, cancelled: 0 },
+        rowByRow: { succeeded: 4, dead: 1, cancelled: 0 },
+        partitions: [],
+        effects: null,
+      });
+    });
+  });
 });

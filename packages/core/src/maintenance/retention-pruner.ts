@@ -23,6 +23,16 @@ export interface RetentionOptions {
   readonly everyMs?: number;
 }
 
+/**
+ * A store that keeps finished jobs in partitions made ahead of time (the
+ * PostgreSQL store, one per day): each retention pass keeps them ahead
+ * before it prunes.
+ */
+export interface HistoryPartitionUpkeep {
+  /** Creates the missing partitions from today on; returns how many it created. */
+  ensureHistoryPartitions(): Promise<number>;
+}
+
 const DAY_MS = 86_400_000;
 const KNOWN = ["succeededDays", "deadDays", "effectsDays", "batchSize", "maxBatches", "everyMs"];
 
@@ -30,7 +40,12 @@ const KNOWN = ["succeededDays", "deadDays", "effectsDays", "batchSize", "maxBatc
  * Deletes old finished jobs and old keys of the effects ledger in bounded
  * batches (each its own short statement, skipping locked rows, never
  * touching active jobs), so pruning never blocks the claim path. A pruned
- * job's attempt history goes with it, in the same statement.
+ * job's attempt history goes with it. A store that keeps its history in
+ * partitions may drop a whole one in a batch (more than `batchSize` jobs
+ * at once); the pass then goes on until a batch comes back short, as ever.
+ * Such a store, when it has `ensureHistoryPartitions()` (see
+ * `HistoryPartitionUpkeep`), also gets its partitions made ahead at the
+ * start of each pass.
  *
  * @example
  * ```ts
@@ -59,12 +74,14 @@ export class RetentionPruner implements MaintenanceService {
     this.everyMs = integerOption("retention.everyMs", options.everyMs ?? 600_000, 1_000, 86_400_000);
   }
 
-  /** One pass: deletes up to `maxBatches` batches per kind of finished job, and of effect keys. */
+  /** One pass: makes history partitions ahead, if the store has them, then deletes up to `maxBatches` batches per kind of finished job, and of effect keys. */
   async runOnce(): Promise<string> {
+    const partitions = hasPartitionUpkeep(this.#store) ? await this.#store.ensureHistoryPartitions() : 0;
     const finished = await this.prune(["succeeded", "cancelled"], this.#succeededMs);
     const dead = await this.prune(["dead"], this.#deadMs);
     const effects = await this.#batches(() => this.#store.deleteEffectsBefore({ olderThanMs: this.#effectsMs, limit: this.#batchSize }));
-    return `pruned ${finished} succeeded/cancelled and ${dead} dead jobs, and ${effects} effect keys`;
+    const made = partitions === 0 ? "" : `; made ${partitions} history partition${partitions === 1 ? "" : "s"}`;
+    return `pruned ${finished} succeeded/cancelled and ${dead} dead jobs, and ${effects} effect keys${made}`;
   }
 
   /** Deletes finished jobs of `states` older than `olderThanMs`, batch by batch; returns how many. */
@@ -83,4 +100,9 @@ export class RetentionPruner implements MaintenanceService {
     }
     return total;
   }
+}
+
+/** Whether `store` keeps its history in partitions made ahead of time. */
+function hasPartitionUpkeep(store: JobStore): store is JobStore & HistoryPartitionUpkeep {
+  return typeof (store as Partial<HistoryPartitionUpkeep>).ensureHistoryPartitions === "function";
 }

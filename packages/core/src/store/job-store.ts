@@ -331,10 +331,19 @@ export interface JobStore<Tx = unknown> {
   listJobs(params: ListJobsParams): Promise<readonly JobRecord[]>;
 
   /**
-   * Deletes at most `limit` finished jobs in `states` whose `finished_at`
-   * is older than `olderThanMs`, oldest first, skipping rows locked by
-   * others, with their attempt history. Returns how many jobs it deleted; call again until it returns less
-   * than `limit`.
+   * Deletes finished jobs in `states` whose `finished_at` is older than
+   * `olderThanMs`, oldest first, skipping rows locked by others, with their
+   * attempt history; never a job in another state, nor one that is active
+   * again. Returns how many jobs it deleted; call again until it returns
+   * less than `limit`.
+   *
+   * At most `limit` jobs go one by one per call. A store that keeps its
+   * history in partitions may delete more at once, when it drops a whole
+   * partition whose jobs are all past the cutoff, and may keep a job past
+   * the cutoff until its whole partition is — the PostgreSQL store, for a
+   * retention of a day or more and no `queues`, keeps a job until its UTC
+   * day is past the cutoff, at most a day longer. With `queues`, the
+   * deletion is exact, row by row.
    */
   deleteFinishedBefore(params: DeleteFinishedBeforeParams): Promise<number>;
 

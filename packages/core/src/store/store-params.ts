@@ -147,7 +147,10 @@ export interface DeleteFinishedBeforeParams {
   readonly states: readonly FinishedState[];
   /** Whose `finished_at` is older than this many milliseconds. */
   readonly olderThanMs: number;
-  /** At most this many per call (1 to `MAX_BATCH_SIZE`). */
+  /**
+   * At most this many deleted row by row per call (1 to `MAX_BATCH_SIZE`); a
+   * store that drops a whole partition of its history may return more.
+   */
   readonly limit: number;
   /** Only these queues; all queues when left out. */
   readonly queues?: readonly string[];

@@ -6,8 +6,10 @@ import type { DashboardSources } from "./dashboard-sources";
 export const THROUGHPUT_WINDOW_MS = 60 * 60_000;
 /** Buckets of the chart: five minutes each. */
 export const THROUGHPUT_BUCKETS = 12;
-/** How many of the newest jobs the throughput estimate looks at. */
+/** How many succeeded jobs the throughput reads at most, an equal share per bucket (see `readRecentThroughput`). */
 export const THROUGHPUT_SCAN_LIMIT = 50_000;
+/** How many succeeded jobs each five-minute bucket reads at most: beyond, the figures are lower bounds. */
+export const THROUGHPUT_BUCKET_SHARE = Math.ceil(THROUGHPUT_SCAN_LIMIT / THROUGHPUT_BUCKETS);
 
 /** One row of the overview. */
 export interface QueueRow {
@@ -35,9 +37,10 @@ export interface Overview {
  * Reads the overview in three bounded statements, side by side: the
  * gauges a metrics scrape reads (waiting, running and dead jobs through
  * their partial indexes, never the succeeded history), the queues'
- * controls, and the throughput estimate of the last hour. A queue shows
- * when it has jobs waiting, running or dead, succeeded within the hour,
- * or controls set.
+ * controls, and the jobs that succeeded in the last hour (read from the
+ * history by finishing time, at most {@link THROUGHPUT_BUCKET_SHARE} per
+ * five minutes). A queue shows when it has jobs waiting, running or dead,
+ * succeeded within the hour, or controls set.
  */
 export async function readOverview(sources: DashboardSources): Promise<Overview> {
   const [gauges, controls, throughput] = await Promise.all([

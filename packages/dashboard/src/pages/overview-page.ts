@@ -1,7 +1,7 @@
 import { formatRateLimit } from "@stint/core";
 import { formatCount, formatDuration } from "../html/format";
 import { html, type Html } from "../html/html";
-import type { Overview, QueueRow } from "../data/overview-data";
+import { THROUGHPUT_BUCKET_SHARE, type Overview, type QueueRow } from "../data/overview-data";
 import { actionButton, layout } from "./layout";
 import { href, queuePath, type PageContext } from "./page-context";
 import { sparkline } from "./sparkline";
@@ -32,9 +32,11 @@ export function overviewFragment(context: PageContext, overview: Overview): Html
 <tbody>
 ${overview.queues.map((row) => queueRow(context, row, throughput.coversWindow))}
 </tbody></table></div>
-<p class="note muted">Succeeded and the chart count jobs finished in the last hour among the newest ${formatCount(throughput.scanned)} jobs${
-    throughput.oldestScannedAgeMs === null ? "" : html` (created within the last ${formatDuration(throughput.oldestScannedAgeMs)})`
-  }; ${throughput.coversWindow ? "a job created before those and finished within the hour is not counted." : html`<strong>more jobs were created within the hour than that, so the figures are lower bounds.</strong>`}
+<p class="note muted">${
+    throughput.coversWindow
+      ? "Succeeded and the chart count every job that succeeded in the last hour."
+      : html`Succeeded and the chart count at most ${formatCount(THROUGHPUT_BUCKET_SHARE)} jobs per five minutes, ${formatCount(throughput.scanned)} in all; <strong>more succeeded than that, so the figures are lower bounds.</strong>`
+  }
 Updated <time datetime="${new Date().toISOString()}" data-relative>now</time>.</p>`;
 }
 

@@ -44,7 +44,8 @@ export async function makeSucceededJobs(
     jobs: claimed.map((job) => ({ id: job.id, attempt: job.attempt, resultJson: JSON.stringify({ sent: true }), durationMs: 40 + (Number(job.id) % 60) })),
   });
   const ids = claimed.map((job) => job.id);
-  await sql`UPDATE ${sql.id(schema, "jobs")} AS j SET finished_at = now() - s.ago * interval '1 millisecond', created_at = now() - s.ago * interval '1 millisecond' - interval '2 seconds'
+  // Completed jobs are in finished_jobs; a new finish time moves a row to its day's partition.
+  await sql`UPDATE ${sql.id(schema, "finished_jobs")} AS j SET finished_at = now() - s.ago * interval '1 millisecond', created_at = now() - s.ago * interval '1 millisecond' - interval '2 seconds'
     FROM (SELECT unnest(${ids}::bigint[]) AS id, unnest(${ids.map((_, n) => finishedAgoMs(n))}::double precision[]) AS ago) AS s
    WHERE j.id = s.id`.execute(db);
   return ids;

@@ -222,10 +222,10 @@ async function checkOutcome(appDb: AppDb, db: Kysely<any>, schema: string, expec
     queue: string;
     last_error: string | null;
     error_code: string | null;
-  }>`SELECT id, queue, last_error, error_code FROM ${sql.id(schema, "jobs")}
+  }>`SELECT id, queue, last_error, error_code FROM ${sql.id(schema, "all_jobs")}
  WHERE state = 'dead' ORDER BY id`.execute(db);
 
-  const cleanups = await sql<{ result: NightlyCleanupResult }>`SELECT result FROM ${sql.id(schema, "jobs")}
+  const cleanups = await sql<{ result: NightlyCleanupResult }>`SELECT result FROM ${sql.id(schema, "all_jobs")}
  WHERE queue = ${NightlyCleanup.name} AND state = 'succeeded' ORDER BY id`.execute(db);
   const staleAuditEvents = await appDb
     .selectFrom("audit_events")

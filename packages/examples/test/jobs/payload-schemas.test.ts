@@ -99,7 +99,7 @@ describe("the example job kinds' schemas, against PostgreSQL", () => {
   });
 
   async function jobCount(): Promise<number> {
-    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.id(app.test.schema, "jobs")}`.execute(app.test.db);
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.id(app.test.schema, "all_jobs")}`.execute(app.test.db);
     return rows[0]!.n;
   }
 

@@ -117,7 +117,7 @@ describe("WeeklyReportWorker and SendReportEmailWorker", () => {
     const error = await client.enqueue(SendReportEmail, { reportId: 3, recipient: "finance" }).catch((thrown: unknown) => thrown);
     expect(error).to.be.instanceOf(PayloadSchemaError);
     expect((error as PayloadSchemaError).issues.map((issue) => issue.path)).to.deep.equal(["payload.recipient"]);
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from ${sql.id(app.test.schema, "jobs")}`.execute(app.test.db);
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from ${sql.id(app.test.schema, "all_jobs")}`.execute(app.test.db);
     expect(rows[0]?.n).to.equal(0);
   });
 

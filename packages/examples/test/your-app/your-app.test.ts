@@ -81,7 +81,7 @@ describe("stint in an application of its own, installed from npm pack tarballs",
     expect(report.totals.succeeded).to.equal(1);
 
     const { rows } = await sql<{ queue: string; state: string; result: unknown }>`
-      SELECT queue, state, result FROM ${sql.table(`${schema}.jobs`)}`.execute(database.db);
+      SELECT queue, state, result FROM ${sql.table(`${schema}.all_jobs`)}`.execute(database.db);
     expect(rows).to.deep.equal([{ queue: "send-welcome", state: "succeeded", result: { greeting: "Welcome, user 42!" } }]);
   });
 });

@@ -3,6 +3,7 @@ import { MAX_ERROR_MESSAGE, MAX_ERROR_TEXT, MAX_INT4 } from "@stint/core/driver"
 import { sql, type RawBuilder } from "kysely";
 import { heldBy } from "./held-by";
 import { selectAnnouncing } from "./announce-finished";
+import { moveToFinished, type JobColumn } from "./finished-jobs";
 
 /** `"<schema>"."job_attempts"`, quoted: one row per attempt that did not succeed. */
 export function attemptsTable(schema: string): RawBuilder<unknown> {
@@ -101,17 +102,7 @@ export function workerDuration(durationMs: number | null | undefined): number | 
  * finalizeRecordingAttempts(schema, { batch: "retry", workerId, duration: sql.ref("retry.duration_ms") }, sql`UPDATE … FROM unnest(…) AS retry(…)`);
  * ```
  */
-export function finalizeRecordingAttempts(
-  schema: string,
-  parts: {
-    readonly batch: string;
-    readonly workerId: string;
-    readonly duration: RawBuilder<unknown>;
-    readonly announce?: boolean;
-    readonly also?: RawBuilder<unknown>;
-  },
-  update: RawBuilder<unknown>,
-): RawBuilder<{ id: string }> {
+export function finalizeRecordingAttempts(schema: string, parts: FinalizeParts, update: RawBuilder<unknown>): RawBuilder<{ id: string }> {
   const batch = sql.id(parts.batch);
   return sql<{ id: string }>`WITH finalized AS (
   ${update}
@@ -120,7 +111,62 @@ export function finalizeRecordingAttempts(
   RETURNING jobs.id, jobs.attempts, jobs.queue, jobs.locked_by, jobs.started_at, ${batch}.outcome, ${parts.duration} AS duration_ms,
             ${batch}.last_error, ${batch}.error_code, ${batch}.summary
 ),
-history AS (
+${finalizedTail(schema, parts)}`;
+}
+
+/**
+ * {@link finalizeRecordingAttempts} for a batch that finishes its jobs:
+ * `remove` is the `DELETE FROM … AS jobs USING <batch rows> AS <batch>`
+ * part, and each removed row moves to `finished_jobs` (see
+ * `moveToFinished`) with `finished` as its new values. Those values read
+ * the removed row as `removed.<column>`, and the batch's values as
+ * `removed.finished_last_error`, `removed.finished_error_code` and
+ * `removed.finished_duration_ms` (`duration`, evaluated on the old row).
+ *
+ * @example
+ * ```ts
+ * finalizeMovingAttempts(schema, { batch: "dead", workerId, duration, announce: true }, sql`DELETE FROM … USING unnest(…) AS dead(…)`, {
+ *   state: sql`'dead'`, last_error: sql`removed.finished_last_error`, finished_at: sql`now()`,
+ * });
+ * ```
+ */
+export function finalizeMovingAttempts(
+  schema: string,
+  parts: FinalizeParts,
+  remove: RawBuilder<unknown>,
+  finished: Partial<Record<JobColumn, RawBuilder<unknown>>>,
+): RawBuilder<{ id: string }> {
+  const batch = sql.id(parts.batch);
+  return sql<{ id: string }>`WITH removed AS (
+  ${remove}
+   WHERE jobs.id = ${batch}.id AND jobs.attempts = ${batch}.attempt
+     AND ${heldBy(parts.workerId)}
+  RETURNING jobs.*, ${batch}.outcome AS finished_outcome, ${parts.duration} AS finished_duration_ms,
+            ${batch}.last_error AS finished_last_error, ${batch}.error_code AS finished_error_code, ${batch}.summary AS finished_summary
+),
+moved AS (
+  ${moveToFinished(schema, "removed", finished)}
+),
+finalized AS (
+  SELECT id, attempts, queue, locked_by, started_at, finished_outcome AS outcome, finished_duration_ms AS duration_ms,
+         finished_last_error AS last_error, finished_error_code AS error_code, finished_summary AS summary
+    FROM removed
+),
+${finalizedTail(schema, parts)}`;
+}
+
+/** What a fenced finalize of a batch is told: see {@link finalizeRecordingAttempts}. */
+export interface FinalizeParts {
+  readonly batch: string;
+  readonly workerId: string;
+  readonly duration: RawBuilder<unknown>;
+  readonly announce?: boolean;
+  readonly also?: RawBuilder<unknown>;
+}
+
+/** The history insert, the `also` statement and the answer, after the `finalized` CTE. */
+function finalizedTail(schema: string, parts: FinalizeParts): RawBuilder<unknown> {
+  return sql`history AS (
   ${failedAttemptInsert(schema, "finalized")}
 )${
     parts.also === undefined

@@ -1,7 +1,9 @@
 import type { JobState } from "@stint/core";
 import { sql, type Kysely, type RawBuilder } from "kysely";
+import { finishedJobsTable } from "./finished-jobs";
 import { jobsTable } from "./job-row";
 import { jobSummaryColumns, toJobSummary, type JobSummary, type JobSummaryRow } from "./job-summary-row";
+import { finishedStatesAmong, newestJobs } from "./newest-jobs";
 
 /** What {@link browseJobs} takes. */
 export interface BrowseJobsParams {
@@ -49,36 +51,49 @@ interface PageRow extends JobSummaryRow {
 /**
  * A page of job summaries for a dashboard, newest first, with keyset
  * pagination on `id`: every page costs the same however deep it is, and
- * nothing is counted beyond the page.
+ * nothing is counted beyond the page. Jobs are read from `jobs` and
+ * `finished_jobs` together, each table newest first and cut at the page
+ * size on its own (see `newestJobs`); `finished_jobs` is not read when only
+ * waiting or running jobs are asked for.
  *
  * Filters are of two kinds. The state and the `beforeId` bound are read
- * as index ranges — the primary key walked backwards, or the partial index
- * of the states asked for; PostgreSQL's statistics of `state` alone tell
- * it well which is cheaper. Every other filter (the queue, the error text,
- * the time range) has no index on the hot table that would pay for it, or
- * only one whose cost the planner misjudges when a queue has none of the
- * states asked for (measured: a walk of every row of a million), so it is
+ * as index ranges — a primary key or id index walked backwards, or the
+ * partial index of the states asked for; PostgreSQL's statistics of `state`
+ * alone tell it well which is cheaper. Every other filter (the queue, the
+ * error text, the time range) has no index that would pay for it, or only
+ * one whose cost the planner misjudges when a queue has none of the states
+ * asked for (measured: a walk of every row of a million), so it is
  * searched for within a bounded window: the newest `scanLimit` jobs that
- * pass the indexed filters. The page says how many
- * it looked at and whether older ones remain; the next page continues
- * below the window. A search therefore never reads more than `scanLimit`
- * rows, however large the table.
+ * pass the indexed filters, each marked with whether it matches the rest.
+ * The page says how many it looked at and whether older ones remain; the
+ * next page continues below the window. A search therefore looks at no
+ * more than `scanLimit` jobs, however large the tables are.
  *
  * ### SQL (indexed filters only)
  * ```sql
- * SELECT id, queue, state, …, left(last_error, 300) AS error_head FROM "stint"."jobs" AS j
- *  WHERE true [AND j.state = ANY($1::text[])] [AND j.id < $2::bigint]
- *  ORDER BY j.id DESC LIMIT $3 + 1
+ * SELECT * FROM (
+ *   (SELECT j.id, j.queue, j.state, …, left(j.last_error, 300) AS error_head FROM "stint"."jobs" AS j
+ *     WHERE true [AND j.id < $1::bigint] [AND j.state = ANY($2::text[])] ORDER BY j.id DESC LIMIT $3 + 1)
+ *   UNION ALL
+ *   (SELECT … FROM "stint"."finished_jobs" AS j WHERE … ORDER BY j.id DESC LIMIT $3 + 1)
+ * ) AS newest ORDER BY newest.id DESC LIMIT $3 + 1
  * ```
  *
  * ### SQL (with a searched filter)
  * ```sql
- * WITH win AS MATERIALIZED (SELECT j.id FROM "stint"."jobs" AS j WHERE <indexed filters> ORDER BY j.id DESC LIMIT $scan),
- *      hits AS MATERIALIZED (SELECT j.id FROM "stint"."jobs" AS j WHERE j.id = ANY(ARRAY(SELECT id FROM win))
- *                              AND <indexed filters> [AND j.queue = $q] [AND j.last_error ILIKE $text] [AND j.created_at >= $from] …),
- *      stats AS (SELECT (SELECT count(*) FROM win) AS scanned, (SELECT min(id) FROM win) AS lowest, (SELECT count(*) FROM hits) AS matched)
+ * WITH win AS MATERIALIZED (
+ *   SELECT * FROM (
+ *     (SELECT j.id, ([j.queue = $q] [AND j.last_error ILIKE $text] [AND j.created_at >= $from] …) IS TRUE AS hit
+ *        FROM "stint"."jobs" AS j WHERE <indexed filters> ORDER BY j.id DESC LIMIT $scan)
+ *     UNION ALL
+ *     (SELECT j.id, (…) IS TRUE AS hit FROM "stint"."finished_jobs" AS j WHERE <indexed filters> ORDER BY j.id DESC LIMIT $scan)
+ *   ) AS newest ORDER BY newest.id DESC LIMIT $scan),
+ * stats AS (SELECT count(*) AS scanned, min(id) AS lowest, count(*) FILTER (WHERE hit) AS matched FROM win),
+ * shown AS MATERIALIZED (SELECT id FROM win WHERE hit ORDER BY id DESC LIMIT $limit + 1)
  * SELECT stats.*, page.* FROM stats LEFT JOIN LATERAL (
- *   SELECT … FROM "stint"."jobs" AS j WHERE j.id = ANY(ARRAY(SELECT id FROM hits ORDER BY id DESC LIMIT $limit + 1))) AS page ON true
+ *   SELECT … FROM "stint"."jobs" AS j WHERE j.id = ANY(ARRAY(SELECT id FROM shown))
+ *   UNION ALL
+ *   SELECT … FROM "stint"."finished_jobs" AS j WHERE j.id = ANY(ARRAY(SELECT id FROM shown))) AS page ON true
  *  ORDER BY page.id DESC
  * ```
  *
@@ -102,41 +117,38 @@ export async function browseJobs(executor: Kysely<any>, schema: string, params: 
 
 /** The statement {@link browseJobs} runs, and whether it searches a window (exported for plan tests). */
 export function browseJobsStatement(schema: string, params: BrowseJobsParams): { readonly query: RawBuilder<unknown>; readonly searched: boolean } {
-  const jobs = jobsTable(schema);
-  const indexed: RawBuilder<unknown>[] = [sql`true`];
+  const indexed: RawBuilder<unknown>[] = [];
   const searched: RawBuilder<unknown>[] = [];
-  if (params.states !== undefined) indexed.push(sql`j.state = ANY(${[...params.states]}::text[])`);
   if (params.queue !== undefined) searched.push(sql`j.queue = ${params.queue}`);
   if (params.beforeId !== undefined) indexed.push(sql`j.id < ${params.beforeId}::bigint`);
   if (params.errorText !== undefined) searched.push(sql`j.last_error ILIKE ${likePattern(params.errorText)}`);
   if (params.createdFrom !== undefined) searched.push(sql`j.created_at >= ${params.createdFrom.toISOString()}::timestamptz`);
   if (params.createdTo !== undefined) searched.push(sql`j.created_at < ${params.createdTo.toISOString()}::timestamptz`);
-  const where = sql.join(indexed, sql` AND `);
+  const states = params.states === undefined ? {} : { states: params.states };
   if (searched.length === 0) {
-    return {
-      searched: false,
-      query: sql`SELECT ${jobSummaryColumns("j")}
-  FROM ${jobs} AS j
- WHERE ${where}
- ORDER BY j.id DESC
- LIMIT ${params.limit + 1}::integer`,
-    };
+    return { searched: false, query: newestJobs(schema, { select: jobSummaryColumns("j"), ...states, where: indexed, limit: params.limit + 1 }) };
   }
+  const window = newestJobs(schema, {
+    select: sql`j.id, (${sql.join(searched, sql` AND `)}) IS TRUE AS hit`,
+    ...states,
+    where: indexed,
+    limit: params.scanLimit,
+  });
+  const shown = sql`j.id = ANY(ARRAY(SELECT id FROM shown))`;
+  const pages = [sql`SELECT ${jobSummaryColumns("j")} FROM ${jobsTable(schema)} AS j WHERE ${shown}`];
+  if (finishedStatesAmong(params.states).length > 0) pages.push(sql`SELECT ${jobSummaryColumns("j")} FROM ${finishedJobsTable(schema)} AS j WHERE ${shown}`);
   return {
     searched: true,
     query: sql`WITH win AS MATERIALIZED (
-  SELECT j.id FROM ${jobs} AS j WHERE ${where} ORDER BY j.id DESC LIMIT ${params.scanLimit}::integer),
-hits AS MATERIALIZED (
-  SELECT j.id FROM ${jobs} AS j
-   WHERE j.id = ANY(ARRAY(SELECT id FROM win)) AND ${where} AND ${sql.join(searched, sql` AND `)}),
+${window}),
 stats AS (
-  SELECT (SELECT count(*) FROM win) AS scanned, (SELECT min(id) FROM win) AS lowest, (SELECT count(*) FROM hits) AS matched)
+  SELECT count(*) AS scanned, min(id) AS lowest, count(*) FILTER (WHERE hit) AS matched FROM win),
+shown AS MATERIALIZED (
+  SELECT id FROM win WHERE hit ORDER BY id DESC LIMIT ${params.limit + 1}::integer)
 SELECT stats.scanned, stats.lowest, stats.matched, page.*
   FROM stats
   LEFT JOIN LATERAL (
-    SELECT ${jobSummaryColumns("j")}
-      FROM ${jobs} AS j
-     WHERE j.id = ANY(ARRAY(SELECT id FROM hits ORDER BY id DESC LIMIT ${params.limit + 1}::integer))) AS page ON true
+    ${sql.join(pages, sql` UNION ALL `)}) AS page ON true
  ORDER BY page.id DESC`,
   };
 }

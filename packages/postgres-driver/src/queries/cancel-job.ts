@@ -5,11 +5,13 @@ import { wakeupChannel } from "../wakeup-channel";
 import { ATTEMPT_COLUMNS, attemptsTable, millisecondsBetween } from "./attempt-history";
 import { isJobId, jobsTable } from "./job-row";
 import { selectAnnouncing } from "./announce-finished";
+import { moveToFinished } from "./finished-jobs";
 
 /**
  * Cancels a job that has not finished (`queued`, `failed` or `running`):
- * state `cancelled`, `finished_at = now()`, lease cleared (`locked_by`
- * kept: it names the worker that held a running attempt). The fence
+ * it moves from `jobs` to `finished_jobs` (see `moveToFinished`) as
+ * `cancelled`, `finished_at = now()`, lease cleared (`locked_by` kept: it
+ * names the worker that held a running attempt). The fence
  * refuses a running attempt's outcome from then on; the same statement
  * gives it a `cancelled` history row and the job its `duration_ms` (the
  * database clock's, since the claim), tells the job's waiters (see
@@ -26,12 +28,13 @@ import { selectAnnouncing } from "./announce-finished";
  * WITH target AS MATERIALIZED (
  *   SELECT id, state, queue, attempts, locked_by, started_at FROM "stint"."jobs"
  *    WHERE id = $1 AND state IN ('queued', 'failed', 'running') FOR UPDATE),
- * cancelled AS (
- *   UPDATE "stint"."jobs" AS jobs
- *      SET state = 'cancelled', finished_at = now(), locked_until = NULL, updated_at = now(),
- *          duration_ms = CASE WHEN target.state = 'running' THEN <now() - started_at in ms> ELSE jobs.duration_ms END
- *     FROM target WHERE jobs.id = target.id
- *   RETURNING target.*),
+ * removed AS (
+ *   DELETE FROM "stint"."jobs" AS jobs USING target WHERE jobs.id = target.id
+ *   RETURNING jobs.*, CASE WHEN target.state = 'running' THEN <now() - started_at in ms> ELSE jobs.duration_ms END AS cancelled_duration_ms),
+ * moved AS (
+ *   INSERT INTO "stint"."finished_jobs" (…)
+ *   SELECT …, 'cancelled', now() AS finished_at, NULL AS locked_until, cancelled_duration_ms, … FROM removed),
+ * cancelled AS (SELECT id, state, queue, attempts, locked_by, started_at, cancelled_duration_ms AS duration_ms FROM removed),
  * history AS (
  *   INSERT INTO "stint"."job_attempts" (…)
  *   SELECT id, attempts, 'cancelled', locked_by, started_at, now(), <ms>, 'Cancelled while it ran; …', 'STINT_CANCELLED', NULL
@@ -58,13 +61,23 @@ export async function cancelJob(executor: Kysely<any>, schema: string, params: J
    WHERE id = ${params.id}::bigint AND state IN ('queued', 'failed', 'running')
    FOR UPDATE
 ),
-cancelled AS (
-  UPDATE ${jobs} AS jobs
-     SET state = 'cancelled', finished_at = now(), locked_until = NULL, updated_at = now(),
-         duration_ms = CASE WHEN target.state = 'running' THEN ${ranFor} ELSE jobs.duration_ms END
-    FROM target
+removed AS (
+  DELETE FROM ${jobs} AS jobs
+   USING target
    WHERE jobs.id = target.id
-  RETURNING target.id, target.state, target.queue, target.attempts, target.locked_by, target.started_at, jobs.duration_ms
+  RETURNING jobs.*, CASE WHEN target.state = 'running' THEN ${ranFor} ELSE jobs.duration_ms END AS cancelled_duration_ms
+),
+moved AS (
+  ${moveToFinished(schema, "removed", {
+    state: sql`'cancelled'`,
+    finished_at: sql`now()`,
+    locked_until: sql`NULL`,
+    updated_at: sql`now()`,
+    duration_ms: sql`removed.cancelled_duration_ms`,
+  })}
+),
+cancelled AS (
+  SELECT id, state, queue, attempts, locked_by, started_at, cancelled_duration_ms AS duration_ms FROM removed
 ),
 history AS (
   INSERT INTO ${attemptsTable(schema)} ${ATTEMPT_COLUMNS}

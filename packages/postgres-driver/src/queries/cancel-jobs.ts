@@ -2,11 +2,12 @@ import type { CancelJobsParams } from "@stint/core/driver";
 import { sql, type Kysely } from "kysely";
 import { announceFinished } from "./announce-finished";
 import { jobsTable } from "./job-row";
+import { moveToFinished } from "./finished-jobs";
 
 /**
  * Cancels up to `limit` jobs of a queue that wait in `states` (`queued`,
  * `failed`: no worker holds them) in one statement, as `cancelJob` would
- * (`cancelled`, `finished_at = now()`), in claim order; returns how many,
+ * (moved to `finished_jobs` as `cancelled`, `finished_at = now()`), in claim order; returns how many,
  * and tells their waiters (see `announceFinished`). Candidates come from
  * `jobs_claim_idx` (the literal `state IN ('queued', 'failed')` lets the
  * planner use the partial index; `$2` narrows it) and are locked `FOR
@@ -23,11 +24,10 @@ import { jobsTable } from "./job-row";
  *    ORDER BY priority DESC, run_at, id
  *    LIMIT $3
  *    FOR UPDATE SKIP LOCKED),
- * cancelled AS (
- *   UPDATE "stint"."jobs" AS jobs
- *      SET state = 'cancelled', finished_at = now(), locked_until = NULL, updated_at = now()
- *     FROM picked WHERE jobs.id = picked.id
- *   RETURNING jobs.id)
+ * cancelled AS (DELETE FROM "stint"."jobs" AS jobs USING picked WHERE jobs.id = picked.id RETURNING jobs.*),
+ * moved AS (
+ *   INSERT INTO "stint"."finished_jobs" (…)
+ *   SELECT …, 'cancelled', now() AS finished_at, NULL AS locked_until, … FROM cancelled)
  * SELECT count(*) AS cancelled, "stint".notify_awaited($4, array_agg(id)) AS announced FROM cancelled
  * ```
  *
@@ -46,11 +46,13 @@ export async function cancelJobs(executor: Kysely<any>, schema: string, params: 
    FOR UPDATE SKIP LOCKED
 ),
 cancelled AS (
-  UPDATE ${jobs} AS jobs
-     SET state = 'cancelled', finished_at = now(), locked_until = NULL, updated_at = now()
-    FROM picked
+  DELETE FROM ${jobs} AS jobs
+   USING picked
    WHERE jobs.id = picked.id
-  RETURNING jobs.id
+  RETURNING jobs.*
+),
+moved AS (
+  ${moveToFinished(schema, "cancelled", { state: sql`'cancelled'`, finished_at: sql`now()`, locked_until: sql`NULL`, updated_at: sql`now()` })}
 )
 SELECT count(*) AS cancelled, ${announceFinished(schema, sql`array_agg(id)`)} AS announced FROM cancelled`.execute(executor);
   return Number(rows[0]?.cancelled ?? 0);

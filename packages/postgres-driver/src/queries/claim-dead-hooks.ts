@@ -1,7 +1,8 @@
 import type { ClaimDeadHooksParams, DeadHookClaim } from "@stint/core/driver";
 import { sql, type Kysely } from "kysely";
 import { deadHooksTable } from "./dead-hooks-table";
-import { JOB_COLUMNS, jobsTable, millisecondsInterval, toJobRecord, type JobRow } from "./job-row";
+import { allJobsView } from "./finished-jobs";
+import { JOB_COLUMNS, millisecondsInterval, toJobRecord, type JobRow } from "./job-row";
 import { timestampValue } from "./timestamp-value";
 
 /** A claimed `dead_hooks` row with its job's columns (all null when the job is gone). */
@@ -19,7 +20,9 @@ type ClaimedHookRow = { [K in keyof JobRow]: JobRow[K] | null } & {
  * never claimed (`locked_until = -infinity`) or claimed by a worker whose
  * claim lapsed — in one statement: each is owned by `workerId` until
  * `now() + leaseMs`, with one more delivery counted, and comes back with its
- * job as stored now (or without one, when the job was deleted). Rows locked
+ * job as stored now, wherever it is — in `finished_jobs` as a dead job, in
+ * `jobs` when it was retried since (or died before an upgrade moved it) —
+ * or without one, when the job was deleted. Rows locked
  * by another claimer are skipped, and a row another claimer just took no
  * longer matches `locked_until < now()` when it is rechecked, so two
  * workers never both get a death while its claim holds. Never claimed
@@ -36,7 +39,9 @@ type ClaimedHookRow = { [K in keyof JobRow]: JobRow[K] | null } & {
  *      SET locked_by = $3, locked_until = now() + $4 * interval '1 millisecond', deliveries = hooks.deliveries + 1
  *     FROM picked WHERE hooks.job_id = picked.job_id AND hooks.attempt = picked.attempt
  *   RETURNING hooks.job_id AS hook_job_id, hooks.attempt AS hook_attempt, …)
- * SELECT claimed.*, <every column of jobs> FROM claimed LEFT JOIN "stint"."jobs" AS jobs ON jobs.id = claimed.hook_job_id
+ * SELECT claimed.*, <every column of a job>
+ *   FROM claimed
+ *   LEFT JOIN LATERAL (SELECT <every column of a job> FROM "stint"."all_jobs" WHERE id = claimed.hook_job_id LIMIT 1) AS jobs ON true
  * ```
  *
  * @example
@@ -62,7 +67,8 @@ claimed AS (
             hooks.died_at AS hook_died_at, hooks.error_code AS hook_error_code, hooks.last_error AS hook_last_error
 )
 SELECT claimed.*, ${JOB_COLUMNS}
-  FROM claimed LEFT JOIN ${jobsTable(schema)} AS jobs ON jobs.id = claimed.hook_job_id
+  FROM claimed
+  LEFT JOIN LATERAL (SELECT ${JOB_COLUMNS} FROM ${allJobsView(schema)} WHERE id = claimed.hook_job_id LIMIT 1) AS jobs ON true
  ORDER BY claimed.hook_died_at, claimed.hook_job_id`.execute(executor);
   return Object.freeze(rows.map(toClaim));
 }

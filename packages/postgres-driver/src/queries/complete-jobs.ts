@@ -5,6 +5,7 @@ import { jobsTable } from "./job-row";
 import { namedStatement } from "./named-statement";
 import { heldBy } from "./held-by";
 import { announceFinished } from "./announce-finished";
+import { moveToFinished } from "./finished-jobs";
 
 /**
  * One attempt to mark succeeded by {@link completeJobsStatement}: a
@@ -23,6 +24,12 @@ export interface CompletionRow {
  * durations; returns the ids that applied. An attempt the worker no longer
  * owns (another worker reclaimed the job, or it was rescued or cancelled) is
  * not written. `locked_by` is kept as the last owner; the lease is cleared.
+ *
+ * A succeeded job leaves `jobs` for `finished_jobs` in the same statement
+ * (see `moveToFinished`): `jobs` keeps only the work in flight, so its size
+ * does not grow with the history kept. The move costs a completion about
+ * what the update it replaces did (a heap row and one index entry, in
+ * `finished_jobs` instead of `jobs`, plus the delete's mark).
  *
  * The batch is parsed once into a materialized CTE and the rows are found
  * by primary key (`id = ANY(ARRAY(…))`): whatever the table's statistics,
@@ -43,14 +50,15 @@ export interface CompletionRow {
  * WITH batch AS MATERIALIZED (
  *   SELECT * FROM json_to_recordset($2::json) AS done(id bigint, attempt integer, result jsonb, duration_ms integer)),
  * done AS (
- *   UPDATE "stint"."jobs" AS jobs
- *      SET state = 'succeeded', result = batch.result,
- *          duration_ms = coalesce(batch.duration_ms, <statement_timestamp() - started_at in ms>),
- *          finished_at = statement_timestamp(), locked_until = NULL, updated_at = statement_timestamp()
- *     FROM batch
+ *   DELETE FROM "stint"."jobs" AS jobs USING batch
  *    WHERE jobs.id = ANY(ARRAY(SELECT id FROM batch)) AND jobs.id = batch.id AND jobs.attempts = batch.attempt
  *      AND jobs.locked_by = $1 AND (jobs.state = 'running') IS TRUE
- *   RETURNING jobs.id)
+ *   RETURNING jobs.*, batch.result AS done_result, batch.duration_ms AS done_duration_ms),
+ * moved AS (
+ *   INSERT INTO "stint"."finished_jobs" (id, queue, …, state, result, duration_ms, finished_at, locked_until, updated_at, …)
+ *   SELECT id, queue, …, 'succeeded', done_result,
+ *          coalesce(done_duration_ms, <statement_timestamp() - started_at in ms>),
+ *          statement_timestamp(), NULL, statement_timestamp(), … FROM done)
  * SELECT coalesce(array_agg(id), '{}')::text[] AS ids,
  *        "stint".notify_awaited($3, array_agg(id)) AS announced
  *   FROM done
@@ -78,19 +86,27 @@ export async function completeJobs(statements: Statements, schema: string, param
  * job finished; in a statement of its own the two are the same.
  */
 export function completeJobsStatement(schema: string, workerId: string, jobs: readonly CompletionRow[]): RawBuilder<{ ids: string[] }> {
+  const finishedNow = sql`statement_timestamp()`;
   return sql<{ ids: string[] }>`WITH batch AS MATERIALIZED (
   SELECT * FROM json_to_recordset(${completionsJson(jobs)}::json) AS done(id bigint, attempt integer, result jsonb, duration_ms integer)
 ),
 done AS (
-  UPDATE ${jobsTable(schema)} AS jobs
-     SET state = 'succeeded', result = batch.result,
-         duration_ms = coalesce(batch.duration_ms,
-           least(greatest(round(extract(epoch FROM statement_timestamp() - jobs.started_at) * 1000), 0), ${MAX_INT4})::integer),
-         finished_at = statement_timestamp(), locked_until = NULL, updated_at = statement_timestamp()
-    FROM batch
+  DELETE FROM ${jobsTable(schema)} AS jobs
+   USING batch
    WHERE jobs.id = ANY(ARRAY(SELECT id FROM batch)) AND jobs.id = batch.id AND jobs.attempts = batch.attempt
      AND ${heldBy(workerId)}
-  RETURNING jobs.id
+  RETURNING jobs.*, batch.result AS done_result, batch.duration_ms AS done_duration_ms
+),
+moved AS (
+  ${moveToFinished(schema, "done", {
+    state: sql`'succeeded'`,
+    result: sql`done.done_result`,
+    duration_ms: sql`coalesce(done.done_duration_ms,
+      least(greatest(round(extract(epoch FROM ${finishedNow} - done.started_at) * 1000), 0), ${MAX_INT4})::integer)`,
+    finished_at: finishedNow,
+    locked_until: sql`NULL`,
+    updated_at: finishedNow,
+  })}
 )
 SELECT coalesce(array_agg(id), '{}')::text[] AS ids, ${announceFinished(schema, sql`array_agg(id)`)} AS announced
   FROM done`;

@@ -1,7 +1,8 @@
 import type { CountByQueueParams } from "@stint/core/driver";
 import type { QueueCounts } from "@stint/core";
 import { sql, type Kysely, type RawBuilder } from "kysely";
-import { jobsTable, millisecondsInterval } from "./job-row";
+import { allJobsView } from "./finished-jobs";
+import { millisecondsInterval } from "./job-row";
 
 interface CountRow {
   readonly queue: string;
@@ -23,8 +24,10 @@ interface CountRow {
  * counts as the earliest time PostgreSQL holds (4714 BC), so its age is
  * very large rather than an error. With `queues`, exactly those
  * queues are reported (zeros for a queue with no jobs); without, every queue
- * that has jobs. Sorted by queue name. Scans the table: for dashboards and
- * operators, not for the hot path.
+ * that has jobs. Sorted by queue name. Counts `jobs` and `finished_jobs`
+ * together (the view `all_jobs`, so a job counts once in its state
+ * wherever it is, including finished rows an upgrade has not moved yet).
+ * Scans both tables: for dashboards and operators, not for the hot path.
  *
  * ### SQL
  * ```sql
@@ -32,7 +35,7 @@ interface CountRow {
  *        count(*) FILTER (WHERE state IN ('queued', 'failed') AND run_at <= now()) AS due,
  *        floor(extract(epoch FROM now() - CASE WHEN m = '-infinity' THEN '4714-11-24 00:00:00+00 BC' ELSE m END) * 1000)
  *          AS oldest_due_age_ms   -- m: min(run_at) FILTER (WHERE …due…)
- *   FROM "stint"."jobs" [WHERE queue = ANY($1::text[])]
+ *   FROM "stint"."all_jobs" [WHERE queue = ANY($1::text[])]
  *  GROUP BY queue ORDER BY queue
  * ```
  *
@@ -59,7 +62,7 @@ export async function countByQueue(executor: Kysely<any>, schema: string, params
        floor(extract(epoch FROM now() - ${earliestFinite(sql`min(run_at) FILTER (WHERE state IN ('queued', 'failed') AND run_at <= now())`)}) * 1000)::bigint
          AS oldest_due_age_ms,
        ${completed} AS completed_since
-  FROM ${jobsTable(schema)}
+  FROM ${allJobsView(schema)}
   ${filter}
  GROUP BY queue
  ORDER BY queue COLLATE "C"`.execute(executor);

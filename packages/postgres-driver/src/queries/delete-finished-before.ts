@@ -1,125 +1,83 @@
 import type { DeleteFinishedBeforeParams } from "@stint/core/driver";
-import { sql, type Kysely, type RawBuilder } from "kysely";
-import { attemptsTable } from "./attempt-history";
-import { jobsTable, millisecondsInterval } from "./job-row";
+import type { Kysely } from "kysely";
+import { deleteFinishedRows } from "./delete-finished-rows";
+import { dropHistoryPartition, dropLeftoverDays } from "./drop-history-partition";
+import { isHistoryHeld } from "./history-lock";
+import { KEPT_PARTITION, listExpiredPartitions, type HistoryPartition } from "./history-partitions";
+import { deletesWithinDays, dropsPartitions } from "./retention-plan";
+import { surveyPartition } from "./survey-partition";
 
 /**
- * Deletes at most `limit` finished jobs in `states` whose `finished_at` is
- * older than `now() - olderThanMs`, oldest first, and returns how many it
- * deleted. Call it again until it returns less than `limit`. The same
- * statement deletes the deleted jobs' attempt history (`job_attempts`,
- * through `job_attempts_job_idx`), and any `job_waiters` rows a waiting
- * process left behind when it died.
+ * Deletes finished jobs in `states` whose `finished_at` is older than
+ * `now() - olderThanMs`, and returns how many it deleted: at most `limit`
+ * row by row, more when it drops a whole day partition. Call it again until
+ * it returns less than `limit`.
  *
- * Bounded and out of the workers' way: dead and cancelled candidates come
- * from `jobs_finished_idx` (state, finished_at) — one ordered range per
- * state, never a scan of the old rows. Succeeded jobs are not in that index
- * (it would cost every completion an insert): they are found by walking the
- * primary key from the oldest id, which stops after `limit` matches; the
- * rows it steps over are the older jobs kept for other reasons (dead ones
- * within their own retention, far-future schedules), few in a healthy
- * queue. Candidates are then locked `FOR UPDATE SKIP LOCKED` with their
- * state and age checked again, so a job that an operator retried in the
- * meantime (active again) is never deleted, and a row another transaction
- * holds is skipped instead of waited for.
+ * In this order, while fewer than `limit` went:
+ *
+ * 1. the day partitions of `finished_jobs` whose whole day is past the
+ *    cutoff (not for a pass limited to `queues`), oldest first — after
+ *    dropping any day a stopped process left detached: each is
+ *    dropped whole when what it must keep is few (`surveyPartition`,
+ *    `dropHistoryPartition`), its jobs in `states` deleted row by row
+ *    otherwise. When the drop's lock does not come within
+ *    `HISTORY_LOCK_TIMEOUT_MS`, the call returns at once, with less than
+ *    `limit`: the pass ends and the next one tries again. When a
+ *    transaction has held `finished_jobs` longer than that already
+ *    (`isHistoryHeld`), this step is left out without waiting;
+ * 2. `finished_jobs_kept` row by row — or all of `finished_jobs`, for a
+ *    retention shorter than a day or a pass limited to `queues`
+ *    (`deletesWithinDays`); with a day or more, a job in a day partition
+ *    stays until its whole day is past the cutoff;
+ * 3. the finished rows still in `jobs` (written before migration 15, not
+ *    moved yet) row by row.
+ *
+ * Each row-by-row step is one bounded statement (`deleteFinishedRows`),
+ * skipping rows others hold; every step deletes the attempt history of the
+ * jobs it deletes.
  *
  * ### SQL
  * ```sql
- * WITH candidates AS MATERIALIZED (
- *   SELECT id FROM (
- *     SELECT old.id, old.finished_at FROM unnest($1::text[]) AS wanted(state)   -- dead, cancelled
- *      CROSS JOIN LATERAL (
- *        SELECT id, finished_at FROM "stint"."jobs"
- *         WHERE state = wanted.state AND state IN ('dead', 'cancelled')
- *           AND finished_at < now() - $2 * interval '1 millisecond' [AND queue = ANY($4::text[])]
- *         ORDER BY finished_at LIMIT $3) AS old
- *     UNION ALL
- *     (SELECT id, finished_at FROM "stint"."jobs"                               -- succeeded
- *       WHERE state = 'succeeded' AND finished_at < now() - $2 * interval '1 millisecond' [AND queue = …]
- *       ORDER BY id LIMIT $3)) AS old
- *   ORDER BY old.finished_at LIMIT $3),
- * doomed AS MATERIALIZED (
- *   SELECT id FROM "stint"."jobs"
- *    WHERE id = ANY(ARRAY(SELECT id FROM candidates))
- *      AND state = ANY($5::text[]) AND finished_at < now() - $2 * interval '1 millisecond'
- *    FOR UPDATE SKIP LOCKED),
- * deleted AS (DELETE FROM "stint"."jobs" AS jobs USING doomed WHERE jobs.id = doomed.id RETURNING jobs.id),
- * history AS (DELETE FROM "stint"."job_attempts" WHERE job_id = ANY(ARRAY(SELECT id FROM deleted))),
- * waiters AS (DELETE FROM "stint"."job_waiters" WHERE job_id = ANY(ARRAY(SELECT id FROM deleted)))
- * SELECT count(*) AS deleted FROM deleted
+ * -- listExpiredPartitions, then per partition surveyPartition and dropHistoryPartition:
+ * SELECT "stint".detach_history_partition('2025-03-01'::date, $1::text[]);  -- in a transaction of its own
+ * SELECT "stint".drop_detached_history('2025-03-01'::date);
+ * -- then deleteFinishedRows on "stint"."finished_jobs_kept" (or "stint"."finished_jobs") and "stint"."jobs"
  * ```
  *
  * @example
  * ```ts
- * const week = 7 * 24 * 3_600_000;
- * while ((await deleteFinishedBefore(db, "stint", { states: ["succeeded"], olderThanMs: week, limit: 1_000 })) === 1_000);
+ * const week = 7 * 86_400_000;
+ * while ((await deleteFinishedBefore(db, "stint", { states: ["succeeded", "cancelled"], olderThanMs: week, limit: 1_000 })) >= 1_000);
  * ```
  */
 export async function deleteFinishedBefore(db: Kysely<any>, schema: string, params: DeleteFinishedBeforeParams): Promise<number> {
   if (params.states.length === 0 || params.queues?.length === 0) return 0;
-  return db.transaction().execute(async (trx) => {
-    await WALK_INDEXES.execute(trx);
-    const { rows } = await deleteFinishedBeforeStatement(schema, params).execute(trx);
-    return Number(rows[0]?.deleted ?? 0);
-  });
+  let deleted = 0;
+  if (dropsPartitions(params)) await dropLeftoverDays(db, schema);
+  if (dropsPartitions(params) && !(await isHistoryHeld(db, schema))) {
+    for (const partition of await listExpiredPartitions(db, schema, params.olderThanMs)) {
+      if (deleted >= params.limit) return deleted;
+      const gone = await retirePartition(db, schema, partition, params, params.limit - deleted);
+      if (gone === "busy") return deleted;
+      deleted += gone;
+    }
+  }
+  for (const table of [deletesWithinDays(params) ? "finished_jobs" : KEPT_PARTITION, "jobs"]) {
+    if (deleted >= params.limit) break;
+    deleted += await deleteFinishedRows(db, schema, table, { ...params, limit: params.limit - deleted });
+  }
+  return deleted;
 }
 
-/**
- * Run before the statement, in its transaction: every branch has an index
- * that returns rows in the order wanted, so a sequential scan is never the
- * better plan, but with stale statistics (a new table, a burst of
- * completions) the planner may think a small table is cheaper to scan and
- * sort. The setting lasts until the transaction ends.
- */
-export const WALK_INDEXES: RawBuilder<unknown> = sql`SET LOCAL enable_seqscan = off`;
-
-/** The statement itself (exported for plan tests and `EXPLAIN`). */
-export function deleteFinishedBeforeStatement(schema: string, params: DeleteFinishedBeforeParams): RawBuilder<{ deleted: string }> {
-  const jobs = jobsTable(schema);
-  const states = [...new Set(params.states)];
-  const indexed = states.filter((state) => state !== "succeeded");
-  const cutoff = sql`now() - ${millisecondsInterval(params.olderThanMs)}`;
-  const queueFilter = params.queues === undefined ? sql`` : sql`AND queue = ANY(${[...params.queues]}::text[])`;
-  const limit = sql`${params.limit}::integer`;
-  const byFinishedIndex = sql`SELECT old.id, old.finished_at
-      FROM unnest(${indexed}::text[]) AS wanted(state)
-     CROSS JOIN LATERAL (
-       SELECT id, finished_at FROM ${jobs}
-        WHERE state = wanted.state AND state IN ('dead', 'cancelled')
-          AND finished_at < ${cutoff} ${queueFilter}
-        ORDER BY finished_at
-        LIMIT ${limit}
-     ) AS old`;
-  const byOldestId = sql`(SELECT id, finished_at FROM ${jobs}
-      WHERE state = 'succeeded' AND finished_at < ${cutoff} ${queueFilter}
-      ORDER BY id
-      LIMIT ${limit})`;
-  const branches = [...(indexed.length > 0 ? [byFinishedIndex] : []), ...(states.includes("succeeded") ? [byOldestId] : [])];
-  return sql<{ deleted: string }>`WITH candidates AS MATERIALIZED (
-  SELECT old.id
-    FROM (${sql.join(
-      branches,
-      sql`
-    UNION ALL
-    `,
-    )}) AS old
-   ORDER BY old.finished_at
-   LIMIT ${limit}
-),
-doomed AS MATERIALIZED (
-  SELECT id FROM ${jobs}
-   WHERE id = ANY(ARRAY(SELECT id FROM candidates))
-     AND state = ANY(${states}::text[]) AND finished_at < ${cutoff}
-   FOR UPDATE SKIP LOCKED
-),
-deleted AS (
-  DELETE FROM ${jobs} AS jobs USING doomed WHERE jobs.id = doomed.id RETURNING jobs.id
-),
-history AS (
-  DELETE FROM ${attemptsTable(schema)} WHERE job_id = ANY(ARRAY(SELECT id FROM deleted))
-),
-waiters AS (
-  DELETE FROM ${sql.id(schema, "job_waiters")} WHERE job_id = ANY(ARRAY(SELECT id FROM deleted))
-)
-SELECT count(*) AS deleted FROM deleted`;
+/** One partition wholly past the cutoff: dropped whole, or at most `room` of its jobs in `states` deleted row by row. */
+async function retirePartition(
+  db: Kysely<any>,
+  schema: string,
+  partition: HistoryPartition,
+  params: DeleteFinishedBeforeParams,
+  room: number,
+): Promise<number | "busy"> {
+  const { drop } = await surveyPartition(db, schema, partition, params.states);
+  if (drop) return dropHistoryPartition(db, schema, partition, params.states, params.limit);
+  return deleteFinishedRows(db, schema, partition.name, { ...params, limit: room });
 }

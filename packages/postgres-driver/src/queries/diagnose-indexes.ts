@@ -7,7 +7,12 @@ export interface ExpectedIndex {
   readonly since: number;
 }
 
-/** Every index the migrations create (a test checks this against a freshly migrated schema). */
+/**
+ * Every index the migrations create (a test checks this against a freshly
+ * migrated schema). An index of `finished_jobs` is on the partitioned table:
+ * each partition has its own copy, and the parent's is valid only while
+ * every partition has one.
+ */
 export const EXPECTED_INDEXES: readonly ExpectedIndex[] = Object.freeze([
   { table: "jobs", name: "jobs_pkey", since: 1 },
   { table: "jobs", name: "jobs_claim_idx", since: 1 },
@@ -26,6 +31,9 @@ export const EXPECTED_INDEXES: readonly ExpectedIndex[] = Object.freeze([
   { table: "dead_hooks", name: "dead_hooks_pkey", since: 9 },
   { table: "dead_hooks", name: "dead_hooks_claim_idx", since: 9 },
   { table: "leader_leases", name: "leader_leases_pkey", since: 14 },
+  { table: "finished_jobs", name: "finished_jobs_id_idx", since: 15 },
+  { table: "finished_jobs", name: "finished_jobs_dead_idx", since: 15 },
+  { table: "finished_jobs", name: "finished_jobs_finished_at_idx", since: 15 },
 ]);
 
 /** An index found in the schema. */

@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import type { Statements } from "../connection/statement";
 import { jobsTable, millisecondsInterval } from "./job-row";
 import { namedStatement } from "./named-statement";
+import { allJobsView } from "./finished-jobs";
 import { heldBy } from "./held-by";
 
 const NONE: ExtendedLeases = Object.freeze({ extended: Object.freeze([]), cancelled: Object.freeze([]) });
@@ -35,7 +36,7 @@ const NONE: ExtendedLeases = Object.freeze({ extended: Object.freeze([]), cancel
  * SELECT id, false AS cancelled FROM extended
  * UNION ALL
  * SELECT missed.id, true FROM missed
- *  WHERE (SELECT true FROM "stint"."jobs" AS jobs
+ *  WHERE (SELECT true FROM "stint"."all_jobs" AS jobs   -- a cancelled job has moved to finished_jobs
  *          WHERE jobs.id = missed.id AND jobs.attempts = missed.attempt
  *            AND jobs.locked_by = $1 AND (jobs.state = 'cancelled') IS TRUE)
  * ```
@@ -66,7 +67,7 @@ missed AS MATERIALIZED (
 SELECT id, false AS cancelled FROM extended
 UNION ALL
 SELECT missed.id, true FROM missed
- WHERE (SELECT true FROM ${jobs} AS jobs
+ WHERE (SELECT true FROM ${allJobsView(schema)} AS jobs
          WHERE jobs.id = missed.id AND jobs.attempts = missed.attempt
            AND jobs.locked_by = ${params.workerId} AND (jobs.state = 'cancelled') IS TRUE)`),
   );

@@ -1,14 +1,23 @@
 import type { JobIdParams } from "@stint/core/driver";
 import type { JobRecord } from "@stint/core";
 import { sql, type Kysely } from "kysely";
-import { isJobId, JOB_COLUMNS, jobsTable, toJobRecord, type JobRow } from "./job-row";
+import { allJobsView } from "./finished-jobs";
+import { isJobId, JOB_COLUMNS, toJobRecord, type JobRow } from "./job-row";
 
 /**
- * One job by id, or `undefined` (also for an id that cannot exist, such as `"abc"`).
+ * One job by id, or `undefined` (also for an id that cannot exist, such as
+ * `"abc"`), wherever it is: in `jobs` while it is active (or finished before
+ * an upgrade moved it), in `finished_jobs` once it finished.
+ *
+ * It reads `all_jobs`, which PostgreSQL plans as a probe of the primary key
+ * of `jobs` and then one of `finished_jobs_id_idx` per partition. A job is
+ * in one table at a time (it moves in one statement, and the read sees
+ * both tables as of one snapshot), so the first row is the job: an active
+ * job, the one a `waitFor` polls for, never costs a probe of the history.
  *
  * ### SQL
  * ```sql
- * SELECT * FROM "stint"."jobs" WHERE id = $1
+ * SELECT * FROM "stint"."all_jobs" WHERE id = $1 LIMIT 1
  * ```
  *
  * @example
@@ -20,8 +29,9 @@ import { isJobId, JOB_COLUMNS, jobsTable, toJobRecord, type JobRow } from "./job
 export async function getJob(executor: Kysely<any>, schema: string, params: JobIdParams): Promise<JobRecord | undefined> {
   if (!isJobId(params.id)) return undefined;
   const { rows } = await sql<JobRow>`SELECT ${JOB_COLUMNS}
-  FROM ${jobsTable(schema)}
- WHERE id = ${params.id}::bigint`.execute(executor);
+  FROM ${allJobsView(schema)}
+ WHERE id = ${params.id}::bigint
+ LIMIT 1`.execute(executor);
   const row = rows[0];
   return row === undefined ? undefined : toJobRecord(row);
 }

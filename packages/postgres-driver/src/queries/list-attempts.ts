@@ -2,7 +2,8 @@ import type { ListAttemptsParams } from "@stint/core/driver";
 import type { AttemptOutcomeName, AttemptRecord } from "@stint/core";
 import { sql, type Kysely } from "kysely";
 import { attemptsTable } from "./attempt-history";
-import { isJobId, jobsTable } from "./job-row";
+import { allJobsView } from "./finished-jobs";
+import { isJobId } from "./job-row";
 import { nullableTimestamp } from "./timestamp-value";
 
 interface AttemptRow {
@@ -22,8 +23,10 @@ interface AttemptRow {
  * A job's attempts, oldest first: its `job_attempts` rows in the order they
  * were written, then, for a `succeeded` job, the successful attempt read
  * from the job row (`attempts`, `locked_by`, `started_at`, `finished_at`,
- * `duration_ms`). Empty for a job that does not exist (or an id that
- * cannot be one).
+ * `duration_ms`), found in `finished_jobs` or, for a job that finished
+ * before an upgrade moved it, in `jobs` (the view `all_jobs`: a probe of
+ * each table's id index). Empty for a job that does not exist (or an id
+ * that cannot be one).
  *
  * ### SQL
  * ```sql
@@ -31,7 +34,7 @@ interface AttemptRow {
  *   FROM (SELECT …, 0 AS part, id AS seq FROM "stint"."job_attempts" WHERE job_id = $1
  *         UNION ALL
  *         SELECT id, attempts, 'succeeded', locked_by, started_at, finished_at, duration_ms, NULL, NULL, NULL, 1, 0
- *           FROM "stint"."jobs" WHERE id = $1 AND state = 'succeeded') AS history
+ *           FROM "stint"."all_jobs" WHERE id = $1 AND state = 'succeeded') AS history
  *  ORDER BY part, seq
  * ```
  *
@@ -50,7 +53,7 @@ export async function listAttempts(executor: Kysely<any>, schema: string, params
          WHERE job_id = ${params.jobId}::bigint
         UNION ALL
         SELECT id, attempts, 'succeeded', locked_by, started_at, finished_at, duration_ms, NULL, NULL, NULL, 1, 0
-          FROM ${jobsTable(schema)}
+          FROM ${allJobsView(schema)}
          WHERE id = ${params.jobId}::bigint AND state = 'succeeded') AS history
  ORDER BY part, seq`.execute(executor);
   return Object.freeze(rows.map(toAttemptRecord));

@@ -1,24 +1,33 @@
 import type { ListJobsParams } from "@stint/core/driver";
 import type { JobRecord } from "@stint/core";
 import { sql, type Kysely, type RawBuilder } from "kysely";
-import { JOB_COLUMNS, jobsTable, toJobRecord, type JobRow } from "./job-row";
+import { JOB_COLUMNS, toJobRecord, type JobRow } from "./job-row";
+import { newestJobs } from "./newest-jobs";
 
 /**
  * A page of jobs, newest first (by id), optionally of one queue and some
- * states. Pass the last id of a page as `beforeId` to get the next one
- * (keyset pagination: every page costs the same, however deep).
+ * states, from `jobs` and `finished_jobs` together (see `newestJobs`). Pass
+ * the last id of a page as `beforeId` to get the next one (keyset
+ * pagination: every page costs the same, however deep).
  *
- * The plan walks the primary key backwards from `beforeId` and stops after
- * `limit` matching rows; PostgreSQL may prefer `jobs_claim_idx`,
- * `jobs_lease_idx` or `jobs_finished_idx` when the states asked for are
- * rare. It adds no index to the hot table: this is for operators.
+ * Each table is read newest first from `beforeId` down and stops after
+ * `limit` matching rows: `jobs` by its primary key, or the partial index of
+ * the states asked for when they are rare (`jobs_claim_idx`,
+ * `jobs_lease_idx`, `jobs_finished_idx`); `finished_jobs` by
+ * `finished_jobs_id_idx` of each partition, or `finished_jobs_dead_idx`
+ * for dead and cancelled jobs, and not at all when only waiting or running
+ * jobs are asked for. It adds no index to the hot table: this is for
+ * operators.
  *
  * ### SQL
  * ```sql
- * SELECT id, queue, payload, state, … FROM "stint"."jobs"
- *  WHERE true [AND queue = $1] [AND state = ANY($2::text[])] [AND id < $3::bigint]
- *  ORDER BY id DESC
- *  LIMIT $4
+ * SELECT * FROM (
+ *   (SELECT id, queue, payload, state, … FROM "stint"."jobs" AS j
+ *     WHERE true [AND queue = $1] [AND id < $2::bigint] [AND j.state = ANY($3::text[])] ORDER BY j.id DESC LIMIT $4)
+ *   UNION ALL
+ *   (SELECT id, queue, payload, state, … FROM "stint"."finished_jobs" AS j
+ *     WHERE true [AND queue = $1] [AND id < $2::bigint] [AND j.state = ANY($5::text[])] ORDER BY j.id DESC LIMIT $4)
+ * ) AS newest ORDER BY newest.id DESC LIMIT $4
  * ```
  *
  * @example
@@ -29,14 +38,10 @@ import { JOB_COLUMNS, jobsTable, toJobRecord, type JobRow } from "./job-row";
  */
 export async function listJobs(executor: Kysely<any>, schema: string, params: ListJobsParams): Promise<readonly JobRecord[]> {
   if (params.states?.length === 0) return Object.freeze([]);
-  const conditions: RawBuilder<unknown>[] = [sql`true`];
-  if (params.queue !== undefined) conditions.push(sql`queue = ${params.queue}`);
-  if (params.states !== undefined) conditions.push(sql`state = ANY(${[...params.states]}::text[])`);
-  if (params.beforeId !== undefined) conditions.push(sql`id < ${params.beforeId}::bigint`);
-  const { rows } = await sql<JobRow>`SELECT ${JOB_COLUMNS}
-  FROM ${jobsTable(schema)}
- WHERE ${sql.join(conditions, sql` AND `)}
- ORDER BY id DESC
- LIMIT ${params.limit}::integer`.execute(executor);
+  const where: RawBuilder<unknown>[] = [];
+  if (params.queue !== undefined) where.push(sql`queue = ${params.queue}`);
+  if (params.beforeId !== undefined) where.push(sql`id < ${params.beforeId}::bigint`);
+  const states = params.states === undefined ? {} : { states: params.states };
+  const { rows } = await newestJobs<JobRow>(schema, { select: JOB_COLUMNS, ...states, where, limit: params.limit }).execute(executor);
   return Object.freeze(rows.map(toJobRecord));
 }

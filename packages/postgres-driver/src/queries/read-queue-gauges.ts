@@ -2,6 +2,7 @@ import type { ReadQueueGaugesParams } from "@stint/core/driver";
 import type { QueueGauges } from "@stint/core";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { earliestFinite } from "./count-by-queue";
+import { finishedJobsTable } from "./finished-jobs";
 import { jobsTable } from "./job-row";
 
 interface GaugeRow {
@@ -19,10 +20,12 @@ interface GaugeRow {
  * clock. Each branch of the `UNION ALL` matches a partial index, so the
  * statement never reads the succeeded or cancelled history: the waiting
  * jobs through `jobs_claim_idx`, the running ones through `jobs_lease_idx`
- * and the dead ones (kept until retention prunes them) through
- * `jobs_finished_idx`. With `queues`, exactly those queues are reported
- * (zeros for a queue with no such jobs); without, every queue that has
- * waiting, running or dead jobs. Sorted by queue name.
+ * and the dead ones (kept until retention drops them) through
+ * `finished_jobs_dead_idx`, plus `jobs_finished_idx` for dead jobs an
+ * upgrade has not moved to `finished_jobs` yet — both index-only scans,
+ * since the indexes carry the queue. With `queues`, exactly those queues
+ * are reported (zeros for a queue with no such jobs); without, every queue
+ * that has waiting, running or dead jobs. Sorted by queue name.
  *
  * ### SQL
  * ```sql
@@ -30,7 +33,10 @@ interface GaugeRow {
  *        floor(extract(epoch FROM now() - min(run_at) FILTER (WHERE run_at <= now())) * 1000) AS oldest_due_age_ms
  *   FROM "stint"."jobs" WHERE state IN ('queued', 'failed') [AND queue = ANY($1)] GROUP BY queue, state
  * UNION ALL SELECT queue, 'running', count(*), 0, NULL FROM "stint"."jobs" WHERE state = 'running' … GROUP BY queue
- * UNION ALL SELECT queue, 'dead', count(*), 0, NULL FROM "stint"."jobs" WHERE state = 'dead' … GROUP BY queue
+ * UNION ALL SELECT queue, 'dead', count(*), 0, NULL FROM (
+ *   SELECT queue FROM "stint"."finished_jobs" WHERE state = 'dead' …
+ *   UNION ALL
+ *   SELECT queue FROM "stint"."jobs" WHERE state = 'dead' …) AS dead GROUP BY queue
  * ```
  *
  * @example
@@ -66,7 +72,11 @@ export function readQueueGaugesStatement(schema: string, params: ReadQueueGauges
 UNION ALL
 SELECT queue, 'running', count(*), 0, NULL FROM ${jobs} WHERE state = 'running' ${andQueue} GROUP BY queue
 UNION ALL
-SELECT queue, 'dead', count(*), 0, NULL FROM ${jobs} WHERE state = 'dead' ${andQueue} GROUP BY queue`;
+SELECT queue, 'dead', count(*), 0, NULL FROM (
+  SELECT queue FROM ${finishedJobsTable(schema)} WHERE state = 'dead' ${andQueue}
+  UNION ALL
+  SELECT queue FROM ${jobs} WHERE state = 'dead' ${andQueue}) AS dead
+ GROUP BY queue`;
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };

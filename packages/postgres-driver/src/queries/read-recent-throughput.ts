@@ -1,4 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from "kysely";
+import { finishedJobsTable } from "./finished-jobs";
 import { jobsTable, millisecondsInterval } from "./job-row";
 
 /** What {@link readRecentThroughput} takes. */
@@ -7,7 +8,11 @@ export interface RecentThroughputParams {
   readonly windowMs: number;
   /** Into how many equal buckets to split the window. */
   readonly buckets: number;
-  /** Look at no more than this many of the newest jobs. */
+  /**
+   * Count no more than about this many jobs: each bucket reads at most an
+   * equal share, `ceil(scanLimit / buckets)`, of `finished_jobs`, and at
+   * most `scanLimit` succeeded rows are read from `jobs`.
+   */
   readonly scanLimit: number;
 }
 
@@ -24,15 +29,15 @@ export interface QueueThroughput {
 export interface RecentThroughput {
   readonly windowMs: number;
   readonly bucketMs: number;
-  /** How many of the newest jobs were looked at. */
+  /** How many succeeded jobs were counted, in every queue and bucket together. */
   readonly scanned: number;
   /**
-   * True when the jobs looked at include every job created within the
-   * window (the look-back reached older jobs, or the whole table). When
-   * false, the counts are lower bounds.
+   * True when every job that succeeded within the window was counted: no
+   * bucket reached its share of `scanLimit`. When false, the counts are
+   * lower bounds.
    */
   readonly coversWindow: boolean;
-  /** Age in milliseconds of the oldest job looked at, or `null` for an empty table. */
+  /** Age in milliseconds of the oldest finish counted, or `null` when no job succeeded within the window. */
   readonly oldestScannedAgeMs: number | null;
   /** Queues with jobs that succeeded within the window, by name. */
   readonly queues: readonly QueueThroughput[];
@@ -43,28 +48,49 @@ interface ThroughputRow {
   readonly bucket: number | null;
   readonly jobs: string;
   readonly oldest_age_ms: string | null;
+  readonly capped: boolean | null;
 }
 
 /**
  * Jobs that succeeded within the last `windowMs`, per queue and per bucket
- * of finishing time — an estimate read from the newest `scanLimit` jobs
- * (the primary key walked backwards), not from an index on `finished_at`:
- * succeeded jobs are the bulk of the table and indexing them would cost
- * every completion an index insert. A job created before the oldest job
- * looked at and finished within the window is not counted; when the
- * look-back does not even reach the start of the window (more jobs were
- * created within it than `scanLimit`), `coversWindow` is false and the
- * figures are lower bounds.
+ * of finishing time, read by `finished_at` — the key `finished_jobs` is
+ * partitioned by and has a BRIN index on — so the read of the history
+ * touches the last window's partitions and block ranges only, however
+ * much of it is kept. Each bucket reads its own time
+ * range and stops at an equal share of `scanLimit`: the figures are exact
+ * when no bucket reached its share (`coversWindow`), and otherwise lower
+ * bounds spread evenly over the window rather than its newest part alone.
+ * Block ranges the BRIN index has not summarized yet (the newest, until a
+ * vacuum or autosummarize reaches them) match every bucket, so each bucket
+ * reads them until it has its share.
+ *
+ * Succeeded rows an upgrade has not moved to `finished_jobs` yet are
+ * counted too, from `jobs`; no index finds them there, so that part reads
+ * `jobs` once (the work in flight, not the history), stopping at
+ * `scanLimit` rows found.
  *
  * ### SQL
  * ```sql
- * WITH recent AS MATERIALIZED (
- *   SELECT queue, state, created_at, finished_at FROM "stint"."jobs" ORDER BY id DESC LIMIT $1)
- * SELECT NULL AS queue, NULL AS bucket, count(*) AS jobs, floor(extract(epoch FROM now() - min(created_at)) * 1000) AS oldest_age_ms FROM recent
+ * WITH finished AS MATERIALIZED (
+ *   SELECT b.bucket, f.queue, f.finished_at FROM generate_series(0, $buckets - 1) AS b(bucket)
+ *   CROSS JOIN LATERAL (
+ *     SELECT queue, finished_at FROM "stint"."finished_jobs"
+ *      WHERE state = 'succeeded'
+ *        AND finished_at > now() - least((b.bucket + 1) * $bucketMs, $windowMs) * interval '1 millisecond'
+ *        AND finished_at <= now() - b.bucket * $bucketMs * interval '1 millisecond'
+ *      LIMIT $share) AS f),
+ * unmoved AS MATERIALIZED (
+ *   SELECT floor(extract(epoch FROM now() - finished_at) * 1000 / $bucketMs)::integer AS bucket, queue, finished_at
+ *     FROM "stint"."jobs"
+ *    WHERE state = 'succeeded' AND finished_at > now() - $windowMs * interval '1 millisecond' AND finished_at <= now()
+ *    LIMIT $scanLimit),
+ * counted AS (SELECT * FROM finished UNION ALL SELECT * FROM unmoved)
+ * SELECT NULL AS queue, NULL AS bucket, count(*) AS jobs, floor(extract(epoch FROM now() - min(finished_at)) * 1000) AS oldest_age_ms,
+ *        EXISTS (SELECT FROM finished GROUP BY bucket HAVING count(*) >= $share)
+ *          OR (SELECT count(*) FROM unmoved) >= $scanLimit AS capped
+ *   FROM counted
  * UNION ALL
- * SELECT queue, floor(extract(epoch FROM now() - finished_at) * 1000 / $2)::integer, count(*), NULL FROM recent
- *  WHERE state = 'succeeded' AND finished_at > now() - $3 * interval '1 millisecond' AND finished_at <= now()
- *  GROUP BY 1, 2
+ * SELECT queue, bucket, count(*), NULL, NULL FROM counted GROUP BY 1, 2
  * ```
  *
  * @example
@@ -96,22 +122,47 @@ export async function readRecentThroughput(executor: Kysely<any>, schema: string
     windowMs: params.windowMs,
     bucketMs,
     scanned,
-    coversWindow: scanned < params.scanLimit || (oldestScannedAgeMs !== null && oldestScannedAgeMs >= params.windowMs),
+    coversWindow: summary?.capped !== true,
     oldestScannedAgeMs,
     queues: Object.freeze(queues),
   });
 }
 
+/** How many succeeded jobs each bucket reads at most: its share of `scanLimit`. */
+export function bucketShare(params: Pick<RecentThroughputParams, "scanLimit" | "buckets">): number {
+  return Math.ceil(params.scanLimit / params.buckets);
+}
+
 /** The statement {@link readRecentThroughput} runs (exported for plan tests). */
 export function readRecentThroughputStatement(schema: string, params: RecentThroughputParams, bucketMs: number): RawBuilder<ThroughputRow> {
-  return sql<ThroughputRow>`WITH recent AS MATERIALIZED (
-  SELECT queue, state, created_at, finished_at FROM ${jobsTable(schema)} ORDER BY id DESC LIMIT ${params.scanLimit}::integer)
+  const share = sql`${bucketShare(params)}::integer`;
+  const scanLimit = sql`${params.scanLimit}::integer`;
+  const ago = (ms: RawBuilder<unknown>): RawBuilder<unknown> => sql`now() - (${ms})::double precision * interval '1 millisecond'`;
+  return sql<ThroughputRow>`WITH finished AS MATERIALIZED (
+  SELECT b.bucket, f.queue, f.finished_at
+    FROM generate_series(0, ${params.buckets - 1}::integer) AS b(bucket)
+   CROSS JOIN LATERAL (
+     SELECT queue, finished_at FROM ${finishedJobsTable(schema)}
+      WHERE state = 'succeeded'
+        AND finished_at > ${ago(sql`least((b.bucket + 1) * ${bucketMs}::bigint, ${params.windowMs}::bigint)`)}
+        AND finished_at <= ${ago(sql`b.bucket * ${bucketMs}::bigint`)}
+      LIMIT ${share}) AS f),
+unmoved AS MATERIALIZED (
+  SELECT floor(extract(epoch FROM now() - finished_at) * 1000 / ${bucketMs}::double precision)::integer AS bucket, queue, finished_at
+    FROM ${jobsTable(schema)}
+   WHERE state = 'succeeded' AND finished_at > now() - ${millisecondsInterval(params.windowMs)} AND finished_at <= now()
+   LIMIT ${scanLimit}),
+counted AS (
+  SELECT bucket, queue, finished_at FROM finished
+  UNION ALL
+  SELECT bucket, queue, finished_at FROM unmoved)
 SELECT NULL::text AS queue, NULL::integer AS bucket, count(*) AS jobs,
-       floor(extract(epoch FROM now() - min(created_at)) * 1000)::bigint AS oldest_age_ms
-  FROM recent
+       floor(extract(epoch FROM now() - min(finished_at)) * 1000)::bigint AS oldest_age_ms,
+       EXISTS (SELECT FROM finished GROUP BY bucket HAVING count(*) >= ${share})
+         OR (SELECT count(*) FROM unmoved) >= ${scanLimit} AS capped
+  FROM counted
 UNION ALL
-SELECT queue, floor(extract(epoch FROM now() - finished_at) * 1000 / ${bucketMs}::double precision)::integer, count(*), NULL
-  FROM recent
- WHERE state = 'succeeded' AND finished_at > now() - ${millisecondsInterval(params.windowMs)} AND finished_at <= now()
+SELECT queue, bucket, count(*), NULL, NULL
+  FROM counted
  GROUP BY 1, 2`;
 }

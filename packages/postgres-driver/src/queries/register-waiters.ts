@@ -9,10 +9,16 @@ export type SessionQuery = <R extends pg.QueryResultRow>(text: string, values: r
  * committed, returns those of the jobs whose row a transaction is
  * changing right now (`xmax` set). A statement that finishes a job
  * announces it only to waiters registered before its `notify_awaited`
- * ran; one whose update already holds the row may have run it before
- * this registration: for the ids returned, the caller reads again once
- * that transaction has ended. For the others, any finish to come is
- * announced.
+ * ran; one that already holds the row may have run it before this
+ * registration: for the ids returned, the caller reads again once that
+ * transaction has ended. For the others, any finish to come is announced,
+ * and one already committed is seen by the caller's next read of the job
+ * (in `finished_jobs`, where the finish moved it).
+ *
+ * Only `jobs` is looked at: a finish deletes the job's row there and
+ * inserts it into `finished_jobs` in one statement, so a finish in flight
+ * shows as the `xmax` of the `jobs` row, as an update in place did; once
+ * it committed, the row is gone from `jobs` and the job is finished.
  *
  * ### SQL
  * ```sql
@@ -41,9 +47,10 @@ SELECT id, $2 FROM unnest($1::bigint[]) AS id ON CONFLICT DO NOTHING`,
 }
 
 /**
- * The jobs among `ids` whose row a transaction is changing or has locked
- * (`xmax` set on the version this statement sees): an update may be about
- * to commit. See {@link registerWaiters}.
+ * The jobs among `ids` whose row in `jobs` a transaction is changing,
+ * deleting (a finish moving it to `finished_jobs`) or has locked (`xmax`
+ * set on the version this statement sees): a finish may be about to
+ * commit. See {@link registerWaiters}.
  *
  * @example
  * ```ts

@@ -1,16 +1,18 @@
 import type { RescueExpiredLeasesParams, RescueResult } from "@stint/core/driver";
 import { ErrorCode } from "@stint/core";
-import { sql, type Kysely } from "kysely";
+import { sql, type Kysely, type RawBuilder } from "kysely";
 import { leaseLostInsert, millisecondsBetween } from "./attempt-history";
 import { deadHookInsert } from "./dead-hooks-table";
 import { jobsTable } from "./job-row";
 import { announceFinished } from "./announce-finished";
+import { moveToFinished } from "./finished-jobs";
 
 /**
  * Handles `running` jobs whose lease expired (their worker died or lost its
- * connection) in one conditional UPDATE, never a write-back of rows read
- * earlier: those with attempts left become `failed`, due now; the others
- * become `dead` with `finished_at`. Both record `STINT_WORKER_DIED` and a
+ * connection) in one statement of conditional writes, never a write-back of
+ * rows read earlier: those with attempts left become `failed`, due now, in
+ * place; the others leave `jobs` for `finished_jobs` (see `moveToFinished`)
+ * as `dead`, with `finished_at`. Both record `STINT_WORKER_DIED` and a
  * `last_error` naming the attempt that never finished; each death also
  * gets its pending `onDead` hook (see `claimDeadHooks`), so a worker of the
  * queue runs the hook although none was there when the job died. Rows
@@ -23,16 +25,18 @@ import { announceFinished } from "./announce-finished";
  *   SELECT id, attempts, locked_by, started_at, locked_until FROM "stint"."jobs"
  *    WHERE state = 'running' AND locked_until < now() [AND queue = ANY($1::text[])]
  *    ORDER BY locked_until LIMIT $2 FOR UPDATE SKIP LOCKED),
- * rescued AS (
+ * retried AS (
  *   UPDATE "stint"."jobs" AS jobs
- *      SET state = CASE WHEN jobs.attempts < jobs.max_attempts THEN 'failed' ELSE 'dead' END,
- *          run_at = CASE WHEN … THEN now() ELSE jobs.run_at END,
- *          finished_at = CASE WHEN … THEN NULL ELSE now() END,
- *          duration_ms = CASE WHEN … THEN jobs.duration_ms ELSE <locked_until - started_at in ms> END,
- *          error_code = 'STINT_WORKER_DIED', last_error = 'The worker stopped … during attempt ' || jobs.attempts || …,
+ *      SET state = 'failed', run_at = now(), error_code = 'STINT_WORKER_DIED',
+ *          last_error = 'The worker stopped … during attempt ' || jobs.attempts || … || ' Retrying.',
  *          locked_until = NULL, updated_at = now()
- *     FROM expired WHERE jobs.id = expired.id
+ *     FROM expired WHERE jobs.id = expired.id AND jobs.attempts < jobs.max_attempts
  *   RETURNING jobs.id, jobs.attempts, jobs.queue, jobs.state, jobs.error_code, jobs.last_error),
+ * died AS (
+ *   DELETE FROM "stint"."jobs" AS jobs USING expired WHERE jobs.id = expired.id AND jobs.attempts >= jobs.max_attempts
+ *   RETURNING jobs.*, 'The worker stopped … No attempts left.' AS died_last_error),
+ * moved AS (INSERT INTO "stint"."finished_jobs" (…) SELECT …, 'dead', now(), <locked_until - started_at in ms>, … FROM died),
+ * rescued AS (SELECT … FROM retried UNION ALL SELECT id, attempts, queue, 'dead', 'STINT_WORKER_DIED', died_last_error FROM died),
  * history AS (INSERT INTO "stint"."job_attempts" (…) SELECT id, attempts, 'lease-lost', locked_by, … FROM expired),
  * hooks AS (INSERT INTO "stint"."dead_hooks" (…) SELECT id, attempts, queue, error_code, last_error FROM rescued
  *            WHERE state = 'dead' ON CONFLICT (job_id, attempt) DO NOTHING)
@@ -49,6 +53,10 @@ import { announceFinished } from "./announce-finished";
 export async function rescueExpiredLeases(executor: Kysely<any>, schema: string, params: RescueExpiredLeasesParams): Promise<RescueResult> {
   const jobs = jobsTable(schema);
   const queueFilter = params.queues === undefined ? sql`` : sql`AND queue = ANY(${[...params.queues]}::text[])`;
+  const lapsed = (next: string): RawBuilder<unknown> => sql`'The worker ' || coalesce(jobs.locked_by, 'that held the job')
+                      || ' stopped (its process died or lost its database connection) during attempt '
+                      || jobs.attempts || ' of ' || jobs.max_attempts
+                      || ' without finishing it; its lease expired at ' || jobs.locked_until || '.' || ${sql.lit(next)}`;
   const { rows } = await sql<{ retried: string; dead: string }>`WITH expired AS MATERIALIZED (
   SELECT id, attempts, locked_by, started_at, locked_until FROM ${jobs}
    WHERE state = 'running' AND locked_until < now() ${queueFilter}
@@ -56,24 +64,39 @@ export async function rescueExpiredLeases(executor: Kysely<any>, schema: string,
    LIMIT ${params.limit}::integer
    FOR UPDATE SKIP LOCKED
 ),
-rescued AS (
+retried AS (
   UPDATE ${jobs} AS jobs
-     SET state = CASE WHEN jobs.attempts < jobs.max_attempts THEN 'failed' ELSE 'dead' END,
-         run_at = CASE WHEN jobs.attempts < jobs.max_attempts THEN now() ELSE jobs.run_at END,
-         finished_at = CASE WHEN jobs.attempts < jobs.max_attempts THEN NULL ELSE now() END,
-         duration_ms = CASE WHEN jobs.attempts < jobs.max_attempts THEN jobs.duration_ms
-                            ELSE ${millisecondsBetween(sql.ref("jobs.started_at"), sql.ref("jobs.locked_until"))} END,
+     SET state = 'failed',
+         run_at = now(),
          error_code = ${ErrorCode.WorkerDied}::text,
-         last_error = 'The worker ' || coalesce(jobs.locked_by, 'that held the job')
-                      || ' stopped (its process died or lost its database connection) during attempt '
-                      || jobs.attempts || ' of ' || jobs.max_attempts
-                      || ' without finishing it; its lease expired at ' || jobs.locked_until || '.'
-                      || CASE WHEN jobs.attempts < jobs.max_attempts THEN ' Retrying.' ELSE ' No attempts left.' END,
+         last_error = ${lapsed(" Retrying.")},
          locked_until = NULL,
          updated_at = now()
     FROM expired
-   WHERE jobs.id = expired.id
+   WHERE jobs.id = expired.id AND jobs.attempts < jobs.max_attempts
   RETURNING jobs.id, jobs.attempts, jobs.queue, jobs.state, jobs.error_code, jobs.last_error
+),
+died AS (
+  DELETE FROM ${jobs} AS jobs
+   USING expired
+   WHERE jobs.id = expired.id AND jobs.attempts >= jobs.max_attempts
+  RETURNING jobs.*, ${lapsed(" No attempts left.")} AS died_last_error
+),
+moved AS (
+  ${moveToFinished(schema, "died", {
+    state: sql`'dead'`,
+    finished_at: sql`now()`,
+    duration_ms: millisecondsBetween(sql.ref("died.started_at"), sql.ref("died.locked_until")),
+    error_code: sql`${ErrorCode.WorkerDied}::text`,
+    last_error: sql.ref("died.died_last_error"),
+    locked_until: sql`NULL`,
+    updated_at: sql`now()`,
+  })}
+),
+rescued AS (
+  SELECT id, attempts, queue, state, error_code, last_error FROM retried
+  UNION ALL
+  SELECT id, attempts, queue, 'dead', ${ErrorCode.WorkerDied}::text, died_last_error FROM died
 ),
 history AS (
   ${leaseLostInsert(schema, "expired", sql`'the lease rescue'`)}

@@ -4,42 +4,61 @@ import { sql, type Kysely, type RawBuilder } from "kysely";
 import { isUniqueViolation } from "../interpret-error";
 import { wakeupChannel } from "../wakeup-channel";
 import { isActive, MAX_DEDUPE_TRIES } from "./active-states";
+import { finishedJobsTable } from "./finished-jobs";
 import { jobsTable } from "./job-row";
+import { requeueFinished } from "./requeue-finished";
 
 /**
  * Runs up to `limit` dead jobs of a queue again now, each as `retryJob`
  * would (`queued`, `run_at = now()`, `max_attempts = attempts +
  * max_attempts`, lease and `finished_at` cleared), oldest death first, in
  * one statement; returns how many it queued and wakes the queue's
- * listeners when there were any.
+ * listeners when there were any. Dead jobs kept in `finished_jobs` come
+ * back to `jobs` under their own ids (see `requeueFinished`); those written
+ * before version 15 and still in `jobs` are updated in place.
  *
  * A dead job whose dedupe key an active job of the queue now holds is left
  * dead (where `retryJob` refuses loudly); of several dead jobs sharing a
- * free key, only the one that died last is queued. Candidates come from
- * `jobs_finished_idx` and are locked `FOR UPDATE SKIP LOCKED`, rechecking
- * that they are still dead. When an enqueue takes a key at the same moment
- * (a unique violation), the statement runs again, at most
- * `MAX_DEDUPE_TRIES` times.
+ * free key, wherever each is kept, only the one that died last is queued.
+ * Candidates come from `finished_jobs_dead_idx` and `jobs_finished_idx`
+ * and are locked `FOR UPDATE SKIP LOCKED`, rechecking that they are still
+ * dead. When an enqueue takes a key at the same moment (a unique
+ * violation), the statement runs again, at most `MAX_DEDUPE_TRIES` times.
  *
  * ### SQL
  * ```sql
  * WITH eligible AS MATERIALIZED (
- *   SELECT id, dedupe_key, finished_at FROM "stint"."jobs" AS dead
- *    WHERE queue = $1 AND state = 'dead'
- *      AND NOT EXISTS (SELECT 1 FROM "stint"."jobs" AS holder WHERE holder.queue = dead.queue
- *                         AND holder.dedupe_key = dead.dedupe_key AND holder.state IN ('queued', 'running', 'failed'))
+ *   SELECT id, dedupe_key, finished_at FROM (
+ *     (SELECT id, dedupe_key, finished_at FROM "stint"."finished_jobs" AS dead
+ *       WHERE queue = $1 AND state = 'dead' AND NOT EXISTS (<an active job of the queue holds dead.dedupe_key>)
+ *       ORDER BY finished_at LIMIT $2)
+ *     UNION ALL
+ *     (SELECT id, dedupe_key, finished_at FROM "stint"."jobs" AS dead
+ *       WHERE queue = $1 AND state = 'dead' AND NOT EXISTS (<the same>)
+ *       ORDER BY finished_at LIMIT $2)) AS dead
  *    ORDER BY finished_at LIMIT $2),
+ * chosen AS MATERIALIZED (
+ *   SELECT id FROM (SELECT id, dedupe_key, row_number() OVER (PARTITION BY dedupe_key
+ *                     ORDER BY finished_at DESC, id DESC) AS rank FROM eligible) AS ranked
+ *    WHERE dedupe_key IS NULL OR rank = 1),
  * picked AS MATERIALIZED (
- *   SELECT id FROM "stint"."jobs"
- *    WHERE id = ANY(ARRAY(SELECT id FROM (SELECT id, dedupe_key, row_number() OVER (PARTITION BY dedupe_key
- *                                          ORDER BY finished_at DESC, id DESC) AS rank FROM eligible) AS ranked
- *                          WHERE dedupe_key IS NULL OR rank = 1))
- *      AND state = 'dead'
- *    FOR UPDATE SKIP LOCKED),
- * retried AS (
+ *   SELECT id FROM "stint"."finished_jobs" WHERE id = ANY(ARRAY(SELECT id FROM chosen)) AND state = 'dead'
+ *      FOR UPDATE SKIP LOCKED),
+ * picked_in_place AS MATERIALIZED (
+ *   SELECT id FROM "stint"."jobs" WHERE id = ANY(ARRAY(SELECT id FROM chosen)) AND state = 'dead'
+ *      FOR UPDATE SKIP LOCKED),
+ * removed AS (
+ *   DELETE FROM "stint"."finished_jobs" WHERE id = ANY(ARRAY(SELECT id FROM picked)) AND state = 'dead' RETURNING *),
+ * returned AS (
+ *   INSERT INTO "stint"."jobs" (id, queue, …) SELECT id, queue, …, 'queued' AS state, now() AS run_at,
+ *          attempts + max_attempts AS max_attempts, NULL AS locked_by, NULL AS locked_until, NULL AS finished_at, …
+ *     FROM removed
+ *   RETURNING id),
+ * requeued AS (
  *   UPDATE "stint"."jobs" AS jobs SET state = 'queued', run_at = now(), max_attempts = attempts + max_attempts,
  *          locked_by = NULL, locked_until = NULL, finished_at = NULL, updated_at = now()
- *     FROM picked WHERE jobs.id = picked.id RETURNING jobs.id),
+ *     FROM picked_in_place WHERE jobs.id = picked_in_place.id RETURNING jobs.id),
+ * retried AS (SELECT id FROM returned UNION ALL SELECT id FROM requeued),
  * notified AS (SELECT pg_notify($3, $1) FROM (SELECT 1 FROM retried LIMIT 1) AS any_retried)
  * SELECT (SELECT count(*) FROM retried) AS retried, (SELECT count(*) FROM notified) AS notified
  * ```
@@ -69,34 +88,61 @@ export async function retryDeadJobs(executor: Kysely<any>, schema: string, param
 
 function retryDeadJobsStatement(schema: string, params: RetryDeadJobsParams): RawBuilder<{ retried: string }> {
   const jobs = jobsTable(schema);
+  const finished = finishedJobsTable(schema);
+  // Each table gives at most `limit` of its oldest deaths, so each scan stops early; the union keeps the oldest of both.
+  const deadOf = (table: RawBuilder<unknown>): RawBuilder<unknown> => sql`SELECT dead.id, dead.dedupe_key, dead.finished_at FROM ${table} AS dead
+     WHERE dead.queue = ${params.queue} AND dead.state = 'dead'
+       AND NOT EXISTS (
+         SELECT 1 FROM ${jobs} AS holder
+          WHERE holder.queue = dead.queue AND holder.dedupe_key = dead.dedupe_key AND ${isActive(sql.ref("holder.state"))}
+       )
+     ORDER BY dead.finished_at
+     LIMIT ${params.limit}::integer`;
   return sql<{ retried: string }>`WITH eligible AS MATERIALIZED (
-  SELECT dead.id, dead.dedupe_key, dead.finished_at FROM ${jobs} AS dead
-   WHERE dead.queue = ${params.queue} AND dead.state = 'dead'
-     AND NOT EXISTS (
-       SELECT 1 FROM ${jobs} AS holder
-        WHERE holder.queue = dead.queue AND holder.dedupe_key = dead.dedupe_key AND ${isActive(sql.ref("holder.state"))}
-     )
-   ORDER BY dead.finished_at
+  SELECT id, dedupe_key, finished_at FROM (
+    (${deadOf(finished)})
+    UNION ALL
+    (${deadOf(jobs)})
+  ) AS dead
+   ORDER BY finished_at
    LIMIT ${params.limit}::integer
 ),
+chosen AS MATERIALIZED (
+  SELECT ranked.id FROM (
+    SELECT id, dedupe_key, row_number() OVER (PARTITION BY dedupe_key ORDER BY finished_at DESC, id DESC) AS rank
+      FROM eligible
+  ) AS ranked
+   WHERE ranked.dedupe_key IS NULL OR ranked.rank = 1
+),
 picked AS MATERIALIZED (
-  SELECT id FROM ${jobs}
-   WHERE id = ANY(ARRAY(
-           SELECT ranked.id FROM (
-             SELECT id, dedupe_key, row_number() OVER (PARTITION BY dedupe_key ORDER BY finished_at DESC, id DESC) AS rank
-               FROM eligible
-           ) AS ranked
-            WHERE ranked.dedupe_key IS NULL OR ranked.rank = 1))
-     AND state = 'dead'
+  SELECT id FROM ${finished}
+   WHERE id = ANY(ARRAY(SELECT id FROM chosen)) AND state = 'dead'
    FOR UPDATE SKIP LOCKED
 ),
-retried AS (
+picked_in_place AS MATERIALIZED (
+  SELECT id FROM ${jobs}
+   WHERE id = ANY(ARRAY(SELECT id FROM chosen)) AND state = 'dead'
+   FOR UPDATE SKIP LOCKED
+),
+removed AS (
+  DELETE FROM ${finished}
+   WHERE id = ANY(ARRAY(SELECT id FROM picked)) AND state = 'dead'
+  RETURNING *
+),
+returned AS (
+  ${requeueFinished(schema, "removed")}
+  RETURNING id
+),
+requeued AS (
   UPDATE ${jobs} AS jobs
      SET state = 'queued', run_at = now(), max_attempts = jobs.attempts + jobs.max_attempts,
          locked_by = NULL, locked_until = NULL, finished_at = NULL, updated_at = now()
-    FROM picked
-   WHERE jobs.id = picked.id
+    FROM picked_in_place
+   WHERE jobs.id = picked_in_place.id
   RETURNING jobs.id
+),
+retried AS (
+  SELECT id FROM returned UNION ALL SELECT id FROM requeued
 ),
 notified AS (
   SELECT pg_notify(${wakeupChannel(schema)}, ${params.queue}) FROM (SELECT 1 FROM retried LIMIT 1) AS any_retried

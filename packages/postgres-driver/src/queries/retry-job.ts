@@ -1,10 +1,12 @@
 import type { JobIdParams } from "@stint/core/driver";
 import { DatabaseError } from "@stint/core";
-import { sql, type Kysely } from "kysely";
+import { sql, type Kysely, type RawBuilder } from "kysely";
 import { isUniqueViolation } from "../interpret-error";
 import { wakeupChannel } from "../wakeup-channel";
 import { isActive } from "./active-states";
+import { finishedJobsTable } from "./finished-jobs";
 import { isJobId, jobsTable } from "./job-row";
+import { requeueFinished } from "./requeue-finished";
 
 interface RetryRow {
   readonly retried_id: string | null;
@@ -17,10 +19,24 @@ interface RetryRow {
 const RETRYABLE_STATES = new Set(["dead", "cancelled", "failed"]);
 
 /**
+ * How many times the statement runs for a job it found retryable but could
+ * not retry, with no other job holding its key: the job left the table the
+ * statement's snapshot saw it in (the history mover took it from `jobs` to
+ * `finished_jobs`, or another retry took it back) after that snapshot, so a
+ * new snapshot finds it where it went.
+ */
+const MAX_LOOKUPS = 3;
+
+/**
  * Runs a `dead`, `cancelled` or `failed` job again now, with a fresh attempt
  * budget (`max_attempts = attempts + max_attempts`), as `queued` with its
  * lease and `finished_at` cleared, and wakes the queue's listeners. Returns
  * false when the job does not exist or is not in one of those states.
+ *
+ * A finished job kept in `finished_jobs` comes back to `jobs` under its own
+ * id in the same statement (see `requeueFinished`); a `failed` job, and a
+ * finished one written before version 15 that is still in `jobs`, is
+ * updated in place.
  *
  * A job whose dedupe key is now held by another active job of its queue is
  * not retried silently: this throws a `DatabaseError` (SQLSTATE 23505) naming
@@ -28,16 +44,29 @@ const RETRYABLE_STATES = new Set(["dead", "cancelled", "failed"]);
  *
  * ### SQL
  * ```sql
- * WITH target AS (SELECT id, queue, dedupe_key, state FROM "stint"."jobs" WHERE id = $1),
+ * WITH target AS (
+ *   SELECT id, queue, dedupe_key, state FROM "stint"."jobs" WHERE id = $1
+ *   UNION ALL
+ *   SELECT id, queue, dedupe_key, state FROM "stint"."finished_jobs" WHERE id = $1
+ *   LIMIT 1),
  * holder AS (SELECT other.id FROM "stint"."jobs" AS other JOIN target USING (queue, dedupe_key)
  *             WHERE other.state IN ('queued', 'running', 'failed') AND other.id <> target.id LIMIT 1),
- * retried AS (
+ * requeued AS (
  *   UPDATE "stint"."jobs" SET state = 'queued', run_at = now(), max_attempts = attempts + max_attempts,
  *          locked_by = NULL, locked_until = NULL, finished_at = NULL, updated_at = now()
  *    WHERE id = $1 AND state IN ('dead', 'cancelled', 'failed') AND NOT EXISTS (SELECT 1 FROM holder)
  *   RETURNING id),
+ * removed AS (
+ *   DELETE FROM "stint"."finished_jobs" WHERE id = $1 AND state IN ('dead', 'cancelled') AND NOT EXISTS (SELECT 1 FROM holder)
+ *   RETURNING *),
+ * returned AS (
+ *   INSERT INTO "stint"."jobs" (id, queue, …) SELECT id, queue, …, 'queued' AS state, now() AS run_at,
+ *          attempts + max_attempts AS max_attempts, NULL AS locked_by, NULL AS locked_until, NULL AS finished_at, …
+ *     FROM removed
+ *   RETURNING id),
+ * retried AS (SELECT id FROM requeued UNION ALL SELECT id FROM returned),
  * notified AS (SELECT pg_notify($2, target.queue) FROM retried, target)
- * SELECT (SELECT id FROM retried) AS retried_id, (SELECT id FROM holder) AS holder_id, target.* …
+ * SELECT (SELECT id FROM retried LIMIT 1) AS retried_id, (SELECT id FROM holder) AS holder_id, target.* …
  * ```
  *
  * @example
@@ -47,43 +76,66 @@ const RETRYABLE_STATES = new Set(["dead", "cancelled", "failed"]);
  */
 export async function retryJob(executor: Kysely<any>, schema: string, params: JobIdParams): Promise<boolean> {
   if (!isJobId(params.id)) return false;
+  const statement = retryJobStatement(schema, params.id);
+  for (let lookups = 1; ; lookups += 1) {
+    let row: RetryRow | undefined;
+    try {
+      ({
+        rows: [row],
+      } = await statement.execute(executor));
+    } catch (thrown) {
+      if (isUniqueViolation(thrown)) throw keyTaken(params.id, null, null, thrown);
+      throw thrown;
+    }
+    if (row === undefined) return false;
+    if (row.retried_id !== null) return true;
+    if (row.state === null || !RETRYABLE_STATES.has(row.state)) return false;
+    if (row.holder_id !== null) throw keyTaken(params.id, row, row.holder_id, undefined);
+    if (lookups >= MAX_LOOKUPS) return false;
+  }
+}
+
+function retryJobStatement(schema: string, id: string): RawBuilder<RetryRow> {
   const jobs = jobsTable(schema);
-  let row: RetryRow | undefined;
-  try {
-    ({
-      rows: [row],
-    } = await sql<RetryRow>`WITH target AS (
-  SELECT id, queue, dedupe_key, state FROM ${jobs} WHERE id = ${params.id}::bigint
+  const finished = finishedJobsTable(schema);
+  return sql<RetryRow>`WITH target AS (
+  SELECT id, queue, dedupe_key, state FROM ${jobs} WHERE id = ${id}::bigint
+  UNION ALL
+  SELECT id, queue, dedupe_key, state FROM ${finished} WHERE id = ${id}::bigint
+  LIMIT 1
 ),
 holder AS (
   SELECT other.id FROM ${jobs} AS other JOIN target ON other.queue = target.queue AND other.dedupe_key = target.dedupe_key
    WHERE ${isActive(sql.ref("other.state"))} AND other.id <> target.id
    LIMIT 1
 ),
-retried AS (
+requeued AS (
   UPDATE ${jobs}
      SET state = 'queued', run_at = now(), max_attempts = attempts + max_attempts,
          locked_by = NULL, locked_until = NULL, finished_at = NULL, updated_at = now()
-   WHERE id = ${params.id}::bigint AND state IN ('dead', 'cancelled', 'failed')
+   WHERE id = ${id}::bigint AND state IN ('dead', 'cancelled', 'failed')
      AND NOT EXISTS (SELECT 1 FROM holder)
   RETURNING id
+),
+removed AS (
+  DELETE FROM ${finished}
+   WHERE id = ${id}::bigint AND state IN ('dead', 'cancelled')
+     AND NOT EXISTS (SELECT 1 FROM holder)
+  RETURNING *
+),
+returned AS (
+  ${requeueFinished(schema, "removed")}
+  RETURNING id
+),
+retried AS (
+  SELECT id FROM requeued UNION ALL SELECT id FROM returned
 ),
 notified AS (
   SELECT pg_notify(${wakeupChannel(schema)}, target.queue) FROM retried, target
 )
-SELECT (SELECT id FROM retried) AS retried_id, (SELECT id FROM holder) AS holder_id,
+SELECT (SELECT id FROM retried LIMIT 1) AS retried_id, (SELECT id FROM holder) AS holder_id,
        target.state, target.queue, target.dedupe_key, (SELECT count(*) FROM notified) AS notified
-  FROM target`.execute(executor));
-  } catch (thrown) {
-    if (isUniqueViolation(thrown)) throw keyTaken(params.id, null, null, thrown);
-    throw thrown;
-  }
-  if (row === undefined) return false;
-  if (row.retried_id !== null) return true;
-  if (row.holder_id !== null && row.state !== null && RETRYABLE_STATES.has(row.state)) {
-    throw keyTaken(params.id, row, row.holder_id, undefined);
-  }
-  return false;
+  FROM target`;
 }
 
 function keyTaken(id: string, row: RetryRow | null, holderId: string | null, cause: unknown): DatabaseError {

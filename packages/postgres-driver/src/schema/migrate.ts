@@ -1,5 +1,5 @@
 import { applicationName, ConfigError } from "@stint/core";
-import { assertSqlIdentifier } from "@stint/core/driver";
+import { assertSqlIdentifier, integerOption, MAX_BATCH_SIZE } from "@stint/core/driver";
 import type { Kysely } from "kysely";
 import { createDatabase, type DatabaseOptions } from "../create-database";
 import { interpretError } from "../interpret-error";
@@ -15,11 +15,34 @@ import {
   schemaExistsQuery,
   setApplicationName,
 } from "./migrations/migration-bookkeeping";
+import { moveHistory } from "./move-history";
+
+/** Rows per statement when `migrate` moves finished jobs to `finished_jobs`: about a tenth of a second each. */
+const HISTORY_BATCH_SIZE = 5_000;
 
 /** Options of {@link migrate}. */
 export interface MigrateOptions {
   /** The schema to create or bring up to date. Default `"stint"`. */
   readonly schema?: string;
+  /**
+   * After the schema migrations, move the finished jobs that are still in
+   * `jobs` (written before version 15, or since by workers of an older
+   * version) to `finished_jobs`, in batches, while workers keep running.
+   * Default true. `false` leaves them where every reader still finds them,
+   * for a later `migrate` or the maintenance leader to move.
+   */
+  readonly moveHistory?: boolean;
+  /** Rows per statement of that move, 1 to 100,000. Default 5,000. */
+  readonly historyBatchSize?: number;
+  /**
+   * Called when the move has counted what it has to do, and after every
+   * batch: `moved` so far by this run, of about `total` (a count taken at
+   * the start, so an estimate: workers of an older version may finish more
+   * meanwhile, operators may retry or delete some).
+   */
+  readonly onHistoryProgress?: (progress: { readonly moved: number; readonly total: number }) => void;
+  /** Stops the move between two batches (the schema migrations run to the end); a later `migrate` carries on. */
+  readonly signal?: AbortSignal;
 }
 
 /** What a {@link migrate} run did. */
@@ -29,6 +52,10 @@ export interface MigrateResult {
   readonly applied: readonly number[];
   /** The schema's version after the run. */
   readonly version: number;
+  /** Finished jobs this run moved from `jobs` to `finished_jobs` (0 with `moveHistory: false`). */
+  readonly movedFinishedJobs: number;
+  /** `signal` stopped the move before every finished job was moved. */
+  readonly interrupted: boolean;
 }
 
 /**
@@ -46,30 +73,52 @@ export interface MigrateResult {
  * is `stint:migrate:<process identity>` (a borrowed pooled connection gets
  * its own name back when the step's transaction ends).
  *
+ * Then, unless `moveHistory` is false, it moves the finished jobs still in
+ * `jobs` to `finished_jobs` (see `moveHistory`): online, a short
+ * transaction per batch, resumable — a run that stops leaves the rest for
+ * the next one — and reported through `onHistoryProgress`.
+ *
  * @example
  * ```ts
  * await migrate(db, { schema: "jobs" });
  * await migrate({ connectionString: process.env.DATABASE_URL! }); // schema "stint"
+ * await migrate(db, { onHistoryProgress: ({ moved, total }) => console.log(`moved ${moved} of about ${total}`) });
  * ```
  */
 export async function migrate(target: Kysely<any> | DatabaseOptions, options: MigrateOptions = {}): Promise<MigrateResult> {
   const schema = assertSqlIdentifier(options.schema ?? DEFAULT_SCHEMA, "schema");
+  const batchSize = integerOption("historyBatchSize", options.historyBatchSize ?? HISTORY_BATCH_SIZE, 1, MAX_BATCH_SIZE);
   if (isKysely(target)) {
     if (target.isTransaction) {
       throw new ConfigError("db", "migrate needs a Kysely instance, not a transaction: it runs one transaction per migration");
     }
-    return runMigrations(target, schema);
+    return migrateAndMove(target, schema, { ...options, historyBatchSize: batchSize });
   }
   const named = "connectionString" in target && target.applicationName === undefined;
   const database = createDatabase(named ? { ...target, applicationName: applicationName("migrate") } : target);
   try {
-    return await runMigrations(database.db, schema);
+    return await migrateAndMove(database.db, schema, { ...options, historyBatchSize: batchSize });
   } finally {
     await database.close();
   }
 }
 
-async function runMigrations(db: Kysely<any>, schema: string): Promise<MigrateResult> {
+async function migrateAndMove(db: Kysely<any>, schema: string, options: MigrateOptions & { readonly historyBatchSize: number }): Promise<MigrateResult> {
+  const migrated = await runMigrations(db, schema);
+  if (options.moveHistory === false) return Object.freeze({ ...migrated, movedFinishedJobs: 0, interrupted: false });
+  try {
+    const history = await moveHistory(db, schema, {
+      batchSize: options.historyBatchSize,
+      ...(options.onHistoryProgress === undefined ? {} : { onProgress: options.onHistoryProgress }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    return Object.freeze({ ...migrated, movedFinishedJobs: history.moved, interrupted: history.interrupted });
+  } catch (thrown) {
+    throw interpretError(thrown, `move the finished jobs of schema "${schema}" to finished_jobs`);
+  }
+}
+
+async function runMigrations(db: Kysely<any>, schema: string): Promise<Pick<MigrateResult, "schema" | "applied" | "version">> {
   const applied: number[] = [];
   try {
     for (;;) {

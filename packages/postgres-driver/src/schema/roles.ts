@@ -83,7 +83,7 @@ DECLARE
 BEGIN
   FOR object IN
     SELECT c.oid::regclass AS name FROM pg_class c
-     WHERE c.relnamespace = '${s}'::regnamespace AND c.relkind IN ('r', 'p')
+     WHERE c.relnamespace = '${s}'::regnamespace AND c.relkind IN ('r', 'p', 'v')
        AND c.relowner <> '${migrator}'::regrole
   LOOP
     EXECUTE format('ALTER TABLE %s OWNER TO ${migrator}', object.name);

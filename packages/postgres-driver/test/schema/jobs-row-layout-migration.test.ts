@@ -32,7 +32,8 @@ describe("migration 6 (jobs-row-layout)", () => {
     const rowsOf = async () => (await sql<Record<string, unknown>>`SELECT to_jsonb(jobs) AS row FROM ${jobs} AS jobs ORDER BY id`.execute(db)).rows;
     const before = await rowsOf();
 
-    const result = await migrate(db, { schema });
+    // The finished rows stay in jobs, where this layout's checks look for them (version 15's move has its own test).
+    const result = await migrate(db, { schema, moveHistory: false });
     expect(result.applied[0]).to.equal(6);
     expect(await rowsOf()).to.deep.equal(before);
 

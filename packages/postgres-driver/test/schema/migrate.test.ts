@@ -11,11 +11,41 @@ function randomSchema(): string {
   return `stint_migrate_${randomBytes(5).toString("hex")}`;
 }
 
+/** The schema's tables and views, without the day partitions of finished_jobs (see dayPartitionsOf). */
 async function tablesOf(db: Kysely<any>, schema: string): Promise<string[]> {
   const { rows } = await sql<{ name: string }>`SELECT table_name AS name FROM information_schema.tables
-    WHERE table_schema = ${schema} ORDER BY table_name`.execute(db);
+    WHERE table_schema = ${schema} AND table_name !~ '^finished_jobs_[0-9]{8}$' ORDER BY table_name`.execute(db);
   return rows.map((row) => row.name);
 }
+
+/** The days (YYYYMMDD) that have a partition of finished_jobs. */
+async function dayPartitionsOf(db: Kysely<any>, schema: string): Promise<string[]> {
+  const { rows } = await sql<{ day: string }>`SELECT substring(c.relname FROM 15) AS day
+    FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+   WHERE i.inhparent = to_regclass(${`"${schema}".finished_jobs`}) AND c.relname ~ '^finished_jobs_[0-9]{8}$'
+   ORDER BY 1`.execute(db);
+  return rows.map((row) => row.day);
+}
+
+/** YYYYMMDD of the UTC day `offset` days from today. */
+function utcDay(offset: number): string {
+  return new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10).replaceAll("-", "");
+}
+
+const TABLES = [
+  "all_jobs",
+  "dead_hooks",
+  "effects",
+  "finished_jobs",
+  "finished_jobs_kept",
+  "job_attempts",
+  "job_waiters",
+  "jobs",
+  "leader_leases",
+  "migrations",
+  "queues",
+  "schedules",
+];
 
 /** A Kysely whose pool fails the test if anything reaches it. */
 function poolThatMustNotBeUsed(): { db: Kysely<any>; used: () => boolean } {
@@ -44,20 +74,20 @@ describe("migrate", () => {
     const schema = randomSchema();
     created.push(schema);
     const result = await migrate(database.db, { schema });
-    expect(result).to.deep.equal({ schema, applied: MIGRATIONS.map((m) => m.version), version: MIGRATIONS.length });
-    expect(await tablesOf(database.db, schema)).to.deep.equal([
-      "dead_hooks",
-      "effects",
-      "job_attempts",
-      "job_waiters",
-      "jobs",
-      "leader_leases",
-      "migrations",
-      "queues",
-      "schedules",
-    ]);
+    expect(result).to.deep.equal({ schema, applied: MIGRATIONS.map((m) => m.version), version: MIGRATIONS.length, movedFinishedJobs: 0, interrupted: false });
+    expect(await tablesOf(database.db, schema)).to.deep.equal(TABLES);
     const { rows } = await sql<{ version: number; name: string }>`SELECT version, name FROM ${sql.id(schema, "migrations")}`.execute(database.db);
     expect(rows).to.deep.equal(MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
+  });
+
+  it("creates the history's day partitions from yesterday to a week ahead", async () => {
+    const schema = randomSchema();
+    created.push(schema);
+    await migrate(database.db, { schema });
+    const days = await dayPartitionsOf(database.db, schema);
+    // Migrating just before midnight UTC may see two different todays: accept the plan of either.
+    const expected = (start: number): string[] => Array.from({ length: 9 }, (_, i) => utcDay(start + i));
+    expect([expected(-1).join(), expected(-2).join()]).to.include(days.join());
   });
 
   it("is idempotent: a second run applies nothing", async () => {
@@ -65,7 +95,7 @@ describe("migrate", () => {
     created.push(schema);
     await migrate(database.db, { schema });
     const again = await migrate(database.db, { schema });
-    expect(again).to.deep.equal({ schema, applied: [], version: MIGRATIONS.length });
+    expect(again).to.deep.equal({ schema, applied: [], version: MIGRATIONS.length, movedFinishedJobs: 0, interrupted: false });
   });
 
   it("lets two processes migrate one schema at once", async () => {
@@ -93,17 +123,7 @@ describe("migrate", () => {
     const schema = `_background_${randomBytes(3).toString("hex")}`;
     created.push(schema);
     await migrate(database.db, { schema });
-    expect(await tablesOf(database.db, schema)).to.deep.equal([
-      "dead_hooks",
-      "effects",
-      "job_attempts",
-      "job_waiters",
-      "jobs",
-      "leader_leases",
-      "migrations",
-      "queues",
-      "schedules",
-    ]);
+    expect(await tablesOf(database.db, schema)).to.deep.equal(TABLES);
   });
 
   it("refuses invalid schema names before any SQL runs", async () => {

@@ -7,7 +7,7 @@ import { sql, type Kysely } from "kysely";
  * create and drop meanwhile on a shared database (names ending in a
  * 12-hex-digit random suffix, like `stint_test_5f5916a5dfb0`) — except
  * `keep`, the suite's own schema, whose objects must not change either.
- * A TOAST table counts in its owner's schema.
+ * A TOAST table, and its index, count in their owner's schema.
  */
 export async function catalogSnapshot(db: Kysely<any>, keep: string): Promise<Set<string>> {
   const { rows } = await sql<{ object: string }>`WITH spaces AS (
@@ -16,9 +16,11 @@ export async function catalogSnapshot(db: Kysely<any>, keep: string): Promise<Se
      AND (nspname !~ '_[0-9a-f]{12}$' OR nspname = ${keep})
 ),
 relations AS (
-  SELECT c.oid, c.relkind, c.relname, coalesce(owner.relnamespace, c.relnamespace) AS space
+  SELECT c.oid, c.relkind, c.relname, coalesce(owner.relnamespace, index_owner.relnamespace, c.relnamespace) AS space
     FROM pg_catalog.pg_class c
     LEFT JOIN pg_catalog.pg_class owner ON owner.reltoastrelid = c.oid
+    LEFT JOIN pg_catalog.pg_index toast_index ON toast_index.indexrelid = c.oid AND c.relnamespace = 'pg_toast'::regnamespace
+    LEFT JOIN pg_catalog.pg_class index_owner ON index_owner.reltoastrelid = toast_index.indrelid
 )
 SELECT 'schema ' || nspname::text AS object FROM spaces
 UNION ALL

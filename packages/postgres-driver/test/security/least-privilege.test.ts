@@ -16,7 +16,7 @@ import {
   type DatabaseHandle,
   type PostgresDriverHandle,
 } from "../../src";
-import { eventually } from "@stint/core/testing";
+import { eventually, newJob } from "@stint/core/testing";
 import { ScriptedWorker, TaskJob } from "../worker-lifecycle/scripted-worker";
 
 const Reminder = defineJob<{ n: number }>("reminder");
@@ -149,6 +149,56 @@ describe("least privilege: a migration role and a runtime role", function () {
       expect(failed, "stint doctor as the runtime role").to.deep.equal([]);
     } finally {
       await subscription.close();
+    }
+  });
+
+  it("keeps the history's day partitions and drops a past day's as the runtime role, which still owns nothing", async () => {
+    const runtimeDb = createDatabase({ connectionString: urlFor(runtime, password), maxConnections: 2 });
+    try {
+      const db = runtimeDb.db;
+      const store = new PostgresJobStore({ db, schema });
+      const dayName = async (daysAgo: number): Promise<string> =>
+        (
+          await sql<{ name: string }>`SELECT 'finished_jobs_' || to_char((now() AT TIME ZONE 'UTC')::date - ${daysAgo}::integer, 'YYYYMMDD') AS name`.execute(
+            db,
+          )
+        ).rows[0]!.name;
+      const exists = async (table: string): Promise<boolean> =>
+        (await sql<{ found: boolean }>`SELECT to_regclass(${`"${schema}"."${table}"`}) IS NOT NULL AS found`.execute(db)).rows[0]!.found;
+      const past = await dayName(3);
+      expect(await exists(past), `${past} before it is made`).to.equal(false);
+      const ensure = async (from: number, to: number): Promise<number | undefined> =>
+        (
+          await sql<{ created: number }>`SELECT ${sql.id(schema, "ensure_history_partitions")}(
+            (now() AT TIME ZONE 'UTC')::date + ${from}::integer, (now() AT TIME ZONE 'UTC')::date + ${to}::integer) AS created`.execute(db)
+        ).rows[0]?.created;
+      expect(await ensure(0, 7), "the week ahead is there already").to.equal(0);
+      expect(await ensure(-3, -3)).to.equal(1);
+      expect(await exists(past)).to.equal(true);
+
+      const queue = "history-privileges";
+      const ids = (await store.enqueueMany(["succeeds", "dies"].map((how, n) => newJob(queue, { how }, { priority: 2 - n })))).map((job) => job.id);
+      const [succeeds, dies] = await store.claimBatch({ queue, workerId: "w", limit: 2, leaseMs: 60_000 });
+      await store.completeJobs({ workerId: "w", jobs: [{ ...succeeds!, resultJson: null, durationMs: 1 }] });
+      await store.markJobsDead({ workerId: "w", jobs: [{ ...dies!, failure: { message: "no", code: null } }] });
+      // Three days old: the rows move to that day's partition, as if they had finished then.
+      await sql`UPDATE ${sql.id(schema, "finished_jobs")} SET finished_at = finished_at - interval '3 days' WHERE queue = ${queue}`.execute(db);
+      const { rows: placed } = await sql<{ id: string; part: string }>`SELECT id::text, tableoid::regclass::text AS part
+        FROM ${sql.id(schema, "finished_jobs")} WHERE queue = ${queue} ORDER BY id`.execute(db);
+      expect(placed.map((row) => [row.id, row.part])).to.deep.equal(ids.map((id) => [id, `${schema}.${past}`]));
+
+      await new RetentionPruner(store, { succeededDays: 1, deadDays: 30, effectsDays: 30 }).runOnce();
+      expect(await exists(past), `${past} dropped: its day is past the succeeded jobs' retention`).to.equal(false);
+      expect(await store.getJob({ id: ids[0]! }), "the succeeded job went with its partition").to.equal(undefined);
+      expect(await store.getJob({ id: ids[1]! }), "the dead job is kept for its 30 days").to.include({ state: "dead" });
+
+      const { rows: owners } = await admin.query<{ owner: string }>(
+        `SELECT DISTINCT pg_get_userbyid(relowner) AS owner FROM pg_class WHERE relnamespace = $1::regnamespace`,
+        [schema],
+      );
+      expect(owners.map((row) => row.owner)).to.deep.equal([migrator]);
+    } finally {
+      await runtimeDb.close();
     }
   });
 

@@ -38,7 +38,7 @@ describe("the payload size cap", () => {
   });
 
   async function jobCount(): Promise<number> {
-    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.id(t.schema, "jobs")}`.execute(t.db);
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.id(t.schema, "all_jobs")}`.execute(t.db);
     return rows[0]?.n ?? -1;
   }
 

@@ -17,9 +17,13 @@ interface Row {
 }
 
 /**
- * Reads every row and checks, after each command:
+ * Reads every row, in `jobs` and `finished_jobs` alike, and checks, after
+ * each command:
  *
- * - no job lost and none invented: the rows are exactly the model's jobs;
+ * - no job lost and none invented: the rows are exactly the model's jobs,
+ *   each once (never in both tables);
+ * - no finished job is left in `jobs`: the statement that finished it moved
+ *   it to `finished_jobs`;
  * - each row has a valid state, and the state, attempts and max_attempts
  *   the model predicts;
  * - attempts never decrease and never exceed max_attempts;
@@ -33,8 +37,11 @@ interface Row {
 export async function checkInvariants(model: Model, real: Real, after: string): Promise<void> {
   const { rows } = await sql<Row>`SELECT id, state, attempts, max_attempts, locked_by, locked_until,
        locked_until < now() AS expired, finished_at, run_at <= now() AS due, dedupe_key
-  FROM ${sql.id(real.schema, "jobs")} ORDER BY id`.execute(real.db);
+  FROM ${sql.id(real.schema, "all_jobs")} ORDER BY id`.execute(real.db);
   const where = (id: string): string => `job ${id} after ${after}`;
+  const { rows: leftBehind } = await sql<{ id: string; state: JobState }>`SELECT id::text, state
+  FROM ${sql.id(real.schema, "jobs")} WHERE state IN ('succeeded', 'dead', 'cancelled') ORDER BY id`.execute(real.db);
+  expect(leftBehind, `finished jobs left in jobs after ${after}`).to.deep.equal([]);
   expect(
     rows.map((row) => String(row.id)),
     `the jobs after ${after}`,

@@ -24,7 +24,7 @@ describe("the job state machine against PostgreSQL (model-based, fast-check)", f
 
   /** A fresh model over an empty table: each sequence starts from nothing. */
   async function setup(): Promise<{ model: Model; real: Real }> {
-    await sql`TRUNCATE ${sql.id(t.schema, "jobs")} RESTART IDENTITY`.execute(t.db);
+    await sql`TRUNCATE ${sql.id(t.schema, "jobs")}, ${sql.id(t.schema, "finished_jobs")} RESTART IDENTITY`.execute(t.db);
     return { model: emptyModel(), real };
   }
 

@@ -369,13 +369,13 @@ describe("leases, heartbeats and shutdown", () => {
     const succeeded = await eventually(
       async () => {
         const { rows } = await sql<{ n: number }>`
-        select count(*)::int as n from ${sql.id(t.schema, "jobs")} where state = 'succeeded'`.execute(t.db);
+        select count(*)::int as n from ${sql.id(t.schema, "all_jobs")} where state = 'succeeded'`.execute(t.db);
         return rows[0]?.n === total ? total : 0;
       },
       { timeoutMs: 1_000, what: "every job to succeed" },
     ).catch(async () => {
       const { rows } = await sql<{ state: string; n: number }>`
-        select state, count(*)::int as n from ${sql.id(t.schema, "jobs")} group by state`.execute(t.db);
+        select state, count(*)::int as n from ${sql.id(t.schema, "all_jobs")} group by state`.execute(t.db);
       throw new Error(`not every job succeeded: ${JSON.stringify(rows)} summary=${JSON.stringify(summary)}`);
     });
     expect(succeeded).to.equal(total);

@@ -37,7 +37,7 @@ describe("a job kind with a schema, against PostgreSQL", () => {
   async function jobCount(): Promise<number> {
     const { count } = await t.db
       .withSchema(t.schema)
-      .selectFrom("jobs")
+      .selectFrom("all_jobs")
       .select((eb) => eb.fn.countAll<string>().as("count"))
       .executeTakeFirstOrThrow();
     return Number(count);

@@ -6,6 +6,7 @@ import { describeDeadHooksConformance } from "./dead-hooks-conformance";
 import { describeEffectsConformance } from "./effects-conformance";
 import { describeEnqueueConformance } from "./enqueue-conformance";
 import { describeFenceConformance } from "./fence-conformance";
+import { describeFinishedHistoryConformance } from "./finished-history-conformance";
 import { describeGaugesConformance } from "./gauges-conformance";
 import { describeHistoryConformance } from "./history-conformance";
 import { describeListingConformance } from "./listing-conformance";
@@ -21,8 +22,11 @@ import { afterTests, beforeTests, suite } from "./test-runner";
  * under concurrency, transactional and batch enqueue, the operator calls,
  * the queue controls, the metrics gauges, listing, retention and bulk
  * retry, effects run once per key, completion in the job's own
- * transaction, attempt history, meta and progress, and the pending
- * `onDead` hook every death leaves. Assertions use `node:assert`.
+ * transaction, attempt history, meta and progress, the pending `onDead`
+ * hook every death leaves, and the history of finished jobs (readable by
+ * every read until retention removes it with its attempts, never listed
+ * twice, active again under its id when retried). Assertions use
+ * `node:assert`.
  *
  * The factory is called once for the suite, in its first hook; each test
  * uses queues of its own. Each test may take up to a minute (the largest
@@ -67,6 +71,7 @@ export function describeJobStoreConformance<Tx>(name: string, factory: JobStoreH
     describeRetentionConformance(ctx);
     describeEffectsConformance(ctx);
     describeHistoryConformance(ctx);
+    describeFinishedHistoryConformance(ctx);
     describeDeadHooksConformance(ctx);
   });
 }

@@ -12,6 +12,7 @@ import { claimWithoutControlsMigration } from "./0011-claim-without-controls";
 import { rowWakeupTriggerMigration } from "./0012-row-wakeup-trigger";
 import { scheduleDeclarationsMigration } from "./0013-schedule-declarations";
 import { leaderLeasesMigration } from "./0014-leader-leases";
+import { finishedJobsMigration } from "./0015-finished-jobs";
 import type { Migration } from "./migration";
 
 /**
@@ -19,7 +20,7 @@ import type { Migration } from "./migration";
  *
  * @example
  * ```ts
- * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 14
+ * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 15
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
@@ -37,4 +38,5 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   rowWakeupTriggerMigration,
   scheduleDeclarationsMigration,
   leaderLeasesMigration,
+  finishedJobsMigration,
 ]);

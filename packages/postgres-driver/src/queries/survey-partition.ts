@@ -1,0 +1,58 @@
+import { sql, type Kysely, type RawBuilder } from "kysely";
+import type { HistoryPartition } from "./history-partitions";
+import { MAX_KEPT_PER_DROP, type RetainedState } from "./retention-plan";
+
+/** How a day partition wholly past a pass's cutoff goes. */
+export interface PartitionSurvey {
+  /** Dropped whole (true), or its rows of the pass's states deleted row by row (false). */
+  readonly drop: boolean;
+  /** Rows of other states it holds, which a drop puts back into `finished_jobs_kept`; exact when `drop`. */
+  readonly kept: number;
+}
+
+/**
+ * Decides whether a day partition wholly past the cutoff of a pass deleting
+ * `states` is dropped whole: when the rows that must outlive it (the other
+ * states') are at most `MAX_KEPT_PER_DROP`, and can be found without
+ * reading the whole partition, since they are copied while `finished_jobs`
+ * is locked. When the pass deletes succeeded jobs, what stays is dead or
+ * cancelled, found through the partition's copy of `finished_jobs_dead_idx`;
+ * otherwise the partition itself must hold at most that many rows. Counts
+ * stop one past the limit, so a survey costs at most that many rows read.
+ *
+ * ### SQL
+ * ```sql
+ * -- states include 'succeeded'
+ * SELECT count(*) AS n FROM (SELECT 1 FROM "stint"."finished_jobs_20250301"
+ *   WHERE state IN ('dead', 'cancelled') AND state <> ALL($1::text[]) LIMIT 2001) AS counted;
+ * -- otherwise: the partition's rows, then the rows to keep, each counted the same way
+ * ```
+ *
+ * @example
+ * ```ts
+ * const { drop, kept } = await surveyPartition(db, "stint", { name: "finished_jobs_20250301", day: "2025-03-01" }, ["succeeded", "cancelled"]);
+ * ```
+ */
+export async function surveyPartition(
+  executor: Kysely<any>,
+  schema: string,
+  partition: HistoryPartition,
+  states: readonly RetainedState[],
+): Promise<PartitionSurvey> {
+  const table = sql.id(schema, partition.name);
+  const others = sql`state <> ALL(${[...states]}::text[])`;
+  if (states.includes("succeeded")) {
+    const kept = await countUpTo(executor, table, sql`state IN ('dead', 'cancelled') AND ${others}`);
+    return Object.freeze({ drop: kept <= MAX_KEPT_PER_DROP, kept });
+  }
+  const rows = await countUpTo(executor, table, sql`true`);
+  if (rows > MAX_KEPT_PER_DROP) return Object.freeze({ drop: false, kept: rows });
+  return Object.freeze({ drop: true, kept: await countUpTo(executor, table, others) });
+}
+
+/** Rows of `table` matching `where`, counted up to one past `MAX_KEPT_PER_DROP`. */
+async function countUpTo(executor: Kysely<any>, table: RawBuilder<unknown>, where: RawBuilder<unknown>): Promise<number> {
+  const { rows } = await sql<{ n: string }>`SELECT count(*) AS n
+  FROM (SELECT 1 FROM ${table} WHERE ${where} LIMIT ${MAX_KEPT_PER_DROP + 1}::integer) AS counted`.execute(executor);
+  return Number(rows[0]?.n ?? 0);
+}

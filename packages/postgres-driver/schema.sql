@@ -440,7 +440,6 @@ FUNCTION stint.ensure_history_partitions
    LANGUAGE plpgsql
    STRICT SECURITY DEFINER
    SET search_path TO 'pg_catalog', 'pg_temp'
-   SET lock_timeout TO '2s'
   AS $function$
   DECLARE
     day date;

@@ -56,7 +56,7 @@ export {
 } from "./limits";
 
 export type { JobState } from "./job/job-state";
-export { JOB_STATES, ACTIVE_JOB_STATES } from "./job/job-state";
+export { JOB_STATES, ACTIVE_JOB_STATES, FINISHED_JOB_STATES } from "./job/job-state";
 export type { ClaimedJob, JobRecord } from "./job/job-record";
 export type { JobDefinition, JobDefaults, JobKindOptions, SchemaJobDefinition, SchemaJobKindOptions, PayloadOf, ResultOf, ItemOf } from "./job/job-definition";
 export type { PayloadSchema } from "./job/payload-schema";

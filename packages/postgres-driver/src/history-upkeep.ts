@@ -9,8 +9,10 @@ const RETRY_AFTER_MS = 60_000;
  * day's partition. The first claim of each UTC day starts one
  * `ensure_history_partitions(today, today + 7)` on the side, never waited
  * for; on the common day every partition is there and the function
- * returns after looking. A failure is tried again a minute later; until
- * it succeeds, jobs of a day without a partition land in
+ * returns after looking. A failure is tried again a minute later; a look
+ * that found the history too busy to wait for (`ensureHistoryPartitions`
+ * returns 0) leaves the day to the next day's look, with partitions still
+ * a week ahead. Jobs of a day without a partition land in
  * `finished_jobs_kept`, still found by every reader.
  *
  * @example
@@ -36,13 +38,8 @@ export class HistoryUpkeep {
     const now = this.#now();
     if (now < this.#quietUntil) return;
     this.#quietUntil = Math.floor(now / DAY_MS) * DAY_MS + DAY_MS;
-    void this.ensure().catch(() => {
+    void this.#ensure().catch(() => {
       this.#quietUntil = this.#now() + RETRY_AFTER_MS;
     });
-  }
-
-  /** Creates the missing day partitions from today (UTC) to a week ahead; returns how many it created. */
-  ensure(): Promise<number> {
-    return this.#ensure();
   }
 }

@@ -7,20 +7,22 @@ import { createTestSchema, type TestSchema } from "../src/testing";
 
 const DAY_MS = 86_400_000;
 
-/** Counts the looks `onClaim` starts, and their failures. */
-class CountingUpkeep extends HistoryUpkeep {
-  looks = 0;
-  failures = 0;
-
-  override async ensure(): Promise<number> {
-    this.looks += 1;
-    try {
-      return await super.ensure();
-    } catch (thrown) {
-      this.failures += 1;
-      throw thrown;
-    }
-  }
+/** A look at the partitions that counts how often it ran and how often it failed. */
+function countingLook(look: () => Promise<number>): { looks: number; failures: number; look: () => Promise<number> } {
+  const counted = {
+    looks: 0,
+    failures: 0,
+    look: async (): Promise<number> => {
+      counted.looks += 1;
+      try {
+        return await look();
+      } catch (thrown) {
+        counted.failures += 1;
+        throw thrown;
+      }
+    },
+  };
+  return counted;
 }
 
 describe("HistoryUpkeep", () => {
@@ -47,34 +49,30 @@ describe("HistoryUpkeep", () => {
     await sql`ALTER TABLE ${sql.id(test.schema, "finished_jobs")} DETACH PARTITION ${sql.id(test.schema, `finished_jobs_${day(3)}`)}`.execute(test.db);
     await sql`DROP TABLE ${sql.id(test.schema, `finished_jobs_${day(3)}`)}`.execute(test.db);
     let now = Date.now();
-    const upkeep = new CountingUpkeep(
-      () => ensureHistoryPartitions(test.db, test.schema),
-      () => now,
-    );
+    const counted = countingLook(() => ensureHistoryPartitions(test.db, test.schema));
+    const upkeep = new HistoryUpkeep(counted.look, () => now);
     upkeep.onClaim();
     await eventually(async () => expect(await partitionExists(day(3))).to.equal(true));
     upkeep.onClaim();
     upkeep.onClaim();
-    expect(upkeep.looks).to.equal(1, "later claims of the same day start nothing");
+    expect(counted.looks).to.equal(1, "later claims of the same day start nothing");
     now += DAY_MS;
     upkeep.onClaim();
-    expect(upkeep.looks).to.equal(2, "the first claim of the next day looks again");
+    expect(counted.looks).to.equal(2, "the first claim of the next day looks again");
   });
 
   it("looks again a minute after a failed look, not before", async () => {
     let now = Date.now();
-    const upkeep = new CountingUpkeep(
-      () => ensureHistoryPartitions(test.db, "no_such_schema_here"),
-      () => now,
-    );
+    const counted = countingLook(() => ensureHistoryPartitions(test.db, "no_such_schema_here"));
+    const upkeep = new HistoryUpkeep(counted.look, () => now);
     upkeep.onClaim();
-    await eventually(() => expect(upkeep.failures).to.equal(1));
+    await eventually(() => expect(counted.failures).to.equal(1));
     upkeep.onClaim();
-    expect(upkeep.looks).to.equal(1);
+    expect(counted.looks).to.equal(1);
     now += 60_000;
     upkeep.onClaim();
-    expect(upkeep.looks).to.equal(2);
-    await eventually(() => expect(upkeep.failures).to.equal(2));
+    expect(counted.looks).to.equal(2);
+    await eventually(() => expect(counted.failures).to.equal(2));
   });
 
   it("moves rows that landed in the kept partition into the day partition it creates", async () => {

@@ -15,3 +15,6 @@ export const JOB_STATES: readonly JobState[] = Object.freeze(["queued", "running
 
 /** States in which a job is still active and keeps its dedupe key. */
 export const ACTIVE_JOB_STATES: readonly JobState[] = Object.freeze(["queued", "running", "failed"]);
+
+/** States in which a job has finished: it runs no more unless retried. */
+export const FINISHED_JOB_STATES: readonly JobState[] = Object.freeze(["succeeded", "dead", "cancelled"]);

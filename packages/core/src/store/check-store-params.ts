@@ -1,5 +1,5 @@
 import { ConfigError } from "../errors/config-errors";
-import { JOB_STATES } from "../job/job-state";
+import { FINISHED_JOB_STATES, JOB_STATES } from "../job/job-state";
 import { assertPayloadSize, assertStorableJson } from "../job/serialize-payload";
 import { MAX_BATCH_SIZE, MAX_EFFECT_KEY_LENGTH, MAX_LEASE_MS, MAX_PAGE_SIZE, MAX_PROGRESS_BYTES, MAX_RESCUE_BATCH, MAX_WORKER_ID_LENGTH } from "../limits";
 import { assertQueueName, assertStorableKey } from "../validation/names";
@@ -33,7 +33,6 @@ import type {
 
 const RETRY_OUTCOMES: readonly unknown[] = [undefined, null, "failed", "lease-lost", "shutdown", "snoozed"];
 const DEAD_OUTCOMES: readonly unknown[] = [undefined, "dead", "lease-lost"];
-const FINISHED_STATES: readonly string[] = ["succeeded", "dead", "cancelled"];
 const WAITING_STATES: readonly unknown[] = ["queued", "failed"] satisfies WaitingJobState[];
 
 export function checkClaimBatch(params: ClaimBatchParams): void {
@@ -128,7 +127,7 @@ export function checkListJobs(params: ListJobsParams): void {
 }
 
 export function checkDeleteFinishedBefore(params: DeleteFinishedBeforeParams): void {
-  checkStates(params.states, FINISHED_STATES);
+  checkStates(params.states, FINISHED_JOB_STATES);
   checkAgeMs("olderThanMs", params.olderThanMs);
   integerOption("limit", params.limit, 1, MAX_BATCH_SIZE);
   checkQueueList(params.queues);

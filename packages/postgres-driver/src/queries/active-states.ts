@@ -20,3 +20,17 @@ export function isActive(column: RawBuilder<unknown> = sql.ref("state")): RawBui
  * waited for it, after this statement's snapshot was taken).
  */
 export const MAX_DEDUPE_TRIES = 10;
+
+/**
+ * `<column> IN ('succeeded', 'dead', 'cancelled')`: the job has finished.
+ * Since migration 15 such rows are in `finished_jobs`; in `jobs` only those
+ * written before it, until they are moved.
+ *
+ * @example
+ * ```ts
+ * sql`SELECT count(*) FROM ${jobsTable(schema)} WHERE ${isFinished()}`;
+ * ```
+ */
+export function isFinished(column: RawBuilder<unknown> = sql.ref("state")): RawBuilder<boolean> {
+  return sql<boolean>`${column} IN ('succeeded', 'dead', 'cancelled')`;
+}

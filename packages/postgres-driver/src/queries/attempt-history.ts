@@ -3,7 +3,7 @@ import { MAX_ERROR_MESSAGE, MAX_ERROR_TEXT, MAX_INT4 } from "@stint/core/driver"
 import { sql, type RawBuilder } from "kysely";
 import { heldBy } from "./held-by";
 import { selectAnnouncing } from "./announce-finished";
-import { moveToFinished, type JobColumn } from "./finished-jobs";
+import { moveToFinished, type JobValues } from "./finished-jobs";
 
 /** `"<schema>"."job_attempts"`, quoted: one row per attempt that did not succeed. */
 export function attemptsTable(schema: string): RawBuilder<unknown> {
@@ -130,12 +130,7 @@ ${finalizedTail(schema, parts)}`;
  * });
  * ```
  */
-export function finalizeMovingAttempts(
-  schema: string,
-  parts: FinalizeParts,
-  remove: RawBuilder<unknown>,
-  finished: Partial<Record<JobColumn, RawBuilder<unknown>>>,
-): RawBuilder<{ id: string }> {
+export function finalizeMovingAttempts(schema: string, parts: FinalizeParts, remove: RawBuilder<unknown>, finished: JobValues): RawBuilder<{ id: string }> {
   const batch = sql.id(parts.batch);
   return sql<{ id: string }>`WITH removed AS (
   ${remove}

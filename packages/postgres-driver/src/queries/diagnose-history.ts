@@ -1,5 +1,6 @@
 import { sql, type Kysely } from "kysely";
-import { KEPT_PARTITION } from "./history-partitions";
+import { isFinished } from "./active-states";
+import { DAY_PARTITION_PATTERN, KEPT_PARTITION } from "./history-partitions";
 
 /** Counts of {@link readHistory} stop here: past it, "at least" is enough for an operator. */
 export const HISTORY_COUNT_CAP = 1_000_000;
@@ -49,7 +50,7 @@ interface HistoryRow {
  * ```sql
  * WITH leaf AS (
  *   SELECT c.oid, c.relname, c.reltuples,
- *          to_date(substring(c.relname FROM '^finished_jobs_([0-9]{8})$'), 'YYYYMMDD') AS day
+ *          to_date(substring(c.relname FROM ${DAY_PARTITION_PATTERN}::text), 'YYYYMMDD') AS day
  *     FROM pg_partition_tree(to_regclass(format('%I.%I', $1, 'finished_jobs'))) AS tree
  *     JOIN pg_class AS c ON c.oid = tree.relid
  *    WHERE tree.isleaf)
@@ -72,7 +73,7 @@ export async function readHistory(executor: Kysely<any>, schema: string): Promis
   const cap = sql`${HISTORY_COUNT_CAP}::integer`;
   const { rows } = await sql<HistoryRow>`WITH leaf AS (
   SELECT c.oid, c.relname, c.reltuples,
-         to_date(substring(c.relname FROM '^finished_jobs_([0-9]{8})$'), 'YYYYMMDD') AS day
+         to_date(substring(c.relname FROM ${DAY_PARTITION_PATTERN}::text), 'YYYYMMDD') AS day
     FROM pg_partition_tree(to_regclass(format('%I.%I', ${schema}::text, 'finished_jobs'))) AS tree
     JOIN pg_class AS c ON c.oid = tree.relid
    WHERE tree.isleaf
@@ -86,7 +87,7 @@ SELECT coalesce(sum(greatest(leaf.reltuples, 0)), 0)::bigint AS rows_estimate,
        max(leaf.day) - (now() AT TIME ZONE 'UTC')::date AS days_ahead,
        (SELECT count(*) FROM (SELECT 1 FROM ${sql.id(schema, KEPT_PARTITION)} LIMIT ${cap}) AS kept) AS kept_rows,
        (SELECT count(*) FROM (SELECT 1 FROM ${sql.id(schema, "jobs")}
-                               WHERE state IN ('succeeded', 'dead', 'cancelled') LIMIT ${cap}) AS legacy) AS legacy_rows
+                               WHERE ${isFinished()} LIMIT ${cap}) AS legacy) AS legacy_rows
   FROM leaf`.execute(executor);
   const row = rows[0]!;
   return Object.freeze({

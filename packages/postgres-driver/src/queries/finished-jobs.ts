@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from "kysely";
+import { JOB_COLUMN_NAMES, JOB_COLUMNS, type JobColumn } from "./job-row";
 
 /** `"<schema>"."finished_jobs"`: succeeded, dead and cancelled jobs, partitioned by finishing day (migration 15). */
 export function finishedJobsTable(schema: string): RawBuilder<unknown> {
@@ -9,35 +10,6 @@ export function finishedJobsTable(schema: string): RawBuilder<unknown> {
 export function allJobsView(schema: string): RawBuilder<unknown> {
   return sql.id(schema, "all_jobs");
 }
-
-/** Every column a job row has, in `jobs` and in `finished_jobs` alike. */
-export const JOB_COLUMN_NAMES = Object.freeze([
-  "id",
-  "queue",
-  "priority",
-  "max_attempts",
-  "timeout_ms",
-  "run_at",
-  "created_at",
-  "dedupe_key",
-  "payload",
-  "meta",
-  "attempts",
-  "locked_by",
-  "started_at",
-  "state",
-  "updated_at",
-  "locked_until",
-  "finished_at",
-  "duration_ms",
-  "result",
-  "last_error",
-  "error_code",
-  "progress",
-] as const);
-
-/** A column of a job row. */
-export type JobColumn = (typeof JOB_COLUMN_NAMES)[number];
 
 /**
  * `INSERT INTO finished_jobs (…) SELECT … FROM <source>`: the second half of
@@ -55,10 +27,26 @@ export type JobColumn = (typeof JOB_COLUMN_NAMES)[number];
  * SELECT id FROM done`;
  * ```
  */
-export function moveToFinished(schema: string, source: string, values: Partial<Record<JobColumn, RawBuilder<unknown>>>): RawBuilder<unknown> {
-  const columns = JOB_COLUMN_NAMES.map((column) => sql.id(column));
+export function moveToFinished(schema: string, source: string, values: JobValues): RawBuilder<unknown> {
+  return insertJobRows(finishedJobsTable(schema), source, values);
+}
+
+/** New values of some columns of a job row, as SQL expressions. */
+export type JobValues = Partial<Record<JobColumn, RawBuilder<unknown>>>;
+
+/**
+ * `INSERT INTO <table> (<every column>) SELECT … FROM <source>`: each
+ * column copied from `source` (a CTE of job rows) unless `values` gives its
+ * expression. The one way a job row moves from one table to the other.
+ *
+ * @example
+ * ```ts
+ * insertJobRows(jobsTable(schema), "removed", { state: sql`'queued'` });
+ * ```
+ */
+export function insertJobRows(table: RawBuilder<unknown>, source: string, values: JobValues): RawBuilder<unknown> {
   const from = sql.id(source);
   const selected = JOB_COLUMN_NAMES.map((column) => values[column] ?? sql`${from}.${sql.id(column)}`);
-  return sql`INSERT INTO ${finishedJobsTable(schema)} (${sql.join(columns)})
+  return sql`INSERT INTO ${table} (${JOB_COLUMNS})
   SELECT ${sql.join(selected)} FROM ${from}`;
 }

@@ -4,6 +4,13 @@ import { millisecondsInterval } from "./job-row";
 /** The default partition of `finished_jobs`: rows that outlived their day's partition, or finished on a day without one. */
 export const KEPT_PARTITION = "finished_jobs_kept";
 
+/**
+ * The name of a day partition of `finished_jobs` (`finished_jobs_YYYYMMDD`,
+ * as `ensure_history_partitions` names them), its day captured: a
+ * POSIX regular expression, sent as a parameter.
+ */
+export const DAY_PARTITION_PATTERN = "^finished_jobs_([0-9]{8})$";
+
 /** One day partition of `finished_jobs`. */
 export interface HistoryPartition {
   /** `finished_jobs_YYYYMMDD`. */
@@ -39,7 +46,7 @@ export async function listExpiredPartitions(executor: Kysely<any>, schema: strin
   const { rows } = await sql<HistoryPartition>`SELECT c.relname AS name, to_char(part.day, 'YYYY-MM-DD') AS day
   FROM pg_inherits AS i
   JOIN pg_class AS c ON c.oid = i.inhrelid
- CROSS JOIN LATERAL (SELECT to_date(substring(c.relname FROM '^finished_jobs_([0-9]{8})$'), 'YYYYMMDD') AS day) AS part
+ CROSS JOIN LATERAL (SELECT to_date(substring(c.relname FROM ${DAY_PARTITION_PATTERN}::text), 'YYYYMMDD') AS day) AS part
  WHERE i.inhparent = to_regclass(format('%I.%I', ${schema}::text, 'finished_jobs'))
    AND (part.day + 1)::timestamp AT TIME ZONE 'UTC' <= now() - ${millisecondsInterval(olderThanMs)}
  ORDER BY part.day`.execute(executor);
@@ -54,7 +61,7 @@ export async function listExpiredPartitions(executor: Kysely<any>, schema: strin
  *
  * ### SQL
  * ```sql
- * SELECT c.relname AS name, to_char(to_date(substring(c.relname FROM 15), 'YYYYMMDD'), 'YYYY-MM-DD') AS day
+ * SELECT c.relname AS name, to_char(to_date(substring(c.relname FROM '^finished_jobs_([0-9]{8})$'), 'YYYYMMDD'), 'YYYY-MM-DD') AS day
  *   FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
  *  WHERE n.nspname = $1 AND c.relkind = 'r' AND NOT c.relispartition AND c.relname ~ '^finished_jobs_[0-9]{8}$'
  *  ORDER BY c.relname
@@ -67,10 +74,10 @@ export async function listExpiredPartitions(executor: Kysely<any>, schema: strin
  */
 export async function listDetachedDays(executor: Kysely<any>, schema: string): Promise<readonly HistoryPartition[]> {
   const { rows } = await sql<HistoryPartition>`SELECT c.relname AS name,
-       to_char(to_date(substring(c.relname FROM 15), 'YYYYMMDD'), 'YYYY-MM-DD') AS day
+       to_char(to_date(substring(c.relname FROM ${DAY_PARTITION_PATTERN}::text), 'YYYYMMDD'), 'YYYY-MM-DD') AS day
   FROM pg_class AS c
   JOIN pg_namespace AS n ON n.oid = c.relnamespace
- WHERE n.nspname = ${schema} AND c.relkind = 'r' AND NOT c.relispartition AND c.relname ~ '^finished_jobs_[0-9]{8}$'
+ WHERE n.nspname = ${schema} AND c.relkind = 'r' AND NOT c.relispartition AND c.relname ~ ${DAY_PARTITION_PATTERN}::text
  ORDER BY c.relname`.execute(executor);
   return Object.freeze(rows.map((row) => Object.freeze({ name: row.name, day: row.day })));
 }

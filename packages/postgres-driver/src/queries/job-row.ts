@@ -8,15 +8,42 @@ export function jobsTable(schema: string): RawBuilder<unknown> {
   return sql.id(schema, "jobs");
 }
 
-/** Every column of `jobs`, in table order: the select list of {@link JobRow}. */
 /** `"<schema>"."queues"`: the operator controls of queues. */
 export function queuesTable(schema: string): RawBuilder<unknown> {
   return sql.id(schema, "queues");
 }
 
-export const JOB_COLUMNS: RawBuilder<unknown> = sql`id, queue, payload, state, priority, attempts, max_attempts, run_at, timeout_ms,
-       locked_by, locked_until, dedupe_key, last_error, error_code, result,
-       created_at, started_at, finished_at, duration_ms, updated_at, meta, progress`;
+/** Every column a job row has, in `jobs` and in `finished_jobs` alike (a test checks both tables against it). */
+export const JOB_COLUMN_NAMES = Object.freeze([
+  "id",
+  "queue",
+  "priority",
+  "max_attempts",
+  "timeout_ms",
+  "run_at",
+  "created_at",
+  "dedupe_key",
+  "payload",
+  "meta",
+  "attempts",
+  "locked_by",
+  "started_at",
+  "state",
+  "updated_at",
+  "locked_until",
+  "finished_at",
+  "duration_ms",
+  "result",
+  "last_error",
+  "error_code",
+  "progress",
+] as const);
+
+/** A column of a job row. */
+export type JobColumn = (typeof JOB_COLUMN_NAMES)[number];
+
+/** Every column of a job row: the select list of {@link JobRow}. */
+export const JOB_COLUMNS: RawBuilder<unknown> = sql.join(JOB_COLUMN_NAMES.map((column) => sql.id(column)));
 
 /**
  * A row of `jobs` as pg returns it: bigint as text, jsonb parsed,

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from "kysely";
+import { isFinished } from "./active-states";
 import { moveToFinished } from "./finished-jobs";
 import { withHistoryLock } from "./history-lock";
 import { jobsTable } from "./job-row";
@@ -21,9 +22,6 @@ export interface MovedFinishedJobs {
   /** The largest id it moved; `undefined` when it moved none. */
   readonly lastId: string | undefined;
 }
-
-/** The states a finished job has; before version 15 such rows stayed in `jobs`. */
-const FINISHED = sql`('succeeded', 'dead', 'cancelled')`;
 
 /**
  * Moves up to `limit` finished jobs (`succeeded`, `dead`, `cancelled`) that
@@ -92,7 +90,7 @@ export async function moveFinishedJobs(db: Kysely<any>, schema: string, params: 
 /** The rows the next batch will move, oldest id first: the same ones the move statement picks, unless some are locked by then. */
 function nextBatch(schema: string, columns: RawBuilder<unknown>, after: string, limit: number): RawBuilder<unknown> {
   return sql`SELECT ${columns} FROM ${jobsTable(schema)}
-   WHERE state IN ${FINISHED} AND id > ${after}::bigint
+   WHERE ${isFinished()} AND id > ${after}::bigint
    ORDER BY id
    LIMIT ${limit}::integer`;
 }
@@ -121,7 +119,7 @@ function moveStatement(schema: string, after: string, limit: number): RawBuilder
 ),
 removed AS (
   DELETE FROM ${jobs} AS jobs
-   WHERE jobs.id = ANY(ARRAY(SELECT id FROM candidates)) AND jobs.state IN ${FINISHED}
+   WHERE jobs.id = ANY(ARRAY(SELECT id FROM candidates)) AND ${isFinished(sql.ref("jobs.state"))}
   RETURNING jobs.*
 ),
 moved AS (

@@ -1,10 +1,7 @@
-import type { JobState } from "@stint/core";
+import { FINISHED_JOB_STATES, type JobState } from "@stint/core";
 import { sql, type RawBuilder } from "kysely";
 import { finishedJobsTable } from "./finished-jobs";
 import { jobsTable } from "./job-row";
-
-/** The states of the rows of `finished_jobs` (its check constraint). */
-export const FINISHED_STATES: readonly JobState[] = Object.freeze(["succeeded", "dead", "cancelled"]);
 
 /**
  * Of `states` (every state when left out), those a row of `finished_jobs`
@@ -17,7 +14,7 @@ export const FINISHED_STATES: readonly JobState[] = Object.freeze(["succeeded", 
  * ```
  */
 export function finishedStatesAmong(states: readonly JobState[] | undefined): readonly JobState[] {
-  return states === undefined ? FINISHED_STATES : FINISHED_STATES.filter((state) => states.includes(state));
+  return states === undefined ? FINISHED_JOB_STATES : FINISHED_JOB_STATES.filter((state) => states.includes(state));
 }
 
 /** What {@link newestJobs} reads. */

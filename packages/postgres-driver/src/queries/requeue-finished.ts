@@ -1,26 +1,43 @@
 import { sql, type RawBuilder } from "kysely";
-import { JOB_COLUMN_NAMES, type JobColumn } from "./finished-jobs";
+import { insertJobRows, type JobValues } from "./finished-jobs";
 import { jobsTable } from "./job-row";
 
-/** What a retried job's row gets instead of its finished values; every other column is kept. */
-const REQUEUED: Partial<Record<JobColumn, RawBuilder<unknown>>> = {
-  state: sql`'queued'`,
-  run_at: sql`now()`,
-  locked_by: sql`NULL`,
-  locked_until: sql`NULL`,
-  finished_at: sql`NULL`,
-  updated_at: sql`now()`,
-};
+/**
+ * What a retried job's row gets, in place (`UPDATE jobs AS <row> SET …`) or
+ * on its way back from `finished_jobs` (see {@link requeueFinished}):
+ * `queued`, due now, with a fresh attempt budget (`max_attempts = attempts
+ * + max_attempts`) and its lease and `finished_at` cleared. `row` names the
+ * row the values are computed from; every other column is kept.
+ *
+ * @example
+ * ```ts
+ * sql`UPDATE ${jobsTable(schema)} AS jobs SET ${requeuedSet(sql.id("jobs"))} WHERE …`;
+ * ```
+ */
+export function requeuedValues(row: RawBuilder<unknown>): JobValues {
+  return {
+    state: sql`'queued'`,
+    run_at: sql`now()`,
+    max_attempts: sql`${row}.attempts + ${row}.max_attempts`,
+    locked_by: sql`NULL`,
+    locked_until: sql`NULL`,
+    finished_at: sql`NULL`,
+    updated_at: sql`now()`,
+  };
+}
+
+/** {@link requeuedValues} as the `SET` list of an `UPDATE` of `row`. */
+export function requeuedSet(row: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql.join(Object.entries(requeuedValues(row)).map(([column, value]) => sql`${sql.id(column)} = ${value}`));
+}
 
 /**
  * `INSERT INTO jobs (…) SELECT … FROM <source>`: the second half of a
  * statement that retries jobs kept in `finished_jobs`. `source` names a CTE
  * of the same statement that deleted them there (`DELETE FROM finished_jobs
- * … RETURNING *`); each row comes back to `jobs` under its own id as
- * `queued`, due now, with a fresh attempt budget (`max_attempts = attempts
- * + max_attempts`) and its lease and `finished_at` cleared, as a retry in
- * place sets them. The delete and the insert commit together, or neither
- * does.
+ * … RETURNING *`); each row comes back to `jobs` under its own id with
+ * {@link requeuedValues}, as a retry in place sets them. The delete and the
+ * insert commit together, or neither does.
  *
  * @example
  * ```ts
@@ -30,13 +47,5 @@ const REQUEUED: Partial<Record<JobColumn, RawBuilder<unknown>>> = {
  * ```
  */
 export function requeueFinished(schema: string, source: string): RawBuilder<unknown> {
-  const from = sql.id(source);
-  const values: Partial<Record<JobColumn, RawBuilder<unknown>>> = {
-    ...REQUEUED,
-    max_attempts: sql`${from}.attempts + ${from}.max_attempts`,
-  };
-  const columns = JOB_COLUMN_NAMES.map((column) => sql.id(column));
-  const selected = JOB_COLUMN_NAMES.map((column) => values[column] ?? sql`${from}.${sql.id(column)}`);
-  return sql`INSERT INTO ${jobsTable(schema)} (${sql.join(columns)})
-  SELECT ${sql.join(selected)} FROM ${from}`;
+  return insertJobRows(jobsTable(schema), source, requeuedValues(sql.id(source)));
 }

@@ -6,7 +6,7 @@ import { wakeupChannel } from "../wakeup-channel";
 import { isActive, MAX_DEDUPE_TRIES } from "./active-states";
 import { finishedJobsTable } from "./finished-jobs";
 import { jobsTable } from "./job-row";
-import { requeueFinished } from "./requeue-finished";
+import { requeuedSet, requeueFinished } from "./requeue-finished";
 
 /**
  * Runs up to `limit` dead jobs of a queue again now, each as `retryJob`
@@ -135,8 +135,7 @@ returned AS (
 ),
 requeued AS (
   UPDATE ${jobs} AS jobs
-     SET state = 'queued', run_at = now(), max_attempts = jobs.attempts + jobs.max_attempts,
-         locked_by = NULL, locked_until = NULL, finished_at = NULL, updated_at = now()
+     SET ${requeuedSet(sql.id("jobs"))}
     FROM picked_in_place
    WHERE jobs.id = picked_in_place.id
   RETURNING jobs.id

@@ -6,7 +6,7 @@ import { wakeupChannel } from "../wakeup-channel";
 import { isActive } from "./active-states";
 import { finishedJobsTable } from "./finished-jobs";
 import { isJobId, jobsTable } from "./job-row";
-import { requeueFinished } from "./requeue-finished";
+import { requeuedSet, requeueFinished } from "./requeue-finished";
 
 interface RetryRow {
   readonly retried_id: string | null;
@@ -110,9 +110,8 @@ holder AS (
    LIMIT 1
 ),
 requeued AS (
-  UPDATE ${jobs}
-     SET state = 'queued', run_at = now(), max_attempts = attempts + max_attempts,
-         locked_by = NULL, locked_until = NULL, finished_at = NULL, updated_at = now()
+  UPDATE ${jobs} AS jobs
+     SET ${requeuedSet(sql.id("jobs"))}
    WHERE id = ${id}::bigint AND state IN ('dead', 'cancelled', 'failed')
      AND NOT EXISTS (SELECT 1 FROM holder)
   RETURNING id

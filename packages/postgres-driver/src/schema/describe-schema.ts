@@ -1,5 +1,6 @@
 import { assertSqlIdentifier } from "@stint/core/driver";
 import { sql, type Kysely } from "kysely";
+import { DAY_PARTITION_PATTERN } from "../queries/history-partitions";
 
 interface TableRow {
   readonly oid: number;
@@ -10,9 +11,6 @@ interface TableRow {
   readonly partition_bound: string | null;
   readonly view_definition: string | null;
 }
-
-/** History partitions named by their day: they follow the calendar, so the snapshot leaves them out. */
-const DAY_PARTITION = "^finished_jobs_[0-9]{8}$";
 
 interface ColumnRow {
   readonly name: string;
@@ -71,7 +69,7 @@ export async function describeSchema(db: Kysely<any>, schema: string): Promise<s
        CASE WHEN c.relispartition THEN pg_get_expr(c.relpartbound, c.oid) END AS partition_bound,
        CASE WHEN c.relkind = 'v' THEN pg_get_viewdef(c.oid) END AS view_definition
   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
- WHERE n.nspname = ${schema} AND c.relkind IN ('r', 'p', 'v') AND c.relname !~ ${DAY_PARTITION}
+ WHERE n.nspname = ${schema} AND c.relkind IN ('r', 'p', 'v') AND c.relname !~ ${DAY_PARTITION_PATTERN}
  ORDER BY c.relname COLLATE "C"`.execute(db);
   for (const table of tables.rows) {
     if (table.kind === "v") {

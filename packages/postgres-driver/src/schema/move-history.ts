@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import { sql } from "kysely";
+import { isFinished } from "../queries/active-states";
 import { jobsTable } from "../queries/job-row";
 import { moveFinishedJobs } from "../queries/move-finished-jobs";
 
@@ -50,7 +51,7 @@ export interface MovedHistory {
  */
 export async function moveHistory(db: Kysely<any>, schema: string, options: MoveHistoryOptions): Promise<MovedHistory> {
   const { rows } = await sql<{ total: string }>`SELECT count(*) AS total FROM ${jobsTable(schema)}
-   WHERE state IN ('succeeded', 'dead', 'cancelled')`.execute(db);
+   WHERE ${isFinished()}`.execute(db);
   const total = Number(rows[0]?.total ?? 0);
   if (total === 0) return Object.freeze({ moved: 0, interrupted: false });
   // Each batch walks the primary key from where the last one ended only if the planner knows that most rows are

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { sql } from "kysely";
-import { JOB_COLUMN_NAMES } from "../../src/queries/finished-jobs";
+import { JOB_COLUMN_NAMES } from "../../src/queries/job-row";
 import { createTestSchema, type TestSchema } from "../../src/testing";
 
 interface ColumnRow {

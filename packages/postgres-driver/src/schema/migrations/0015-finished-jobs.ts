@@ -23,11 +23,11 @@ export const HISTORY_DAYS_AHEAD = 7;
  * partitions of a range (moving any rows of those days out of the kept
  * partition first) and returns how many it created; it runs with its
  * owner's rights, so a worker role that may not create tables can still
- * keep partitions ahead. It waits at most 2 s for a lock (attaching takes
- * the parent's schema-change lock, which only other schema changes and
- * `VACUUM`/`ANALYZE` of the parent hold) and then fails, to be called again
- * later; rows of a day without a partition land in the kept partition
- * meanwhile. Finished rows already in `jobs` stay there, where
+ * keep partitions ahead. How long it may wait for a lock is its caller's
+ * `lock_timeout` (`ensureHistoryPartitions` gives it one second; attaching
+ * takes the parent's schema-change lock, which only other schema changes
+ * and `VACUUM`/`ANALYZE` of the parent hold); rows of a day without a
+ * partition land in the kept partition meanwhile. Finished rows already in `jobs` stay there, where
  * every reader finds them, until `stint migrate` (or the maintenance
  * leader) moves them in batches.
  */
@@ -48,7 +48,7 @@ export const finishedJobsMigration: Migration = Object.freeze({
       // Summarised as each range fills, so a time window reads only its own ranges, not every range since the last vacuum.
       sql`CREATE INDEX finished_jobs_finished_at_idx ON ${finished} USING brin (finished_at) WITH (autosummarize = on)`,
       sql`CREATE FUNCTION ${ensure}(first_day date, last_day date) RETURNS integer
-LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET lock_timeout = '2s' AS $function$
+LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $function$
 DECLARE
   day date;
   part text;

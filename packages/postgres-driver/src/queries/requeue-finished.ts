@@ -11,7 +11,7 @@ import { jobsTable } from "./job-row";
  *
  * @example
  * ```ts
- * sql`UPDATE ${jobsTable(schema)} AS jobs SET ${requeuedSet(sql.id("jobs"))} WHERE …`;
+ * insertJobRows(jobsTable(schema), "removed", requeuedValues(sql.id("removed")));
  * ```
  */
 export function requeuedValues(row: RawBuilder<unknown>): JobValues {
@@ -26,7 +26,14 @@ export function requeuedValues(row: RawBuilder<unknown>): JobValues {
   };
 }
 
-/** {@link requeuedValues} as the `SET` list of an `UPDATE` of `row`. */
+/**
+ * {@link requeuedValues} as the `SET` list of an `UPDATE` of `row`.
+ *
+ * @example
+ * ```ts
+ * sql`UPDATE ${jobsTable(schema)} AS jobs SET ${requeuedSet(sql.id("jobs"))} WHERE …`;
+ * ```
+ */
 export function requeuedSet(row: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql.join(Object.entries(requeuedValues(row)).map(([column, value]) => sql`${sql.id(column)} = ${value}`));
 }

@@ -52,7 +52,7 @@ const MAX_LOOKUPS = 3;
  * holder AS (SELECT other.id FROM "stint"."jobs" AS other JOIN target USING (queue, dedupe_key)
  *             WHERE other.state IN ('queued', 'running', 'failed') AND other.id <> target.id LIMIT 1),
  * requeued AS (
- *   UPDATE "stint"."jobs" SET state = 'queued', run_at = now(), max_attempts = attempts + max_attempts,
+ *   UPDATE "stint"."jobs" AS jobs SET state = 'queued', run_at = now(), max_attempts = attempts + max_attempts,
  *          locked_by = NULL, locked_until = NULL, finished_at = NULL, updated_at = now()
  *    WHERE id = $1 AND state IN ('dead', 'cancelled', 'failed') AND NOT EXISTS (SELECT 1 FROM holder)
  *   RETURNING id),

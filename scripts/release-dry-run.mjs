@@ -9,7 +9,8 @@
 // not seen) and runs lerna-lite there with --no-git-tag-version --no-push,
 // so nothing is committed, tagged or pushed; then deletes the clone. Until
 // a `v<version>` tag for lerna.json's version exists, the release is
-// counted from the commit that added CHANGELOG.md. Needs no network.
+// counted from the commit that added CHANGELOG.md. Needs no network, and no
+// git identity: the clone has one of its own for the tag it makes there.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -27,6 +28,9 @@ const versionIn = (folder) => JSON.parse(read(folder, "lerna.json")).version;
 const clone = mkdtempSync(join(tmpdir(), "stint-release-"));
 try {
   git(repository, "clone", "--quiet", repository, clone);
+  // A machine whose git knows nobody (an empty HOME, a fresh CI image) could not make the annotated tag below.
+  git(clone, "config", "user.name", "stint release dry run");
+  git(clone, "config", "user.email", "release-dry-run@stint.invalid");
   const current = versionIn(clone);
   const tag = `v${current}`;
   if (git(clone, "tag", "--list", tag) === "") {

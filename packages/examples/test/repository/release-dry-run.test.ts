@@ -1,15 +1,29 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
+import { gitWithoutIdentity, type GitWithoutIdentity } from "../support/git-without-identity";
 
 /** The repository root, from packages/examples/dist/test/repository. */
 const REPOSITORY = join(__dirname, "..", "..", "..", "..", "..");
+/** The test's own commits and tags in its throwaway clone bring their author. */
 const AUTHOR = ["-c", "user.name=stint tests", "-c", "user.email=tests@stint.invalid"];
 
+/**
+ * Everything here runs as on a fresh machine whose git knows nobody (an
+ * empty HOME, no global or system configuration): the dry run must bring
+ * its own identity, not borrow the developer's.
+ */
+let machine: GitWithoutIdentity;
+
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync("git", [...AUTHOR, ...args], { cwd, encoding: "utf8" }).trim();
+  return execFileSync("git", [...AUTHOR, ...args], { cwd, encoding: "utf8", env: machine.env }).trim();
+}
+
+/** `npm run release:dry` in `clone`, with the fresh machine's environment. */
+function releaseDryRun(clone: string): string {
+  return execFileSync(process.execPath, [join(clone, "scripts", "release-dry-run.mjs")], { cwd: clone, encoding: "utf8", env: machine.env });
 }
 
 /** Appends a line to `file` in `clone` and commits it with `summary`. */
@@ -26,13 +40,19 @@ describe("npm run release:dry", () => {
   let clone: string;
 
   beforeEach(() => {
+    machine = gitWithoutIdentity();
     clone = mkdtempSync(join(tmpdir(), "stint-release-test-"));
     git(REPOSITORY, "clone", "--quiet", REPOSITORY, clone);
     symlinkSync(join(REPOSITORY, "node_modules"), join(clone, "node_modules"));
+    // The clone holds the committed script; the one under test is the working tree's.
+    copyFileSync(join(REPOSITORY, "scripts", "release-dry-run.mjs"), join(clone, "scripts", "release-dry-run.mjs"));
+    if (git(clone, "status", "--porcelain", "--", "scripts") !== "")
+      git(clone, "commit", "--quiet", "--all", "--message", "chore: the dry run of the working tree");
   });
 
   afterEach(() => {
     rmSync(clone, { recursive: true, force: true });
+    machine.remove();
   });
 
   it("bumps the minor version for a feat commit and writes its changelog entry, changing nothing", () => {
@@ -43,7 +63,7 @@ describe("npm run release:dry", () => {
     const current = lernaVersion(clone);
     const [major, minor] = current.split(".").map(Number);
 
-    const output = execFileSync(process.execPath, [join(clone, "scripts", "release-dry-run.mjs")], { cwd: clone, encoding: "utf8" });
+    const output = releaseDryRun(clone);
 
     expect(output).to.include(`release:dry: ${current} -> ${major}.${(minor ?? 0) + 1}.0`);
     const entry = output.slice(output.indexOf("The new entry of CHANGELOG.md:"));
@@ -60,7 +80,7 @@ describe("npm run release:dry", () => {
     const tag = `v${lernaVersion(clone)}`;
     git(clone, "tag", "--annotate", "--message", tag, tag, "HEAD");
 
-    const output = execFileSync(process.execPath, [join(clone, "scripts", "release-dry-run.mjs")], { cwd: clone, encoding: "utf8" });
+    const output = releaseDryRun(clone);
 
     expect(output).to.include(`release:dry: nothing to release since ${tag}`);
   });

@@ -16,6 +16,10 @@ export { resolveConnectionVariables, PREPARED_STATEMENTS_VARIABLE, SESSION_URL_V
 export type { ConnectionSetting, ConnectionVariables, SettingSource } from "./connection/connection-variables";
 export { interpretError, isRetryableSqlState, type ErrorScope } from "./interpret-error";
 export { isKysely } from "./is-kysely";
+export type { PostgresTransaction } from "./connection/transaction-statements";
+export type { PgClientLike } from "./connection/pg-client-statements";
+export type { DrizzleTransactionLike } from "./connection/drizzle-statements";
+export type { KnexTransactionLike } from "./connection/knex-statements";
 
 export { PostgresWakeupSource } from "./postgres-wakeup-source";
 export type { PostgresWakeupSourceOptions } from "./postgres-wakeup-source";

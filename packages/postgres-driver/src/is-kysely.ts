@@ -32,12 +32,22 @@ export function isKysely(value: unknown): value is Kysely<any> {
  */
 export function assertKysely(value: unknown, option: string): Kysely<any> {
   if (!isKysely(value)) {
-    throw new ConfigError(option, `must be a Kysely instance or transaction (Kysely<DB> or Transaction<DB>), got ${describe(value)}`);
+    throw new ConfigError(option, `must be a Kysely instance or transaction (Kysely<DB> or Transaction<DB>), got ${describeValue(value)}`);
   }
   return value;
 }
 
-function describe(value: unknown): string {
+/**
+ * Names what a refused option got, for its message: `null`, a primitive's
+ * type, or an object's class.
+ *
+ * @example
+ * ```ts
+ * describeValue(new Map()); // "Map"
+ * describeValue(42);        // "number"
+ * ```
+ */
+export function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (typeof value !== "object") return typeof value;
   return value.constructor?.name ?? "an object";

@@ -15,8 +15,9 @@ import {
   type SyncSchedulesResult,
   type UpsertScheduleParams,
 } from "@stint/core/driver";
-import type { Kysely, Transaction } from "kysely";
+import type { Kysely } from "kysely";
 import { KyselyStatements } from "./connection/kysely-statements";
+import type { PostgresTransaction } from "./connection/transaction-statements";
 import type { StatementRunner } from "./connection/statement-runner";
 import { interpretError } from "./interpret-error";
 import { assertKysely } from "./is-kysely";
@@ -85,7 +86,7 @@ const OPTION_KEYS = ["db", "statements", "schema", "controlDb", "controlStatemen
  * await store.fireDueSchedules({ limit: 100, graceMs: 86_400_000, plan }); // the same store keeps the schedules
  * ```
  */
-export class PostgresJobStore extends CheckedJobStore<Kysely<any> | Transaction<any>> implements ScheduleStore {
+export class PostgresJobStore extends CheckedJobStore<PostgresTransaction> implements ScheduleStore {
   readonly #raw: RawPostgresJobStore;
   readonly #schedules: CheckedScheduleStore;
   readonly #db: Kysely<any>;

@@ -50,11 +50,10 @@ import {
   type TransactionalCompletion,
   MAX_INT4,
 } from "@stint/core/driver";
-import type { Kysely, Transaction } from "kysely";
+import type { Kysely } from "kysely";
 import type { Statements } from "./connection/statement";
-import { KyselyStatements } from "./connection/kysely-statements";
+import { transactionStatements, type PostgresTransaction } from "./connection/transaction-statements";
 import { interpretError } from "./interpret-error";
-import { assertKysely } from "./is-kysely";
 import { CallbackFailure } from "./queries/callback-failure";
 import { cancelJob } from "./queries/cancel-job";
 import { cancelJobs } from "./queries/cancel-jobs";
@@ -108,12 +107,12 @@ export interface RawPostgresJobStoreParts {
  * claim, a batch for the hot paths; `fireDueSchedules`, `runEffectOnce` and
  * `completeInTransaction` one transaction each) and translates database
  * errors through `interpretError`. It judges only what PostgreSQL alone
- * can: whether a transaction is a Kysely one, whether an id can be a job's.
+ * can: whether a transaction is one it can write in, whether an id can be a job's.
  * Every other argument is checked by `CheckedJobStore` and
  * `CheckedScheduleStore`, which `PostgresJobStore` puts in front of it;
  * nothing hands this class out bare.
  */
-export class RawPostgresJobStore implements JobStore<Kysely<any> | Transaction<any>>, ScheduleStore {
+export class RawPostgresJobStore implements JobStore<PostgresTransaction>, ScheduleStore {
   readonly #db: Kysely<any>;
   readonly #statements: Statements;
   readonly #controlStatements: Statements;
@@ -142,11 +141,11 @@ export class RawPostgresJobStore implements JobStore<Kysely<any> | Transaction<a
     return this.#schema;
   }
 
-  enqueue(job: NewJob, transaction?: Kysely<any> | Transaction<any>): Promise<EnqueueResult> {
+  enqueue(job: NewJob, transaction?: PostgresTransaction): Promise<EnqueueResult> {
     return this.#run("enqueue", () => enqueue(this.#statementsFor(transaction), this.#schema, job));
   }
 
-  enqueueMany(jobs: readonly NewJob[], transaction?: Kysely<any> | Transaction<any>): Promise<readonly EnqueueResult[]> {
+  enqueueMany(jobs: readonly NewJob[], transaction?: PostgresTransaction): Promise<readonly EnqueueResult[]> {
     return this.#run("enqueueMany", () => enqueueMany(this.#statementsFor(transaction), this.#schema, jobs));
   }
 
@@ -296,9 +295,9 @@ export class RawPostgresJobStore implements JobStore<Kysely<any> | Transaction<a
     return this.#run("fireDueSchedules", () => fireDueSchedules(this.#db, this.#schema, params));
   }
 
-  /** The store's own statement runner, or the caller's transaction (checked to be a Kysely one). */
+  /** The store's own statement runner, or the caller's transaction: Kysely, pg, Drizzle or knex (see `transactionStatements`). */
   #statementsFor(transaction: unknown): Statements {
-    return transaction === undefined || transaction === null ? this.#statements : new KyselyStatements(assertKysely(transaction, "transaction"));
+    return transaction === undefined || transaction === null ? this.#statements : transactionStatements(transaction, "transaction");
   }
 
   async #run<T>(operation: string, query: () => Promise<T>): Promise<T> {

@@ -96,7 +96,7 @@ describe("PostgresJobStore", () => {
     expect(() => new PostgresJobStore({ db: test.db, controlDb: 42 as unknown as Kysely<any> })).to.throw(ConfigError, /`controlDb`/);
   });
 
-  it("refuses a transaction argument that is not a Kysely transaction", async () => {
+  it("refuses a transaction argument that is no transaction it knows", async () => {
     const error = await rejectionOf(test.store.enqueue(newJob("q", {}), { query: () => undefined } as unknown as Kysely<any>));
     expect(error).to.be.instanceOf(ConfigError);
     expect(error.message).to.contain("`transaction`");

@@ -40,6 +40,10 @@ export interface BatchItem<T> {
  *   await client.enqueue(SendInvoice, { invoiceId: invoice.id }, { transaction: trx });
  * });
  * ```
+ *
+ * `transaction` is the store's kind of transaction: with the PostgreSQL
+ * store, a Kysely one, a pg client inside `BEGIN`, a Drizzle one or a knex
+ * one (see `EnqueueOptions.transaction`).
  */
 @injectable()
 export class JobClient {
@@ -94,7 +98,16 @@ export class JobClient {
   /**
    * Inserts many jobs of one kind in one statement; results are in input order.
    * Every payload is checked (as for {@link enqueue}) before anything is
-   * written: one refused payload refuses the whole batch.
+   * written: one refused payload refuses the whole batch. `transaction`
+   * takes what {@link enqueue}'s does: the batch commits with it.
+   *
+   * @example
+   * ```ts
+   * await knex.transaction(async (trx) => {
+   *   await trx("invoices").insert(invoices);
+   *   await client.enqueueMany(SendInvoice, invoices.map((invoice) => ({ payload: { invoiceId: invoice.id } })), { transaction: trx });
+   * });
+   * ```
    */
   async enqueueMany<T, R = unknown>(
     definition: JobDefinition<T, R, any>,

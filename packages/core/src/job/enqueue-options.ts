@@ -46,7 +46,13 @@ export interface EnqueueOptions<Tx = unknown> {
    * `traceparent`/`tracestate` may be written by stint itself.
    */
   readonly meta?: JsonObject;
-  /** The caller's transaction: the job exists if and only if it commits. */
+  /**
+   * The caller's transaction: the job exists if and only if it commits.
+   * What the store accepts is the store's to say; the PostgreSQL store
+   * takes a Kysely `Transaction`, a pg `Client` or `PoolClient` inside
+   * `BEGIN`, a Drizzle transaction (`drizzle-orm/node-postgres`) or a knex
+   * transaction, and refuses anything else with a `ConfigError`.
+   */
   readonly transaction?: Tx;
 }
 

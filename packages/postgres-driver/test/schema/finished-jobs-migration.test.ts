@@ -60,7 +60,12 @@ describe("migration 15 (finished-jobs) on an installation with history", () => {
 
     // The schema step first, as a deployment runs it: this version's workers need finished_jobs.
     const schemaStep = await migrate(db, { schema, moveHistory: false });
-    expect(schemaStep).to.deep.include({ applied: [15], version: MIGRATIONS.length, movedFinishedJobs: 0, interrupted: false });
+    expect(schemaStep).to.deep.include({
+      applied: MIGRATIONS.filter((m) => m.version >= 15).map((m) => m.version),
+      version: MIGRATIONS.length,
+      movedFinishedJobs: 0,
+      interrupted: false,
+    });
 
     const runs = new Map<string, number>();
     const store = new PostgresJobStore({ db: workers.db, statements: workers.statements, schema });

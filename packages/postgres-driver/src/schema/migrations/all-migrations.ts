@@ -13,6 +13,7 @@ import { rowWakeupTriggerMigration } from "./0012-row-wakeup-trigger";
 import { scheduleDeclarationsMigration } from "./0013-schedule-declarations";
 import { leaderLeasesMigration } from "./0014-leader-leases";
 import { finishedJobsMigration } from "./0015-finished-jobs";
+import { enqueueFunctionMigration } from "./0016-enqueue-function";
 import type { Migration } from "./migration";
 
 /**
@@ -20,7 +21,7 @@ import type { Migration } from "./migration";
  *
  * @example
  * ```ts
- * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 15
+ * const latest = MIGRATIONS[MIGRATIONS.length - 1].version; // 16
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
@@ -39,4 +40,5 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   scheduleDeclarationsMigration,
   leaderLeasesMigration,
   finishedJobsMigration,
+  enqueueFunctionMigration,
 ]);

@@ -54,6 +54,7 @@ export type { MaintenanceService } from "./maintenance/maintenance-service";
 export { SCHEDULE_STORE, WAKEUP_SOURCE, LEADER_LOCK } from "./di/tokens";
 
 export { buildNewJob } from "./job/enqueue-options";
+export { assertPayloadFitsSchema } from "./job/payload-schema";
 export { serializePayload, serializeResult } from "./job/serialize-payload";
 export { serializeProgress } from "./job/progress-value";
 export { EMPTY_META } from "./job/job-meta";

@@ -122,7 +122,7 @@ export type { RunSummary, RunTotals, StopReason } from "./worker/run-summary";
 export type { JobContext, FailureDecision } from "./worker/job-context";
 export type { DeadJobContext } from "./worker/dead-job-context";
 export { processIdentity, applicationName } from "./worker/worker-id";
-export type { WorkerClass, AnyQueueWorker } from "./di/register-core";
+export type { WorkerClass, AnyQueueWorker, InjectTokens, CheckedWorkerClass } from "./di/worker-class";
 export { registerLogger, registerWorkers, resolveWorkers, resolveWorker, registerSchedules } from "./di/register-core";
 
 export type { ScheduleOptions, ScheduleDefinition } from "./schedule/define-schedule";

@@ -1,12 +1,16 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createLogger, ExitCode, readLogSettings } from "@stint/core";
-import { createDashboard } from "@stint/dashboard";
 import { appJobKinds } from "../app/app-job-kind";
+import { appModuleOption } from "../app/app-option";
 import { configError } from "../cli-error";
 import { flagOption, stringOption, type Command, type CommandContext } from "../command";
 import { readDashboardSettings } from "../dashboard/dashboard-settings";
+import { loadDashboardPackage } from "../dashboard/load-dashboard";
 import { logStreamOf } from "../output/log-stream";
+
+// Erased when compiled: the CLI's JavaScript and declarations never name the optional package.
+type DashboardPackage = typeof import("@stint/dashboard");
 
 /**
  * `stint dashboard`: serves the web dashboard over the database until
@@ -14,7 +18,9 @@ import { logStreamOf } from "../output/log-stream";
  * which it allows only on a loopback address; binds to 127.0.0.1 unless
  * told otherwise. With `--app`, payloads of the app's job kinds are shown
  * with their `secretFields` redacted; payloads of other queues are hidden
- * unless `--show-payloads`.
+ * unless `--show-payloads`. `@stint/dashboard` is an optional peer
+ * dependency of the CLI, loaded only here: without it this command says
+ * how to install it (exit 78).
  */
 export const dashboardCommand: Command = {
   name: "dashboard",
@@ -34,6 +40,8 @@ export const dashboardCommand: Command = {
     "show-payloads": { type: "boolean", description: "also show payloads of queues the app does not define, unredacted" },
   },
   notes: [
+    "Needs the @stint/dashboard package installed beside @stint/cli (the other commands do not): without it,",
+    "this command says how to add it (exit 78).",
     "A token on the command line is visible to other users of the machine (ps); prefer $STINT_DASHBOARD_TOKEN.",
     "Without --app (or $STINT_APP) the dashboard cannot know which payload fields are secret, so it hides payloads",
     "unless --show-payloads. Actions are logged to stderr with who did them (STINT_LOG_LEVEL, STINT_LOG_FORMAT).",
@@ -43,16 +51,20 @@ export const dashboardCommand: Command = {
     "  stint dashboard --no-auth --read-only --port 8080",
   ],
   async run(context) {
-    const settings = readDashboardSettings({
-      noAuth: flagOption(context, "no-auth"),
-      readOnly: flagOption(context, "read-only"),
-      ...definedFlags(context),
-    });
+    const dashboardPackage = loadDashboardPackage<DashboardPackage>();
+    const settings = readDashboardSettings(
+      {
+        noAuth: flagOption(context, "no-auth"),
+        readOnly: flagOption(context, "read-only"),
+        ...definedFlags(context),
+      },
+      dashboardPackage,
+    );
     readLogSettings(context.io.env);
     const connection = await context.connect();
-    const specifier = stringOption(context, "app") ?? (context.io.env["STINT_APP"]?.trim() || undefined);
+    const specifier = appModuleOption(context);
     const jobKinds = specifier === undefined ? [] : await appJobKinds(context, specifier);
-    const dashboard = createDashboard({
+    const dashboard = dashboardPackage.createDashboard({
       db: connection.db,
       schema: context.schema,
       auth: settings.auth,

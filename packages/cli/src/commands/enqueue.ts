@@ -10,8 +10,9 @@ import {
   MAX_ATTEMPTS,
   MAX_TIMEOUT_MS,
 } from "@stint/core";
-import { buildNewJob, type NewJob } from "@stint/core/driver";
+import { assertPayloadFitsSchema, buildNewJob, type NewJob } from "@stint/core/driver";
 import { appJobKind } from "../app/app-job-kind";
+import { appModuleOption } from "../app/app-option";
 import { durationOption } from "../args/duration";
 import { asFlagError } from "../args/flag-error";
 import { integerValue, timeValue } from "../args/option-values";
@@ -45,8 +46,9 @@ const FLAGS: Readonly<Record<string, string>> = {
  * temporary file, then the rows are written 1,000 per statement in one
  * transaction that commits only when the count written equals the count
  * validated, so a run enqueues every line or none. Rows are built by core's
- * `buildNewJob` from the job kind (the app's, with `--app`), so the checks
- * are those of the library.
+ * `buildNewJob` from the job kind (the app's, with `--app`), after the
+ * kind's schema (when its `defineJob` has one) accepted the payload, so the
+ * checks are those of the library's `JobClient.enqueue`.
  */
 export const enqueueCommand: Command = {
   name: "enqueue",
@@ -77,7 +79,9 @@ export const enqueueCommand: Command = {
   },
   notes: [
     "With --app (or $STINT_APP), the queue must have a worker in the app: its job kind gives the defaults",
-    "(max attempts, timeout, priority) and the payload size limit; options given here override them.",
+    "(max attempts, timeout, priority) and the payload size limit; options given here override them. When",
+    "its defineJob has a schema, every payload must pass it: a payload (or any line of --file) it rejects is",
+    "a usage error (exit 2) with the validator's messages, and nothing is enqueued.",
     "Without it, stint's defaults apply, and a queue with no jobs and no schedule in the database is refused",
     "as probably misspelt. Either way, --force enqueues to an unknown queue with stint's defaults.",
     "",
@@ -105,7 +109,7 @@ export const enqueueCommand: Command = {
     const options = readEnqueueOptions(context);
     const fallback = defineJob<unknown>(queue);
     const force = flagOption(context, "force");
-    const app = stringOption(context, "app") ?? (context.io.env["STINT_APP"]?.trim() || undefined);
+    const app = appModuleOption(context);
     const kind = app === undefined ? fallback : ((await appJobKind(context, app, queue, force)) ?? fallback);
     // With an app, the app's workers said whether the queue is known; without one, the database does.
     const target: QueueTarget = { kind, options, checkInUse: app === undefined && !force };
@@ -158,6 +162,8 @@ function buildRow(kind: JobDefinition<unknown>, payload: unknown, options: Enque
 }
 
 async function enqueueOne(context: CommandContext, target: QueueTarget, payload: unknown): Promise<number> {
+  // A PayloadSchemaError is a usage error (exit 2) naming each field, as explainFailure says.
+  await assertPayloadFitsSchema(target.kind.name, target.kind.schema, payload);
   const row = buildRow(target.kind, payload, target.options);
   const queue = target.kind.name;
   const { store } = await connectToQueue(context, target);

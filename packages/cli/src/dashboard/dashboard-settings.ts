@@ -1,15 +1,31 @@
 import { isIP } from "node:net";
-import type { DashboardAuth } from "@stint/dashboard";
-import { isBasePath, MIN_PASSWORD_LENGTH, MIN_TOKEN_LENGTH } from "@stint/dashboard";
 import { integerValue } from "../args/option-values";
 import { configError } from "../cli-error";
+
+/**
+ * The credential the dashboard asks for, in the shape `createDashboard`'s
+ * `auth` takes (the CLI's declarations do not name `@stint/dashboard`,
+ * which is an optional dependency; `stint dashboard` passes this on, so
+ * the compiler checks that the shapes agree).
+ */
+export type DashboardCredential = "none" | { readonly token: string } | { readonly basicAuth: { readonly username: string; readonly password: string } };
+
+/**
+ * The dashboard's own rules for credentials and paths, as `@stint/dashboard`
+ * exports them: the loaded package itself is one.
+ */
+export interface DashboardRules {
+  readonly MIN_TOKEN_LENGTH: number;
+  readonly MIN_PASSWORD_LENGTH: number;
+  isBasePath(path: string): boolean;
+}
 
 /** What `stint dashboard`'s options and environment say, checked. */
 export interface DashboardSettings {
   readonly host: string;
   readonly port: number;
   readonly basePath: string;
-  readonly auth: DashboardAuth;
+  readonly auth: DashboardCredential;
   /** How the credential is described on start-up (never the credential itself). */
   readonly authText: string;
   readonly readOnly: boolean;
@@ -31,21 +47,24 @@ export interface DashboardFlags {
 /**
  * Checks the dashboard's flags: exactly one credential (`--token`, else
  * `$STINT_DASHBOARD_TOKEN`; or `--basic-auth user:pass`) unless
- * `--no-auth`, and `--no-auth` only on a loopback address. Every refusal
- * is a configuration error (exit 78) naming the flag.
+ * `--no-auth`, and `--no-auth` only on a loopback address; lengths and
+ * paths as the dashboard's `rules` say. Every refusal is a configuration
+ * error (exit 78) naming the flag.
  *
  * @example
  * ```ts
- * readDashboardSettings({ noAuth: false, readOnly: false, envToken: "…" }); // { host: "127.0.0.1", port: 3000, auth: { token: "…" }, … }
+ * const dashboard = loadDashboardPackage<typeof import("@stint/dashboard")>();
+ * readDashboardSettings({ noAuth: false, readOnly: false, envToken: "…" }, dashboard); // { host: "127.0.0.1", port: 3000, auth: { token: "…" }, … }
  * ```
  */
-export function readDashboardSettings(flags: DashboardFlags): DashboardSettings {
+export function readDashboardSettings(flags: DashboardFlags, rules: DashboardRules): DashboardSettings {
+  const { MIN_TOKEN_LENGTH, MIN_PASSWORD_LENGTH } = rules;
   const host = (flags.host ?? "127.0.0.1").trim();
   if (host === "" || (isIP(host) === 0 && !/^[A-Za-z0-9.-]{1,253}$/.test(host)))
     throw configError(`--host must be an address or a host name, got ${JSON.stringify(flags.host)}`);
   const port = flags.port === undefined ? 3000 : integerValue("--port", flags.port, 0, 65_535);
   const basePath = flags.basePath ?? "/";
-  if (!isBasePath(basePath)) throw configError(`--base-path must be a path such as / or /admin/jobs, got ${JSON.stringify(basePath)}`);
+  if (!rules.isBasePath(basePath)) throw configError(`--base-path must be a path such as / or /admin/jobs, got ${JSON.stringify(basePath)}`);
   const token = flags.token ?? (flags.envToken?.trim() || undefined);
   const given = [token !== undefined, flags.basicAuth !== undefined].filter(Boolean).length;
   const base = { host, port, basePath, readOnly: flags.readOnly };

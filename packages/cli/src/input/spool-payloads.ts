@@ -1,5 +1,5 @@
 import { DEFAULT_MAX_PAYLOAD_BYTES, ErrorCode, ExitCode, hasErrorCode, type JobDefinition } from "@stint/core";
-import { serializePayload } from "@stint/core/driver";
+import { assertPayloadFitsSchema, serializePayload } from "@stint/core/driver";
 import { CliError } from "../cli-error";
 import { NDJSON_LINE_SLACK_BYTES, ndjsonLines } from "./ndjson-lines";
 import type { SpoolFile } from "./spool-file";
@@ -24,9 +24,9 @@ export function parsePayload(text: string, where: string): unknown {
 
 /**
  * Reads NDJSON input once (until `signal` aborts), checking every line as
- * `enqueue` checks a payload of `kind` (JSON, storable, within the kind's
- * size limit and the nesting limit; lines within the line limit) and
- * appending its payload JSON to `spool`. Resolves to false when
+ * `enqueue` checks a payload of `kind` (JSON, the kind's schema when it has
+ * one, storable, within the kind's size limit and the nesting limit; lines
+ * within the line limit) and appending its payload JSON to `spool`. Resolves to false when
  * interrupted. A bad line is a usage error (exit 2) naming it; nothing has
  * been written to the database then.
  *
@@ -47,7 +47,10 @@ export async function spoolPayloads(
   try {
     for await (const { line, text } of lines) {
       const where = `${shown} line ${line}`;
-      await spool.append(payloadError(where, () => serializePayload(parsePayload(text, where), maxPayloadBytes, kind.name)));
+      const payload = parsePayload(text, where);
+      // In the library's order (JobClient.enqueue): the schema first, then what JSON can store.
+      await payloadError(where, () => assertPayloadFitsSchema(kind.name, kind.schema, payload));
+      await spool.append(await payloadError(where, () => serializePayload(payload, maxPayloadBytes, kind.name)));
       if (signal.aborted) return false;
     }
     if (signal.aborted) return false;
@@ -58,10 +61,10 @@ export async function spoolPayloads(
   return true;
 }
 
-/** Runs `build`, naming `where` in a `PayloadError` it throws (as a usage error, exit 2). */
-function payloadError<T>(where: string, build: () => T): T {
+/** Runs `build`, naming `where` in a `PayloadError` (or `PayloadSchemaError`) it throws (as a usage error, exit 2). */
+async function payloadError<T>(where: string, build: () => T | Promise<T>): Promise<T> {
   try {
-    return build();
+    return await build();
   } catch (thrown) {
     if (!hasErrorCode(thrown, ErrorCode.Payload)) throw thrown;
     throw new CliError(ExitCode.Usage, `${where}: ${(thrown as Error).message}`, { cause: thrown });

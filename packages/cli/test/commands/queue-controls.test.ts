@@ -14,7 +14,8 @@ describe("stint pause, resume and limit", () => {
 
   it("pauses and resumes queues for every worker, and status shows it", async () => {
     await enqueueJobs(test.store, "mail", 2);
-    const paused = await stint(["pause", "mail", "sms", "--schema", test.schema]);
+    // sms has no jobs yet: --force pauses it ahead of them.
+    const paused = await stint(["pause", "mail", "sms", "--force", "--schema", test.schema]);
     expect(paused.code).to.equal(ExitCode.Ok);
     expect(paused.stdout).to.equal("Paused queue mail.\nPaused queue sms.\n");
     expect(await test.store.claimBatch({ queue: "mail", workerId: "w", limit: 5, leaseMs: 60_000 })).to.have.length(0);
@@ -33,7 +34,8 @@ describe("stint pause, resume and limit", () => {
   });
 
   it("sets, shows and removes a running cap and a rate limit", async () => {
-    const set = await stint(["limit", "api", "--max-running", "3", "--rate", "100/min", "--schema", test.schema]);
+    // api has no jobs yet: --force limits it ahead of them; its control row makes it known from then on.
+    const set = await stint(["limit", "api", "--max-running", "3", "--rate", "100/min", "--force", "--schema", test.schema]);
     expect(set.code).to.equal(ExitCode.Ok);
     expect(set.stdout).to.equal("api: max 3 running, 100/min\n");
     const shown = await stint(["limit", "api", "--schema", test.schema, "--json"]);

@@ -3,15 +3,12 @@ import { ConfigError } from "../errors/config-errors";
 import { createLogger, type LoggerOptions } from "../logging/create-logger";
 import type { Logger } from "../logging/logger";
 import { systemClock, type Clock } from "../time/clock";
-import type { AbstractQueueWorker } from "../worker/abstract-queue-worker";
 import type { ScheduleDefinition } from "../schedule/define-schedule";
 import { CLOCK, LOGGER, SCHEDULES, WORKERS } from "./tokens";
+import type { AnyQueueWorker, CheckedWorkerClass, WorkerClass } from "./worker-class";
+import { workerProvider } from "./worker-provider";
 
-/** Any worker, whatever its item type. */
-export type AnyQueueWorker = AbstractQueueWorker<any>;
-
-/** A worker class the container can construct. */
-export type WorkerClass = new (...args: never[]) => AnyQueueWorker;
+export type { AnyQueueWorker, WorkerClass } from "./worker-class";
 
 /**
  * Registers the logger (a winston logger built from `options`, or the one
@@ -31,19 +28,59 @@ export function registerLogger(container: DependencyContainer, options: LoggerOp
 
 /**
  * Registers worker classes under the {@link WORKERS} token, so a runner can
- * find them by queue name. Registration constructs nothing.
+ * find them by queue name. Registration constructs nothing, but it checks
+ * that each class says what its constructor takes, in one of two ways:
+ *
+ * - tsyringe's decorators: `@injectable()` on the class and `@inject(TOKEN)`
+ *   on each constructor parameter (TypeScript with `experimentalDecorators`);
+ * - a static `inject` list of tokens, one per constructor parameter, in
+ *   order: no decorator syntax, so it works in plain JavaScript. In
+ *   TypeScript, declare it `as const` and the compiler checks it against
+ *   the constructor's parameters.
+ *
+ * A class whose constructor takes parameters and that declares neither is
+ * a `ConfigError` naming the class, as is an `inject` list that is not an
+ * array of tokens or has fewer tokens than the constructor has parameters.
+ * A class with an `inject` list is constructed by a factory that resolves
+ * each token from the container doing the resolving (a child container's
+ * registrations win); unlike a class tsyringe constructs, the container's
+ * `dispose()` does not call a `dispose()` method of such a worker.
  *
  * @example
  * ```ts
  * registerWorkers(container, [SendInvoiceWorker, WeeklyReportWorker]);
  * const worker = resolveWorker(container, "send-invoice");
  * ```
+ *
+ * @example
+ * ```js
+ * // Plain JavaScript: the constructor's dependencies in a static list.
+ * class SendWelcomeWorker extends SchemaQueueWorker {
+ *   static inject = [JOB_STORE, LOGGER];
+ *   job = SendWelcome;
+ *   constructor(store, log) {
+ *     super(store, log, { concurrency: 4 });
+ *   }
+ *   async processItem(item) {
+ *     await mailer.welcome(item.email);
+ *   }
+ * }
+ * registerWorkers(container, [SendWelcomeWorker]);
+ * ```
  */
-export function registerWorkers(container: DependencyContainer, workers: readonly WorkerClass[]): void {
+export function registerWorkers<const Workers extends readonly WorkerClass[]>(
+  container: DependencyContainer,
+  workers: Workers & { readonly [Index in keyof Workers]: CheckedWorkerClass<Workers[Index]> },
+): void {
   if (workers.length === 0) throw new ConfigError("workers", "register at least one worker class");
-  for (const worker of workers) {
+  const providers = workers.map((worker: unknown) => {
     if (typeof worker !== "function") throw new ConfigError("workers", `expected a class, got ${typeof worker}`);
-    container.register(WORKERS, { useClass: worker as never });
+    return workerProvider(worker as WorkerClass);
+  });
+  // Every class is checked before any is registered: a refused list leaves the container as it was.
+  for (const provider of providers) {
+    if ("useFactory" in provider) container.register(WORKERS, { useFactory: provider.useFactory });
+    else container.register(WORKERS, { useClass: provider.useClass as never });
   }
 }
 

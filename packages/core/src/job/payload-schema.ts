@@ -27,7 +27,19 @@ export async function checkPayload<Output>(schema: StandardSchemaV1<unknown, Out
   return { ok: false, issues: result.issues.map((issue) => ({ path: issuePath(issue.path), message: String(issue.message) })) };
 }
 
-/** At enqueue: resolves when the payload passes its kind's schema (or the kind has none), else rejects with a `PayloadSchemaError`. */
+/**
+ * At enqueue: resolves when the payload passes its kind's schema (or the
+ * kind has none), else rejects with a `PayloadSchemaError` naming each
+ * field. `JobClient.enqueue` calls it before building the row; a tool that
+ * builds rows itself (`buildNewJob`) calls it first to refuse the same
+ * payloads.
+ *
+ * @example
+ * ```ts
+ * await assertPayloadFitsSchema(Welcome.name, Welcome.schema, { email: "nope" });
+ * // PayloadSchemaError: payload of queue "send-welcome" failed its schema: payload.email: Invalid email address
+ * ```
+ */
 export async function assertPayloadFitsSchema(queue: string, schema: StandardSchemaV1 | undefined, payload: unknown): Promise<void> {
   if (schema === undefined) return;
   const check = await checkPayload(schema, payload);

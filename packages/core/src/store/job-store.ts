@@ -187,9 +187,10 @@ export interface QueueGauges {
 export interface JobStore<Tx = unknown> {
   /**
    * Hints for waiters when a job may have finished (see `client.waitFor`);
-   * without it, waiters find out by polling `getJob`.
+   * without it, waiters find out by polling `getJob`. `undefined` is said
+   * explicitly by a wrapper of a store that has none (a `CheckedJobStore`).
    */
-  readonly completions?: JobCompletionSource;
+  readonly completions?: JobCompletionSource | undefined;
 
   /** Inserts one job, or returns the active job holding its dedupe key. */
   enqueue(job: NewJob, transaction?: Tx): Promise<EnqueueResult>;

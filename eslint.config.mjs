@@ -69,9 +69,9 @@ export default defineConfig(
     },
   },
   {
-    files: ["packages/examples/your-app/**/*.ts"],
+    files: ["packages/cli/templates/ts/**/*.ts"],
     rules: {
-      // The application docs/use-in-your-app.md shows: its worker does its work without awaiting anything, and
+      // The application `stint init` writes: its worker does its work without awaiting anything, and
       // `async processItem` is how a user writes that.
       "@typescript-eslint/require-await": "off",
       // Its tests run on node:test, whose describe() and it() return promises that the runner itself awaits.
@@ -82,6 +82,8 @@ export default defineConfig(
     },
   },
   { files: ["**/*.{js,mjs,cjs}"], languageOptions: { globals: { ...globals.node } } },
+  // The plain JavaScript application `stint init --js` writes: CommonJS.
+  { files: ["packages/cli/templates/js/**/*.js"], languageOptions: { sourceType: "commonjs" } },
   // The CLI's bin shim runs before anything is compiled: plain CommonJS.
   { files: ["packages/*/bin/**/*.js"], languageOptions: { sourceType: "commonjs" } },
   // Mocha fixtures the hygiene test runs: plain CommonJS with mocha's globals.

@@ -9,6 +9,7 @@ import { cancelCommand } from "./commands/cancel";
 import { dashboardCommand } from "./commands/dashboard";
 import { doctorCommand } from "./commands/doctor";
 import { enqueueCommand } from "./commands/enqueue";
+import { initCommand } from "./commands/init";
 import { jobsListCommand } from "./commands/jobs-list";
 import { jobsShowCommand } from "./commands/jobs-show";
 import { jobsWaitCommand } from "./commands/jobs-wait";
@@ -33,6 +34,7 @@ import { cliVersion } from "./version";
 
 /** Every command, in the order `stint --help` lists them. */
 export const COMMANDS: readonly Command[] = Object.freeze([
+  initCommand,
   migrateCommand,
   enqueueCommand,
   statusCommand,

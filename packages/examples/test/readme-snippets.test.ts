@@ -43,6 +43,7 @@ const GUIDE_SNIPPETS: Readonly<Record<string, number>> = {
   "benchmarks.md": 0,
   "configuration.md": 0,
   "development.md": 0,
+  "enqueue-from-sql.md": 0,
   "failures.md": 2,
   "guarantees.md": 2,
   "metrics.md": 1,
@@ -51,7 +52,7 @@ const GUIDE_SNIPPETS: Readonly<Record<string, number>> = {
   "running-in-production.md": 2,
   "schema.md": 0,
   "security.md": 0,
-  "use-in-your-app.md": 5,
+  "use-in-your-app.md": 4,
   "writing-jobs.md": 0,
 };
 

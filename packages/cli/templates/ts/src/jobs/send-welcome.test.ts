@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createSilentLogger, ErrorCode, errorCodeOf } from "@stint/core";
 import { InMemoryJobStore, runJob } from "@stint/core/testing";
-import { SendWelcomeWorker } from "./send-welcome-worker";
+import { SendWelcomeWorker } from "./send-welcome";
 
-// A unit test of the worker: one attempt through stint's own executor, against an in-memory store, no database.
+// One attempt through stint's own executor, against an in-memory store: no database needed.
 describe("SendWelcomeWorker", () => {
   const worker = new SendWelcomeWorker(new InMemoryJobStore(), createSilentLogger());
 

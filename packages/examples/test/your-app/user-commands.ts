@@ -1,12 +1,8 @@
 import { execFile } from "node:child_process";
-import { cpSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 
 /** The repository root, from packages/examples/dist/test/your-app. */
 export const REPOSITORY = join(__dirname, "..", "..", "..", "..", "..");
-
-/** The library packages an application installs. */
-export const LIBRARY_WORKSPACES = Object.freeze(["@stint/core", "@stint/postgres-driver", "@stint/dashboard", "@stint/cli"]);
 
 /** What a finished command printed. */
 export interface CommandOutput {
@@ -54,37 +50,4 @@ export function runCommand(
       },
     );
   });
-}
-
-/**
- * Packs the library packages as `npm pack` would for a release and returns
- * the tarballs' paths (the packages must be built).
- *
- * @example
- * ```ts
- * const tarballs = await packLibraries(join(work, "tarballs"));
- * ```
- */
-export async function packLibraries(destination: string): Promise<readonly string[]> {
-  mkdirSync(destination, { recursive: true });
-  const workspaces = LIBRARY_WORKSPACES.flatMap((name) => ["--workspace", name]);
-  await runCommand("npm", ["pack", "--pack-destination", destination, "--silent", ...workspaces], REPOSITORY);
-  return readdirSync(destination)
-    .filter((file) => file.endsWith(".tgz"))
-    .map((file) => join(destination, file));
-}
-
-/**
- * Copies the application at `source` (its package.json, tsconfig.json and
- * src/) to `appDir` and installs the tarballs into it with its own
- * dependencies from the registry, as the guide says.
- *
- * @example
- * ```ts
- * await installApp(YOUR_APP, join(work, "app"), tarballs);
- * ```
- */
-export async function installApp(source: string, appDir: string, tarballs: readonly string[]): Promise<void> {
-  for (const entry of ["package.json", "tsconfig.json", "src"]) cpSync(join(source, entry), join(appDir, entry), { recursive: true });
-  await runCommand("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", ...tarballs], appDir, { timeoutMs: 150_000 });
 }

@@ -2,11 +2,13 @@ import { registerLogger, registerWorkers } from "@stint/core";
 import type { AppEnvironment, StintApp } from "@stint/cli";
 import { registerPostgresDriver } from "@stint/postgres-driver";
 import { container as rootContainer } from "tsyringe";
-import { SendWelcomeWorker } from "./send-welcome-worker";
+import { SendWelcomeWorker } from "./jobs/send-welcome";
 
 /**
- * The composition root: what `stint run --app ./dist/app.js` loads. A child
- * container with the logger, the PostgreSQL store and the workers.
+ * The composition root that `stint run --app ./dist/app.js` loads, and that
+ * producers use to get a `JobClient`: the logger, the PostgreSQL store and
+ * the workers, in a container of their own. A new job kind's worker joins
+ * the list given to `registerWorkers`.
  */
 export function createApp(env: AppEnvironment): StintApp {
   const container = rootContainer.createChildContainer();

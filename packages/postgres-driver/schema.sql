@@ -118,6 +118,8 @@ TABLE stint.finished_jobs
     CREATE INDEX finished_jobs_dead_idx ON ONLY stint.finished_jobs USING btree (state, finished_at) INCLUDE (queue) WHERE (state = ANY (ARRAY['dead'::text, 'cancelled'::text]))
     CREATE INDEX finished_jobs_finished_at_idx ON ONLY stint.finished_jobs USING brin (finished_at) WITH (autosummarize='on')
     CREATE INDEX finished_jobs_id_idx ON ONLY stint.finished_jobs USING btree (id)
+    CREATE INDEX finished_jobs_last_error_trgm_idx ON ONLY stint.finished_jobs USING gin (last_error gin_trgm_ops) WHERE (last_error IS NOT NULL)
+    CREATE INDEX finished_jobs_queue_idx ON ONLY stint.finished_jobs USING btree (queue, state, id)
 
 TABLE stint.finished_jobs_kept
   PARTITION DEFAULT
@@ -156,6 +158,8 @@ TABLE stint.finished_jobs_kept
   INDEXES
     CREATE INDEX finished_jobs_kept_finished_at_idx ON stint.finished_jobs_kept USING brin (finished_at) WITH (autosummarize='on')
     CREATE INDEX finished_jobs_kept_id_idx ON stint.finished_jobs_kept USING btree (id)
+    CREATE INDEX finished_jobs_kept_last_error_idx ON stint.finished_jobs_kept USING gin (last_error gin_trgm_ops) WHERE (last_error IS NOT NULL)
+    CREATE INDEX finished_jobs_kept_queue_state_id_idx ON stint.finished_jobs_kept USING btree (queue, state, id)
     CREATE INDEX finished_jobs_kept_state_finished_at_queue_idx ON stint.finished_jobs_kept USING btree (state, finished_at) INCLUDE (queue) WHERE (state = ANY (ARRAY['dead'::text, 'cancelled'::text]))
 
 TABLE stint.job_attempts
@@ -178,6 +182,31 @@ TABLE stint.job_attempts
   INDEXES
     CREATE INDEX job_attempts_job_idx ON stint.job_attempts USING btree (job_id, attempt)
     CREATE UNIQUE INDEX job_attempts_pkey ON stint.job_attempts USING btree (id)
+
+TABLE stint.job_event_listeners
+  COLUMNS
+    listener text NOT NULL
+    queues text[]
+    kinds text[]
+    expires_at timestamp with time zone NOT NULL
+  CONSTRAINTS
+    job_event_listeners_listener_check CHECK (((char_length(listener) >= 1) AND (char_length(listener) <= 200)))
+    job_event_listeners_pkey PRIMARY KEY (listener)
+  INDEXES
+    CREATE UNIQUE INDEX job_event_listeners_pkey ON stint.job_event_listeners USING btree (listener)
+
+TABLE stint.job_logs
+  COLUMNS
+    job_id bigint NOT NULL
+    attempt integer NOT NULL
+    lines jsonb NOT NULL
+    dropped_lines integer NOT NULL DEFAULT 0
+    updated_at timestamp with time zone NOT NULL DEFAULT now()
+  CONSTRAINTS
+    job_logs_lines_check CHECK ((jsonb_typeof(lines) = 'array'::text))
+    job_logs_pkey PRIMARY KEY (job_id, attempt)
+  INDEXES
+    CREATE UNIQUE INDEX job_logs_pkey ON stint.job_logs USING btree (job_id, attempt)
 
 TABLE stint.job_waiters
   COLUMNS
@@ -227,6 +256,7 @@ TABLE stint.jobs
     CREATE INDEX jobs_claim_idx ON stint.jobs USING btree (queue, priority DESC, run_at, id) WHERE (state = ANY (ARRAY['queued'::text, 'failed'::text]))
     CREATE UNIQUE INDEX jobs_dedupe_key_idx ON stint.jobs USING btree (queue, dedupe_key) WHERE ((dedupe_key IS NOT NULL) AND (state = ANY (ARRAY['queued'::text, 'running'::text, 'failed'::text])))
     CREATE INDEX jobs_finished_idx ON stint.jobs USING btree (state, finished_at) INCLUDE (queue) WHERE (state = ANY (ARRAY['dead'::text, 'cancelled'::text]))
+    CREATE INDEX jobs_last_error_trgm_idx ON stint.jobs USING gin (last_error gin_trgm_ops) WHERE (last_error IS NOT NULL)
     CREATE INDEX jobs_lease_idx ON stint.jobs USING btree (queue, locked_until) WHERE (state = 'running'::text)
     CREATE UNIQUE INDEX jobs_pkey ON stint.jobs USING btree (id)
   TRIGGERS
@@ -656,6 +686,52 @@ FUNCTION stint.notify_awaited
   END
   $function$
 
+FUNCTION stint.notify_job_events
+  CREATE OR REPLACE FUNCTION stint.notify_job_events(channel text, kinds text[], ids bigint[], queues text[], attempts integer[], details jsonb[])
+   RETURNS integer
+   LANGUAGE plpgsql
+  AS $function$
+  DECLARE
+    chunk record;
+    sent integer := 0;
+    at_ms text;
+  BEGIN
+    -- The common case, nobody listening, in one look at a tiny table.
+    IF ids IS NULL OR NOT EXISTS (SELECT FROM "stint"."job_event_listeners" AS l WHERE l.expires_at > now()) THEN
+      RETURN 0;
+    END IF;
+    at_ms := floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint::text;
+    FOR chunk IN
+      WITH wanted AS (
+        SELECT e.kind, e.queue, e.ord,
+               '["' || e.id::text || '",' || coalesce(e.attempt, 0)::text
+                 || CASE WHEN e.detail IS NULL OR octet_length(e.detail::text) > 256 THEN '' ELSE ',' || e.detail::text END
+                 || ']' AS entry
+          FROM unnest(kinds, ids, queues, attempts, details) WITH ORDINALITY AS e(kind, id, queue, attempt, detail, ord)
+         WHERE e.kind IS NOT NULL AND e.id IS NOT NULL AND e.queue IS NOT NULL
+           AND EXISTS (SELECT FROM "stint"."job_event_listeners" AS l
+                        WHERE l.expires_at > now() AND (l.queues IS NULL OR e.queue = ANY(l.queues)) AND (l.kinds IS NULL OR e.kind = ANY(l.kinds)))
+      ),
+      parted AS (
+        SELECT w.*, count(*) OVER (PARTITION BY w.kind, w.queue) AS n,
+               (sum(octet_length(w.entry) + 1) OVER (PARTITION BY w.kind, w.queue ORDER BY w.ord) - 1)::bigint
+                 / 6000 AS part
+          FROM wanted AS w
+      )
+      SELECT p.kind, p.queue, max(p.n) AS n,
+             CASE WHEN max(p.n) > 1000 THEN NULL ELSE string_agg(p.entry, ',' ORDER BY p.ord) END AS entries
+        FROM parted AS p
+       GROUP BY p.kind, p.queue, CASE WHEN p.n > 1000 THEN -1 ELSE p.part END
+    LOOP
+      PERFORM pg_notify(channel,
+        '{"k":' || to_json(chunk.kind)::text || ',"q":' || to_json(left(chunk.queue, 200))::text || ',"t":' || at_ms
+          || CASE WHEN chunk.entries IS NULL THEN ',"n":' || chunk.n::text ELSE ',"j":[' || chunk.entries || ']' END || '}');
+      sent := sent + 1;
+    END LOOP;
+    RETURN sent;
+  END
+  $function$
+
 FUNCTION stint.notify_jobs_inserted
   CREATE OR REPLACE FUNCTION stint.notify_jobs_inserted()
    RETURNS trigger
@@ -698,3 +774,6 @@ MIGRATIONS
   14 leader-leases
   15 finished-jobs
   16 enqueue-function
+  17 job-events
+  18 job-logs
+  19 browse-indexes

@@ -13,6 +13,7 @@ import { initCommand } from "./commands/init";
 import { jobsListCommand } from "./commands/jobs-list";
 import { jobsShowCommand } from "./commands/jobs-show";
 import { jobsWaitCommand } from "./commands/jobs-wait";
+import { jobsWatchCommand } from "./commands/jobs-watch";
 import { migrateCommand } from "./commands/migrate";
 import { pruneCommand } from "./commands/prune";
 import { retryCommand } from "./commands/retry";
@@ -42,6 +43,7 @@ export const COMMANDS: readonly Command[] = Object.freeze([
   jobsListCommand,
   jobsShowCommand,
   jobsWaitCommand,
+  jobsWatchCommand,
   retryCommand,
   cancelCommand,
   pauseCommand,

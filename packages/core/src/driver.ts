@@ -31,7 +31,7 @@ export { CheckedJobStore, checkedJobStore } from "./store/checked-job-store";
 export type { CheckedJobStoreOptions } from "./store/checked-job-store";
 export { CheckedScheduleStore, checkedScheduleStore } from "./store/checked-schedule-store";
 
-export type { NewJob, JobAttempt, CompletedJob, RetryingJob, DeadJob, JobFailure, ProgressWrite } from "./store/job-store";
+export type { NewJob, JobAttempt, CompletedJob, RetryingJob, DeadJob, JobFailure, ProgressWrite, MetaUpdate, JobLogAppend } from "./store/job-store";
 // Every call's parameters, and what the calls with a shape of their own answer.
 export type * from "./store/store-params";
 export type { ClaimedBatch, ClaimHold, QueueControlsChange } from "./queue/queue-controls";
@@ -57,6 +57,8 @@ export { buildNewJob } from "./job/enqueue-options";
 export { assertPayloadFitsSchema } from "./job/payload-schema";
 export { serializePayload, serializeResult } from "./job/serialize-payload";
 export { serializeProgress } from "./job/progress-value";
+export { keepNewestLogLines, parseLogLine, serializeLogLine } from "./job/job-log";
+export { mergeMetaPatch } from "./job/meta-patch";
 export { EMPTY_META } from "./job/job-meta";
 export { planFires, firstRunAt } from "./schedule/cron-plan";
 export { scheduleDedupeKey, scheduleFireJob } from "./schedule/schedule-fire-job";

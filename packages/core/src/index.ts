@@ -41,6 +41,10 @@ export {
   MAX_PAYLOAD_DEPTH,
   MAX_META_BYTES,
   MAX_PROGRESS_BYTES,
+  MAX_JOB_LOG_LINES,
+  MAX_JOB_LOG_BYTES,
+  MAX_LOG_MESSAGE_LENGTH,
+  MAX_LOG_FIELDS_BYTES,
   MAX_DEDUPE_KEY_LENGTH,
   MAX_EFFECT_KEY_LENGTH,
   MAX_QUEUE_NAME_LENGTH,
@@ -68,6 +72,7 @@ export { redact, redactText, redactingLogger, secretValuesOf, REDACTED } from ".
 
 export type { JobStore, EnqueueResult, StoreTransaction, QueueCounts, QueueGauges } from "./store/job-store";
 export type { AttemptRecord, AttemptOutcomeName, AttemptError } from "./store/attempt-record";
+export type { JobLogLine, JobLogRecord } from "./job/job-log";
 export type { QueueControls, RateLimit } from "./queue/queue-controls";
 export { parseRateLimit, formatRateLimit } from "./queue/rate-limit-text";
 export { QueueAdmin, CANCEL_BATCH_SIZE } from "./client/queue-admin";
@@ -110,6 +115,25 @@ export type {
   WorkerStoppedEvent,
 } from "./events/worker-events";
 export { ClientEvents } from "./events/client-events";
+export { JOB_EVENTS, JOB_EVENT_TYPES, InMemoryJobEvents, checkJobEventSubscription, matchesJobEventFilter, gapConcerns } from "./events/job-events";
+export type {
+  JobEvent,
+  JobEventType,
+  JobEventFields,
+  JobEnqueuedChange,
+  JobStartedChange,
+  JobProgressChange,
+  JobSucceededChange,
+  JobFailedChange,
+  JobDeadChange,
+  JobCancelledChange,
+  JobLogChange,
+  JobEventGap,
+  JobEventFilter,
+  JobEventHandlers,
+  JobEventSubscription,
+  JobEventSource,
+} from "./events/job-events";
 export type { ClientEventMap, JobEnqueuedEvent } from "./events/client-events";
 export { JOB_STORE, LOGGER, WORKERS } from "./di/tokens";
 
@@ -119,7 +143,7 @@ export type { WorkerOptions, ResolvedWorkerOptions } from "./worker/worker-optio
 export { resolveWorkerOptions } from "./worker/worker-options";
 export type { RunOptions } from "./worker/run-options";
 export type { RunSummary, RunTotals, StopReason } from "./worker/run-summary";
-export type { JobContext, FailureDecision } from "./worker/job-context";
+export type { JobContext, JobLog, FailureDecision } from "./worker/job-context";
 export type { DeadJobContext } from "./worker/dead-job-context";
 export { processIdentity, applicationName } from "./worker/worker-id";
 export type { WorkerClass, AnyQueueWorker, InjectTokens, CheckedWorkerClass } from "./di/worker-class";

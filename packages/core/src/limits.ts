@@ -53,6 +53,18 @@ export const MAX_META_BYTES = 8_192;
 /** Largest value `ctx.progress` stores: 2 KiB of UTF-8 JSON (a number, or a small object such as `{ done, of }`). */
 export const MAX_PROGRESS_BYTES = 2_048;
 
+/** The most `ctx.log` lines an attempt keeps; past it the oldest go, and one marker says how many. */
+export const MAX_JOB_LOG_LINES = 100;
+
+/** The most UTF-8 bytes of JSON an attempt's `ctx.log` lines keep together (32 KiB); past it the oldest go. */
+export const MAX_JOB_LOG_BYTES = 32_768;
+
+/** Longest `ctx.log` message, in UTF-16 code units; a longer one is cut with a marker. */
+export const MAX_LOG_MESSAGE_LENGTH = 2_000;
+
+/** Largest `fields` object of one `ctx.log` line: 1 KiB of UTF-8 JSON. */
+export const MAX_LOG_FIELDS_BYTES = 1_024;
+
 /** Largest handler result stored as it is; a bigger one is replaced by a note saying so. */
 export const MAX_RESULT_BYTES = DEFAULT_MAX_PAYLOAD_BYTES;
 

@@ -14,6 +14,7 @@ describe("createDashboard", () => {
       [{ auth: TOKEN, connectionString: "postgres://localhost/x", refreshMs: 10 }, /`refreshMs`/],
       [{ auth: TOKEN, connectionString: "postgres://localhost/x", readonly: true }, /readonly/],
       [{ auth: TOKEN, db: {} as never }, /`db`: must be a Kysely instance/],
+      [{ auth: TOKEN, connectionString: "postgres://localhost/x", events: { subscribe: 1 } as never }, /`events`: must be a JobEventSource/],
     ];
     for (const [options, message] of refusals) {
       expect(() => createDashboard(options as DashboardOptions), JSON.stringify(Object.keys(options))).to.throw(message);

@@ -1,9 +1,10 @@
 import { ConfigError, JOB_STATES, type JobState, type QueueGauges } from "@stint/core";
-import { assertQueueName, assertSqlIdentifier, integerOption, rejectUnknownOptions } from "@stint/core/driver";
+import { assertSqlIdentifier, integerOption, rejectUnknownOptions } from "@stint/core/driver";
 import { sql, type Kysely } from "kysely";
 import { interpretError } from "./interpret-error";
 import { assertKysely } from "./is-kysely";
-import { browseJobs, type BrowseJobsParams, type JobPage } from "./queries/browse-jobs";
+import { browseJobs, type BrowseIndexes, type BrowseJobsParams, type JobPage } from "./queries/browse-jobs";
+import { estimateJobs, type JobsEstimate } from "./queries/estimate-jobs";
 import { countJobsUpTo } from "./queries/count-jobs-up-to";
 import { isJobId } from "./queries/job-row";
 import { readQueueGauges } from "./queries/read-queue-gauges";
@@ -19,6 +20,16 @@ export interface PostgresJobBrowserOptions {
 
 /** Longest error text {@link PostgresJobBrowser.browseJobs} searches for. */
 export const MAX_ERROR_SEARCH_LENGTH = 200;
+
+/**
+ * Longest queue name the browser reads. Longer than the naming rule's 128:
+ * a queue written by SQL may break the rule and must still be listable; the
+ * filter is a bound parameter, so any text is safe to read with.
+ */
+export const MAX_BROWSED_QUEUE_LENGTH = 1_000;
+
+/** How long the browser trusts what it found out about the trigram indexes (they can be created by hand later). */
+const INDEX_CHECK_TTL_MS = 60_000;
 
 /**
  * The reads a dashboard makes of the jobs, active ones in `jobs` and
@@ -50,6 +61,7 @@ export const MAX_ERROR_SEARCH_LENGTH = 200;
 export class PostgresJobBrowser {
   readonly #db: Kysely<any>;
   readonly #schema: string;
+  #indexes: { readonly found: Promise<BrowseIndexes>; readonly at: number } | undefined;
 
   constructor(options: PostgresJobBrowserOptions) {
     if (typeof options !== "object" || options === null) throw new ConfigError("browser", "options must be an object");
@@ -80,10 +92,52 @@ export class PostgresJobBrowser {
       const value = params[name];
       if (value !== undefined && !(value instanceof Date && Number.isFinite(value.getTime()))) throw new ConfigError(name, "must be a valid Date");
     }
-    if (params.beforeId !== undefined && !isJobId(params.beforeId)) {
-      throw new ConfigError("beforeId", `must be a job id (a positive integer as a string), got ${JSON.stringify(params.beforeId)}`);
+    for (const name of ["beforeId", "afterId"] as const) {
+      const value = params[name];
+      if (value !== undefined && !isJobId(value))
+        throw new ConfigError(name, `must be a job id (a positive integer as a string), got ${JSON.stringify(value)}`);
     }
-    return this.#read("browseJobs", (executor) => browseJobs(executor, this.#schema, params));
+    if (params.beforeId !== undefined && params.afterId !== undefined)
+      throw new ConfigError("afterId", "cannot be given with beforeId: a page is read one way");
+    if (params.scheduled !== undefined && typeof params.scheduled !== "boolean") throw new ConfigError("scheduled", "must be true or false");
+    const indexes = await this.#browseIndexes();
+    return this.#read("browseJobs", (executor) => browseJobs(executor, this.#schema, params, indexes));
+  }
+
+  /**
+   * Which optional indexes of migration 19 the schema has: the trigram
+   * indexes on `last_error` exist only where `pg_trgm` could be installed.
+   * Checked at most once a minute.
+   *
+   * @example
+   * ```ts
+   * const { errorText } = await browser.browseIndexes(); // false: the error text is searched within a window
+   * ```
+   */
+  browseIndexes(): Promise<BrowseIndexes> {
+    return this.#browseIndexes();
+  }
+
+  /** See `estimateJobs` in `queries/estimate-jobs.ts`. */
+  estimateJobs(): Promise<JobsEstimate> {
+    return this.#read("estimateJobs", (executor) => estimateJobs(executor, this.#schema));
+  }
+
+  #browseIndexes(): Promise<BrowseIndexes> {
+    const now = Date.now();
+    if (this.#indexes === undefined || now - this.#indexes.at > INDEX_CHECK_TTL_MS) {
+      const found = this.#read("browseIndexes", async (executor) => {
+        const { rows } = await sql<{ error_text: boolean }>`SELECT
+          to_regclass(${`${quoteIdentifier(this.#schema)}.jobs_last_error_trgm_idx`}) IS NOT NULL
+          AND to_regclass(${`${quoteIdentifier(this.#schema)}.finished_jobs_last_error_trgm_idx`}) IS NOT NULL AS error_text`.execute(executor);
+        return Object.freeze({ errorText: rows[0]?.error_text === true });
+      });
+      this.#indexes = { found, at: now };
+      found.catch(() => {
+        if (this.#indexes?.found === found) this.#indexes = undefined;
+      });
+    }
+    return this.#indexes.found;
   }
 
   /** See `countJobsUpTo` in `queries/count-jobs-up-to.ts`. */
@@ -115,9 +169,16 @@ export class PostgresJobBrowser {
 }
 
 function checkFilters(params: { readonly queue?: string; readonly states?: readonly JobState[] }): void {
-  if (params.queue !== undefined) assertQueueName(params.queue);
+  const { queue } = params;
+  if (queue !== undefined && (typeof queue !== "string" || queue.length === 0 || queue.length > MAX_BROWSED_QUEUE_LENGTH || queue.includes("\u0000"))) {
+    throw new ConfigError("queue", `must be a text of 1 to ${MAX_BROWSED_QUEUE_LENGTH} characters without NUL`);
+  }
   const { states } = params;
   if (states !== undefined && (!Array.isArray(states) || states.length === 0 || !states.every((state: JobState) => JOB_STATES.includes(state)))) {
     throw new ConfigError("states", `must be a non-empty list of ${JOB_STATES.join(", ")}, got ${JSON.stringify(states)}`);
   }
+}
+
+function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
 }

@@ -1,5 +1,6 @@
 import {
   type AttemptRecord,
+  type JobLogRecord,
   type EnqueueResult,
   type JobRecord,
   type JobStore,
@@ -34,6 +35,8 @@ import {
   type MarkJobsDeadParams,
   type NewJob,
   type ProgressWrite,
+  type MetaUpdate,
+  type JobLogAppend,
   type QueueControlsChange,
   type ReadQueueGaugesParams,
   type RescueExpiredLeasesParams,
@@ -83,11 +86,15 @@ import { removeSchedule } from "./queries/remove-schedule";
 import { rescueExpiredLeases } from "./queries/rescue-expired-leases";
 import { retryDeadJobs } from "./queries/retry-dead-jobs";
 import { retryJob } from "./queries/retry-job";
+import { runJobNow } from "./queries/run-job-now";
 import { runEffectOnce } from "./queries/run-effect-once";
 import { scheduleRetries } from "./queries/schedule-retries";
 import { syncSchedules } from "./queries/sync-schedules";
 import { upsertSchedule } from "./queries/upsert-schedule";
 import { writeProgress } from "./queries/write-progress";
+import { appendJobLog } from "./queries/append-job-log";
+import { listJobLogs } from "./queries/list-job-logs";
+import { updateJobMeta } from "./queries/update-job-meta";
 import { listQueueControls, setQueueControls } from "./queries/queue-controls";
 
 /** The pools, schema and completion hints a {@link RawPostgresJobStore} works with, already checked. */
@@ -206,10 +213,30 @@ export class RawPostgresJobStore implements JobStore<PostgresTransaction>, Sched
     return this.#run("retryJob", () => retryJob(this.#db, this.#schema, params));
   }
 
+  runJobNow(params: JobIdParams): Promise<boolean> {
+    return this.#run("runJobNow", () => runJobNow(this.#db, this.#schema, params));
+  }
+
   /** Runs on the control pool, like the outcomes it precedes; an id that cannot be a job's matches nothing. */
   writeProgress(params: ProgressWrite): Promise<boolean> {
     if (!isJobId(params.job.id)) return Promise.resolve(false);
     return this.#run("writeProgress", () => writeProgress(this.#controlStatements, this.#schema, params));
+  }
+
+  /** Locks the job's row, merges and checks the size, and writes it, in one transaction; an id that cannot be a job's matches nothing. */
+  updateJobMeta(params: MetaUpdate): Promise<boolean> {
+    if (!isJobId(params.job.id)) return Promise.resolve(false);
+    return this.#run("updateJobMeta", () => updateJobMeta(this.#db, this.#schema, params));
+  }
+
+  /** Runs on the control pool, like the outcomes it precedes; an id that cannot be a job's matches nothing. */
+  appendJobLog(params: JobLogAppend): Promise<boolean> {
+    if (!isJobId(params.job.id)) return Promise.resolve(false);
+    return this.#run("appendJobLog", () => appendJobLog(this.#controlStatements, this.#schema, params));
+  }
+
+  listJobLogs(params: ListAttemptsParams): Promise<readonly JobLogRecord[]> {
+    return this.#run("listJobLogs", () => listJobLogs(this.#db, this.#schema, params));
   }
 
   listAttempts(params: ListAttemptsParams): Promise<readonly AttemptRecord[]> {

@@ -1,4 +1,4 @@
-import { applicationName, ConfigError, JOB_STORE } from "@stint/core";
+import { applicationName, ConfigError, JOB_EVENTS, JOB_STORE } from "@stint/core";
 import { assertSqlIdentifier, integerOption, LEADER_LOCK, rejectUnknownOptions, SCHEDULE_STORE, WAKEUP_SOURCE, MAX_INT4 } from "@stint/core/driver";
 import type { Kysely } from "kysely";
 import type { DependencyContainer } from "tsyringe";
@@ -7,6 +7,7 @@ import { emitProcessWarning, warnOnce, type WarningListener } from "./connection
 import { SessionCheck } from "./connection/session-check";
 import { createDatabase, type DatabaseConnection, type DatabaseHandle, type PoolSettings } from "./create-database";
 import { PostgresCompletionSource } from "./postgres-completion-source";
+import { PostgresJobEvents } from "./events/postgres-job-events";
 import { PostgresJobStore } from "./postgres-job-store";
 import { POSTGRES_CONNECTION_SETTINGS, POSTGRES_DB } from "./postgres-db-token";
 import { PostgresLeaderLock } from "./postgres-leader-lock";
@@ -72,6 +73,8 @@ export interface PostgresDriverHandle extends AsyncDisposable {
   readonly leaderLock: PostgresLeaderLock | undefined;
   /** The store's completion hints for `client.waitFor`, or `undefined` (then waiters only poll) when there is no session connection. */
   readonly completionSource: PostgresCompletionSource | undefined;
+  /** Job events from every process (also registered as `JOB_EVENTS`), or `undefined` when there is no session connection. */
+  readonly jobEvents: PostgresJobEvents | undefined;
   /** The connection settings in force and where each came from (also registered as `POSTGRES_CONNECTION_SETTINGS`). */
   readonly settings: ConnectionVariables;
   /** Whether the session connection string keeps sessions (shared by the wake-ups, the completion hints and the leader lock), or `undefined` without one. */
@@ -115,7 +118,9 @@ const OPTION_KEYS = [
  *   `PostgresLeaderLock` (lock "maintenance"), each on its own dedicated
  *   connection to `sessionConnectionString` (default: `connectionString`);
  * - the store's `completions`, a `PostgresCompletionSource` on a third
- *   such connection, opened while some `client.waitFor` waits.
+ *   such connection, opened while some `client.waitFor` waits;
+ * - `JOB_EVENTS` → a `PostgresJobEvents` on a fourth, opened while some
+ *   job-event subscription is open (`stint:events:…`).
  *
  * Every connection says whose it is in `application_name`:
  * `stint:<role>:<process identity>` (see `applicationName` in core) with
@@ -208,6 +213,7 @@ export function registerPostgresDriver(container: DependencyContainer, options: 
     if (session !== undefined) {
       container.registerInstance(WAKEUP_SOURCE, session.wakeupSource);
       container.registerInstance(LEADER_LOCK, session.leaderLock);
+      container.registerInstance(JOB_EVENTS, session.jobEvents);
     }
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> => {
@@ -216,6 +222,7 @@ export function registerPostgresDriver(container: DependencyContainer, options: 
         session?.wakeupSource.close(),
         session?.leaderLock.close(),
         session?.completionSource.close(),
+        session?.jobEvents.close(),
         main.close(),
         control?.close(),
       ]).then(() => undefined);
@@ -227,6 +234,7 @@ export function registerPostgresDriver(container: DependencyContainer, options: 
       wakeupSource: session?.wakeupSource,
       leaderLock: session?.leaderLock,
       completionSource: session?.completionSource,
+      jobEvents: session?.jobEvents,
       settings: variables,
       sessionCheck: session?.sessionCheck,
       close,
@@ -252,6 +260,7 @@ function sessionClients(
   readonly wakeupSource: PostgresWakeupSource;
   readonly leaderLock: PostgresLeaderLock;
   readonly completionSource: PostgresCompletionSource;
+  readonly jobEvents: PostgresJobEvents;
   readonly sessionCheck: SessionCheck;
 } {
   const sessionCheck = new SessionCheck({ connectionString, applicationName: applicationName("check"), onWarning });
@@ -259,6 +268,7 @@ function sessionClients(
     wakeupSource: new PostgresWakeupSource({ connectionString, schema, sessionCheck }),
     leaderLock: new PostgresLeaderLock({ connectionString, schema, sessionCheck }),
     completionSource: new PostgresCompletionSource({ connectionString, schema, sessionCheck }),
+    jobEvents: new PostgresJobEvents({ connectionString, schema, sessionCheck }),
     sessionCheck,
   };
 }

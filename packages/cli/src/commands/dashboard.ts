@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createLogger, ExitCode, readLogSettings } from "@stint/core";
+import { PostgresJobEvents } from "@stint/postgres-driver";
 import { appJobKinds } from "../app/app-job-kind";
 import { appModuleOption } from "../app/app-option";
 import { configError } from "../cli-error";
@@ -16,7 +17,8 @@ type DashboardPackage = typeof import("@stint/dashboard");
  * `stint dashboard`: serves the web dashboard over the database until
  * interrupted. Refuses to start without a credential unless `--no-auth`,
  * which it allows only on a loopback address; binds to 127.0.0.1 unless
- * told otherwise. With `--app`, payloads of the app's job kinds are shown
+ * told otherwise; without auth it answers only requests naming a loopback
+ * host (DNS rebinding), plus `--allowed-hosts`. With `--app`, payloads of the app's job kinds are shown
  * with their `secretFields` redacted; payloads of other queues are hidden
  * unless `--show-payloads`. `@stint/dashboard` is an optional peer
  * dependency of the CLI, loaded only here: without it this command says
@@ -25,7 +27,9 @@ type DashboardPackage = typeof import("@stint/dashboard");
 export const dashboardCommand: Command = {
   name: "dashboard",
   summary: "Serve the web dashboard: queues, jobs, attempts, retry, cancel, pause",
-  usage: ["dashboard [--port 3000] [--host 127.0.0.1] [--token T | --basic-auth USER:PASS | --no-auth] [--read-only] [--base-path /] [--app MODULE]"],
+  usage: [
+    "dashboard [--port 3000] [--host 127.0.0.1] [--token T | --basic-auth USER:PASS | --no-auth] [--read-only] [--base-path /] [--allowed-hosts H,H] [--app MODULE]",
+  ],
   args: { min: 0, max: 0 },
   json: false,
   options: {
@@ -36,6 +40,12 @@ export const dashboardCommand: Command = {
     "no-auth": { type: "boolean", description: "no credential at all: allowed only on a loopback address" },
     "read-only": { type: "boolean", description: "hide every action and refuse every POST" },
     "base-path": { type: "string", value: "PATH", description: "serve under this path, e.g. /admin/jobs (default: /)" },
+    "allowed-hosts": {
+      type: "string",
+      value: "H,H",
+      description:
+        "host names the browser may use to reach the dashboard, by commas (default: $STINT_DASHBOARD_ALLOWED_HOSTS; without it: loopback names with --no-auth, any with a credential)",
+    },
     app: { type: "string", value: "MODULE", description: "app module whose job kinds say which payload fields are secret (default: $STINT_APP)" },
     "show-payloads": { type: "boolean", description: "also show payloads of queues the app does not define, unredacted" },
   },
@@ -45,6 +55,11 @@ export const dashboardCommand: Command = {
     "A token on the command line is visible to other users of the machine (ps); prefer $STINT_DASHBOARD_TOKEN.",
     "Without --app (or $STINT_APP) the dashboard cannot know which payload fields are secret, so it hides payloads",
     "unless --show-payloads. Actions are logged to stderr with who did them (STINT_LOG_LEVEL, STINT_LOG_FORMAT).",
+    "A request naming a host the dashboard does not answer for gets 421: with --no-auth only localhost, 127.0.0.0/8",
+    "and [::1] (any port) are answered, so a web page cannot reach it by pointing its own name at 127.0.0.1 (DNS",
+    "rebinding). Behind a proxy or under another name, list the names: --allowed-hosts jobs.example.com.",
+    "A sign-in with the token lasts 12 hours (2 without a request) and ends at Sign out; ten wrong tokens",
+    "from one address within a minute make it wait for the rest of that minute (429).",
     "",
     "Examples:",
     "  STINT_DASHBOARD_TOKEN=$(openssl rand -hex 24) stint dashboard --app ./dist/stint-app.js",
@@ -64,29 +79,42 @@ export const dashboardCommand: Command = {
     const connection = await context.connect();
     const specifier = appModuleOption(context);
     const jobKinds = specifier === undefined ? [] : await appJobKinds(context, specifier);
-    const dashboard = dashboardPackage.createDashboard({
-      db: connection.db,
-      schema: context.schema,
-      auth: settings.auth,
-      readOnly: settings.readOnly,
-      basePath: settings.basePath,
-      jobKinds,
-      payloads: flagOption(context, "show-payloads") ? "all" : "known-kinds",
-      log: createLogger({ stream: logStreamOf(context.io.stderr), env: context.io.env }),
+    // Open pages update from the job events of every process; behind a transaction pooler LISTEN needs the session URL.
+    const events = new PostgresJobEvents({
+      connectionString: context.io.env["STINT_SESSION_DATABASE_URL"] ?? connection.target.url,
+      schema: connection.schema,
+      onError: (error) => context.out.note(`stint: warning: live updates: ${error.message}`),
     });
-    const server = createServer(dashboard);
-    const address = await listen(server, settings.port, settings.host);
-    const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;
-    context.out.line(
-      `stint dashboard on http://${shown}:${address.port}${dashboard.basePath} (schema "${context.schema}", ${settings.authText}${settings.readOnly ? ", read-only" : ""})`,
-    );
-    if (specifier === undefined && !flagOption(context, "show-payloads")) {
-      context.out.note("stint: payloads are hidden: pass --app MODULE so the dashboard knows which fields are secret, or --show-payloads");
+    try {
+      const dashboard = dashboardPackage.createDashboard({
+        events,
+        db: connection.db,
+        schema: context.schema,
+        auth: settings.auth,
+        readOnly: settings.readOnly,
+        basePath: settings.basePath,
+        allowedHosts: settings.allowedHosts,
+        jobKinds,
+        payloads: flagOption(context, "show-payloads") ? "all" : "known-kinds",
+        log: createLogger({ stream: logStreamOf(context.io.stderr), env: context.io.env }),
+      });
+      const server = createServer(dashboard);
+      const address = await listen(server, settings.port, settings.host);
+      const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;
+      const hosts = settings.allowedHosts.length === 0 ? "" : `, hosts ${settings.allowedHosts.join(", ")}`;
+      context.out.line(
+        `stint dashboard on http://${shown}:${address.port}${dashboard.basePath} (schema "${context.schema}", ${settings.authText}${settings.readOnly ? ", read-only" : ""}${hosts})`,
+      );
+      if (specifier === undefined && !flagOption(context, "show-payloads")) {
+        context.out.note("stint: payloads are hidden: pass --app MODULE so the dashboard knows which fields are secret, or --show-payloads");
+      }
+      context.out.note("Press Ctrl-C to stop.");
+      await untilAborted(context.signal);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    } finally {
+      await events.close();
     }
-    context.out.note("Press Ctrl-C to stop.");
-    await untilAborted(context.signal);
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
     return ExitCode.Ok;
   },
 };
@@ -100,6 +128,8 @@ function definedFlags(context: CommandContext) {
     basicAuth: pick("basic-auth"),
     basePath: pick("base-path"),
     envToken: context.io.env["STINT_DASHBOARD_TOKEN"],
+    allowedHosts: pick("allowed-hosts"),
+    envAllowedHosts: context.io.env["STINT_DASHBOARD_ALLOWED_HOSTS"],
   };
   return Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined)) as Partial<typeof entries>;
 }

@@ -5,12 +5,14 @@ import { ExitCode, formatDuration } from "@stint/core";
 import { jobJson } from "../output/job-json";
 import { formatTime } from "../output/time-text";
 import { attemptJson, formatAttempts, shownAttempts } from "../output/attempts-table";
+import { formatJobLogs, jobLogJson } from "../output/job-log-text";
 
 /**
  * `stint jobs show <id>`: every field of one job (meta and progress too),
- * its attempts (one row each: outcome, worker, start, duration, error) and
- * its last error in full. `--json` prints the job's fields with an
- * `attempts` array. Exit 3 when there is no such job.
+ * its attempts (one row each: outcome, worker, start, duration, error),
+ * the lines its handler wrote with `ctx.log` (per attempt) and its last
+ * error in full. `--json` prints the job's fields with `history` and `log`
+ * arrays. Exit 3 when there is no such job.
  */
 export const jobsShowCommand: Command = {
   name: "jobs show",
@@ -24,9 +26,10 @@ export const jobsShowCommand: Command = {
     const { store } = await context.connect();
     const job = await store.getJob({ id });
     if (job === undefined) throw jobNotFound(id, context.schema);
-    const attempts = shownAttempts(job, await store.listAttempts({ jobId: id }));
+    const [history, logs] = await Promise.all([store.listAttempts({ jobId: id }), store.listJobLogs({ jobId: id })]);
+    const attempts = shownAttempts(job, history);
     if (context.json) {
-      context.out.json({ ...jobJson(job), history: attempts.map(attemptJson) });
+      context.out.json({ ...jobJson(job), history: attempts.map(attemptJson), log: logs.map(jobLogJson) });
       return ExitCode.Ok;
     }
     const fields: [string, string][] = [
@@ -58,6 +61,10 @@ export const jobsShowCommand: Command = {
     if (Object.keys(job.meta).length > 0) {
       context.out.line("meta:");
       context.out.line(indent(JSON.stringify(job.meta, null, 2)));
+    }
+    if (logs.length > 0) {
+      context.out.line("log:");
+      context.out.line(indent(formatJobLogs(logs)));
     }
     context.out.line("payload:");
     context.out.line(indent(JSON.stringify(job.payload, null, 2)));

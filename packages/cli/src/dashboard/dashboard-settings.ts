@@ -29,6 +29,8 @@ export interface DashboardSettings {
   /** How the credential is described on start-up (never the credential itself). */
   readonly authText: string;
   readonly readOnly: boolean;
+  /** Host names the dashboard answers for besides (without auth) loopback ones; empty: loopback only without auth, any with a credential. */
+  readonly allowedHosts: readonly string[];
 }
 
 /** The flags and variables {@link readDashboardSettings} reads. */
@@ -42,13 +44,19 @@ export interface DashboardFlags {
   readonly basePath?: string;
   /** `$STINT_DASHBOARD_TOKEN`. */
   readonly envToken?: string;
+  /** `--allowed-hosts`: host names or addresses, separated by commas. */
+  readonly allowedHosts?: string;
+  /** `$STINT_DASHBOARD_ALLOWED_HOSTS`, read when `--allowed-hosts` is not given. */
+  readonly envAllowedHosts?: string;
 }
 
 /**
  * Checks the dashboard's flags: exactly one credential (`--token`, else
  * `$STINT_DASHBOARD_TOKEN`; or `--basic-auth user:pass`) unless
  * `--no-auth`, and `--no-auth` only on a loopback address; lengths and
- * paths as the dashboard's `rules` say. Every refusal is a configuration
+ * paths as the dashboard's `rules` say; `--allowed-hosts` (else
+ * `$STINT_DASHBOARD_ALLOWED_HOSTS`) as host names or addresses separated
+ * by commas, without ports or schemes. Every refusal is a configuration
  * error (exit 78) naming the flag.
  *
  * @example
@@ -67,7 +75,7 @@ export function readDashboardSettings(flags: DashboardFlags, rules: DashboardRul
   if (!rules.isBasePath(basePath)) throw configError(`--base-path must be a path such as / or /admin/jobs, got ${JSON.stringify(basePath)}`);
   const token = flags.token ?? (flags.envToken?.trim() || undefined);
   const given = [token !== undefined, flags.basicAuth !== undefined].filter(Boolean).length;
-  const base = { host, port, basePath, readOnly: flags.readOnly };
+  const base = { host, port, basePath, readOnly: flags.readOnly, allowedHosts: readAllowedHosts(flags.allowedHosts ?? flags.envAllowedHosts) };
   if (flags.noAuth) {
     if (given > 0) throw configError("--no-auth cannot go with --token, $STINT_DASHBOARD_TOKEN or --basic-auth: choose one");
     if (!isLoopback(host))
@@ -95,6 +103,20 @@ export function readDashboardSettings(flags: DashboardFlags, rules: DashboardRul
     throw configError(`--basic-auth must be user:password with a password of at least ${MIN_PASSWORD_LENGTH} characters`);
   }
   return { ...base, auth: { basicAuth: { username, password } }, authText: `basic auth as ${username}` };
+}
+
+/** The entries of `--allowed-hosts` (or its variable), each a host name or an address; exit 78 naming the first that is not. */
+function readAllowedHosts(text: string | undefined): readonly string[] {
+  if (text === undefined || text.trim() === "") return [];
+  return text.split(",").map((entry) => {
+    const host = entry.trim();
+    if (isIP(host) === 0 && !/^[A-Za-z0-9.-]{1,253}$/.test(host)) {
+      throw configError(
+        `--allowed-hosts (or $STINT_DASHBOARD_ALLOWED_HOSTS) must be host names or addresses separated by commas, without a port or scheme; got ${JSON.stringify(host)}`,
+      );
+    }
+    return host;
+  });
 }
 
 /** True for 127.0.0.0/8, ::1 and localhost. */

@@ -44,6 +44,20 @@ describe("readDashboardSettings", () => {
     expect(() => read({ noAuth: false, readOnly: false, basicAuth: ":password1" })).to.throw(/--basic-auth/);
   });
 
+  it("reads allowed hosts from --allowed-hosts, else the environment, and refuses one with a port or scheme", () => {
+    expect(read({ noAuth: true, readOnly: false }).allowedHosts).to.deep.equal([]);
+    expect(read({ noAuth: true, readOnly: false, envAllowedHosts: " jobs.example.com , 10.0.0.5 " }).allowedHosts).to.deep.equal([
+      "jobs.example.com",
+      "10.0.0.5",
+    ]);
+    expect(read({ noAuth: false, readOnly: false, envToken: token, allowedHosts: "a.example", envAllowedHosts: "b.example" }).allowedHosts).to.deep.equal([
+      "a.example",
+    ]);
+    for (const bad of ["jobs.example.com:443", "https://jobs.example.com", "a.example,,b.example"]) {
+      expect(() => read({ noAuth: false, readOnly: false, envToken: token, allowedHosts: bad }), bad).to.throw(/--allowed-hosts .* without a port or scheme/);
+    }
+  });
+
   it("takes its lengths and path rule from the dashboard package it is given", () => {
     const strict = { MIN_TOKEN_LENGTH: 40, MIN_PASSWORD_LENGTH: 20, isBasePath: (path: string) => path === "/" || path === "/ops" };
     expect(() => readDashboardSettings({ noAuth: false, readOnly: false, envToken: token }, strict)).to.throw(/at least 40 characters/);

@@ -1,10 +1,22 @@
 import { ConfigError } from "../errors/config-errors";
 import { FINISHED_JOB_STATES, JOB_STATES } from "../job/job-state";
 import { assertPayloadSize, assertStorableJson } from "../job/serialize-payload";
-import { MAX_BATCH_SIZE, MAX_EFFECT_KEY_LENGTH, MAX_LEASE_MS, MAX_PAGE_SIZE, MAX_PROGRESS_BYTES, MAX_RESCUE_BATCH, MAX_WORKER_ID_LENGTH } from "../limits";
+import {
+  MAX_BATCH_SIZE,
+  MAX_EFFECT_KEY_LENGTH,
+  MAX_INT4,
+  MAX_JOB_LOG_BYTES,
+  MAX_JOB_LOG_LINES,
+  MAX_LEASE_MS,
+  MAX_META_BYTES,
+  MAX_PAGE_SIZE,
+  MAX_PROGRESS_BYTES,
+  MAX_RESCUE_BATCH,
+  MAX_WORKER_ID_LENGTH,
+} from "../limits";
 import { assertQueueName, assertStorableKey } from "../validation/names";
 import { integerOption, isArray } from "../validation/option-checks";
-import type { CompletedJob, DeadJob, JobAttempt, JobFailure, ProgressWrite, RetryingJob } from "./job-store";
+import type { CompletedJob, DeadJob, JobAttempt, JobFailure, JobLogAppend, MetaUpdate, ProgressWrite, RetryingJob } from "./job-store";
 import type {
   CancelJobsParams,
   ClaimBatchParams,
@@ -81,6 +93,30 @@ export function checkProgressWrite(params: ProgressWrite): void {
   if (typeof params.progressJson !== "string") throw new ConfigError("progressJson", "must be the progress value as JSON text (see serializeProgress)");
   assertPayloadSize(params.progressJson, MAX_PROGRESS_BYTES);
   assertStorableJson(params.progressJson);
+}
+
+export function checkMetaUpdate(params: MetaUpdate): void {
+  checkWorkerId(params.workerId);
+  checkJobAttempt("job", params.job);
+  if (typeof params.patchJson !== "string" || !params.patchJson.startsWith("{")) {
+    throw new ConfigError("patchJson", "must be the patch as the JSON text of an object (see serializeMetaPatch)");
+  }
+  assertPayloadSize(params.patchJson, MAX_META_BYTES);
+  assertStorableJson(params.patchJson);
+}
+
+export function checkJobLogAppend(params: JobLogAppend): void {
+  checkWorkerId(params.workerId);
+  checkJobAttempt("job", params.job);
+  if (!isArray(params.linesJson) || params.linesJson.length > MAX_JOB_LOG_LINES) {
+    throw new ConfigError("linesJson", `must be an array of at most ${MAX_JOB_LOG_LINES} lines as JSON text (see serializeLogLine)`);
+  }
+  for (const line of params.linesJson) {
+    if (typeof line !== "string" || !line.startsWith("{")) throw new ConfigError("linesJson", "must hold each line as the JSON text of an object");
+    assertPayloadSize(line, MAX_JOB_LOG_BYTES);
+    assertStorableJson(line);
+  }
+  integerOption("droppedLines", params.droppedLines, 0, MAX_INT4);
 }
 
 export function checkCompleteInTransaction(params: CompleteInTransactionParams, work: unknown): void {

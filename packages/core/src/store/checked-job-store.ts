@@ -10,7 +10,8 @@ import { checkNewJob, checkNewJobs } from "./check-new-job";
 import * as check from "./check-store-params";
 import type { DeadHookClaim } from "./dead-hook-claim";
 import type { JobCompletionSource } from "./job-completion-source";
-import type { EnqueueResult, JobStore, NewJob, ProgressWrite, QueueCounts, QueueGauges, StoreTransaction } from "./job-store";
+import type { JobLogRecord } from "../job/job-log";
+import type { EnqueueResult, JobLogAppend, JobStore, MetaUpdate, NewJob, ProgressWrite, QueueCounts, QueueGauges, StoreTransaction } from "./job-store";
 import type {
   CancelJobsParams,
   ClaimBatchParams,
@@ -165,8 +166,24 @@ export class CheckedJobStore<Tx = unknown> implements JobStore<Tx> {
     return refused(check.checkJobIdParams, params) ?? this.#store.retryJob(params);
   }
 
+  runJobNow(params: JobIdParams): Promise<boolean> {
+    return refused(check.checkJobIdParams, params) ?? this.#store.runJobNow(params);
+  }
+
   writeProgress(params: ProgressWrite): Promise<boolean> {
     return refused(check.checkProgressWrite, params) ?? this.#store.writeProgress(params);
+  }
+
+  updateJobMeta(params: MetaUpdate): Promise<boolean> {
+    return refused(check.checkMetaUpdate, params) ?? this.#store.updateJobMeta(params);
+  }
+
+  appendJobLog(params: JobLogAppend): Promise<boolean> {
+    return refused(check.checkJobLogAppend, params) ?? this.#store.appendJobLog(params);
+  }
+
+  listJobLogs(params: ListAttemptsParams): Promise<readonly JobLogRecord[]> {
+    return refused(check.checkListAttempts, params) ?? this.#store.listJobLogs(params);
   }
 
   listAttempts(params: ListAttemptsParams): Promise<readonly AttemptRecord[]> {

@@ -2,6 +2,7 @@ import type { JobRecord } from "../job/job-record";
 import type { JobState } from "../job/job-state";
 import type { ClaimedBatch, QueueControls, QueueControlsChange } from "../queue/queue-controls";
 import type { AttemptRecord } from "./attempt-record";
+import type { JobLogRecord } from "../job/job-log";
 import type { DeadHookClaim } from "./dead-hook-claim";
 import type { JobCompletionSource } from "./job-completion-source";
 import type {
@@ -129,6 +130,30 @@ export interface ProgressWrite {
   readonly job: JobAttempt;
   /** The value as JSON text (see `serializeProgress`). */
   readonly progressJson: string;
+}
+
+/**
+ * A handler's `ctx.updateMeta` patch, merged (shallowly) into its job's
+ * `meta`, fenced like an outcome on id, owner and attempt.
+ */
+export interface MetaUpdate {
+  readonly workerId: string;
+  readonly job: JobAttempt;
+  /** The keys to set, as the JSON text of an object (see `serializeMeta`). */
+  readonly patchJson: string;
+}
+
+/**
+ * `ctx.log` lines to append to the running attempt's log, fenced like an
+ * outcome on id, owner and attempt.
+ */
+export interface JobLogAppend {
+  readonly workerId: string;
+  readonly job: JobAttempt;
+  /** Each line as JSON text (see `serializeLogLine`), oldest first: at most `MAX_JOB_LOG_LINES`. */
+  readonly linesJson: readonly string[];
+  /** Lines the worker already dropped before these (its buffer keeps the newest). */
+  readonly droppedLines: number;
 }
 
 /**
@@ -294,11 +319,39 @@ export interface JobStore<Tx = unknown> {
   retryJob(params: JobIdParams): Promise<boolean>;
 
   /**
+   * Makes a waiting job (`queued`, or `failed` and waiting for its retry)
+   * due now: its `run_at` becomes now when it was later, and the queue's
+   * listeners are woken. The attempt budget is kept. False when the job
+   * does not exist or is not waiting.
+   */
+  runJobNow(params: JobIdParams): Promise<boolean>;
+
+  /**
    * Stores a running attempt's latest progress on its job, fenced on id,
    * owner and attempt (state `running`): false when the worker no longer
    * owns the attempt, and nothing changed.
    */
   writeProgress(params: ProgressWrite): Promise<boolean>;
+
+  /**
+   * Merges `patchJson` into a running attempt's job `meta` (top-level keys
+   * replace), fenced on id, owner and attempt (state `running`): false when
+   * the worker no longer owns the attempt, and nothing changed. Throws
+   * `PayloadError` naming the size when the merged meta would be over
+   * `MAX_META_BYTES`.
+   */
+  updateJobMeta(params: MetaUpdate): Promise<boolean>;
+
+  /**
+   * Appends `ctx.log` lines to the running attempt's log, fenced like
+   * {@link writeProgress}: false when the worker no longer owns the
+   * attempt. An attempt keeps its newest `MAX_JOB_LOG_LINES` lines within
+   * `MAX_JOB_LOG_BYTES`, counting the ones it drops.
+   */
+  appendJobLog(params: JobLogAppend): Promise<boolean>;
+
+  /** The `ctx.log` lines of each attempt of a job that logged, by attempt number. Empty for a job that does not exist. */
+  listJobLogs(params: ListAttemptsParams): Promise<readonly JobLogRecord[]>;
 
   /**
    * The history of a job's attempts, oldest first: one record per attempt

@@ -1,17 +1,21 @@
 import { ConfigError } from "../errors/config-errors";
 import { LeaseLostError } from "../errors/job-errors";
+import { serializeLogLine } from "../job/job-log";
+import { mergeMetaPatch, serializeMetaPatch } from "../job/meta-patch";
 import { buildNewJob } from "../job/enqueue-options";
 import { assertPayloadFitsSchema } from "../job/payload-schema";
 import type { ClaimedJob } from "../job/job-record";
 import { EMPTY_META } from "../job/job-meta";
 import type { JsonObject } from "../job/json-types";
 import type { RunEvents } from "../events/run-events";
-import { redactingLogger, secretValuesOf } from "../job/secret-fields";
+import { redactingLogger, redactText, secretValuesOf } from "../job/secret-fields";
 import { serializeResult } from "../job/serialize-payload";
 import type { Logger } from "../logging/logger";
 import type { JobStore } from "../store/job-store";
 import type { AttemptSignal } from "./attempt-signal";
-import type { JobContext } from "./job-context";
+import type { Clock } from "../time/clock";
+import type { JobContext, JobLog } from "./job-context";
+import { JobLogWriter } from "./job-log-writer";
 import { ProgressReporter } from "./progress-reporter";
 
 /**
@@ -28,8 +32,13 @@ export class AttemptContext implements JobContext {
   readonly #secretFields: readonly string[];
   readonly #abort: AttemptSignal;
   readonly #events: RunEvents;
-  #log: Logger | undefined;
+  readonly #clock: Clock;
+  #log: JobLog | undefined;
+  #secrets: readonly string[] | undefined;
   #progress: ProgressReporter | undefined;
+  #lines: JobLogWriter | undefined;
+  /** The job's meta after this attempt's `updateMeta` calls (`undefined`: as claimed). */
+  #meta: JsonObject | undefined;
   #completedInTransaction = false;
 
   constructor(parts: {
@@ -41,6 +50,8 @@ export class AttemptContext implements JobContext {
     /** The job kind's `secretFields`: their values are redacted from every line of the job's logger. */
     readonly secretFields: readonly string[];
     readonly events: RunEvents;
+    /** Times the batching of `ctx.log` lines. */
+    readonly clock: Clock;
   }) {
     this.job = parts.job;
     this.workerId = parts.workerId;
@@ -49,33 +60,77 @@ export class AttemptContext implements JobContext {
     this.#secretFields = parts.secretFields;
     this.#abort = parts.abort;
     this.#events = parts.events;
+    this.#clock = parts.clock;
   }
 
   get meta(): JsonObject {
-    return this.job.meta ?? EMPTY_META;
+    return this.#meta ?? this.job.meta ?? EMPTY_META;
   }
+
+  readonly updateMeta: JobContext["updateMeta"] = async (patch) => {
+    const patchJson = serializeMetaPatch(patch);
+    // The store checks the size too; checking here fails an oversized patch before a round trip.
+    mergeMetaPatch(JSON.stringify(this.meta), patchJson);
+    const { id, attempt } = this.job;
+    const applied = await this.#store.updateJobMeta({ workerId: this.workerId, job: { id, attempt }, patchJson });
+    if (!applied) throw new LeaseLostError(`lost the lease on job ${id}; its meta was not updated`);
+    // Merged onto the meta as it is now, so calls that overlapped each keep their keys, as the store did.
+    this.#meta = Object.freeze(JSON.parse(mergeMetaPatch(JSON.stringify(this.meta), patchJson)) as JsonObject);
+  };
 
   readonly progress: JobContext["progress"] = (value) => {
     this.#progress ??= new ProgressReporter({ store: this.#store, workerId: this.workerId, job: this.job, log: this.log, events: this.#events });
     this.#progress.report(value);
   };
 
-  /** Resolves once the progress reported so far is stored (or dropped); the executor awaits it before the outcome. */
+  /** Resolves once the progress and log lines reported so far are stored (or dropped); the executor awaits it before the outcome. */
   flushProgress(): Promise<void> {
-    return this.#progress?.flush() ?? Promise.resolve();
+    // The common case, an attempt that never logged, costs what it did before logs existed.
+    if (this.#lines === undefined) return this.#progress?.flush() ?? Promise.resolve();
+    return this.#flushProgressAndLines(this.#lines);
+  }
+
+  async #flushProgressAndLines(lines: JobLogWriter): Promise<void> {
+    await this.#progress?.flush();
+    await lines.flush();
   }
 
   get signal(): AbortSignal {
     return this.#abort.signal;
   }
 
-  get log(): Logger {
-    const { job, workerId } = this;
-    this.#log ??= redactingLogger(
-      this.#runLog.child({ jobId: job.id, queue: job.queue, attempt: job.attempt, maxAttempts: job.maxAttempts, workerId }),
-      secretValuesOf(job.payload, this.#secretFields),
-    );
+  get log(): JobLog {
+    this.#log ??= this.#jobLog();
     return this.#log;
+  }
+
+  /** `ctx.log`: a function that appends to the job's log, carrying the process logger's methods. */
+  #jobLog(): JobLog {
+    const { job, workerId } = this;
+    this.#secrets = secretValuesOf(job.payload, this.#secretFields);
+    const logger = redactingLogger(
+      this.#runLog.child({ jobId: job.id, queue: job.queue, attempt: job.attempt, maxAttempts: job.maxAttempts, workerId }),
+      this.#secrets,
+    );
+    const append = (message: string, fields?: JsonObject): void => this.#appendLine(message, fields);
+    return Object.assign(append, {
+      error: logger.error.bind(logger),
+      warn: logger.warn.bind(logger),
+      info: logger.info.bind(logger),
+      debug: logger.debug.bind(logger),
+      child: logger.child.bind(logger),
+      ...(logger.isLevelEnabled === undefined ? {} : { isLevelEnabled: logger.isLevelEnabled.bind(logger) }),
+    });
+  }
+
+  #appendLine(message: string, fields: JsonObject | undefined): void {
+    const secrets = this.#secrets ?? [];
+    const line =
+      secrets.length === 0
+        ? serializeLogLine(message, fields, new Date(this.#clock.now()))
+        : serializeLogLine(redactText(String(message), secrets), redactedFields(fields, secrets), new Date(this.#clock.now()));
+    this.#lines ??= new JobLogWriter({ store: this.#store, workerId: this.workerId, job: this.job, log: this.log, clock: this.#clock });
+    this.#lines.append(line);
   }
 
   /** `ctx.transaction` committed the job's success: nothing is left to write. */
@@ -100,4 +155,21 @@ export class AttemptContext implements JobContext {
     this.#completedInTransaction = true;
     return value as Awaited<ReturnType<typeof work>>;
   };
+}
+
+/** `fields` with the job's secret values redacted from its text (fields that are not JSON are left for `serializeLogLine` to refuse). */
+function redactedFields(fields: JsonObject | undefined, secrets: readonly string[]): unknown {
+  if (fields === undefined || fields === null) return fields;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(fields);
+  } catch {
+    return fields;
+  }
+  if (text === undefined) return fields;
+  try {
+    return JSON.parse(redactText(text, secrets)) as unknown;
+  } catch {
+    return { redacted: "[fields hidden: they held a secret value]" };
+  }
 }

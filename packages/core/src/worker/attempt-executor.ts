@@ -106,6 +106,7 @@ export class AttemptExecutor<T> {
       abort: attempt.signal,
       secretFields: this.#hooks.secretFields,
       events: this.#events,
+      clock: this.#options.clock,
     });
     let outcome: AttemptOutcome;
     if (this.#leases.holds(attempt.job)) {
@@ -115,7 +116,7 @@ export class AttemptExecutor<T> {
       outcome = stoppedBeforeStart(attempt.signal);
     }
     handled();
-    // The last progress value is stored before the outcome, never after it.
+    // The last progress value and log lines are stored before the outcome, never after it.
     await ctx.flushProgress();
     return this.#record(attempt, outcome);
   }

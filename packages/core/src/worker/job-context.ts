@@ -30,8 +30,24 @@ export interface JobContext {
    * Pass it to fetch, database drivers and timers.
    */
   readonly signal: AbortSignal;
-  /** A logger whose lines carry jobId, queue, attempt and workerId. */
-  readonly log: Logger;
+  /**
+   * The job's own log, and the process's logger. `ctx.log(message, fields?)`
+   * appends a line (the time, the text and an optional small JSON object)
+   * to this attempt's log, kept with the job and shown by `stint jobs show`
+   * and the dashboard: an attempt keeps its newest `MAX_JOB_LOG_LINES`
+   * (100) lines within `MAX_JOB_LOG_BYTES` (32 KiB), with a count of the
+   * ones dropped. Lines are written in batches (about one statement a
+   * second while the handler logs, and once before the outcome); the call
+   * returns at once. `ctx.log.info(…)` and the other levels go to the
+   * process's logger only, with jobId, queue, attempt and workerId.
+   *
+   * @example
+   * ```ts
+   * ctx.log("Uploaded the invoice", { bytes: pdf.length }); // kept with the job
+   * ctx.log.debug("Retrying the upload");                    // the process's log only
+   * ```
+   */
+  readonly log: JobLog;
   /**
    * The `meta` object given at enqueue (`{}` when none), frozen. Keys
    * starting with `stint.` and `traceparent`/`tracestate` belong to stint.
@@ -60,6 +76,24 @@ export interface JobContext {
    * ```
    */
   progress(value: JsonValue): void;
+
+  /**
+   * Merges `patch` into the job's `meta` (top-level keys replace; the
+   * result at most `MAX_META_BYTES` of JSON, or a `PayloadError` naming
+   * its size), stored at once and fenced like an outcome: a worker that
+   * lost the job gets a `LeaseLostError` and nothing changes. `ctx.meta`
+   * shows the merged object from then on, and later attempts start with
+   * it. Keys of stint's own (`stint.*`, `traceparent`, `tracestate`) are
+   * refused.
+   *
+   * @example
+   * ```ts
+   * await upload(file);
+   * await ctx.updateMeta({ step: "uploaded", uploadId: file.id });
+   * if (ctx.meta.step === "uploaded") return; // on a later attempt: skip the upload
+   * ```
+   */
+  updateMeta(patch: JsonObject): Promise<void>;
   /** Enqueues another job (chaining). */
   enqueue<U>(definition: JobDefinition<U, unknown, any>, payload: U, options?: EnqueueOptions): Promise<EnqueueResult>;
 
@@ -98,6 +132,20 @@ export interface JobContext {
    * ```
    */
   transaction<R>(work: (transaction: StoreTransaction) => Promise<R>): Promise<R>;
+}
+
+/**
+ * `ctx.log`: called, it appends a line to the job's own log; its methods
+ * are the process's logger, with the job's fields.
+ *
+ * @example
+ * ```ts
+ * ctx.log("Fetched 120 rows", { rows: 120 });
+ * ctx.log.warn("The API answered slowly");
+ * ```
+ */
+export interface JobLog extends Logger {
+  (message: string, fields?: JsonObject): void;
 }
 
 /**

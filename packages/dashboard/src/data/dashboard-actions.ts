@@ -71,6 +71,16 @@ export class DashboardActions {
     this.#done("cancel-job", `cancelled job ${id} (${job.queue})`, actor, { jobId: id, queue: job.queue });
   }
 
+  /** Runs a queued job scheduled for later (or a failed one waiting for its retry) now, keeping its attempts. */
+  async runJobNow(id: string, actor: Actor): Promise<void> {
+    const job = await this.#sources.store.getJob({ id });
+    if (job === undefined) throw noSuchJob(id);
+    if (!(await this.#sources.store.runJobNow({ id }))) {
+      throw new RequestRefused(DashboardErrorCode.Conflict, `Job ${id} is ${job.state}: only queued or failed jobs can be run now.`);
+    }
+    this.#done("run-job-now", `ran job ${id} (${job.queue}) now`, actor, { jobId: id, queue: job.queue });
+  }
+
   /**
    * Retries the dead jobs of `queue`, at most `expected` of them (the count
    * the confirmation showed): jobs that die while this runs are not

@@ -1,8 +1,8 @@
-import type { JobStore, QueueAdmin } from "@stint/core";
+import type { JobEventSource, JobStore, QueueAdmin } from "@stint/core";
 import type { PostgresJobBrowser } from "@stint/postgres-driver";
 
 /** The bounded reads of a large jobs table (implemented by `PostgresJobBrowser`). */
-export type JobBrowser = Pick<PostgresJobBrowser, "browseJobs" | "countJobsUpTo" | "readRecentThroughput" | "readQueueGauges">;
+export type JobBrowser = Pick<PostgresJobBrowser, "browseJobs" | "countJobsUpTo" | "estimateJobs" | "readRecentThroughput" | "readQueueGauges">;
 
 /** Where the dashboard's figures come from and where its actions go. */
 export interface DashboardSources {
@@ -11,4 +11,6 @@ export interface DashboardSources {
   readonly browser: JobBrowser;
   /** Pause and resume. */
   readonly admin: QueueAdmin;
+  /** Job events from every process, for the live pages; without it they poll. */
+  readonly events?: JobEventSource;
 }

@@ -1,16 +1,19 @@
 import { JOB_STATES, type JobState } from "@stint/core";
-import { assertQueueName } from "@stint/core/driver";
-import { MAX_ERROR_SEARCH_LENGTH } from "@stint/postgres-driver";
+import { MAX_BROWSED_QUEUE_LENGTH, MAX_ERROR_SEARCH_LENGTH } from "@stint/postgres-driver";
 import { badParameter } from "../http/request-refused";
 
 /** The filters of the jobs page, checked. */
 export interface JobsFilter {
   readonly queue?: string;
   readonly state?: JobState;
+  /** `state=scheduled`: queued jobs whose run_at is still ahead (`state` is then `queued`). */
+  readonly scheduled?: boolean;
   readonly errorText?: string;
   readonly createdFrom?: Date;
   readonly createdTo?: Date;
   readonly beforeId?: string;
+  /** The cursor of a newer page: jobs with a larger id, oldest of them first read. */
+  readonly afterId?: string;
   /** The texts as given, to show in the form again. */
   readonly raw: Readonly<Record<"queue" | "state" | "q" | "from" | "to" | "tz", string>>;
 }
@@ -23,8 +26,11 @@ const ZONED_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|
  * Reads the jobs page's query: `queue`, `state`, `q` (text in the last
  * error), `from` and `to` (the time a job was created: ISO 8601 with a
  * zone, or `YYYY-MM-DDTHH:MM` in the zone `tz` names as minutes east of
- * UTC, which the page's script fills in), and `before` (the cursor).
- * Empty fields are no filter. A malformed one is a 400 naming it.
+ * UTC, which the page's script fills in), and `before` or `after` (the
+ * cursor of an older or a newer page). Empty fields are no filter. A
+ * malformed one is a 400 naming it. The queue may be any name without
+ * control characters, so a queue written by SQL that breaks the naming
+ * rule is listed all the same (reads are parameterised).
  *
  * @example
  * ```ts
@@ -43,8 +49,11 @@ export function parseJobsFilter(query: URLSearchParams): JobsFilter {
   if (raw.queue !== "") {
     filter.queue = queueName(raw.queue);
   }
-  if (raw.state !== "") {
-    if (!(JOB_STATES as readonly string[]).includes(raw.state)) throw badParameter("state", `must be one of ${JOB_STATES.join(", ")}`);
+  if (raw.state === "scheduled") {
+    filter.state = "queued";
+    filter.scheduled = true;
+  } else if (raw.state !== "") {
+    if (!(JOB_STATES as readonly string[]).includes(raw.state)) throw badParameter("state", `must be one of ${JOB_STATES.join(", ")} or scheduled`);
     filter.state = raw.state as JobState;
   }
   if (raw.q !== "") {
@@ -59,9 +68,11 @@ export function parseJobsFilter(query: URLSearchParams): JobsFilter {
   if (raw.from !== "") filter.createdFrom = parseTime("from", raw.from, offsetMinutes);
   if (raw.to !== "") filter.createdTo = parseTime("to", raw.to, offsetMinutes);
   const before = text("before");
-  if (before !== "") {
-    if (!/^[1-9][0-9]{0,18}$/.test(before) || BigInt(before) > 9_223_372_036_854_775_807n) throw badParameter("before", "must be a job id");
-    filter.beforeId = before;
+  if (before !== "") filter.beforeId = jobId("before", before);
+  const after = text("after");
+  if (after !== "") {
+    if (before !== "") throw badParameter("after", "cannot be given with before");
+    filter.afterId = jobId("after", after);
   }
   return Object.freeze(filter);
 }
@@ -86,10 +97,16 @@ function parseTime(name: string, value: string, offsetMinutes: number): Date {
   return date;
 }
 
+function jobId(name: string, text: string): string {
+  if (!/^[1-9][0-9]{0,18}$/.test(text) || BigInt(text) > 9_223_372_036_854_775_807n) throw badParameter(name, "must be a job id");
+  return text;
+}
+
+/** Any queue name a row can hold, though SQL may have broken the naming rule; only control characters are refused. */
 function queueName(text: string): string {
-  try {
-    return assertQueueName(text);
-  } catch {
-    throw badParameter("queue", "must be a queue name: 1 to 128 lower-case letters, digits and _ . : -");
+  // eslint-disable-next-line no-control-regex
+  if (text.length > MAX_BROWSED_QUEUE_LENGTH || /[\u0000-\u001f\u007f]/.test(text)) {
+    throw badParameter("queue", `must be a queue name of at most ${MAX_BROWSED_QUEUE_LENGTH} characters without control characters`);
   }
+  return text;
 }

@@ -10,6 +10,21 @@ export const THROUGHPUT_BUCKETS = 12;
 export const THROUGHPUT_SCAN_LIMIT = 50_000;
 /** How many succeeded jobs each five-minute bucket reads at most: beyond, the figures are lower bounds. */
 export const THROUGHPUT_BUCKET_SHARE = Math.ceil(THROUGHPUT_SCAN_LIMIT / THROUGHPUT_BUCKETS);
+/**
+ * How long the process reuses the throughput it read, for every open tab
+ * and refresh alike: a chart of an hour in five-minute buckets is not made
+ * wrong by a few seconds, and its read is the only one of the overview that
+ * grows with the load (up to {@link THROUGHPUT_SCAN_LIMIT} rows).
+ */
+export const THROUGHPUT_CACHE_MS = 5_000;
+
+interface CachedThroughput {
+  readonly read: Promise<RecentThroughput>;
+  readonly at: number;
+}
+
+/** The throughput each browser last read, shared by every request of the process (a browser is one database and schema). */
+const throughputCache = new WeakMap<DashboardSources["browser"], CachedThroughput>();
 
 /** One row of the overview. */
 export interface QueueRow {
@@ -41,12 +56,24 @@ export interface Overview {
  * history by finishing time, at most {@link THROUGHPUT_BUCKET_SHARE} per
  * five minutes). A queue shows when it has jobs waiting, running or dead,
  * succeeded within the hour, or controls set.
+ *
+ * The gauges and controls are read on every call (index-only reads of the
+ * waiting, running and dead jobs, so an action shows at once); the
+ * throughput is read at most once per {@link THROUGHPUT_CACHE_MS} per
+ * process, however many tabs refresh, and concurrent calls share one read.
+ * `throughputMaxAgeMs: 0` reads it afresh.
+ *
+ * @example
+ * ```ts
+ * const overview = await readOverview(sources);
+ * for (const row of overview.queues) console.log(row.queue, row.queued, row.dead, row.succeededLastHour);
+ * ```
  */
-export async function readOverview(sources: DashboardSources): Promise<Overview> {
+export async function readOverview(sources: DashboardSources, options: { readonly throughputMaxAgeMs?: number } = {}): Promise<Overview> {
   const [gauges, controls, throughput] = await Promise.all([
     sources.browser.readQueueGauges(),
     sources.store.listQueueControls(),
-    sources.browser.readRecentThroughput({ windowMs: THROUGHPUT_WINDOW_MS, buckets: THROUGHPUT_BUCKETS, scanLimit: THROUGHPUT_SCAN_LIMIT }),
+    recentThroughput(sources.browser, options.throughputMaxAgeMs ?? THROUGHPUT_CACHE_MS),
   ]);
   const gaugesByQueue = new Map(gauges.map((entry) => [entry.queue, entry]));
   const controlsByQueue = new Map(controls.map((entry) => [entry.queue, entry]));
@@ -72,4 +99,17 @@ export async function readOverview(sources: DashboardSources): Promise<Overview>
       });
     }),
   });
+}
+
+function recentThroughput(browser: DashboardSources["browser"], maxAgeMs: number): Promise<RecentThroughput> {
+  const now = Date.now();
+  const cached = throughputCache.get(browser);
+  if (cached !== undefined && now - cached.at < maxAgeMs) return cached.read;
+  const read = browser.readRecentThroughput({ windowMs: THROUGHPUT_WINDOW_MS, buckets: THROUGHPUT_BUCKETS, scanLimit: THROUGHPUT_SCAN_LIMIT });
+  const entry = { read, at: now };
+  throughputCache.set(browser, entry);
+  read.catch(() => {
+    if (throughputCache.get(browser) === entry) throughputCache.delete(browser);
+  });
+  return read;
 }

@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { ConfigError } from "@stint/core";
+import { DEFAULT_SESSION_LIMITS, SessionStore } from "./sessions";
 
 /**
  * How viewers prove who they are: a bearer token (sent as
@@ -23,8 +24,12 @@ export interface Authenticator {
    * `undefined` when it carries no valid credential.
    */
   identify(request: IncomingMessage, sessionCookie: string | undefined): string | undefined;
-  /** The session cookie for a token typed into the sign-in page, or `undefined` when it is wrong. */
+  /** Opens a session for a token typed into the sign-in page and returns its cookie value, or `undefined` when the token is wrong. */
   signIn(token: string): string | undefined;
+  /** Ends the session of this cookie value (sign-out): the cookie is refused from then on. */
+  signOut(sessionCookie: string | undefined): void;
+  /** The session cookie's `Max-Age`, in seconds. */
+  readonly sessionMaxAgeSeconds: number;
   /** The key CSRF tokens are signed with: derived from the credential, so every instance sharing it agrees. */
   readonly csrfKey: Buffer;
 }
@@ -36,18 +41,18 @@ export interface Authenticator {
  *
  * @example
  * ```ts
- * const auth = resolveAuth({ token: process.env.STINT_DASHBOARD_TOKEN! });
+ * const auth = resolveAuth({ token: process.env.STINT_DASHBOARD_TOKEN! }, new SessionStore(DEFAULT_SESSION_LIMITS, { now: Date.now }));
  * auth.identify(request, undefined); // "token:1a2b3c4d" for "Authorization: Bearer <the token>"
  * ```
  */
-export function resolveAuth(auth: unknown): Authenticator {
+export function resolveAuth(auth: unknown, sessions = new SessionStore(DEFAULT_SESSION_LIMITS, { now: () => Date.now() })): Authenticator {
   if (auth === "none") return noAuth();
   if (typeof auth === "object" && auth !== null && "token" in auth) {
     const { token } = auth;
     if (typeof token !== "string" || token.length < MIN_TOKEN_LENGTH || /\s/.test(token)) {
       throw new ConfigError("auth.token", `must be a text of at least ${MIN_TOKEN_LENGTH} characters without spaces`);
     }
-    return tokenAuth(token);
+    return tokenAuth(token, sessions);
   }
   if (typeof auth === "object" && auth !== null && "basicAuth" in auth) {
     const { username, password } = (auth.basicAuth ?? {}) as { username?: unknown; password?: unknown };
@@ -62,8 +67,7 @@ export function resolveAuth(auth: unknown): Authenticator {
   throw new ConfigError("auth", 'is required: { token }, { basicAuth: { username, password } }, or "none" (for localhost only)');
 }
 
-function tokenAuth(token: string): Authenticator {
-  const session = hmac(token, "stint-dashboard-session-v1").toString("base64url");
+function tokenAuth(token: string, sessions: SessionStore): Authenticator {
   const who = `token:${createHash("sha256").update(token).digest("hex").slice(0, 8)}`;
   return Object.freeze({
     kind: "token" as const,
@@ -71,9 +75,11 @@ function tokenAuth(token: string): Authenticator {
     identify(request: IncomingMessage, sessionCookie: string | undefined) {
       const header = request.headers.authorization;
       if (header !== undefined && /^Bearer /i.test(header)) return sameText(header.slice(7).trim(), token) ? who : undefined;
-      return sessionCookie !== undefined && sameText(sessionCookie, session) ? who : undefined;
+      return sessions.isOpen(sessionCookie) ? who : undefined;
     },
-    signIn: (typed: string) => (sameText(typed, token) ? session : undefined),
+    signIn: (typed: string) => (sameText(typed, token) ? sessions.open() : undefined),
+    signOut: (sessionCookie: string | undefined) => sessions.close(sessionCookie),
+    sessionMaxAgeSeconds: sessions.maxAgeSeconds,
   });
 }
 
@@ -92,6 +98,8 @@ function basicAuth(username: string, password: string): Authenticator {
       return userOk && passwordOk ? `user:${username}` : undefined;
     },
     signIn: () => undefined,
+    signOut: () => undefined,
+    sessionMaxAgeSeconds: 0,
   });
 }
 
@@ -101,6 +109,8 @@ function noAuth(): Authenticator {
     csrfKey: randomBytes(32),
     identify: () => "anonymous",
     signIn: () => undefined,
+    signOut: () => undefined,
+    sessionMaxAgeSeconds: 0,
   });
 }
 

@@ -17,10 +17,14 @@ import type { Authenticator } from "./auth";
 import { cookieHeader, CSRF_COOKIE, parseCookies, SESSION_COOKIE } from "./cookies";
 import { CSRF_FIELD, CsrfTokens } from "./csrf";
 import { flashMessage } from "./flash";
+import type { HostPolicy } from "./host-policy";
+import { safeNext } from "./next-path";
 import { readForm } from "./read-form";
+import { EventStreams, parseStreamFilter } from "./event-stream";
 import { DashboardErrorCode, RequestRefused } from "./request-refused";
 import { isCrossSite, isSecure } from "./request-guard";
 import { redirect, sendHtml } from "./respond";
+import type { SignInLimiter } from "./sign-in-limiter";
 import type { StaticAssets } from "./static-assets";
 
 /** Longest request target accepted (path and query), in characters. */
@@ -37,6 +41,10 @@ export interface DashboardAppSettings {
   readonly readOnly: boolean;
   readonly refreshMs: number;
   readonly log: Logger;
+  /** Which `Host` names are answered (DNS rebinding). */
+  readonly hosts: HostPolicy;
+  /** Wrong credentials per address. */
+  readonly signIns: SignInLimiter;
 }
 
 /** A request after the dashboard's checks: who, the CSRF token, cookies to set. */
@@ -56,11 +64,13 @@ export class DashboardApp {
   readonly #settings: DashboardAppSettings;
   readonly #csrf: CsrfTokens;
   readonly #actions: DashboardActions;
+  readonly #streams: EventStreams | undefined;
 
   constructor(settings: DashboardAppSettings) {
     this.#settings = settings;
     this.#csrf = new CsrfTokens(settings.auth.csrfKey);
     this.#actions = new DashboardActions(settings.sources, settings.log);
+    this.#streams = settings.sources.events === undefined ? undefined : new EventStreams(settings.sources.events, settings.log);
   }
 
   /**
@@ -79,6 +89,7 @@ export class DashboardApp {
         if (next !== undefined) return next();
         throw new RequestRefused(DashboardErrorCode.NotFound, "There is no such page.");
       }
+      this.#settings.hosts.check(request);
       const method = request.method === "HEAD" ? "GET" : (request.method ?? "GET");
       if (method !== "GET" && method !== "POST") throw new RequestRefused(DashboardErrorCode.MethodNotAllowed, "Only GET and POST are answered.");
       if (path.startsWith("/assets/") && method === "GET") {
@@ -90,6 +101,7 @@ export class DashboardApp {
       viewer = this.#viewer(request, response, cookies, method, url);
       if (viewer === undefined) return;
       if (method === "POST") return await this.#post(request, response, viewer, path);
+      if (path === "/events") return await this.#stream(request, response, url.searchParams, cookies);
       return await this.#get(response, viewer, path, url.searchParams);
     } catch (thrown) {
       this.#fail(request, response, viewer, thrown);
@@ -105,9 +117,12 @@ export class DashboardApp {
 
   /** Who is asking, or `undefined` after answering a request without a valid credential. */
   #viewer(request: IncomingMessage, response: ServerResponse, cookies: ReadonlyMap<string, string>, method: string, url: URL): Viewer | undefined {
-    const { auth, prefix } = this.#settings;
+    const { auth, prefix, signIns } = this.#settings;
+    const sentCredential = request.headers.authorization !== undefined;
+    if (sentCredential) signIns.check(request.socket.remoteAddress);
     const who = auth.identify(request, cookies.get(SESSION_COOKIE));
     if (who === undefined) {
+      if (sentCredential) signIns.fail(request.socket.remoteAddress);
       if (method === "POST") {
         this.#settings.log.warn("Dashboard: refused an action without a valid credential", { remoteAddress: request.socket.remoteAddress });
         throw new RequestRefused(DashboardErrorCode.Forbidden, "Actions need the dashboard's credential.");
@@ -135,6 +150,7 @@ export class DashboardApp {
       readOnly: this.#settings.readOnly,
       csrfToken: this.#csrf.tokenFor(nonce, who),
       refreshMs: this.#settings.refreshMs,
+      liveEvents: this.#streams !== undefined,
     });
     return { context, nonce, setCookies };
   }
@@ -146,10 +162,13 @@ export class DashboardApp {
     const send = (body: Parameters<typeof sendHtml>[2]) => sendHtml(response, 200, body, headers);
     if (path === "/") return send(overviewPage(context, await readOverview(sources), flashMessage(query)));
     if (path === "/fragments/overview") return send(overviewFragment(context, await readOverview(sources)));
-    if (path === "/jobs") return send(jobsPage(context, await readJobsList(sources, parseJobsFilter(query))));
+    if (path === "/jobs") return send(jobsPage(context, await readJobsList(sources, parseJobsFilter(query)), flashMessage(query)));
     const job = /^\/jobs\/([^/]+)$/.exec(path);
     if (job !== null) return send(jobPage(context, await readJobDetail(sources, policy, decodeSegment(job[1]!)), flashMessage(query)));
     const retryDead = /^\/queues\/([^/]+)\/retry-dead$/.exec(path);
+    if ((retryDead !== null || /^\/queues\/[^/]+\/cancel-waiting$/.test(path)) && context.readOnly) {
+      throw new RequestRefused(DashboardErrorCode.Forbidden, "This dashboard is read-only.");
+    }
     if (retryDead !== null) {
       const queue = decodeSegment(retryDead[1]!);
       const dead = await sources.browser.countJobsUpTo({ queue: checkedQueueName(queue), states: ["dead"], cap: MAX_RETRY_DEAD });
@@ -165,6 +184,14 @@ export class DashboardApp {
     throw new RequestRefused(DashboardErrorCode.NotFound, "There is no such page.");
   }
 
+  /** `GET <base>/events`: job events as server-sent events, for a viewer with the credential (a 404 without an event source). */
+  async #stream(request: IncomingMessage, response: ServerResponse, query: URLSearchParams, cookies: ReadonlyMap<string, string>): Promise<void> {
+    if (this.#streams === undefined) throw new RequestRefused(DashboardErrorCode.NotFound, "This dashboard has no live events; its pages refresh themselves.");
+    // A stream outlives the request that opened it: it ends at the first heartbeat after sign-out or expiry.
+    const signedIn = (): boolean => this.#settings.auth.identify(request, cookies.get(SESSION_COOKIE)) !== undefined;
+    await this.#streams.open(request, response, parseStreamFilter(query), signedIn);
+  }
+
   async #post(request: IncomingMessage, response: ServerResponse, viewer: Viewer, path: string): Promise<void> {
     const { context } = viewer;
     if (isCrossSite(request)) throw this.#refuse(request, context.who, "a POST from another site");
@@ -173,18 +200,21 @@ export class DashboardApp {
     if (!this.#csrf.check(viewer.nonce, context.who, form.get(CSRF_FIELD) ?? undefined))
       throw this.#refuse(request, context.who, "a POST without a valid CSRF token");
     if (path === "/logout") {
+      this.#settings.auth.signOut(parseCookies(request.headers.cookie).get(SESSION_COOKIE));
       redirect(response, `${this.#settings.prefix}/login`, {
         "Set-Cookie": cookieHeader(SESSION_COOKIE, "", { path: this.#cookiePath(), secure: isSecure(request), maxAgeSeconds: 0 }),
       });
       return;
     }
     const actor = { who: context.who, remoteAddress: request.socket.remoteAddress };
-    const jobAction = /^\/jobs\/([^/]+)\/(retry|cancel)$/.exec(path);
+    const jobAction = /^\/jobs\/([^/]+)\/(retry|cancel|run-now)$/.exec(path);
     if (jobAction !== null) {
       const id = decodeSegment(jobAction[1]!);
+      const done = JOB_ACTION_DONE[jobAction[2]!]!;
       if (jobAction[2] === "retry") await this.#actions.retryJob(id, actor);
+      else if (jobAction[2] === "run-now") await this.#actions.runJobNow(id, actor);
       else await this.#actions.cancelJob(id, actor);
-      return redirect(response, href(context, `/jobs/${id}`, { done: jobAction[2] === "retry" ? "retried" : "cancelled" }));
+      return redirect(response, listReturn(form.get("back"), this.#settings.prefix, done) ?? href(context, `/jobs/${id}`, { done }));
     }
     const queueAction = /^\/queues\/([^/]+)\/(pause|resume|retry-dead|cancel-waiting)$/.exec(path);
     if (queueAction !== null) {
@@ -205,19 +235,23 @@ export class DashboardApp {
   }
 
   async #signIn(request: IncomingMessage, response: ServerResponse, method: string, url: URL): Promise<void> {
-    const { auth, prefix, assets } = this.#settings;
+    const { auth, prefix, assets, signIns } = this.#settings;
     if (auth.kind !== "token") return redirect(response, `${prefix}/`);
     const next = safeNext(url.searchParams.get("next") ?? "", prefix);
     if (method === "GET") return sendHtml(response, 200, signInPage(prefix, assets.version, next, false));
     if (isCrossSite(request)) throw this.#refuse(request, "anonymous", "a sign-in from another site");
+    signIns.check(request.socket.remoteAddress);
     const form = await readForm(request);
     const session = auth.signIn(form.get("token") ?? "");
     if (session === undefined) {
+      signIns.fail(request.socket.remoteAddress);
       this.#settings.log.warn("Dashboard: refused a sign-in with a wrong token", { remoteAddress: request.socket.remoteAddress });
       return sendHtml(response, 401, signInPage(prefix, assets.version, safeNext(form.get("next") ?? "", prefix), true));
     }
+    // A new session replaces the one this browser had, if any.
+    auth.signOut(parseCookies(request.headers.cookie).get(SESSION_COOKIE));
     redirect(response, safeNext(form.get("next") ?? "", prefix), {
-      "Set-Cookie": cookieHeader(SESSION_COOKIE, session, { path: this.#cookiePath(), secure: isSecure(request) }),
+      "Set-Cookie": cookieHeader(SESSION_COOKIE, session, { path: this.#cookiePath(), secure: isSecure(request), maxAgeSeconds: auth.sessionMaxAgeSeconds }),
     });
   }
 
@@ -238,7 +272,7 @@ export class DashboardApp {
     const status = refused?.status ?? 500;
     const message = refused?.message ?? "The dashboard could not answer this request; the details are in its log.";
     if (status === 503) this.#settings.log.warn("Dashboard: the database did not answer", { error: thrown });
-    sendHtml(response, status, errorPage(viewer?.context, status, message, this.#stylesheet()));
+    sendHtml(response, status, errorPage(viewer?.context, status, message, this.#stylesheet()), refused?.headers);
   }
 
   #stylesheet(): string {
@@ -273,10 +307,21 @@ function checkedQueueName(queue: string): string {
   return queue;
 }
 
-/** Where to go after signing in: a path under the dashboard, never another site. */
-function safeNext(next: string, prefix: string): string {
-  const home = `${prefix}/`;
-  if (!next.startsWith("/") || next.startsWith("//") || next.includes("\\")) return home;
-  if (prefix !== "" && next !== prefix && !next.startsWith(home)) return home;
-  return next;
+/** The `done` field of the redirect after each action on one job (see `flashMessage`). */
+const JOB_ACTION_DONE: Readonly<Record<string, string>> = { retry: "retried", cancel: "cancelled", "run-now": "ran-now" };
+
+/**
+ * Where a per-row action on the jobs list goes back to: the list with the
+ * filters it was sent from (`back`, a path and query) and `done`, rebuilt
+ * from its parts so it can only be the dashboard's jobs list; `undefined`
+ * when `back` is missing or anything else.
+ */
+function listReturn(back: string | null, prefix: string, done: string): string | undefined {
+  // eslint-disable-next-line no-control-regex
+  if (back === null || !back.startsWith(`${prefix}/jobs`) || /[\u0000-\u001f\\]/.test(back)) return undefined;
+  const url = new URL(back, "http://dashboard.invalid");
+  if (url.origin !== "http://dashboard.invalid" || url.pathname !== `${prefix}/jobs`) return undefined;
+  url.searchParams.delete("done");
+  url.searchParams.set("done", done);
+  return `${url.pathname}?${url.searchParams.toString()}`;
 }

@@ -14,6 +14,8 @@ export function flashMessage(query: URLSearchParams): string | undefined {
       return "The job is queued to run again now.";
     case "cancelled":
       return "The job is cancelled.";
+    case "ran-now":
+      return "The job is due now: the next free worker runs it.";
     case "paused":
       return `Paused queue ${queue}: running jobs finish, no new ones start.`;
     case "resumed":

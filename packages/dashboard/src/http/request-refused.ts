@@ -9,6 +9,10 @@ export const DashboardErrorCode = {
   UriTooLong: "STINT_DASHBOARD_URI_TOO_LONG",
   Conflict: "STINT_DASHBOARD_CONFLICT",
   Unavailable: "STINT_DASHBOARD_UNAVAILABLE",
+  /** The request named a host the dashboard does not answer for (DNS rebinding; see `allowedHosts`). */
+  HostNotAllowed: "STINT_DASHBOARD_HOST_NOT_ALLOWED",
+  /** Too many wrong credentials from one address: wait `Retry-After` seconds. */
+  TooManyAttempts: "STINT_DASHBOARD_TOO_MANY_ATTEMPTS",
 } as const;
 
 /** One of the values of {@link DashboardErrorCode}. */
@@ -24,12 +28,15 @@ const STATUS: Readonly<Record<DashboardErrorCode, number>> = {
   STINT_DASHBOARD_URI_TOO_LONG: 414,
   STINT_DASHBOARD_CONFLICT: 409,
   STINT_DASHBOARD_UNAVAILABLE: 503,
+  STINT_DASHBOARD_HOST_NOT_ALLOWED: 421,
+  STINT_DASHBOARD_TOO_MANY_ATTEMPTS: 429,
 };
 
 /**
  * A request the dashboard answers with an error page: its HTTP status
  * follows from the stable `code`, and `message` is shown to the viewer
- * (it never holds a stack or SQL).
+ * (it never holds a stack or SQL); `headers` go with the error page
+ * (such as `Retry-After`).
  *
  * @example
  * ```ts
@@ -39,12 +46,14 @@ const STATUS: Readonly<Record<DashboardErrorCode, number>> = {
 export class RequestRefused extends Error {
   readonly code: DashboardErrorCode;
   readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
 
-  constructor(code: DashboardErrorCode, message: string) {
+  constructor(code: DashboardErrorCode, message: string, headers: Readonly<Record<string, string>> = {}) {
     super(message);
     this.name = "RequestRefused";
     this.code = code;
     this.status = STATUS[code];
+    this.headers = headers;
   }
 }
 

@@ -10,13 +10,17 @@ interface Asset {
   readonly etag: string;
 }
 
-const TYPES: Readonly<Record<string, string>> = { "dashboard.css": "text/css; charset=utf-8", "dashboard.js": "text/javascript; charset=utf-8" };
+const TYPES: Readonly<Record<string, string>> = {
+  "dashboard.css": "text/css; charset=utf-8",
+  "dashboard.js": "text/javascript; charset=utf-8",
+  "favicon.svg": "image/svg+xml",
+};
 
 /** The package's `assets/` folder (from `dist/src/http`). */
 const ASSET_DIR = join(__dirname, "..", "..", "..", "assets");
 
 /**
- * The stylesheet and the script, read once when the dashboard is created.
+ * The stylesheet, the script and the icon, read once when the dashboard is created.
  * `version` changes with their content, for cache-busting URLs.
  */
 export class StaticAssets {

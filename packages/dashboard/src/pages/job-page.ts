@@ -1,5 +1,5 @@
-import type { AttemptRecord, JobRecord } from "@stint/core";
-import type { JobDetail } from "../data/job-detail-data";
+import { MAX_JOB_LOG_BYTES, MAX_JOB_LOG_LINES, type AttemptRecord, type JobRecord } from "@stint/core";
+import type { JobDetail, ShownJobLog } from "../data/job-detail-data";
 import { formatDuration, timeElement } from "../html/format";
 import { html, type Html } from "../html/html";
 import { actionButton, layout, stateBadge } from "./layout";
@@ -7,8 +7,10 @@ import { href, type PageContext } from "./page-context";
 
 const RETRYABLE = ["dead", "cancelled", "failed"];
 const CANCELLABLE = ["queued", "failed", "running"];
+/** Jobs waiting for their `run_at`: a later one can be made due now. */
+const WAITING = ["queued", "failed"];
 
-/** One job: its fields, payload (redacted or hidden), result, meta, progress and every attempt. */
+/** One job: its fields, payload (redacted or hidden), result, meta, progress, every attempt and its handler's log lines per attempt. */
 export function jobPage(context: PageContext, detail: JobDetail, flash?: string): Html {
   const { job } = detail;
   return layout(context, {
@@ -16,8 +18,12 @@ export function jobPage(context: PageContext, detail: JobDetail, flash?: string)
     active: "jobs",
     flash,
     body: html`<p class="crumbs"><a href="${href(context, "/jobs", { queue: job.queue })}">Jobs of ${job.queue}</a></p>
+<div id="job-live" data-refresh="${href(context, `/jobs/${job.id}`)}" data-refresh-ms="${context.refreshMs}" data-refresh-part="job-live"${
+      context.liveEvents ? html` data-events="${href(context, "/events", { queues: job.queue, job: job.id })}"` : ""
+    }>
 <h1>Job ${job.id} ${stateBadge(job.state)}</h1>
 <div class="actions" data-actions>
+${WAITING.includes(job.state) && job.runAt.getTime() > Date.now() ? actionButton(context, { path: `/jobs/${job.id}/run-now`, label: "Run now" }) : ""}
 ${RETRYABLE.includes(job.state) ? actionButton(context, { path: `/jobs/${job.id}/retry`, label: "Retry now" }) : ""}
 ${CANCELLABLE.includes(job.state) ? actionButton(context, { path: `/jobs/${job.id}/cancel`, label: "Cancel", danger: true, confirm: job.state === "running" ? `Cancel job ${job.id}? It is running: its handler is told to stop now.` : `Cancel job ${job.id}?` }) : ""}
 </div>
@@ -29,7 +35,15 @@ ${detail.progressText === null ? "" : html`<h2>Progress</h2><pre>${detail.progre
 ${detail.resultText === null ? "" : html`<h2>Result</h2><pre data-result>${detail.resultText}</pre>`}
 ${detail.metaText === null ? "" : html`<h2>Meta</h2><pre>${detail.metaText}</pre>`}
 <h2>Attempts</h2>
-${detail.attempts.length === 0 ? html`<p class="empty">No attempt has ended yet.</p>` : attemptsTable(detail.attempts)}`,
+${detail.attempts.length === 0 ? html`<p class="empty">No attempt has ended yet.</p>` : attemptsTable(detail.attempts)}
+${
+  detail.logs.length === 0
+    ? ""
+    : html`<h2>Log</h2>
+${detail.logs.map(logSection)}`
+}
+<p class="note muted">Updated <time datetime="${new Date().toISOString()}" data-relative>now</time>.</p>
+</div>`,
   });
 }
 
@@ -67,18 +81,18 @@ function payloadSection(detail: JobDetail): Html {
 }
 
 function attemptsTable(attempts: readonly AttemptRecord[]): Html {
-  return html`<div class="table-wrap"><table class="attempts">
+  return html`<div class="table-wrap cards"><table class="attempts">
 <thead><tr><th scope="col" class="num">#</th><th scope="col">Outcome</th><th scope="col">Worker</th><th scope="col">Started</th>
 <th scope="col" class="num">Duration</th><th scope="col">Error</th></tr></thead>
 <tbody>
 ${attempts.map(
   (attempt) => html`<tr>
-<td class="num">${attempt.attempt}</td>
-<td>${stateBadge(attempt.outcome)}</td>
-<td>${attempt.workerId ?? "–"}</td>
-<td>${timeElement(attempt.startedAt)}</td>
-<td class="num">${attempt.durationMs === null ? "–" : formatDuration(attempt.durationMs)}</td>
-<td>${attempt.error === null ? html`<span class="muted">–</span>` : attemptError(attempt.error)}</td>
+<td class="num" data-label="#">${attempt.attempt}</td>
+<td data-label="Outcome">${stateBadge(attempt.outcome)}</td>
+<td data-label="Worker">${attempt.workerId ?? "–"}</td>
+<td data-label="Started">${timeElement(attempt.startedAt)}</td>
+<td class="num" data-label="Duration">${attempt.durationMs === null ? "–" : formatDuration(attempt.durationMs)}</td>
+<td data-label="Error">${attempt.error === null ? html`<span class="muted">–</span>` : attemptError(attempt.error)}</td>
 </tr>`,
 )}
 </tbody></table></div>`;
@@ -89,4 +103,17 @@ function attemptError(error: NonNullable<AttemptRecord["error"]>): Html {
   return html`${error.code === null ? "" : html`<code>${error.code}</code> `}${
     error.stack === null ? title : html`<details><summary>${title}</summary><pre class="error">${error.stack}</pre></details>`
   }`;
+}
+
+/** One attempt's `ctx.log` lines, oldest first, after a marker when it dropped older ones. */
+function logSection(log: ShownJobLog): Html {
+  const dropped =
+    log.droppedLines === 0
+      ? ""
+      : html`<li class="muted" data-dropped-lines="${log.droppedLines}">… ${log.droppedLines} earlier ${log.droppedLines === 1 ? "line" : "lines"} dropped (an attempt keeps its newest ${MAX_JOB_LOG_LINES} lines, ${MAX_JOB_LOG_BYTES / 1024} KiB)</li>`;
+  return html`<h3>Attempt ${log.attempt}</h3>
+<ol class="job-log" data-job-log="${log.attempt}">${dropped}${log.lines.map(
+    (line) =>
+      html`<li>${timeElement(line.at)} <span data-log-message>${line.message}</span>${line.fieldsText === null ? "" : html` <code>${line.fieldsText}</code>`}</li>`,
+  )}</ol>`;
 }

@@ -26,6 +26,7 @@ export function layout(context: PageContext, parts: PageParts): Html {
 <meta name="color-scheme" content="light dark">
 <title>${parts.title} · stint</title>
 <link rel="stylesheet" href="${href(context, "/assets/dashboard.css", { v: context.assetsVersion })}">
+<link rel="icon" type="image/svg+xml" href="${href(context, "/assets/favicon.svg", { v: context.assetsVersion })}">
 <script src="${href(context, "/assets/dashboard.js", { v: context.assetsVersion })}" defer></script>
 </head>
 <body>
@@ -44,6 +45,7 @@ export function layout(context: PageContext, parts: PageParts): Html {
 </header>
 <main>
 ${parts.flash === undefined ? "" : html`<p class="flash" role="status">${parts.flash}</p>`}
+<p class="stale" data-stale role="alert" hidden></p>
 ${parts.body}
 </main>
 <footer class="muted">Times are shown in <span data-zone>UTC</span>.</footer>

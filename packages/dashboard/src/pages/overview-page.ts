@@ -13,7 +13,9 @@ export function overviewPage(context: PageContext, overview: Overview, flash?: s
     active: "overview",
     flash,
     body: html`<h1>Queues</h1>
-<section id="overview" data-refresh="${href(context, "/fragments/overview")}" data-refresh-ms="${context.refreshMs}" aria-live="polite">
+<section id="overview" data-refresh="${href(context, "/fragments/overview")}" data-refresh-ms="${context.refreshMs}"${
+      context.liveEvents ? html` data-events="${href(context, "/events")}"` : ""
+    } aria-live="polite">
 ${overviewFragment(context, overview)}
 </section>`,
   });
@@ -23,7 +25,7 @@ ${overviewFragment(context, overview)}
 export function overviewFragment(context: PageContext, overview: Overview): Html {
   if (overview.queues.length === 0) return html`<p class="empty">No jobs yet.</p>`;
   const { throughput } = overview;
-  return html`<div class="table-wrap"><table class="queues">
+  return html`<div class="table-wrap cards"><table class="queues">
 <thead><tr>
 <th scope="col">Queue</th><th scope="col" class="num">Queued</th><th scope="col" class="num">Due</th><th scope="col" class="num">Running</th>
 <th scope="col" class="num">Retrying</th><th scope="col" class="num">Dead</th><th scope="col" class="num">Succeeded 1 h</th>
@@ -45,20 +47,20 @@ function queueRow(context: PageContext, row: QueueRow, covered: boolean): Html {
   const paused = controls?.paused === true;
   const jobsOf = (state?: string) => href(context, "/jobs", { queue: row.queue, state });
   return html`<tr data-queue="${row.queue}"${paused ? html` class="paused"` : ""}>
-<th scope="row"><a href="${jobsOf()}">${row.queue}</a></th>
-<td class="num" data-col="queued"><a href="${jobsOf("queued")}">${formatCount(row.queued)}</a></td>
-<td class="num" data-col="due">${formatCount(row.due)}</td>
-<td class="num" data-col="running"><a href="${jobsOf("running")}">${formatCount(row.running)}</a></td>
-<td class="num" data-col="retrying"><a href="${jobsOf("failed")}">${formatCount(row.retrying)}</a></td>
-<td class="num${row.dead > 0 ? " bad" : ""}" data-col="dead"><a href="${jobsOf("dead")}">${formatCount(row.dead)}</a></td>
-<td class="num" data-col="succeeded"><a href="${jobsOf("succeeded")}">${covered ? "" : "≥ "}${formatCount(row.succeededLastHour)}</a></td>
-<td class="num" data-col="oldest-due">${row.oldestDueAgeMs === null ? html`<span class="muted">–</span>` : formatDuration(row.oldestDueAgeMs)}</td>
-<td>${sparkline(row.buckets, `${row.queue}: succeeded per 5 minutes`)}</td>
-<td data-col="controls">${describeControls(row)}</td>
+<th scope="row" data-label="Queue"><a href="${jobsOf()}">${row.queue}</a></th>
+<td class="num" data-col="queued" data-label="Queued"><a href="${jobsOf("queued")}">${formatCount(row.queued)}</a></td>
+<td class="num" data-col="due" data-label="Due">${formatCount(row.due)}</td>
+<td class="num" data-col="running" data-label="Running"><a href="${jobsOf("running")}">${formatCount(row.running)}</a></td>
+<td class="num" data-col="retrying" data-label="Retrying"><a href="${jobsOf("failed")}">${formatCount(row.retrying)}</a></td>
+<td class="num${row.dead > 0 ? " bad" : ""}" data-col="dead" data-label="Dead"><a href="${jobsOf("dead")}">${formatCount(row.dead)}</a></td>
+<td class="num" data-col="succeeded" data-label="Succeeded 1 h"><a href="${jobsOf("succeeded")}">${covered ? "" : "≥ "}${formatCount(row.succeededLastHour)}</a></td>
+<td class="num" data-col="oldest-due" data-label="Oldest due">${row.oldestDueAgeMs === null ? html`<span class="muted">–</span>` : formatDuration(row.oldestDueAgeMs)}</td>
+<td data-label="Last hour">${sparkline(row.buckets, `${row.queue}: succeeded per 5 minutes`)}</td>
+<td data-col="controls" data-label="Controls">${describeControls(row)}</td>
 ${
   context.readOnly
     ? ""
-    : html`<td class="actions">${
+    : html`<td class="actions" data-label="Actions">${
         paused
           ? actionButton(context, { path: `${queuePath(row.queue)}/resume`, label: "Resume" })
           : actionButton(context, {

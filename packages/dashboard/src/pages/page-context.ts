@@ -11,8 +11,10 @@ export interface PageContext {
   readonly readOnly: boolean;
   /** The CSRF token the page's forms carry. */
   readonly csrfToken: string;
-  /** Milliseconds between refreshes of live parts of a page. */
+  /** Milliseconds between refreshes of live parts of a page when no event stream serves them. */
   readonly refreshMs: number;
+  /** `GET <base>/events` streams job events: live parts follow them and poll only when the stream fails. */
+  readonly liveEvents: boolean;
 }
 
 /**

@@ -110,7 +110,11 @@ ${
 function barePage(title: string, body: Html, stylesheet: string): Html {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark">
-<title>${title} · stint</title>${stylesheet === "" ? "" : html`<link rel="stylesheet" href="${stylesheet}">`}</head>
+<title>${title} · stint</title>${
+    stylesheet === ""
+      ? ""
+      : html`<link rel="stylesheet" href="${stylesheet}"><link rel="icon" type="image/svg+xml" href="${stylesheet.replace("dashboard.css", "favicon.svg")}">`
+  }</head>
 <body><main class="narrow">${body}</main></body></html>`;
 }
 

@@ -33,7 +33,15 @@ describe("the dashboard in read-only mode, in Chromium", () => {
   });
 
   it("shows no action buttons on any page", async () => {
-    for (const path of ["/", `/jobs/${deadId}`, `/jobs/${queuedId}`, "/jobs?state=dead"]) {
+    for (const path of [
+      "/",
+      `/jobs/${deadId}`,
+      `/jobs/${queuedId}`,
+      "/jobs?state=dead",
+      "/jobs",
+      "/jobs?queue=send-invoice&state=queued",
+      "/jobs?queue=send-invoice&state=dead",
+    ]) {
       await page.goto(`${server.url}${path}`);
       expect(await page.$$('form[method="post"]'), path).to.have.length(0);
       const buttons = await page.$$eval("button, a.button", (elements) => elements.map((element) => element.textContent?.trim()));
@@ -60,6 +68,18 @@ describe("the dashboard in read-only mode, in Chromium", () => {
     expect(response.status).to.equal(403);
     expect((await server.test.store.getJob({ id: deadId }))?.state).to.equal("dead");
     expect(await server.test.store.listQueueControls()).to.deep.equal([]);
+  });
+
+  it("refuses the confirmation pages of bulk actions, which would hold a form", async () => {
+    const authorization = `Basic ${Buffer.from(`${CREDENTIALS.username}:${CREDENTIALS.password}`).toString("base64")}`;
+    for (const path of ["/queues/send-invoice/retry-dead", "/queues/send-invoice/cancel-waiting?states=queued"]) {
+      const response = await fetch(`${server.url}${path}`, { headers: { authorization } });
+      expect(response.status, path).to.equal(403);
+      expect(await response.text(), path).to.not.contain('method="post"');
+    }
+    const runNow = await fetch(`${server.url}/jobs/${queuedId}/run-now`, { method: "POST", headers: { authorization } });
+    expect(runNow.status).to.equal(403);
+    expect((await server.test.store.getJob({ id: queuedId }))?.state).to.equal("queued");
   });
 
   it("asks for the user name and password without them", async () => {

@@ -2,6 +2,8 @@ import { expect } from "chai";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { defineJob } from "@stint/core";
+import { buildNewJob } from "@stint/core/driver";
 import type { Browser } from "playwright-core";
 import { launchChromium } from "../support/chromium";
 import { startDashboardServer, type DashboardServer } from "../support/dashboard-server";
@@ -48,6 +50,10 @@ describe("screenshots of each page", () => {
     await makeSucceededJobs(db, schema, store, "call-partner-api", 60, spread(60));
     await store.setQueueControls("call-partner-api", { maxRunning: 3, rateLimit: { limit: 100, periodMs: 60_000 } });
     await makeDeadJobs(store, "send-invoice", 1, () => "Error: mailbox full (552)\n    at SmtpMailer.send (dist/services/smtp-mailer.js:77:11)");
+    // Two invoices held until later, so the queued list shows "Run at", "scheduled" and "Run now".
+    await store.enqueueMany(
+      [1, 2].map((n) => buildNewJob(defineJob<object>("send-invoice"), { invoice: 9000 + n }, { runAt: new Date(Date.now() + n * 5_400_000) })),
+    );
   });
   after(async () => {
     await browser?.close();
@@ -55,20 +61,27 @@ describe("screenshots of each page", () => {
     if (OUT === undefined && dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
-  const pages: [string, () => string, "light" | "dark"][] = [
-    ["overview", () => "/", "light"],
-    ["overview-dark", () => "/", "dark"],
-    ["jobs", () => "/jobs?state=dead", "light"],
-    ["job", () => `/jobs/${deadId}`, "light"],
-    ["job-dark", () => `/jobs/${deadId}`, "dark"],
+  // 1280 px and a phone's 390 px, light and dark; phone shots are one screen high, to keep the files small.
+  const pages: [string, () => string, "light" | "dark", number][] = [
+    ["overview", () => "/", "light", 1280],
+    ["overview-dark", () => "/", "dark", 1280],
+    ["jobs", () => "/jobs?state=dead", "light", 1280],
+    ["jobs-dark", () => "/jobs?queue=send-invoice&state=queued", "dark", 1280],
+    ["job", () => `/jobs/${deadId}`, "light", 1280],
+    ["job-dark", () => `/jobs/${deadId}`, "dark", 1280],
+    ["overview-phone", () => "/", "light", 390],
+    ["overview-phone-dark", () => "/", "dark", 390],
+    ["jobs-phone", () => "/jobs?queue=send-invoice&state=queued", "light", 390],
+    ["jobs-phone-dark", () => "/jobs?queue=send-invoice&state=queued", "dark", 390],
   ];
-  for (const [name, path, scheme] of pages) {
+  for (const [name, path, scheme, width] of pages) {
     it(`writes ${name}.png`, async () => {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, colorScheme: scheme, timezoneId: "Europe/Berlin", locale: "en-GB" });
+      const viewport = width === 390 ? { width, height: 844 } : { width, height: 720 };
+      const context = await browser.newContext({ viewport, colorScheme: scheme, timezoneId: "Europe/Berlin", locale: "en-GB" });
       const page = await context.newPage();
       await openSignedIn(page, server, path());
       const file = join(dir, `${name}.png`);
-      await page.screenshot({ path: file, fullPage: name.startsWith("job") });
+      await page.screenshot({ path: file, fullPage: width > 390 && name.startsWith("job") });
       await context.close();
       const png = readFileSync(file);
       expect(png.subarray(1, 4).toString("latin1")).to.equal("PNG");

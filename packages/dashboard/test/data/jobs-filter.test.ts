@@ -13,6 +13,15 @@ describe("parseJobsFilter", () => {
     expect(parse("")).to.deep.equal({ raw: { queue: "", state: "", q: "", from: "", to: "", tz: "" } });
   });
 
+  it("reads a queue whose name breaks the naming rule, as a queue written by SQL may", () => {
+    expect(parse("queue=Odd+Queue%2F%C3%9C").queue).to.equal("Odd Queue/Ü");
+    expect(parse("queue=Upper").queue).to.equal("Upper");
+  });
+
+  it("reads the cursor of a newer page", () => {
+    expect(parse("after=812")).to.include({ afterId: "812" }).and.not.have.property("beforeId");
+  });
+
   it("reads a wall-clock time in the viewer's offset, and a zoned time as it says", () => {
     expect(parse("from=2024-05-01T09:30&tz=120").createdFrom?.toISOString()).to.equal("2024-05-01T07:30:00.000Z");
     expect(parse("from=2024-05-01T09:30&tz=-300").createdFrom?.toISOString()).to.equal("2024-05-01T14:30:00.000Z");
@@ -22,7 +31,10 @@ describe("parseJobsFilter", () => {
 
   const refused: [string, RegExp][] = [
     ["state=nope", /"state" must be one of/],
-    ["queue=Upper", /"queue" must be a queue name/],
+    ["queue=a%0Ab", /"queue" must be a queue name of at most 1000 characters without control characters/],
+    [`queue=${"q".repeat(1001)}`, /"queue" must be a queue name of at most 1000/],
+    ["before=5&after=4", /"after" cannot be given with before/],
+    ["after=x", /"after" must be a job id/],
     ["before=0", /"before" must be a job id/],
     ["before=99999999999999999999", /"before" must be a job id/],
     ["from=2023-02-29T10:00", /"from" is not a date and time that exists/],

@@ -33,6 +33,8 @@ export interface DashboardServer {
   readonly url: string;
   readonly origin: string;
   readonly log: LoggedLine[];
+  /** Stops answering (open connections are cut) but keeps the schema, as a dashboard process that went away. */
+  stopServing(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -60,9 +62,16 @@ export async function startDashboardServer(
     origin,
     url: `${origin}${dashboard.basePath === "/" ? "" : dashboard.basePath}`,
     log,
-    async close() {
+    async stopServing() {
+      if (!server.listening) return;
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+    async close() {
+      if (server.listening) {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
       await test.drop();
     },
   };

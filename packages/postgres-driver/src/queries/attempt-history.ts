@@ -3,6 +3,7 @@ import { MAX_ERROR_MESSAGE, MAX_ERROR_TEXT, MAX_INT4 } from "@stint/core/driver"
 import { sql, type RawBuilder } from "kysely";
 import { heldBy } from "./held-by";
 import { selectAnnouncing } from "./announce-finished";
+import { notifyJobEvents } from "./notify-job-events";
 import { moveToFinished, type JobValues } from "./finished-jobs";
 
 /** `"<schema>"."job_attempts"`, quoted: one row per attempt that did not succeed. */
@@ -157,6 +158,8 @@ export interface FinalizeParts {
   readonly duration: RawBuilder<unknown>;
   readonly announce?: boolean;
   readonly also?: RawBuilder<unknown>;
+  /** The job event per finalized row (over `finalized`'s columns; `NULL` for none), told to job-event listeners (see `notifyJobEvents`). */
+  readonly event?: RawBuilder<unknown>;
 }
 
 /** The history insert, the `also` statement and the answer, after the `finalized` CTE. */
@@ -171,5 +174,10 @@ also AS (
   ${parts.also}
 )`
   }
-${parts.announce === true ? selectAnnouncing(schema, "finalized") : sql`SELECT id FROM finalized`}`;
+${parts.announce === true ? selectAnnouncing(schema, "finalized") : sql`SELECT id FROM finalized`}${
+    parts.event === undefined
+      ? sql``
+      : sql`
+ CROSS JOIN (SELECT ${notifyJobEvents(schema, sql`finalized`, { kind: parts.event, attempt: sql.ref("attempts"), detail: sql`to_jsonb(error_code)` })} AS notified) AS notified`
+  }`;
 }

@@ -5,6 +5,7 @@ import { wakeupChannel } from "../wakeup-channel";
 import { ATTEMPT_COLUMNS, attemptsTable, millisecondsBetween } from "./attempt-history";
 import { isJobId, jobsTable } from "./job-row";
 import { selectAnnouncing } from "./announce-finished";
+import { notifyJobEvents } from "./notify-job-events";
 import { moveToFinished } from "./finished-jobs";
 
 /**
@@ -44,6 +45,7 @@ import { moveToFinished } from "./finished-jobs";
  *     FROM cancelled WHERE state = 'running')
  * SELECT cancelled.id FROM cancelled
  *  CROSS JOIN (SELECT "stint".notify_awaited($3, array_agg(id)) FROM cancelled) AS announced
+ *  CROSS JOIN (SELECT "stint".notify_job_events(array_agg('cancelled'), array_agg(id), …) FROM cancelled) AS notified
  *  CROSS JOIN (SELECT count(*) FROM told) AS owner_told
  * ```
  *
@@ -90,6 +92,9 @@ told AS (
   SELECT pg_notify(${wakeupChannel(schema)}, ${cancelNotice("cancelled")}) FROM cancelled WHERE state = 'running'
 )
 ${selectAnnouncing(schema, "cancelled")}
- CROSS JOIN (SELECT count(*) FROM told) AS owner_told`.execute(executor);
+ CROSS JOIN (SELECT count(*) FROM told) AS owner_told
+ CROSS JOIN (SELECT ${notifyJobEvents(schema, sql`cancelled`, { kind: sql`'cancelled'`, attempt: sql.ref("attempts") })} AS notified) AS notified`.execute(
+    executor,
+  );
   return rows.length > 0;
 }

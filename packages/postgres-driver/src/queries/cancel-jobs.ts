@@ -1,6 +1,7 @@
 import type { CancelJobsParams } from "@stint/core/driver";
 import { sql, type Kysely } from "kysely";
 import { announceFinished } from "./announce-finished";
+import { notifyJobEvents } from "./notify-job-events";
 import { jobsTable } from "./job-row";
 import { moveToFinished } from "./finished-jobs";
 
@@ -28,7 +29,8 @@ import { moveToFinished } from "./finished-jobs";
  * moved AS (
  *   INSERT INTO "stint"."finished_jobs" (…)
  *   SELECT …, 'cancelled', now() AS finished_at, NULL AS locked_until, … FROM cancelled)
- * SELECT count(*) AS cancelled, "stint".notify_awaited($4, array_agg(id)) AS announced FROM cancelled
+ * SELECT count(*) AS cancelled, "stint".notify_awaited($4, array_agg(id)) AS announced,
+ *        "stint".notify_job_events(array_agg('cancelled'), array_agg(id), …) AS notified FROM cancelled
  * ```
  *
  * @example
@@ -54,6 +56,8 @@ cancelled AS (
 moved AS (
   ${moveToFinished(schema, "cancelled", { state: sql`'cancelled'`, finished_at: sql`now()`, locked_until: sql`NULL`, updated_at: sql`now()` })}
 )
-SELECT count(*) AS cancelled, ${announceFinished(schema, sql`array_agg(id)`)} AS announced FROM cancelled`.execute(executor);
+SELECT count(*) AS cancelled, ${announceFinished(schema, sql`array_agg(id)`)} AS announced,
+       ${notifyJobEvents(schema, sql`cancelled`, { kind: sql`'cancelled'`, attempt: sql.ref("attempts") })} AS notified
+  FROM cancelled`.execute(executor);
   return Number(rows[0]?.cancelled ?? 0);
 }

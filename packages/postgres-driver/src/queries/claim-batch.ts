@@ -5,6 +5,7 @@ import { leaseLostInsert } from "./attempt-history";
 import { CONTROLS_APPLY_SQLSTATE } from "../schema/migrations/0011-claim-without-controls";
 import { CompiledStatements, valueSlot } from "./compiled-statement";
 import { claimedBatch, jobsTable, millisecondsInterval, type ClaimedRow } from "./job-row";
+import { notifyJobEvents } from "./notify-job-events";
 
 /**
  * Claims up to `limit` jobs of a queue in one statement: due `queued` and
@@ -129,6 +130,9 @@ import { claimedBatch, jobsTable, millisecondsInterval, type ClaimedRow } from "
  *    LIMIT greatest($2 - (SELECT count(*) FROM due), 0) FOR UPDATE SKIP LOCKED),
  * lease_lost AS (INSERT INTO "stint"."job_attempts" (…) SELECT id, attempts, 'lease-lost', locked_by, … FROM expired)
  * UPDATE … WHERE jobs.id = ANY(ARRAY(SELECT id FROM due UNION ALL SELECT id FROM expired)) RETURNING …
+ *
+ * -- every form runs the update as the CTE claimed and tells job-event listeners (see notifyJobEvents):
+ * SELECT claimed.* FROM claimed WHERE (CASE WHEN EXISTS (SELECT FROM "stint".job_event_listeners …) THEN (SELECT "stint".notify_job_events(…) FROM claimed) ELSE 0 END) >= 0
  * ```
  *
  * @example
@@ -226,25 +230,23 @@ export function claimBatchStatement(schema: string, params: ClaimBatchParams, wi
   const returning = sql`RETURNING jobs.id, jobs.queue, jobs.payload, jobs.meta, jobs.attempts, jobs.max_attempts, jobs.priority, jobs.timeout_ms,
             (extract(epoch FROM jobs.created_at) * 1000)::float8 AS created_at_ms,
             (extract(epoch FROM jobs.run_at) * 1000)::float8 AS run_at_ms`;
+  // Job-event listeners hear of the claimed jobs (see notifyJobEvents) in a condition true for every row: uncorrelated,
+  // it runs once, before the rows, and adds no join to the answer.
+  const notified = sql`WHERE ${notifyJobEvents(schema, sql`claimed`, { kind: sql`'started'`, attempt: sql.ref("attempts") })} >= 0`;
   // With controls, the claimed rows and one more, with a null id, that says what the controls did.
   const answer = withControls
-    ? sql`SELECT *, NULL::boolean AS held_paused, NULL::integer AS held_retry_ms FROM claimed
+    ? sql`SELECT claimed.*, NULL::boolean AS held_paused, NULL::integer AS held_retry_ms FROM claimed ${notified}
 UNION ALL
 SELECT NULL::bigint, ${params.queue}::text, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer, NULL::smallint, NULL::integer, NULL::float8, NULL::float8,
        control.paused, control.retry_after_ms
   FROM control`
-    : sql`SELECT * FROM claimed`;
+    : sql`SELECT claimed.* FROM claimed ${notified}`;
   // claim_room takes the queue's name from the row, so it runs only for a queue whose row holds a control.
   const control = withControls
     ? sql`control AS MATERIALIZED (
   SELECT room.* FROM ${sql.id(schema, "queues")} AS q CROSS JOIN LATERAL ${sql.id(schema, "claim_room")}(q.name, ${params.limit}::integer) AS room
    WHERE ${hasControls}),`
     : sql``;
-  if (params.takeOverExpired === false && !withControls) {
-    return sql<ClaimRow>`${claim}
-   WHERE ${picked}
-  ${returning}`;
-  }
   if (params.takeOverExpired === false) {
     return sql<ClaimRow>`WITH ${control}
 claimed AS (

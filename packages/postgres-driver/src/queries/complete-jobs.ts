@@ -5,6 +5,7 @@ import { jobsTable } from "./job-row";
 import { namedStatement } from "./named-statement";
 import { heldBy } from "./held-by";
 import { announceFinished } from "./announce-finished";
+import { notifyJobEvents } from "./notify-job-events";
 import { moveToFinished } from "./finished-jobs";
 
 /**
@@ -43,7 +44,8 @@ export interface CompletionRow {
  *
  * Waiters of the finished jobs are told in the same statement (see
  * `announceFinished`): with nobody waiting, that is one look at the empty
- * `job_waiters` table per statement and no NOTIFY.
+ * `job_waiters` table per statement and no NOTIFY. Job-event listeners
+ * likewise (see `notifyJobEvents`): one look at `job_event_listeners`.
  *
  * ### SQL
  * ```sql
@@ -60,7 +62,8 @@ export interface CompletionRow {
  *          coalesce(done_duration_ms, <statement_timestamp() - started_at in ms>),
  *          statement_timestamp(), NULL, statement_timestamp(), … FROM done)
  * SELECT coalesce(array_agg(id), '{}')::text[] AS ids,
- *        "stint".notify_awaited($3, array_agg(id)) AS announced
+ *        "stint".notify_awaited($3, array_agg(id)) AS announced,
+ *        "stint".notify_job_events(array_agg('succeeded'), array_agg(id), …) AS notified
  *   FROM done
  * ```
  *
@@ -108,7 +111,8 @@ moved AS (
     updated_at: finishedNow,
   })}
 )
-SELECT coalesce(array_agg(id), '{}')::text[] AS ids, ${announceFinished(schema, sql`array_agg(id)`)} AS announced
+SELECT coalesce(array_agg(id), '{}')::text[] AS ids, ${announceFinished(schema, sql`array_agg(id)`)} AS announced,
+       ${notifyJobEvents(schema, sql`done`, { kind: sql`'succeeded'`, attempt: sql.ref("attempts") })} AS notified
   FROM done`;
 }
 

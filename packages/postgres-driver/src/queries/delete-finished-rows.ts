@@ -1,6 +1,7 @@
 import type { DeleteFinishedBeforeParams } from "@stint/core/driver";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { attemptsTable } from "./attempt-history";
+import { jobLogsTable } from "./list-job-logs";
 import { millisecondsInterval } from "./job-row";
 
 /**
@@ -53,7 +54,8 @@ export type FinishedRowsTable = "jobs" | "finished_jobs" | (string & {});
  *              WHERE target.id = doomed.id AND target.finished_at < now() - $2 * interval '1 millisecond'
  *             RETURNING target.id),
  * history AS (DELETE FROM "stint"."job_attempts" WHERE job_id = ANY(ARRAY(SELECT id FROM deleted))),
- * waiters AS (DELETE FROM "stint"."job_waiters" WHERE job_id = ANY(ARRAY(SELECT id FROM deleted)))
+ * waiters AS (DELETE FROM "stint"."job_waiters" WHERE job_id = ANY(ARRAY(SELECT id FROM deleted))),
+ * logs AS (DELETE FROM "stint"."job_logs" WHERE job_id = ANY(ARRAY(SELECT id FROM deleted)))
  * SELECT count(*) AS deleted FROM deleted
  * ```
  *
@@ -130,6 +132,9 @@ history AS (
 ),
 waiters AS (
   DELETE FROM ${sql.id(schema, "job_waiters")} WHERE job_id = ANY(ARRAY(SELECT id FROM deleted))
+),
+logs AS (
+  DELETE FROM ${jobLogsTable(schema)} WHERE job_id = ANY(ARRAY(SELECT id FROM deleted))
 )
 SELECT count(*) AS deleted FROM deleted`;
 }

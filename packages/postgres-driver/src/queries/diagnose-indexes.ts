@@ -5,6 +5,8 @@ export interface ExpectedIndex {
   readonly table: string;
   readonly name: string;
   readonly since: number;
+  /** Created only where the migration could install an extension (`pg_trgm`): not reported when missing. */
+  readonly optional?: boolean;
 }
 
 /**
@@ -34,6 +36,11 @@ export const EXPECTED_INDEXES: readonly ExpectedIndex[] = Object.freeze([
   { table: "finished_jobs", name: "finished_jobs_id_idx", since: 15 },
   { table: "finished_jobs", name: "finished_jobs_dead_idx", since: 15 },
   { table: "finished_jobs", name: "finished_jobs_finished_at_idx", since: 15 },
+  { table: "job_event_listeners", name: "job_event_listeners_pkey", since: 17 },
+  { table: "job_logs", name: "job_logs_pkey", since: 18 },
+  { table: "finished_jobs", name: "finished_jobs_queue_idx", since: 19 },
+  { table: "jobs", name: "jobs_last_error_trgm_idx", since: 19, optional: true },
+  { table: "finished_jobs", name: "finished_jobs_last_error_trgm_idx", since: 19, optional: true },
 ]);
 
 /** An index found in the schema. */

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from "kysely";
 import { attemptsTable } from "./attempt-history";
+import { jobLogsTable } from "./list-job-logs";
 import { withHistoryLock } from "./history-lock";
 import { listDetachedDays, type HistoryPartition } from "./history-partitions";
 import type { RetainedState } from "./retention-plan";
@@ -15,6 +16,8 @@ import type { RetainedState } from "./retention-plan";
  * waiting process left for them. A job that succeeded at its first attempt
  * has no attempt history, so the walk of the partition's id index looks up
  * only those that failed, died, were cancelled or ran more than once.
+ * The `ctx.log` lines (`job_logs`) of the jobs that go are deleted by
+ * the partition's id range, which `job_logs_pkey` serves.
  * `dead_hooks` rows stay: a death whose job is gone is still handed to its
  * hook, without the job, and its claim deletes the row.
  *
@@ -48,6 +51,13 @@ import type { RetainedState } from "./retention-plan";
  *                               WHERE p.id = w.job_id AND p.state = ANY($1::text[])) LIMIT $3)
  * DELETE FROM "stint"."job_waiters" AS w USING gone
  *  WHERE w.job_id = gone.job_id AND w.waiter = gone.waiter;                    -- until fewer than $3
+ * WITH span AS (SELECT min(id) AS low, max(id) AS high FROM "stint"."finished_jobs_20250301"),
+ * gone AS (SELECT l.job_id, l.attempt FROM "stint"."job_logs" AS l, span
+ *           WHERE l.job_id BETWEEN span.low AND span.high
+ *             AND EXISTS (SELECT FROM "stint"."finished_jobs_20250301" AS p
+ *                          WHERE p.id = l.job_id AND p.state = ANY($1::text[])) LIMIT $3)
+ * DELETE FROM "stint"."job_logs" AS l USING gone
+ *  WHERE l.job_id = gone.job_id AND l.attempt = gone.attempt;                  -- until fewer than $3
  * BEGIN;
  * SELECT set_config('lock_timeout', '1000ms', true);
  * SELECT "stint".detach_history_partition('2025-03-01'::date, $1::text[]) AS kept;
@@ -92,6 +102,21 @@ SELECT max(id) AS last, count(*) AS seen FROM batch`.execute(db);
    LIMIT ${batch}::integer
 )
 DELETE FROM ${waiters} AS w USING gone WHERE w.job_id = gone.job_id AND w.waiter = gone.waiter`.execute(db);
+    if (Number(numAffectedRows ?? 0) < batch) break;
+  }
+  // Handler logs, by the partition's id range (a range of job_logs_pkey): every job in it, first attempts that succeeded included.
+  const logs = jobLogsTable(schema);
+  for (;;) {
+    const { numAffectedRows } = await sql`WITH span AS (
+  SELECT min(id) AS low, max(id) AS high FROM ${table}
+),
+gone AS (
+  SELECT l.job_id, l.attempt FROM ${logs} AS l, span
+   WHERE l.job_id BETWEEN span.low AND span.high
+     AND EXISTS (SELECT FROM ${table} AS p WHERE p.id = l.job_id AND p.state = ANY(${wanted}))
+   LIMIT ${batch}::integer
+)
+DELETE FROM ${logs} AS l USING gone WHERE l.job_id = gone.job_id AND l.attempt = gone.attempt`.execute(db);
     if (Number(numAffectedRows ?? 0) < batch) break;
   }
   const kept = await withHistoryLock(db, async (trx) => {

@@ -6,6 +6,7 @@ import { DEDUPE_CONFLICT_TARGET, isActive, MAX_DEDUPE_TRIES } from "./active-sta
 import { CompiledStatements, valueSlot } from "./compiled-statement";
 import { compileStatement } from "./named-statement";
 import { jobsTable } from "./job-row";
+import { notifyJobEvents } from "./notify-job-events";
 
 interface BatchRow {
   /** 1-based position in the batch. */
@@ -118,7 +119,10 @@ inserted AS (
     FROM fresh
    ORDER BY queue COLLATE "C", dedupe_key COLLATE "C", ord
   ON CONFLICT ${DEDUPE_CONFLICT_TARGET} DO NOTHING
-  RETURNING id
+  RETURNING id, queue
+),
+notified AS MATERIALIZED (
+  SELECT ${notifyJobEvents(schema, sql`inserted`, { kind: sql`'enqueued'`, attempt: sql`0` })} AS notified
 )
 SELECT input.ord, input.first_ord, fresh.id AS new_id, inserted.id IS NOT NULL AS inserted, existing.id AS existing_id
   FROM input
@@ -130,6 +134,7 @@ SELECT input.ord, input.first_ord, fresh.id AS new_id, inserted.id IS NOT NULL A
        AND jobs.queue = fresh.queue AND jobs.dedupe_key = fresh.dedupe_key AND ${isActive(sql.ref("jobs.state"))}
      LIMIT 1
   ) AS existing ON true
+ CROSS JOIN notified
  ORDER BY input.ord`;
 }
 
@@ -172,7 +177,8 @@ async function insertWithoutKeys(statements: Statements, schema: string, jobs: r
 
 function plainInsertStatement(schema: string): RawBuilder<{ readonly id: string }> {
   const sequence = `"${schema}".jobs_id_seq`;
-  return sql<{ readonly id: string }>`INSERT INTO ${jobsTable(schema)} (id, queue, payload, priority, max_attempts, timeout_ms, run_at, meta)
+  return sql<{ readonly id: string }>`WITH inserted AS (
+INSERT INTO ${jobsTable(schema)} (id, queue, payload, priority, max_attempts, timeout_ms, run_at, meta)
 SELECT nextval(${sql.lit(sequence)}::regclass), i.queue, i.payload, i.priority, i.max_attempts, i.timeout_ms,
        COALESCE(i.run_at, now()) + i.delay_ms * interval '1 millisecond', i.meta::jsonb
   FROM ROWS FROM (unnest(${valueSlot("queues")}::text[]), jsonb_array_elements(${valueSlot("payloads")}::jsonb),
@@ -181,7 +187,10 @@ SELECT nextval(${sql.lit(sequence)}::regclass), i.queue, i.payload, i.priority, 
                   unnest(${valueSlot("delays")}::double precision[]), unnest(${valueSlot("metas")}::text[]))
        WITH ORDINALITY AS i(queue, payload, priority, max_attempts, timeout_ms, run_at, delay_ms, meta, ord)
  ORDER BY i.ord
-RETURNING id`;
+RETURNING id, queue
+)
+SELECT inserted.id FROM inserted
+ CROSS JOIN (SELECT ${notifyJobEvents(schema, sql`inserted`, { kind: sql`'enqueued'`, attempt: sql`0` })} AS notified) AS notified`;
 }
 
 /** Orders decimal ids (bigint as text) by their value. */

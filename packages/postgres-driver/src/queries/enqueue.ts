@@ -5,11 +5,12 @@ import type { Statements } from "../connection/statement";
 import { DEDUPE_CONFLICT_TARGET, isActive, MAX_DEDUPE_TRIES } from "./active-states";
 import { jobsTable, millisecondsInterval } from "./job-row";
 import { CompiledStatements, valueSlot } from "./compiled-statement";
+import { notifyJobEvents } from "./notify-job-events";
 
 /**
  * Inserts one job, or finds the active job of the queue that holds its
  * dedupe key. `run_at` is computed on the database clock. A job without a
- * dedupe key is a plain `INSERT … RETURNING id`: it cannot be a duplicate,
+ * dedupe key is a plain insert (and the listeners' notice): it cannot be a duplicate,
  * and the statement is on the path from enqueue to handler start.
  *
  * ### SQL
@@ -27,7 +28,11 @@ import { CompiledStatements, valueSlot } from "./compiled-statement";
  * LIMIT 1
  *
  * -- without one
- * INSERT INTO "stint"."jobs" (…) VALUES (…) RETURNING id, false AS duplicate
+ * WITH inserted AS (INSERT INTO "stint"."jobs" (…) VALUES (…) RETURNING id, queue)
+ * SELECT inserted.id, false AS duplicate FROM inserted
+ *  CROSS JOIN (SELECT "stint".notify_job_events(…) FROM inserted) AS notified
+ *
+ * -- each variant tells job-event listeners of the job it inserted (see `notifyJobEvents`)
  *
  * -- onDuplicate "replace": the conflict updates a queued holder instead
  * ON CONFLICT (…) DO UPDATE SET payload = excluded.payload, run_at = excluded.run_at, …
@@ -92,21 +97,29 @@ function enqueueStatement(schema: string, job: NewJob): RawBuilder<EnqueueRow> {
   VALUES (${job.queue}, ${job.payloadJson}::jsonb, ${job.priority}::smallint, ${job.maxAttempts}::integer,
           ${job.timeoutMs}::integer, COALESCE(${job.runAt}::timestamptz, now()) + ${millisecondsInterval(job.delayMs)},
           ${job.dedupeKey ?? sql`NULL`}::text, ${job.metaJson ?? null}::jsonb)`;
-  if (job.dedupeKey === null) return sql<EnqueueRow>`${insert} RETURNING id, false AS duplicate`;
+  // Listeners hear of an inserted job (not of a dedupe hit, nor of a replaced holder).
+  const notified = (source: string, inserted: RawBuilder<unknown>): RawBuilder<unknown> =>
+    sql`CROSS JOIN (SELECT ${notifyJobEvents(schema, sql.id(source), { kind: sql`CASE WHEN ${inserted} THEN 'enqueued' END`, attempt: sql`0` })} AS notified) AS notified`;
+  if (job.dedupeKey === null) {
+    return sql<EnqueueRow>`WITH inserted AS (
+  ${insert} RETURNING id, queue
+)
+SELECT inserted.id, false AS duplicate FROM inserted ${notified("inserted", sql`true`)}`;
+  }
   // replace: a queued holder of the key takes this job's fields; `xmax` is set on a row this statement updated, 0 on one it inserted.
   const onConflict =
     job.onDuplicate === "replace"
       ? sql`DO UPDATE SET payload = excluded.payload, priority = excluded.priority, max_attempts = excluded.max_attempts,
         timeout_ms = excluded.timeout_ms, run_at = excluded.run_at, meta = excluded.meta, updated_at = now()
      WHERE jobs.state = 'queued'
-  RETURNING id, xmax <> 0 AS replaced`
+  RETURNING id, queue, xmax <> 0 AS replaced`
       : sql`DO NOTHING
-  RETURNING id, false AS replaced`;
+  RETURNING id, queue, false AS replaced`;
   return sql<EnqueueRow>`WITH inserted AS (
   ${insert}
   ON CONFLICT ${DEDUPE_CONFLICT_TARGET} ${onConflict}
 )
-SELECT id, replaced AS duplicate, replaced FROM inserted
+SELECT inserted.id, inserted.replaced AS duplicate, inserted.replaced FROM inserted ${notified("inserted", sql`NOT inserted.replaced`)}
 UNION ALL
 SELECT id, true AS duplicate, false AS replaced FROM ${jobs}
  WHERE queue = ${job.queue} AND dedupe_key = ${job.dedupeKey}::text AND ${isActive()}

@@ -14,9 +14,9 @@ import { newestJobs } from "./newest-jobs";
  * `limit` matching rows: `jobs` by its primary key, or the partial index of
  * the states asked for when they are rare (`jobs_claim_idx`,
  * `jobs_lease_idx`, `jobs_finished_idx`); `finished_jobs` by
- * `finished_jobs_id_idx` of each partition, or `finished_jobs_dead_idx`
- * for dead and cancelled jobs, and not at all when only waiting or running
- * jobs are asked for. It adds no index to the hot table: this is for
+ * `finished_jobs_id_idx` of each partition, `finished_jobs_dead_idx`
+ * for dead and cancelled jobs, or `finished_jobs_queue_idx` for a queue,
+ * and not at all when only waiting or running jobs are asked for. It adds no index to the hot table: this is for
  * operators.
  *
  * ### SQL
@@ -39,9 +39,9 @@ import { newestJobs } from "./newest-jobs";
 export async function listJobs(executor: Kysely<any>, schema: string, params: ListJobsParams): Promise<readonly JobRecord[]> {
   if (params.states?.length === 0) return Object.freeze([]);
   const where: RawBuilder<unknown>[] = [];
-  if (params.queue !== undefined) where.push(sql`queue = ${params.queue}`);
   if (params.beforeId !== undefined) where.push(sql`id < ${params.beforeId}::bigint`);
   const states = params.states === undefined ? {} : { states: params.states };
-  const { rows } = await newestJobs<JobRow>(schema, { select: JOB_COLUMNS, ...states, where, limit: params.limit }).execute(executor);
+  const queue = params.queue === undefined ? {} : { queue: params.queue };
+  const { rows } = await newestJobs<JobRow>(schema, { select: JOB_COLUMNS, ...states, ...queue, where, limit: params.limit }).execute(executor);
   return Object.freeze(rows.map(toJobRecord));
 }

@@ -14,7 +14,8 @@ import { namedStatement } from "./named-statement";
  * attempt; returns the ids that applied. The same statement inserts each
  * applied attempt's history row (outcome `dead`, or `lease-lost` when
  * given) and its death's pending `onDead` hook (see `claimDeadHooks`), and
- * tells the jobs' waiters (see `announceFinished`).
+ * tells the jobs' waiters (see `announceFinished`) and job-event listeners
+ * (`dead`, see `notifyJobEvents`).
  *
  * ### SQL
  * ```sql
@@ -34,6 +35,7 @@ import { namedStatement } from "./named-statement";
  *          SELECT id, attempts, queue, error_code, last_error FROM finalized ON CONFLICT (job_id, attempt) DO NOTHING)
  * SELECT finalized.id FROM finalized
  *  CROSS JOIN (SELECT "stint".notify_awaited($9, array_agg(id)) FROM finalized) AS announced
+ *  CROSS JOIN (SELECT CASE WHEN EXISTS (SELECT FROM "stint".job_event_listeners …) THEN (SELECT "stint".notify_job_events(…) FROM finalized) ELSE 0 END) AS notified
  * ```
  *
  * @example
@@ -64,6 +66,7 @@ export async function markJobsDead(statements: Statements, schema: string, param
       duration: sql`coalesce(dead.duration_ms, ${millisecondsBetween(sql.ref("jobs.started_at"), sql`now()`)})`,
       announce: true,
       also: deadHookInsert(schema, "finalized"),
+      event: sql`'dead'`,
     },
     remove,
     {

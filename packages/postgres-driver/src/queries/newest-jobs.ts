@@ -23,11 +23,23 @@ export interface NewestJobsParts {
   readonly select: RawBuilder<unknown>;
   /** Only jobs in these states (every state when left out). */
   readonly states?: readonly JobState[];
+  /** Only jobs of this queue: each table is then read one group of states at a time, through the index that holds the queue (see {@link newestJobs}). */
+  readonly queue?: string;
   /** Further conditions on `j`, the same in both tables. */
   readonly where: readonly RawBuilder<unknown>[];
   /** At most this many rows. */
   readonly limit: number;
+  /** `"desc"` (the default): the newest jobs. `"asc"`: the oldest jobs that match, oldest first — the page above a cursor. */
+  readonly order?: "asc" | "desc";
 }
+
+/**
+ * Groups of states of `jobs` that one partial index holds, each with the
+ * queue as its first key or in its payload: waiting (`jobs_claim_idx`),
+ * running (`jobs_lease_idx`), dead and cancelled (`jobs_finished_idx`);
+ * succeeded rows in `jobs` are the few an upgrade has not moved yet.
+ */
+const ACTIVE_TABLE_GROUPS: readonly (readonly JobState[])[] = [["queued", "failed"], ["running"], ["dead", "cancelled"], ["succeeded"]];
 
 /**
  * The newest `limit` jobs by id that match, wherever they are: a page of
@@ -35,7 +47,8 @@ export interface NewestJobsParts {
  * `limit` on its own, then merged. `jobs` is always read, since it still
  * holds the finished rows an upgrade has not moved yet; `finished_jobs` only
  * when a state asked for can be there, so a read of waiting or running jobs
- * never touches the history.
+ * never touches the history. With `order: "asc"`, the oldest `limit` jobs
+ * instead (with a lower bound on the id in `where`: the page above it).
  *
  * Each table's page is a subquery with its own `ORDER BY … LIMIT`, so the
  * planner costs it as the whole read it may be: a state that `jobs` has
@@ -45,14 +58,22 @@ export interface NewestJobsParts {
  * queued jobs walked for a page of dead ones, when the two tables were read
  * as one `UNION ALL` under a single `LIMIT`).
  *
+ * With a `queue`, each table is read one group of states at a time, so
+ * each part is one index range however rare the queue or the state:
+ * `finished_jobs` one state at a time through `finished_jobs_queue_idx`
+ * (`queue, state, id`: already in id order), `jobs` one partial index at a
+ * time (its waiting, running, or dead and cancelled jobs of the queue,
+ * sorted). Without a queue, a walk by id that stops at `limit` matches is
+ * the cheap read, and each table is one part.
+ *
  * ### SQL
  * ```sql
  * SELECT * FROM (
  *   (SELECT <select> FROM "stint"."jobs" AS j
- *     WHERE <where> [AND j.state = ANY($1::text[])] ORDER BY j.id DESC LIMIT $2)
- *   UNION ALL
+ *     WHERE <where> [AND j.queue = $q] [AND j.state = ANY($1::text[])] ORDER BY j.id DESC LIMIT $2)
+ *   UNION ALL …  -- with a queue: one such part per group of states
  *   (SELECT <select> FROM "stint"."finished_jobs" AS j
- *     WHERE <where> [AND j.state = ANY($3::text[])] ORDER BY j.id DESC LIMIT $2)
+ *     WHERE <where> [AND j.queue = $q] [AND j.state = ANY($3::text[])] ORDER BY j.id DESC LIMIT $2)
  * ) AS newest ORDER BY newest.id DESC LIMIT $2
  * ```
  *
@@ -63,19 +84,30 @@ export interface NewestJobsParts {
  */
 export function newestJobs<R>(schema: string, parts: NewestJobsParts): RawBuilder<R> {
   const limit = sql`${parts.limit}::integer`;
+  const direction = parts.order === "asc" ? sql`ASC` : sql`DESC`;
   const page = (table: RawBuilder<unknown>, states: readonly JobState[] | undefined): RawBuilder<unknown> => {
     const conditions = [sql`true`, ...parts.where];
+    if (parts.queue !== undefined) conditions.push(sql`j.queue = ${parts.queue}`);
     if (states !== undefined) conditions.push(sql`j.state = ANY(${[...states]}::text[])`);
     return sql`(SELECT ${parts.select} FROM ${table} AS j
   WHERE ${sql.join(conditions, sql` AND `)}
-  ORDER BY j.id DESC LIMIT ${limit})`;
+  ORDER BY j.id ${direction} LIMIT ${limit})`;
   };
   const finished = finishedStatesAmong(parts.states);
-  const pages = [page(jobsTable(schema), parts.states)];
-  if (finished.length > 0) pages.push(page(finishedJobsTable(schema), parts.states === undefined ? undefined : finished));
+  const pages: RawBuilder<unknown>[] = [];
+  if (parts.queue === undefined) {
+    pages.push(page(jobsTable(schema), parts.states));
+    if (finished.length > 0) pages.push(page(finishedJobsTable(schema), parts.states === undefined ? undefined : finished));
+  } else {
+    for (const group of ACTIVE_TABLE_GROUPS) {
+      const asked = parts.states === undefined ? group : group.filter((state) => parts.states!.includes(state));
+      if (asked.length > 0) pages.push(page(jobsTable(schema), asked));
+    }
+    for (const state of finished) pages.push(page(finishedJobsTable(schema), [state]));
+  }
   return sql<R>`SELECT * FROM (
 ${sql.join(pages, sql`\nUNION ALL\n`)}
 ) AS newest
- ORDER BY newest.id DESC
+ ORDER BY newest.id ${direction}
  LIMIT ${limit}`;
 }

@@ -71,26 +71,28 @@ interface ThroughputRow {
  *
  * ### SQL
  * ```sql
- * WITH finished AS MATERIALIZED (
- *   SELECT b.bucket, f.queue, f.finished_at FROM generate_series(0, $buckets - 1) AS b(bucket)
+ * WITH finished AS MATERIALIZED (   -- counted per bucket and queue as they are read: no row is kept
+ *   SELECT b.bucket, f.queue, f.jobs, f.oldest FROM generate_series(0, $buckets - 1) AS b(bucket)
  *   CROSS JOIN LATERAL (
- *     SELECT queue, finished_at FROM "stint"."finished_jobs"
- *      WHERE state = 'succeeded'
- *        AND finished_at > now() - least((b.bucket + 1) * $bucketMs, $windowMs) * interval '1 millisecond'
- *        AND finished_at <= now() - b.bucket * $bucketMs * interval '1 millisecond'
- *      LIMIT $share) AS f),
+ *     SELECT queue, count(*) AS jobs, min(finished_at) AS oldest FROM (
+ *       SELECT queue, finished_at FROM "stint"."finished_jobs"
+ *        WHERE state = 'succeeded'
+ *          AND finished_at > now() - least((b.bucket + 1) * $bucketMs, $windowMs) * interval '1 millisecond'
+ *          AND finished_at <= now() - b.bucket * $bucketMs * interval '1 millisecond'
+ *        LIMIT $share) AS r GROUP BY queue) AS f),
  * unmoved AS MATERIALIZED (
- *   SELECT floor(extract(epoch FROM now() - finished_at) * 1000 / $bucketMs)::integer AS bucket, queue, finished_at
- *     FROM "stint"."jobs"
- *    WHERE state = 'succeeded' AND finished_at > now() - $windowMs * interval '1 millisecond' AND finished_at <= now()
- *    LIMIT $scanLimit),
+ *   SELECT bucket, queue, count(*) AS jobs, min(finished_at) AS oldest FROM (
+ *     SELECT floor(extract(epoch FROM now() - finished_at) * 1000 / $bucketMs)::integer AS bucket, queue, finished_at
+ *       FROM "stint"."jobs"
+ *      WHERE state = 'succeeded' AND finished_at > now() - $windowMs * interval '1 millisecond' AND finished_at <= now()
+ *      LIMIT $scanLimit) AS r GROUP BY 1, 2),
  * counted AS (SELECT * FROM finished UNION ALL SELECT * FROM unmoved)
- * SELECT NULL AS queue, NULL AS bucket, count(*) AS jobs, floor(extract(epoch FROM now() - min(finished_at)) * 1000) AS oldest_age_ms,
- *        EXISTS (SELECT FROM finished GROUP BY bucket HAVING count(*) >= $share)
- *          OR (SELECT count(*) FROM unmoved) >= $scanLimit AS capped
+ * SELECT NULL AS queue, NULL AS bucket, sum(jobs) AS jobs, floor(extract(epoch FROM now() - min(oldest)) * 1000) AS oldest_age_ms,
+ *        EXISTS (SELECT FROM finished GROUP BY bucket HAVING sum(jobs) >= $share)
+ *          OR (SELECT sum(jobs) FROM unmoved) >= $scanLimit AS capped
  *   FROM counted
  * UNION ALL
- * SELECT queue, bucket, count(*), NULL, NULL FROM counted GROUP BY 1, 2
+ * SELECT queue, bucket, sum(jobs), NULL, NULL FROM counted GROUP BY 1, 2
  * ```
  *
  * @example
@@ -139,30 +141,34 @@ export function readRecentThroughputStatement(schema: string, params: RecentThro
   const scanLimit = sql`${params.scanLimit}::integer`;
   const ago = (ms: RawBuilder<unknown>): RawBuilder<unknown> => sql`now() - (${ms})::double precision * interval '1 millisecond'`;
   return sql<ThroughputRow>`WITH finished AS MATERIALIZED (
-  SELECT b.bucket, f.queue, f.finished_at
+  SELECT b.bucket, f.queue, f.jobs, f.oldest
     FROM generate_series(0, ${params.buckets - 1}::integer) AS b(bucket)
    CROSS JOIN LATERAL (
-     SELECT queue, finished_at FROM ${finishedJobsTable(schema)}
-      WHERE state = 'succeeded'
-        AND finished_at > ${ago(sql`least((b.bucket + 1) * ${bucketMs}::bigint, ${params.windowMs}::bigint)`)}
-        AND finished_at <= ${ago(sql`b.bucket * ${bucketMs}::bigint`)}
-      LIMIT ${share}) AS f),
+     SELECT r.queue, count(*) AS jobs, min(r.finished_at) AS oldest FROM (
+       SELECT queue, finished_at FROM ${finishedJobsTable(schema)}
+        WHERE state = 'succeeded'
+          AND finished_at > ${ago(sql`least((b.bucket + 1) * ${bucketMs}::bigint, ${params.windowMs}::bigint)`)}
+          AND finished_at <= ${ago(sql`b.bucket * ${bucketMs}::bigint`)}
+        LIMIT ${share}) AS r
+      GROUP BY r.queue) AS f),
 unmoved AS MATERIALIZED (
-  SELECT floor(extract(epoch FROM now() - finished_at) * 1000 / ${bucketMs}::double precision)::integer AS bucket, queue, finished_at
-    FROM ${jobsTable(schema)}
-   WHERE state = 'succeeded' AND finished_at > now() - ${millisecondsInterval(params.windowMs)} AND finished_at <= now()
-   LIMIT ${scanLimit}),
+  SELECT r.bucket, r.queue, count(*) AS jobs, min(r.finished_at) AS oldest FROM (
+    SELECT floor(extract(epoch FROM now() - finished_at) * 1000 / ${bucketMs}::double precision)::integer AS bucket, queue, finished_at
+      FROM ${jobsTable(schema)}
+     WHERE state = 'succeeded' AND finished_at > now() - ${millisecondsInterval(params.windowMs)} AND finished_at <= now()
+     LIMIT ${scanLimit}) AS r
+   GROUP BY 1, 2),
 counted AS (
-  SELECT bucket, queue, finished_at FROM finished
+  SELECT bucket, queue, jobs, oldest FROM finished
   UNION ALL
-  SELECT bucket, queue, finished_at FROM unmoved)
-SELECT NULL::text AS queue, NULL::integer AS bucket, count(*) AS jobs,
-       floor(extract(epoch FROM now() - min(finished_at)) * 1000)::bigint AS oldest_age_ms,
-       EXISTS (SELECT FROM finished GROUP BY bucket HAVING count(*) >= ${share})
-         OR (SELECT count(*) FROM unmoved) >= ${scanLimit} AS capped
+  SELECT bucket, queue, jobs, oldest FROM unmoved)
+SELECT NULL::text AS queue, NULL::integer AS bucket, coalesce(sum(jobs), 0) AS jobs,
+       floor(extract(epoch FROM now() - min(oldest)) * 1000)::bigint AS oldest_age_ms,
+       EXISTS (SELECT FROM finished GROUP BY bucket HAVING sum(jobs) >= ${share})
+         OR (SELECT coalesce(sum(jobs), 0) FROM unmoved) >= ${scanLimit} AS capped
   FROM counted
 UNION ALL
-SELECT queue, bucket, count(*), NULL, NULL
+SELECT queue, bucket, sum(jobs), NULL, NULL
   FROM counted
  GROUP BY 1, 2`;
 }

@@ -5,6 +5,7 @@ import { leaseLostInsert, millisecondsBetween } from "./attempt-history";
 import { deadHookInsert } from "./dead-hooks-table";
 import { jobsTable } from "./job-row";
 import { announceFinished } from "./announce-finished";
+import { notifyJobEvents } from "./notify-job-events";
 import { moveToFinished } from "./finished-jobs";
 
 /**
@@ -41,7 +42,8 @@ import { moveToFinished } from "./finished-jobs";
  * hooks AS (INSERT INTO "stint"."dead_hooks" (…) SELECT id, attempts, queue, error_code, last_error FROM rescued
  *            WHERE state = 'dead' ON CONFLICT (job_id, attempt) DO NOTHING)
  * SELECT count(*) FILTER (WHERE state = 'failed') AS retried, count(*) FILTER (WHERE state = 'dead') AS dead,
- *        "stint".notify_awaited($3, array_agg(id) FILTER (WHERE state = 'dead')) AS announced
+ *        "stint".notify_awaited($3, array_agg(id) FILTER (WHERE state = 'dead')) AS announced,
+ *        "stint".notify_job_events(array_agg(state), array_agg(id), …) AS notified -- 'failed' or 'dead'
  *   FROM rescued
  * ```
  *
@@ -106,7 +108,8 @@ hooks AS (
 )
 SELECT count(*) FILTER (WHERE state = 'failed') AS retried,
        count(*) FILTER (WHERE state = 'dead') AS dead,
-       ${announceFinished(schema, sql`array_agg(id) FILTER (WHERE state = 'dead')`)} AS announced
+       ${announceFinished(schema, sql`array_agg(id) FILTER (WHERE state = 'dead')`)} AS announced,
+       ${notifyJobEvents(schema, sql`rescued`, { kind: sql.ref("state"), attempt: sql.ref("attempts"), detail: sql`to_jsonb(error_code)` })} AS notified
   FROM rescued`.execute(executor);
   const row = rows[0];
   return Object.freeze({ retried: Number(row?.retried ?? 0), dead: Number(row?.dead ?? 0) });

@@ -43,6 +43,7 @@ import { namedStatement } from "./named-statement";
  *          left(coalesce(summary, split_part(last_error, E'\n', 1)), 1000), error_code, left(last_error, 8192)
  *     FROM finalized WHERE outcome IS NOT NULL)
  * SELECT id FROM finalized
+ *  CROSS JOIN (SELECT "stint".notify_job_events(array_agg(CASE WHEN last_error IS NOT NULL THEN 'failed' END), …) FROM finalized) AS notified
  * ```
  *
  * @example
@@ -77,7 +78,17 @@ export async function scheduleRetries(statements: Statements, schema: string, pa
                 ${jobs.map((job) => workerDuration(job.durationMs))}::integer[],
                 ${jobs.map((job) => job.failure?.summary ?? null)}::text[])
          AS retry(id, attempt, delay_ms, last_error, error_code, spend_attempt, outcome, duration_ms, summary)`;
-  const statement = finalizeRecordingAttempts(schema, { batch: "retry", workerId: params.workerId, duration: sql.ref("retry.duration_ms") }, update);
+  const statement = finalizeRecordingAttempts(
+    schema,
+    {
+      batch: "retry",
+      workerId: params.workerId,
+      duration: sql.ref("retry.duration_ms"),
+      // A failure is a job event; a snooze or a release (no error) is not.
+      event: sql`CASE WHEN last_error IS NOT NULL THEN 'failed' END`,
+    },
+    update,
+  );
   const { rows } = await statements.run<{ id: string }>(namedStatement(statement));
   return Object.freeze(rows.map((row) => String(row.id)));
 }

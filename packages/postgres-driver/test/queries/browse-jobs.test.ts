@@ -113,7 +113,7 @@ describe("PostgresJobBrowser", () => {
   });
 
   it("says how much a searched page looked at, and that older jobs remain when the window was full", async () => {
-    const page = await browser.browseJobs({ queue: "queue-1", states: ["dead"], errorText: "timeout", limit: 50, scanLimit: 30 });
+    const page = await browser.browseJobs({ queue: "queue-1", states: ["dead"], errorText: "%", limit: 50, scanLimit: 30 });
     expect(page.searched).to.deep.equal({ scanned: 30, matched: page.searched!.matched, complete: false });
     expect(page.nextBeforeId).to.be.a("string");
     const plain = await browser.browseJobs({ states: ["dead"], limit: 5, scanLimit: 30 });
@@ -315,7 +315,9 @@ describe("PostgresJobBrowser.readRecentThroughput", () => {
       return rows.map((row) => row["QUERY PLAN"]).join("\n");
     });
     expect(explained, explained).to.match(/Bitmap Index Scan on finished_jobs_\d{8}_finished_at_idx/);
-    expect(explained, explained).to.not.match(/finished_jobs_\w+_id_idx/);
+    // Never a walk of ids (the queue index of an empty partition may be planned; it holds no rows to walk).
+    expect(explained, explained).to.not.match(/finished_jobs_\w+_id_idx on finished_jobs_\w+ \w+ \(actual/);
+    expect(explained, explained).to.not.match(/finished_jobs_(\d{8}|kept|default)_id_idx/);
     const filled = await sql<{ name: string; old: boolean }>`SELECT c.relname AS name,
            bool_and(f.finished_at < date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '1 day') AS old
       FROM ${sql.id(test.schema, "finished_jobs")} AS f JOIN pg_class AS c ON c.oid = f.tableoid GROUP BY 1`.execute(test.db);

@@ -104,12 +104,13 @@ describe("deleteFinishedBefore on PostgreSQL", () => {
     await days.backdate(succeeded.slice(0, 100), 2);
     await days.backdate(dead.slice(0, 100), 40);
     for (const plan of await plansOn("finished_jobs_kept")) {
-      expect(plan, plan).to.match(/Index (Only )?Scan using finished_jobs_kept_state_finished_at_queue_idx/);
+      // Either index that leads to the old rows of a state will do (the planner picks by the table's size); a scan of the table will not.
+      expect(plan, plan).to.match(/Index (Only )?Scan (using|on) finished_jobs_kept_(state_finished_at_queue|queue_state_id)_idx/);
       expect(plan, plan).to.match(/Index Scan using finished_jobs_kept_id_idx/);
       expect(plan, plan).to.not.match(/Seq Scan/);
     }
     for (const plan of await plansOn("finished_jobs")) {
-      expect(plan, plan).to.match(/Index (Only )?Scan using finished_jobs_\d{8}_state_finished_at_queue_idx/);
+      expect(plan, plan).to.match(/Index (Only )?Scan (using|on) finished_jobs_\d{8}_(state_finished_at_queue|queue_state_id)_idx/);
       expect(plan, plan).to.match(/Index Scan using finished_jobs_\d{8}_id_idx/);
       expect(plan, plan).to.not.match(/Seq Scan/);
     }

@@ -107,9 +107,11 @@ describe("every reader finds a finished job, moved to finished_jobs or left in j
       const plain = await browser.browseJobs({ states: [state], limit: 50, scanLimit: 1_000 });
       expect(plain.jobs.map((job) => job.id)).to.have.members(ids);
       expect(plain.jobs.every((job) => job.state === state && job.finishedAt instanceof Date)).to.equal(true);
-      const searched = await browser.browseJobs({ queue: QUEUE, states: [state], limit: 50, scanLimit: 1_000 });
-      expect(searched.searched).to.deep.equal({ scanned: 2, matched: 2, complete: true });
-      expect(searched.jobs.map((job) => job.id)).to.have.members(ids);
+      const ofQueue = await browser.browseJobs({ queue: QUEUE, states: [state], limit: 50, scanLimit: 1_000 });
+      expect(ofQueue.searched, "the queue is read from an index, not searched").to.equal(null);
+      expect(ofQueue.jobs.map((job) => job.id)).to.have.members(ids);
+      const searched = await browser.browseJobs({ queue: QUEUE, states: [state], errorText: "%", limit: 50, scanLimit: 1_000 });
+      expect(searched.searched).to.deep.include({ scanned: 2, complete: true });
       expect(await browser.countJobsUpTo({ states: [state], cap: 100 })).to.equal(2);
     }
     const errors = await browser.browseJobs({ states: ["dead"], errorText: "legacy dead", limit: 50, scanLimit: 1_000 });

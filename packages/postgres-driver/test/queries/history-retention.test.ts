@@ -75,6 +75,24 @@ describe("retention of the partitioned history", () => {
     expect(Number(rows[0]!.n)).to.equal(0);
   });
 
+  it("deletes the ctx.log lines of the jobs a dropped partition held, first attempts that succeeded included, and only theirs", async () => {
+    const old = await finishJobs(test.store, "mail", "succeeded", 3);
+    const [keptDead] = await finishJobs(test.store, "mail", "dead", 1);
+    const [young] = await finishJobs(test.store, "mail", "succeeded", 1);
+    await days.backdate([...old, keptDead!], 10);
+    const logged = [...old, keptDead!, young!];
+    for (const id of logged) {
+      await sql`INSERT INTO ${sql.id(test.schema, "job_logs")} (job_id, attempt, lines) VALUES (${id}::bigint, 1, '[{"at":"2026-01-01T00:00:00Z","message":"hi"}]')`.execute(
+        test.db,
+      );
+    }
+
+    expect(await deleteOld(["succeeded", "cancelled"], 7, 2)).to.equal(3);
+    expect(await days.exists(await days.nameOf(10))).to.equal(false);
+    const { rows } = await sql<{ job_id: string }>`SELECT job_id FROM ${sql.id(test.schema, "job_logs")} ORDER BY job_id`.execute(test.db);
+    expect(rows.map((row) => String(row.job_id))).to.deep.equal([keptDead!, young!]);
+  });
+
   it("prunes finished_jobs_kept and the finished rows still in jobs row by row, at most limit per call", async () => {
     const [legacy1, legacy2] = await test.store.enqueueMany([newJob("legacy", { n: 1 }), newJob("legacy", { n: 2 })]);
     await sql`UPDATE ${sql.id(test.schema, "jobs")} SET state = 'succeeded', finished_at = now() - interval '20 days'

@@ -63,7 +63,9 @@ describe("migration 6 (jobs-row-layout)", () => {
     const { rows: indexes } = await sql<{
       name: string;
     }>`SELECT indexname AS name FROM pg_indexes WHERE schemaname = ${schema} AND tablename = 'jobs' ORDER BY 1`.execute(db);
-    expect(indexes.map((index) => index.name)).to.deep.equal(["jobs_claim_idx", "jobs_dedupe_key_idx", "jobs_finished_idx", "jobs_lease_idx", "jobs_pkey"]);
+    // Migration 19's trigram index on last_error exists only where pg_trgm could be created; it is not migration 6's.
+    const kept = indexes.map((index) => index.name).filter((name) => name !== "jobs_last_error_trgm_idx");
+    expect(kept).to.deep.equal(["jobs_claim_idx", "jobs_dedupe_key_idx", "jobs_finished_idx", "jobs_lease_idx", "jobs_pkey"]);
 
     // The sequence carries on after the copied ids, and the dedupe key is still unique among active jobs.
     const { rows: inserted } = await sql<{ id: string }>`INSERT INTO ${jobs} (queue, payload) VALUES ('mail', '{}') RETURNING id`.execute(db);

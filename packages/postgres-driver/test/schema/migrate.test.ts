@@ -39,6 +39,8 @@ const TABLES = [
   "finished_jobs",
   "finished_jobs_kept",
   "job_attempts",
+  "job_event_listeners",
+  "job_logs",
   "job_waiters",
   "jobs",
   "leader_leases",

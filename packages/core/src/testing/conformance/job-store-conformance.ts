@@ -9,6 +9,7 @@ import { describeFenceConformance } from "./fence-conformance";
 import { describeFinishedHistoryConformance } from "./finished-history-conformance";
 import { describeGaugesConformance } from "./gauges-conformance";
 import { describeHistoryConformance } from "./history-conformance";
+import { describeJobWritesConformance } from "./job-writes-conformance";
 import { describeListingConformance } from "./listing-conformance";
 import { describeOperationsConformance } from "./operations-conformance";
 import { describeRetentionConformance } from "./retention-conformance";
@@ -22,7 +23,8 @@ import { afterTests, beforeTests, suite } from "./test-runner";
  * under concurrency, transactional and batch enqueue, the operator calls,
  * the queue controls, the metrics gauges, listing, retention and bulk
  * retry, effects run once per key, completion in the job's own
- * transaction, attempt history, meta and progress, the pending `onDead`
+ * transaction, attempt history, meta and progress, a handler's meta
+ * updates and log lines (fenced, capped), the pending `onDead`
  * hook every death leaves, and the history of finished jobs (readable by
  * every read until retention removes it with its attempts, never listed
  * twice, active again under its id when retried). Assertions use
@@ -71,6 +73,7 @@ export function describeJobStoreConformance<Tx>(name: string, factory: JobStoreH
     describeRetentionConformance(ctx);
     describeEffectsConformance(ctx);
     describeHistoryConformance(ctx);
+    describeJobWritesConformance(ctx);
     describeFinishedHistoryConformance(ctx);
     describeDeadHooksConformance(ctx);
   });

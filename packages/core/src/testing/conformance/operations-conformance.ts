@@ -4,7 +4,7 @@ import { suite, testCase } from "./test-runner";
 import { ErrorCode } from "../../errors/error-codes";
 import { claimAndAbandon, claimOne, newJob, rejectionOf, waitForLeaseExpiry, type ConformanceContext } from "./conformance-harness";
 
-/** rescueExpiredLeases, cancelJob, cancelJobs, retryJob, getJob and countByQueue. */
+/** rescueExpiredLeases, cancelJob, cancelJobs, runJobNow, retryJob, getJob and countByQueue. */
 export function describeOperationsConformance<Tx>(ctx: ConformanceContext<Tx>): void {
   suite("rescueExpiredLeases", () => {
     testCase("retries expired jobs with attempts left and kills the others, leaving live leases alone", async () => {
@@ -119,6 +119,32 @@ export function describeOperationsConformance<Tx>(ctx: ConformanceContext<Tx>): 
       const again = await ctx.store().enqueue(newJob(queue, {}, { dedupeKey: "invoice:812" }));
       assert.equal(again.duplicate, false);
       assert.notEqual(again.id, first.id);
+    });
+  });
+
+  suite("runJobNow", () => {
+    testCase("makes a job scheduled for later due now, keeping its attempts", async () => {
+      const queue = ctx.freshQueue();
+      const { id } = await ctx.store().enqueue(newJob(queue, {}, { runAt: new Date(ctx.now() + 3_600_000) }));
+      assert.deepStrictEqual(await ctx.store().claimBatch({ queue, workerId: "w", limit: 1, leaseMs: 60_000 }), []);
+      assert.equal(await ctx.store().runJobNow({ id }), true);
+      const record = await ctx.store().getJob({ id });
+      assertFields(record, { state: "queued", attempts: 0, maxAttempts: 3 });
+      assert.ok((record?.runAt.getTime() ?? Infinity) <= ctx.now() + 1_000, "run_at is now");
+      const [claimed] = await ctx.store().claimBatch({ queue, workerId: "w", limit: 1, leaseMs: 60_000 });
+      assertFields(claimed, { id, attempt: 1 });
+    });
+
+    testCase("refuses a job that runs, has finished or does not exist", async () => {
+      const queue = ctx.freshQueue();
+      const running = await ctx.store().enqueue(newJob(queue, {}));
+      await claimOne(ctx.store(), queue, "w");
+      assert.equal(await ctx.store().runJobNow({ id: running.id }), false);
+      const cancelled = await ctx.store().enqueue(newJob(queue, { n: 2 }, { runAt: new Date(ctx.now() + 3_600_000) }));
+      await ctx.store().cancelJob({ id: cancelled.id });
+      assert.equal(await ctx.store().runJobNow({ id: cancelled.id }), false);
+      assert.equal((await ctx.store().getJob({ id: cancelled.id }))?.state, "cancelled");
+      assert.equal(await ctx.store().runJobNow({ id: "999999999999" }), false);
     });
   });
 

@@ -3,7 +3,8 @@ import type { ClaimedJob, JobRecord } from "../../job/job-record";
 import type { ClaimedBatch, QueueControls, QueueControlsChange } from "../../queue/queue-controls";
 import type { AttemptRecord } from "../../store/attempt-record";
 import type { DeadHookClaim } from "../../store/dead-hook-claim";
-import type { EnqueueResult, JobStore, NewJob, ProgressWrite, QueueCounts, QueueGauges } from "../../store/job-store";
+import type { JobLogRecord } from "../../job/job-log";
+import type { EnqueueResult, JobLogAppend, JobStore, MetaUpdate, NewJob, ProgressWrite, QueueCounts, QueueGauges } from "../../store/job-store";
 import type {
   CancelJobsParams,
   ClaimBatchParams,
@@ -48,8 +49,9 @@ import { completeInTransaction, runEffectOnce } from "./memory-effects";
 import { enqueueBatch, enqueueOne } from "./memory-enqueue";
 import { completeJobs, extendLeases, markJobsDead, scheduleRetries, writeProgress } from "./memory-finalize";
 import { listAttempts } from "./memory-history";
+import { appendJobLog, listJobLogs, updateJobMeta } from "./memory-job-writes";
 import { rescueExpiredLeases } from "./memory-lease-rescue";
-import { cancelJob, cancelJobs, retryDeadJobs, retryJob } from "./memory-operator-calls";
+import { cancelJob, cancelJobs, retryDeadJobs, retryJob, runJobNow } from "./memory-operator-calls";
 import { listQueueControls, setQueueControls } from "./memory-queue-controls";
 import { countByQueue, getJob, listJobs, readQueueGauges } from "./memory-reads";
 import { deleteEffectsBefore, deleteFinishedBefore } from "./memory-retention";
@@ -205,8 +207,24 @@ export class InMemoryJobStore implements JobStore<MemoryTransaction>, ScheduleSt
     return retryJob(this.#state, params.id);
   }
 
+  async runJobNow(params: JobIdParams): Promise<boolean> {
+    return runJobNow(this.#state, params.id);
+  }
+
   async writeProgress(params: ProgressWrite): Promise<boolean> {
     return writeProgress(this.#state, params);
+  }
+
+  async updateJobMeta(params: MetaUpdate): Promise<boolean> {
+    return updateJobMeta(this.#state, params);
+  }
+
+  async appendJobLog(params: JobLogAppend): Promise<boolean> {
+    return appendJobLog(this.#state, params);
+  }
+
+  async listJobLogs(params: ListAttemptsParams): Promise<readonly JobLogRecord[]> {
+    return listJobLogs(this.#state, params.jobId);
   }
 
   async listAttempts(params: ListAttemptsParams): Promise<readonly AttemptRecord[]> {

@@ -107,6 +107,20 @@ export function retryDeadJobs(state: MemoryState, params: { readonly queue: stri
 }
 
 /** `queued`, due now, with a fresh budget of attempts; lease and finish cleared. */
+/**
+ * Makes a `queued` or `failed` job due now (its `runAt` lowered to now,
+ * attempts kept). False when the job does not exist or is not waiting.
+ */
+export function runJobNow(state: MemoryState, id: string): boolean {
+  const key = jobKey(id);
+  const row = key === undefined ? undefined : state.jobs.get(key);
+  if (row === undefined || !isWaiting(row.state)) return false;
+  const now = state.now();
+  if (row.runAt > now) row.runAt = now;
+  row.updatedAt = now;
+  return true;
+}
+
 function requeue(row: MemoryJobRow, now: number): void {
   row.state = "queued";
   row.runAt = now;

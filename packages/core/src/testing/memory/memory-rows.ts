@@ -52,6 +52,12 @@ export interface MemoryAttemptRow {
   readonly errorStack: string | null;
 }
 
+/** One attempt's `ctx.log` lines, as `job_logs` keeps them: each line's JSON text, oldest first. */
+export interface MemoryLogRow {
+  lines: readonly string[];
+  droppedLines: number;
+}
+
 /** One death whose `onDead` hook has not run, as `dead_hooks` keeps it. */
 export interface MemoryDeadHookRow {
   readonly jobId: string;

@@ -1,5 +1,5 @@
 import type { Clock } from "../../time/clock";
-import type { MemoryAttemptRow, MemoryDeadHookRow, MemoryEffectRow, MemoryJobRow, MemoryQueueRow } from "./memory-rows";
+import type { MemoryAttemptRow, MemoryDeadHookRow, MemoryLogRow, MemoryEffectRow, MemoryJobRow, MemoryQueueRow } from "./memory-rows";
 import { isActive } from "./memory-rows";
 import type { MemoryScheduleRow } from "./memory-schedules";
 import type { MemoryTransaction } from "./memory-transaction";
@@ -23,6 +23,8 @@ export class MemoryState {
   readonly jobs = new Map<string, MemoryJobRow>();
   /** Attempts that did not succeed, by job id, oldest first. */
   readonly attempts = new Map<string, MemoryAttemptRow[]>();
+  /** `ctx.log` lines by job id, then attempt number (as `job_logs` keeps them). */
+  readonly logs = new Map<string, Map<number, MemoryLogRow>>();
   /** The effects ledger by key. */
   readonly effects = new Map<string, MemoryEffectRow>();
   /** Keys whose effect runs now, each with the end of the transaction running it. */
@@ -65,6 +67,7 @@ export class MemoryState {
     this.jobs.delete(row.id);
     this.#byQueue.get(row.queue)?.delete(row.id);
     this.attempts.delete(row.id);
+    this.logs.delete(row.id);
   }
 
   /** The jobs of `queue`, in id order. */

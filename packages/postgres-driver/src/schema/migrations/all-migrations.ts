@@ -14,6 +14,9 @@ import { scheduleDeclarationsMigration } from "./0013-schedule-declarations";
 import { leaderLeasesMigration } from "./0014-leader-leases";
 import { finishedJobsMigration } from "./0015-finished-jobs";
 import { enqueueFunctionMigration } from "./0016-enqueue-function";
+import { jobEventsMigration } from "./0017-job-events";
+import { jobLogsMigration } from "./0018-job-logs";
+import { browseIndexesMigration } from "./0019-browse-indexes";
 import type { Migration } from "./migration";
 
 /**
@@ -41,4 +44,7 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   leaderLeasesMigration,
   finishedJobsMigration,
   enqueueFunctionMigration,
+  jobEventsMigration,
+  jobLogsMigration,
+  browseIndexesMigration,
 ]);

@@ -1,0 +1,87 @@
+import { applicationName, defineJob } from "@stint/core";
+import { buildNewJob } from "@stint/core/driver";
+import { eventually } from "@stint/core/testing";
+import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
+import { expect } from "chai";
+import { sql } from "kysely";
+import { ExitCode, runCli } from "../../src/index";
+import { CapturedStream, stint } from "../helpers/run-stint";
+
+const Emails = defineJob<{ n: number }>("emails");
+const Reports = defineJob<{ n: number }>("reports");
+
+describe("stint jobs watch", () => {
+  let test: TestSchema;
+
+  beforeEach(async () => {
+    test = await createTestSchema({ prefix: "stint_cli", maxConnections: 20 });
+  });
+  afterEach(() => test.drop());
+
+  /** Starts `stint jobs watch <args>` in-process; resolves once its subscription is registered. */
+  async function watch(args: readonly string[]): Promise<{ stdout: CapturedStream; stderr: CapturedStream; stop: () => Promise<number> }> {
+    const stdout = new CapturedStream();
+    const stderr = new CapturedStream();
+    const controller = new AbortController();
+    const code = runCli(["jobs", "watch", "--schema", test.schema, ...args], {
+      stdout,
+      stderr,
+      env: { DATABASE_URL: process.env["DATABASE_URL"] },
+      signal: controller.signal,
+    });
+    await eventually(
+      async () => {
+        const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.id(test.schema, "job_event_listeners")}`.execute(test.db);
+        return (rows[0]?.n ?? 0) > 0;
+      },
+      { timeoutMs: 20_000, what: "the watch to subscribe" },
+    );
+    return {
+      stdout,
+      stderr,
+      stop: () => {
+        controller.abort();
+        return code;
+      },
+    };
+  }
+
+  const lines = (stream: CapturedStream): string[] => stream.text.split("\n").filter((line) => line !== "");
+
+  it("prints each event as a JSON line, a gap line when its connection is killed, and exits 0 when interrupted", async () => {
+    const watching = await watch(["--json"]);
+    const { id } = await test.store.enqueue(buildNewJob(Emails, { n: 1 }));
+    const [job] = await test.store.claimBatch({ queue: "emails", workerId: "w1", limit: 1, leaseMs: 60_000 });
+    await test.store.completeJobs({ workerId: "w1", jobs: [{ id, attempt: job!.attempt, resultJson: null, durationMs: 1 }] });
+    await eventually(() => lines(watching.stdout).length === 3, { timeoutMs: 10_000, what: "three event lines" });
+    // The watch's LISTEN connection is this process's `stint:events:…` one.
+    await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ${applicationName("events")}`.execute(test.db);
+    await eventually(() => lines(watching.stdout).some((line) => line.includes('"reason":"reconnected"')), { timeoutMs: 20_000, what: "the gap line" });
+    expect(await watching.stop()).to.equal(ExitCode.Ok);
+    const printed = lines(watching.stdout).map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(printed.slice(0, 3).map((event) => [event["type"], event["jobId"], event["queue"], event["attempt"]])).to.deep.equal([
+      ["enqueued", id, "emails", 0],
+      ["started", id, "emails", 1],
+      ["succeeded", id, "emails", 1],
+    ]);
+    expect(new Date(printed[0]!["at"] as string).getTime()).to.be.closeTo(Date.now(), 60_000);
+    expect(printed.filter((event) => event["type"] === "gap").map((event) => event["reason"])).to.deep.equal(["unavailable", "reconnected"]);
+    expect(watching.stderr.text).to.contain("terminating connection");
+  });
+
+  it("prints only the queues given, one readable line each", async () => {
+    const watching = await watch(["--queue", "reports"]);
+    await test.store.enqueue(buildNewJob(Emails, { n: 1 }));
+    const { id } = await test.store.enqueue(buildNewJob(Reports, { n: 2 }));
+    await eventually(() => lines(watching.stdout).length === 1, { timeoutMs: 10_000, what: "one event line" });
+    expect(await watching.stop()).to.equal(ExitCode.Ok);
+    expect(lines(watching.stdout)).to.have.length(1);
+    expect(lines(watching.stdout)[0]).to.match(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[0-9:.]+Z enqueued  reports ${id} attempt 0$`));
+    expect(watching.stderr.text).to.contain("watching job events of reports");
+  });
+
+  it("refuses an invalid queue name", async () => {
+    const result = await stint(["jobs", "watch", "--schema", test.schema, "--queue", "Bad Name"]);
+    expect(result.code).to.equal(ExitCode.Usage);
+  });
+});

@@ -132,11 +132,13 @@ describe("queue controls on PostgreSQL", () => {
   it("starts at most the burst of a rate limit at once, then as many as the elapsed time allows", async () => {
     await enqueue("limited", 100);
     await test.store.setQueueControls("limited", { rateLimit: { limit: 50, periodMs: 1_000 } });
+    const spentFrom = performance.now();
     const first = await claim("limited", 100);
     expect(first, "a burst is a tenth of a second's worth").to.have.length(5);
     expect(first.hold?.retryAfterMs).to.be.within(1, 20);
     const empty = await claim("limited", 100);
-    expect(empty.length).to.be.at.most(1);
+    // A token comes back every 20 ms: no more than the time since the burst was spent allows (a slow machine may take 40 ms and more).
+    expect(empty.length).to.be.at.most(1 + Math.floor((performance.now() - spentFrom) / 20));
     // As if 60 ms had passed since the bucket was last spent: 3 more tokens.
     await sql`UPDATE ${sql.id(test.schema, "queues")} SET rate_tokens = 0, rate_refilled_at = now() - interval '60 milliseconds'`.execute(test.db);
     expect(await claim("limited", 100)).to.have.length(3);

@@ -28,6 +28,22 @@ export async function closeWithin(ending: Promise<unknown>, drop: () => void, ms
   await Promise.race([settled, delay(ms)]);
 }
 
+/**
+ * Waits for `work` at most `ms`, and never rejects: for clean-up a closing
+ * connection attempts on its way out (removing its registrations), which
+ * must neither fail the close nor hold it up.
+ *
+ * @example
+ * ```ts
+ * await settleWithin(removeWaiters(query, schema, { waiter }), 500);
+ * ```
+ */
+export async function settleWithin(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
 /** Destroys a client's socket at once: pg then ends the client, failing whatever it was waiting for. */
 export function dropConnection(client: pg.Client | pg.PoolClient, error?: Error): void {
   const stream = (client as unknown as { connection?: { stream?: { destroy(error?: Error): void } } }).connection?.stream;

@@ -9,6 +9,7 @@ import { findBusyJobs, registerWaiters, removeWaiters, type SessionQuery } from 
 import { DEFAULT_SCHEMA } from "./schema/default-schema";
 import { checkSessionClientOptions, millisecondsOption, warnAbout, type SessionClientOptions } from "./session-client-options";
 import type { SessionCheck } from "./connection/session-check";
+import { settleWithin } from "./close-within";
 
 /** Options of {@link PostgresCompletionSource}. */
 export interface PostgresCompletionSourceOptions extends SessionClientOptions {
@@ -270,11 +271,4 @@ export class PostgresCompletionSource implements JobCompletionSource {
       // A failing error reporter must not break the hints.
     }
   }
-}
-
-/** Waits for `work` at most `ms`; never rejects. */
-async function settleWithin(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([work.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
 }

@@ -54,13 +54,14 @@ export const initCommand: Command = {
     mkdirSync(target, { recursive: true });
     const written = copyTemplate(flavour, target);
     const tarballs = given ?? (await packRunningPackages(join(target, VENDOR)));
-    const manifest = appManifest(packageNameFor(target), readManifestTemplate(flavour), fileDependencies(target, tarballs));
+    const packages = fileDependencies(target, tarballs);
+    const manifest = appManifest(packageNameFor(target), readManifestTemplate(flavour), packages);
     writeFileSync(join(target, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
     written.push("package.json", ...(from === undefined ? tarballs.map((tarball) => `${VENDOR}/${tarball.file}`) : []));
     written.sort();
 
     if (context.json) {
-      context.out.json({ directory: target, flavour, files: written, packages: fileDependencies(target, tarballs) });
+      context.out.json({ directory: target, flavour, files: written, packages });
       return ExitCode.Ok;
     }
     const where = relative(context.cwd, target) || ".";

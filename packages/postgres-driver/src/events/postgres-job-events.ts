@@ -24,6 +24,7 @@ import { checkSessionClientOptions, millisecondsOption, warnAbout, type SessionC
 import { jobEventChannel } from "./job-event-channel";
 import { removeListeners, writeListeners, type ListenerInterest } from "./job-event-listeners";
 import { parseJobEventPayload } from "./parse-job-event-payload";
+import { settleWithin } from "../close-within";
 
 /** Options of {@link PostgresJobEvents}. */
 export interface PostgresJobEventsOptions extends SessionClientOptions {
@@ -291,11 +292,4 @@ export class PostgresJobEvents implements JobEventSource {
       // A failing error reporter must not break the events.
     }
   }
-}
-
-/** Waits for `work` at most `ms`; never rejects. */
-async function settleWithin(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([work.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
 }

@@ -5,7 +5,7 @@ import type { Statements } from "../connection/statement";
 import { jobsTable } from "./job-row";
 import { jobLogsTable } from "./list-job-logs";
 import { namedStatement } from "./named-statement";
-import { notifyJobEvents } from "./notify-job-events";
+import { joinNotifying } from "./notify-job-events";
 
 /** Added lines sort after every stored one: stored positions are at most a few hundred. */
 const ADDED_LINES_FROM = 1_000_000;
@@ -32,7 +32,7 @@ const ADDED_LINES_FROM = 1_000_000;
  *            ON CONFLICT (job_id, attempt) DO UPDATE SET lines = EXCLUDED.lines, dropped_lines = EXCLUDED.dropped_lines, updated_at = now()
  *            RETURNING job_id, attempt)
  * SELECT written.job_id FROM written
- *  CROSS JOIN (SELECT "stint".notify_job_events(array_agg('log'), …, array_agg(<lines added>)) FROM written JOIN held …) AS notified
+ *  CROSS JOIN (SELECT <only while a listener is live> "stint".notify_job_events(array_agg('log'), …, array_agg(<lines added>)) FROM written JOIN held …) AS notified
  * ```
  *
  * @example
@@ -78,13 +78,13 @@ written AS (
   RETURNING job_id, attempt
 )
 SELECT written.job_id FROM written
- CROSS JOIN (SELECT ${notifyJobEvents(schema, sql`written JOIN held ON held.id = written.job_id`, {
+ ${joinNotifying(schema, sql`written JOIN held ON held.id = written.job_id`, {
    kind: sql`'log'`,
    id: sql.ref("written.job_id"),
    queue: sql.ref("held.queue"),
    attempt: sql.ref("written.attempt"),
    detail: sql`to_jsonb(${params.linesJson.length}::integer)`,
- })} AS notified) AS notified`),
+ })}`),
   );
   return rows.length > 0;
 }

@@ -3,7 +3,7 @@ import { MAX_ERROR_MESSAGE, MAX_ERROR_TEXT, MAX_INT4 } from "@stint/core/driver"
 import { sql, type RawBuilder } from "kysely";
 import { heldBy } from "./held-by";
 import { selectAnnouncing } from "./announce-finished";
-import { notifyJobEvents } from "./notify-job-events";
+import { joinNotifying } from "./notify-job-events";
 import { moveToFinished, type JobValues } from "./finished-jobs";
 
 /** `"<schema>"."job_attempts"`, quoted: one row per attempt that did not succeed. */
@@ -178,6 +178,6 @@ ${parts.announce === true ? selectAnnouncing(schema, "finalized") : sql`SELECT i
     parts.event === undefined
       ? sql``
       : sql`
- CROSS JOIN (SELECT ${notifyJobEvents(schema, sql`finalized`, { kind: parts.event, attempt: sql.ref("attempts"), detail: sql`to_jsonb(error_code)` })} AS notified) AS notified`
+ ${joinNotifying(schema, sql`finalized`, { kind: parts.event, attempt: sql.ref("attempts"), detail: sql`to_jsonb(error_code)` })}`
   }`;
 }

@@ -5,7 +5,7 @@ import { wakeupChannel } from "../wakeup-channel";
 import { ATTEMPT_COLUMNS, attemptsTable, millisecondsBetween } from "./attempt-history";
 import { isJobId, jobsTable } from "./job-row";
 import { selectAnnouncing } from "./announce-finished";
-import { notifyJobEvents } from "./notify-job-events";
+import { joinNotifying } from "./notify-job-events";
 import { moveToFinished } from "./finished-jobs";
 
 /**
@@ -45,7 +45,7 @@ import { moveToFinished } from "./finished-jobs";
  *     FROM cancelled WHERE state = 'running')
  * SELECT cancelled.id FROM cancelled
  *  CROSS JOIN (SELECT "stint".notify_awaited($3, array_agg(id)) FROM cancelled) AS announced
- *  CROSS JOIN (SELECT "stint".notify_job_events(array_agg('cancelled'), array_agg(id), …) FROM cancelled) AS notified
+ *  CROSS JOIN (SELECT <only while a listener is live> "stint".notify_job_events(array_agg('cancelled'), array_agg(id), …) FROM cancelled) AS notified
  *  CROSS JOIN (SELECT count(*) FROM told) AS owner_told
  * ```
  *
@@ -93,8 +93,6 @@ told AS (
 )
 ${selectAnnouncing(schema, "cancelled")}
  CROSS JOIN (SELECT count(*) FROM told) AS owner_told
- CROSS JOIN (SELECT ${notifyJobEvents(schema, sql`cancelled`, { kind: sql`'cancelled'`, attempt: sql.ref("attempts") })} AS notified) AS notified`.execute(
-    executor,
-  );
+ ${joinNotifying(schema, sql`cancelled`, { kind: sql`'cancelled'`, attempt: sql.ref("attempts") })}`.execute(executor);
   return rows.length > 0;
 }

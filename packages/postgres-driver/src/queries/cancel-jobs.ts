@@ -30,7 +30,7 @@ import { moveToFinished } from "./finished-jobs";
  *   INSERT INTO "stint"."finished_jobs" (…)
  *   SELECT …, 'cancelled', now() AS finished_at, NULL AS locked_until, … FROM cancelled)
  * SELECT count(*) AS cancelled, "stint".notify_awaited($4, array_agg(id)) AS announced,
- *        "stint".notify_job_events(array_agg('cancelled'), array_agg(id), …) AS notified FROM cancelled
+ *        <only while a listener is live> "stint".notify_job_events(array_agg('cancelled'), array_agg(id), …) AS notified FROM cancelled
  * ```
  *
  * @example

@@ -63,7 +63,7 @@ export interface CompletionRow {
  *          statement_timestamp(), NULL, statement_timestamp(), … FROM done)
  * SELECT coalesce(array_agg(id), '{}')::text[] AS ids,
  *        "stint".notify_awaited($3, array_agg(id)) AS announced,
- *        "stint".notify_job_events(array_agg('succeeded'), array_agg(id), …) AS notified
+ *        <only while a listener is live> "stint".notify_job_events(array_agg('succeeded'), array_agg(id), …) AS notified
  *   FROM done
  * ```
  *

@@ -6,7 +6,7 @@ import { DEDUPE_CONFLICT_TARGET, isActive, MAX_DEDUPE_TRIES } from "./active-sta
 import { CompiledStatements, valueSlot } from "./compiled-statement";
 import { compileStatement } from "./named-statement";
 import { jobsTable } from "./job-row";
-import { notifyJobEvents } from "./notify-job-events";
+import { joinNotifying, notifyJobEvents } from "./notify-job-events";
 
 interface BatchRow {
   /** 1-based position in the batch. */
@@ -190,7 +190,7 @@ SELECT nextval(${sql.lit(sequence)}::regclass), i.queue, i.payload, i.priority, 
 RETURNING id, queue
 )
 SELECT inserted.id FROM inserted
- CROSS JOIN (SELECT ${notifyJobEvents(schema, sql`inserted`, { kind: sql`'enqueued'`, attempt: sql`0` })} AS notified) AS notified`;
+ ${joinNotifying(schema, sql`inserted`, { kind: sql`'enqueued'`, attempt: sql`0` })}`;
 }
 
 /** Orders decimal ids (bigint as text) by their value. */

@@ -5,7 +5,7 @@ import type { Statements } from "../connection/statement";
 import { DEDUPE_CONFLICT_TARGET, isActive, MAX_DEDUPE_TRIES } from "./active-states";
 import { jobsTable, millisecondsInterval } from "./job-row";
 import { CompiledStatements, valueSlot } from "./compiled-statement";
-import { notifyJobEvents } from "./notify-job-events";
+import { joinNotifying } from "./notify-job-events";
 
 /**
  * Inserts one job, or finds the active job of the queue that holds its
@@ -30,7 +30,7 @@ import { notifyJobEvents } from "./notify-job-events";
  * -- without one
  * WITH inserted AS (INSERT INTO "stint"."jobs" (…) VALUES (…) RETURNING id, queue)
  * SELECT inserted.id, false AS duplicate FROM inserted
- *  CROSS JOIN (SELECT "stint".notify_job_events(…) FROM inserted) AS notified
+ *  CROSS JOIN (SELECT <only while a listener is live> "stint".notify_job_events(…) FROM inserted) AS notified
  *
  * -- each variant tells job-event listeners of the job it inserted (see `notifyJobEvents`)
  *
@@ -99,7 +99,7 @@ function enqueueStatement(schema: string, job: NewJob): RawBuilder<EnqueueRow> {
           ${job.dedupeKey ?? sql`NULL`}::text, ${job.metaJson ?? null}::jsonb)`;
   // Listeners hear of an inserted job (not of a dedupe hit, nor of a replaced holder).
   const notified = (source: string, inserted: RawBuilder<unknown>): RawBuilder<unknown> =>
-    sql`CROSS JOIN (SELECT ${notifyJobEvents(schema, sql.id(source), { kind: sql`CASE WHEN ${inserted} THEN 'enqueued' END`, attempt: sql`0` })} AS notified) AS notified`;
+    joinNotifying(schema, sql.id(source), { kind: sql`CASE WHEN ${inserted} THEN 'enqueued' END`, attempt: sql`0` });
   if (job.dedupeKey === null) {
     return sql<EnqueueRow>`WITH inserted AS (
   ${insert} RETURNING id, queue

@@ -36,3 +36,18 @@ export function notifyJobEvents(schema: string, from: RawBuilder<unknown>, colum
     array_agg((${columns.attempt})::integer), ${detail}) FROM ${from})
   ELSE 0 END`;
 }
+
+/**
+ * `CROSS JOIN (SELECT <notifyJobEvents> AS notified) AS notified`: the tail
+ * of a `SELECT … FROM <changed rows>` that tells job-event listeners of
+ * those rows, as one extra column-less row joined once (see
+ * {@link notifyJobEvents}).
+ *
+ * @example
+ * ```ts
+ * sql`WITH written AS (UPDATE … RETURNING …) SELECT written.id FROM written ${joinNotifying(schema, sql`written`, { kind: sql`'progress'`, attempt: sql.ref("attempts") })}`;
+ * ```
+ */
+export function joinNotifying(schema: string, from: RawBuilder<unknown>, columns: JobEventColumns): RawBuilder<unknown> {
+  return sql`CROSS JOIN (SELECT ${notifyJobEvents(schema, from, columns)} AS notified) AS notified`;
+}

@@ -43,7 +43,7 @@ import { moveToFinished } from "./finished-jobs";
  *            WHERE state = 'dead' ON CONFLICT (job_id, attempt) DO NOTHING)
  * SELECT count(*) FILTER (WHERE state = 'failed') AS retried, count(*) FILTER (WHERE state = 'dead') AS dead,
  *        "stint".notify_awaited($3, array_agg(id) FILTER (WHERE state = 'dead')) AS announced,
- *        "stint".notify_job_events(array_agg(state), array_agg(id), …) AS notified -- 'failed' or 'dead'
+ *        <only while a listener is live> "stint".notify_job_events(array_agg(state), array_agg(id), …) AS notified -- 'failed' or 'dead'
  *   FROM rescued
  * ```
  *

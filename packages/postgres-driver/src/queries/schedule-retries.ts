@@ -43,7 +43,7 @@ import { namedStatement } from "./named-statement";
  *          left(coalesce(summary, split_part(last_error, E'\n', 1)), 1000), error_code, left(last_error, 8192)
  *     FROM finalized WHERE outcome IS NOT NULL)
  * SELECT id FROM finalized
- *  CROSS JOIN (SELECT "stint".notify_job_events(array_agg(CASE WHEN last_error IS NOT NULL THEN 'failed' END), …) FROM finalized) AS notified
+ *  CROSS JOIN (SELECT <only while a listener is live> "stint".notify_job_events(array_agg(CASE WHEN last_error IS NOT NULL THEN 'failed' END), …) FROM finalized) AS notified
  * ```
  *
  * @example

@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import type { Statements } from "../connection/statement";
 import { jobsTable } from "./job-row";
 import { namedStatement } from "./named-statement";
-import { notifyJobEvents } from "./notify-job-events";
+import { joinNotifying } from "./notify-job-events";
 
 /**
  * Stores a running attempt's latest progress on its job, fenced like an
@@ -18,7 +18,7 @@ import { notifyJobEvents } from "./notify-job-events";
  *    WHERE id = $1 AND attempts = $2 AND locked_by = $3 AND state = 'running'
  *   RETURNING id, queue, attempts, progress)
  * SELECT written.id FROM written
- *  CROSS JOIN (SELECT "stint".notify_job_events(array_agg('progress'), …, array_agg(progress)) FROM written) AS notified
+ *  CROSS JOIN (SELECT <only while a listener is live> "stint".notify_job_events(array_agg('progress'), …, array_agg(progress)) FROM written) AS notified
  * ```
  *
  * @example
@@ -36,7 +36,7 @@ export async function writeProgress(statements: Statements, schema: string, para
   RETURNING id, queue, attempts, progress
 )
 SELECT written.id FROM written
- CROSS JOIN (SELECT ${notifyJobEvents(schema, sql`written`, { kind: sql`'progress'`, attempt: sql.ref("attempts"), detail: sql.ref("progress") })} AS notified) AS notified`),
+ ${joinNotifying(schema, sql`written`, { kind: sql`'progress'`, attempt: sql.ref("attempts"), detail: sql.ref("progress") })}`),
   );
   return rows.length > 0;
 }

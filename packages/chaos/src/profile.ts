@@ -21,8 +21,8 @@ export interface ChaosProfile {
   };
   /** 3. The server restarted, fast and immediate. */
   readonly serverRestarts: { readonly jobs: number; readonly processes: number; readonly concurrency: number; readonly handlerMs: number };
-  /** 4. A handler running 10 × leaseMs. */
-  readonly longHandler: { readonly jobs: number; readonly leaseMs: number };
+  /** 4. Handlers running `leases` × leaseMs. */
+  readonly longHandler: { readonly jobs: number; readonly leaseMs: number; readonly leases: number };
   /** 5. A handler blocking the event loop past its lease. */
   readonly eventLoopBlock: { readonly jobs: number; readonly leaseMs: number };
   /** 6. SIGTERM with long jobs in flight. */
@@ -70,7 +70,7 @@ export const FULL_PROFILE: ChaosProfile = Object.freeze({
   workerKills: { jobs: 10_000, processes: 4, concurrency: 8, kills: 32, killEveryMs: 350, handlerMs: 40, leaseMs: 5_000 },
   connectionKills: { jobs: 4_000, processes: 3, concurrency: 8, perSecond: 4, handlerMs: 60 },
   serverRestarts: { jobs: 3_000, processes: 2, concurrency: 8, handlerMs: 40 },
-  longHandler: { jobs: 6, leaseMs: 1_000 },
+  longHandler: { jobs: 6, leaseMs: 1_000, leases: 10 },
   eventLoopBlock: { jobs: 4, leaseMs: 1_000 },
   gracefulShutdown: { processes: 2, concurrency: 4, shutdownTimeoutMs: 1_000 },
   poisonJob: { jobs: 400, processes: 2, concurrency: 4, maxAttempts: 3 },
@@ -90,7 +90,7 @@ export const SHORT_PROFILE: ChaosProfile = Object.freeze({
   workerKills: { jobs: 2_000, processes: 3, concurrency: 6, kills: 8, killEveryMs: 350, handlerMs: 40, leaseMs: 4_000 },
   connectionKills: { jobs: 1_000, processes: 2, concurrency: 8, perSecond: 3, handlerMs: 50 },
   serverRestarts: { jobs: 800, processes: 2, concurrency: 8, handlerMs: 30 },
-  longHandler: { jobs: 4, leaseMs: 600 },
+  longHandler: { jobs: 4, leaseMs: 1_500, leases: 5 },
   eventLoopBlock: { jobs: 2, leaseMs: 600 },
   gracefulShutdown: { processes: 2, concurrency: 3, shutdownTimeoutMs: 1_000 },
   poisonJob: { jobs: 100, processes: 2, concurrency: 4, maxAttempts: 3 },

@@ -106,9 +106,14 @@ export class Supervisor {
     }
   }
 
-  /** Warning and error log lines written by all its processes so far (what the faults made them say). */
+  /** How many warning and error log lines all its processes wrote so far (what the faults made them say). */
   complaints(): number {
-    return this.#all.reduce((sum, worker) => sum + worker.node.logLines.filter((line) => /"level":"(?:warn|error)"/.test(line)).length, 0);
+    return this.warnings().length;
+  }
+
+  /** The warning and error log lines its processes wrote so far, each process's in order. */
+  warnings(): string[] {
+    return this.#all.flatMap((worker) => worker.node.logLines.filter((line) => /"level":"(?:warn|error)"/.test(line)));
   }
 
   /** Kills every process left at once (cleanup after a failure). */

@@ -2,6 +2,7 @@ import { coerceError } from "../errors/coerce-error";
 import { CancelledError, LeaseLostError } from "../errors/job-errors";
 import type { Logger } from "../logging/logger";
 import type { JobAttempt, JobStore } from "../store/job-store";
+import type { ExtendedLeases } from "../store/store-params";
 import type { ClaimFlushes } from "./claim-flushes";
 import { settleWithin } from "./settle-within";
 import { WakeUp } from "./wake-up";
@@ -186,34 +187,45 @@ export class LeaseKeeper {
     }
   }
 
-  /** Sends one heartbeat for every held lease; false when it failed or did not answer in time. */
+  /**
+   * Sends one heartbeat for every held lease; false when it failed or did
+   * not answer in time. A heartbeat given up on is not forgotten: when its
+   * answer comes later it still counts, since the lease it confirms runs
+   * from a time after `sentAt` (a database slow to commit, as under a burst
+   * of writes, answers late rather than never).
+   */
   async #beat(): Promise<boolean> {
-    const { clock, leaseMs, leaseMarginMs, heartbeatTimeoutMs } = this.#options;
+    const { clock, leaseMs, heartbeatTimeoutMs } = this.#options;
     const batch = [...this.#held.values()];
     const sentAt = clock.now();
     const jobs = batch.map(({ id, attempt }) => ({ id, attempt }));
-    const call = this.#flushes.confirming(
-      () => this.#store.extendLeases({ workerId: this.#workerId, leaseMs, jobs }),
-      (renewal) => renewal.extended,
-    );
-    const answer = await settleWithin(call, heartbeatTimeoutMs, clock, this.#stop.signal);
-    if (answer.status !== "fulfilled") {
-      const why = answer.status === "rejected" ? coerceError(answer.reason).message : `no answer within ${heartbeatTimeoutMs} ms`;
-      if (this.#stop.signal.aborted) return false;
-      this.#log.warn(`Heartbeat failed for ${batch.length} jobs: ${why}`, { workerId: this.#workerId });
-      this.abortUnflushed(`a heartbeat failed: ${why}`);
-      return false;
-    }
-    const extended = new Set(answer.value.extended);
-    const cancelled = new Set(answer.value.cancelled);
-    const deadline = sentAt + leaseMs - leaseMarginMs;
+    const renewal = this.#flushes
+      .confirming(
+        () => this.#store.extendLeases({ workerId: this.#workerId, leaseMs, jobs }),
+        (answer) => answer.extended,
+      )
+      .then((answer) => this.#renew(batch, answer, sentAt));
+    const answer = await settleWithin(renewal, heartbeatTimeoutMs, clock, this.#stop.signal);
+    if (answer.status === "fulfilled") return true;
+    const why = answer.status === "rejected" ? coerceError(answer.reason).message : `no answer within ${heartbeatTimeoutMs} ms`;
+    if (this.#stop.signal.aborted) return false;
+    this.#log.warn(`Heartbeat failed for ${batch.length} jobs: ${why}`, { workerId: this.#workerId });
+    this.abortUnflushed(`a heartbeat failed: ${why}`);
+    return false;
+  }
+
+  /** Applies a heartbeat's answer to the leases it was sent for that are still held as they were then. */
+  #renew(batch: readonly HeldLease[], answer: ExtendedLeases, sentAt: number): void {
+    if (this.#stop.signal.aborted) return;
+    const extended = new Set(answer.extended);
+    const cancelled = new Set(answer.cancelled);
+    const deadline = sentAt + this.#options.leaseMs - this.#options.leaseMarginMs;
     for (const lease of batch) {
       if (this.#held.get(attemptKey(lease)) !== lease) continue;
       if (extended.has(lease.id)) lease.deadline = Math.max(lease.deadline, deadline);
       else if (cancelled.has(lease.id)) this.#cancel(lease);
       else this.#lose(lease, "the store no longer lists this worker as the job's owner");
     }
-    return true;
   }
 
   #lose(lease: HeldLease, why: string): void {

@@ -22,16 +22,20 @@ class HeartbeatStore {
   answer: ((jobs: readonly JobAttempt[]) => readonly string[]) | "hang" | Error = (jobs) => jobs.map((job) => job.id);
   /** Ids the store reports cancelled (and does not extend). */
   readonly cancelled = new Set<string>();
+  /** When set, each answer comes this long after the call, on `clock`. */
+  late: { readonly clock: ManualClock; readonly ms: number } | undefined;
 
   extendLeases(params: { readonly jobs: readonly JobAttempt[] }): Promise<ExtendedLeases> {
     this.calls.push([...params.jobs]);
     const answer = this.answer;
     if (answer === "hang") return new Promise(() => undefined);
     if (answer instanceof Error) return Promise.reject(answer);
-    return Promise.resolve({
+    const late = this.late;
+    const answered = late === undefined ? Promise.resolve() : late.clock.sleep(late.ms);
+    return answered.then(() => ({
       extended: answer(params.jobs).filter((id) => !this.cancelled.has(id)),
       cancelled: params.jobs.filter((job) => this.cancelled.has(job.id)).map((job) => job.id),
-    });
+    }));
   }
 }
 
@@ -79,6 +83,24 @@ describe("LeaseKeeper", () => {
     await clock.advance(LEASE_MS - MARGIN_MS - 1);
     expect(controller.signal.aborted).to.equal(false);
     await clock.advance(1);
+    expect(controller.signal.aborted).to.equal(true);
+    await keeper.stop();
+  });
+
+  it("counts a renewal that answers after the heartbeat's timeout, from the time it was sent", async () => {
+    const { clock, store, keeper } = setUp();
+    const timeoutMs = resolveWorkerOptions({ leaseMs: LEASE_MS }).heartbeatTimeoutMs;
+    store.late = { clock, ms: timeoutMs + 200 }; // every answer late: a database slow to commit
+    const controller = new AbortController();
+    keeper.hold({ id: "1", attempt: 1 }, controller, clock.now(), 0);
+
+    await clock.advance(4 * LEASE_MS);
+    expect(controller.signal.aborted).to.equal(false);
+    store.answer = "hang";
+    // The last heartbeat that answered was sent at most one interval plus one late answer ago.
+    await clock.advance(LEASE_MS - MARGIN_MS - HEARTBEAT_MS - timeoutMs - 200);
+    expect(controller.signal.aborted).to.equal(false);
+    await clock.advance(HEARTBEAT_MS + timeoutMs + 200);
     expect(controller.signal.aborted).to.equal(true);
     await keeper.stop();
   });

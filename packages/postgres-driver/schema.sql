@@ -481,6 +481,7 @@ FUNCTION stint.enqueue
     job_run_at timestamptz;
     json_bytes bigint;
     job_id bigint;
+    job_inserted boolean;
   BEGIN
     IF enqueue.queue IS NULL OR enqueue.queue !~ '^[a-z0-9][a-z0-9_.:-]{0,127}$' THEN
       RAISE EXCEPTION USING ERRCODE = '22023', COLUMN = 'queue', MESSAGE = format(
@@ -577,6 +578,12 @@ FUNCTION stint.enqueue
       INSERT INTO "stint"."jobs" (queue, payload, priority, max_attempts, timeout_ms, run_at, meta)
       VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, job_meta)
       RETURNING id INTO job_id;
+      IF has_table_privilege(format('%I.%I', 'stint', 'job_event_listeners'), 'SELECT')
+         AND has_function_privilege(format('%I.%I(text, text[], bigint[], text[], integer[], jsonb[])', 'stint', 'notify_job_events'), 'EXECUTE') THEN
+        IF EXISTS (SELECT FROM "stint"."job_event_listeners" AS l WHERE l.expires_at > now()) THEN
+          PERFORM "stint"."notify_job_events"(left('stint_events_' || 'stint', 63), ARRAY['enqueued'], ARRAY[job_id], ARRAY[enqueue.queue], ARRAY[0], NULL::jsonb[]);
+        END IF;
+      END IF;
       RETURN job_id;
     END IF;
     -- The key's unique index makes concurrent enqueues of one key take turns. An insert that waited for another
@@ -587,7 +594,7 @@ FUNCTION stint.enqueue
         INSERT INTO "stint"."jobs" AS jobs (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta)
         VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, enqueue.dedupe_key, job_meta)
         ON CONFLICT (queue, dedupe_key) WHERE dedupe_key IS NOT NULL AND state IN ('queued', 'running', 'failed') DO NOTHING
-        RETURNING id INTO job_id;
+        RETURNING id, true INTO job_id, job_inserted;
       ELSE
         -- replace and debounce: a queued holder takes this job's fields; one that is running or retrying is kept.
         INSERT INTO "stint"."jobs" AS jobs (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta)
@@ -596,9 +603,18 @@ FUNCTION stint.enqueue
         DO UPDATE SET payload = excluded.payload, priority = excluded.priority, max_attempts = excluded.max_attempts,
                       timeout_ms = excluded.timeout_ms, run_at = excluded.run_at, meta = excluded.meta, updated_at = now()
            WHERE jobs.state = 'queued'
-        RETURNING id INTO job_id;
+        -- xmax is 0 on a row this statement inserted, set on the holder it updated.
+        RETURNING id, xmax = 0 INTO job_id, job_inserted;
       END IF;
       IF job_id IS NOT NULL THEN
+        IF job_inserted THEN
+          IF has_table_privilege(format('%I.%I', 'stint', 'job_event_listeners'), 'SELECT')
+             AND has_function_privilege(format('%I.%I(text, text[], bigint[], text[], integer[], jsonb[])', 'stint', 'notify_job_events'), 'EXECUTE') THEN
+            IF EXISTS (SELECT FROM "stint"."job_event_listeners" AS l WHERE l.expires_at > now()) THEN
+              PERFORM "stint"."notify_job_events"(left('stint_events_' || 'stint', 63), ARRAY['enqueued'], ARRAY[job_id], ARRAY[enqueue.queue], ARRAY[0], NULL::jsonb[]);
+            END IF;
+          END IF;
+        END IF;
         RETURN job_id;
       END IF;
       SELECT held.id INTO job_id FROM "stint"."jobs" AS held
@@ -777,3 +793,4 @@ MIGRATIONS
   17 job-events
   18 job-logs
   19 browse-indexes
+  20 enqueue-function-events

@@ -3,6 +3,7 @@ import { ExitCode } from "@stint/core";
 import { assertSqlIdentifier } from "@stint/core/driver";
 import { DEFAULT_SCHEMA } from "@stint/postgres-driver";
 import { durationOption } from "./args/duration";
+import { toParseArgsConfig } from "./args/parse-args-config";
 import { configError, usageError } from "./cli-error";
 import type { Command, CommandContext, OptionSpec } from "./command";
 import { cancelCommand } from "./commands/cancel";
@@ -108,7 +109,7 @@ function showOverview(io: CliIo, help: boolean): number {
 
 async function execute(command: Command, rest: readonly string[], io: CliIo, json: boolean): Promise<number> {
   const options: Record<string, OptionSpec> = { ...GLOBAL_OPTIONS, ...command.options, json: JSON_OPTION };
-  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  let parsed: { values: Record<string, string | boolean | (string | boolean)[] | undefined>; positionals: string[] };
   try {
     parsed = parseArgs({ args: [...rest], options: toParseArgsConfig(options), allowPositionals: true, strict: true });
   } catch (thrown) {
@@ -252,14 +253,6 @@ function allOptions(): Record<string, OptionSpec> {
   const all: Record<string, OptionSpec> = { ...GLOBAL_OPTIONS, json: JSON_OPTION };
   for (const command of COMMANDS) Object.assign(all, command.options);
   return all;
-}
-
-function toParseArgsConfig(options: Readonly<Record<string, OptionSpec>>): Record<string, { type: "string" | "boolean"; short?: string }> {
-  const config: Record<string, { type: "string" | "boolean"; short?: string }> = {};
-  for (const [name, spec] of Object.entries(options)) {
-    config[name] = spec.short === undefined ? { type: spec.type } : { type: spec.type, short: spec.short };
-  }
-  return config;
 }
 
 function parseErrorMessage(thrown: unknown): string {

@@ -8,15 +8,20 @@ export interface OptionSpec {
   readonly short?: string;
   /** Placeholder in help, e.g. `N`, `ISO`, `30s`. */
   readonly value?: string;
+  /** A string option that may be given more than once: its value is then every one given, in order (read it with `listOption`). */
+  readonly multiple?: boolean;
   readonly description: string;
 }
+
+/** The value of one option as `util.parseArgs` read it. */
+export type OptionValue = string | boolean | readonly (string | boolean)[] | undefined;
 
 /** What a command's `run` gets. */
 export interface CommandContext {
   readonly io: CliIo;
   readonly out: Output;
-  /** Option values by long name (strings, or `true` for flags), as given. */
-  readonly values: Readonly<Record<string, string | boolean | undefined>>;
+  /** Option values by long name (strings, or `true` for flags; every value given, in order, for a `multiple` option), as given. */
+  readonly values: Readonly<Record<string, OptionValue>>;
   readonly positionals: readonly string[];
   /** `--json` was given: print one JSON document on stdout (failures are printed by the router). */
   readonly json: boolean;

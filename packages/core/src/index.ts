@@ -125,6 +125,8 @@ export type {
   JobProgressChange,
   JobSucceededChange,
   JobFailedChange,
+  JobRequeuedChange,
+  JobRequeueReason,
   JobDeadChange,
   JobCancelledChange,
   JobLogChange,

@@ -2,7 +2,7 @@
 // Usage: DATABASE_URL=… node packages/dashboard/bench/million-rows.mjs <checkout> <schema> [--seed]
 // <checkout>: a built checkout of the repository (this one, or an older one in a git worktree, to compare);
 // <schema>: where to seed (--seed drops and recreates it with that checkout's migrations) and read.
-// Prints, per page, the median and largest of 7 requests in ms, the jobs shown, how many of the
+// Prints, per page, the median and largest of 7 requests in ms (and the largest but the first), the jobs shown, how many of the
 // 3 rare dead jobs (ids 100000, 200000, 300000) are among them, and the page's summary line.
 import { createRequire } from "node:module";
 import { createServer } from "node:http";
@@ -78,22 +78,27 @@ const pages = [
   ["created 12 h to 11 h ago", `/jobs?from=${iso(now - 12 * 3_600_000)}&to=${iso(now - 11 * 3_600_000)}`],
   ["succeeded, page at id 500,000", "/jobs?state=succeeded&before=500000"],
 ];
+// A tab refreshing every 5 s finds the overview's throughput (kept 5 s) expired at each refresh: measured apart, 5.1 s between requests.
+pages.splice(2, 0, ["overview refresh, 5.1 s apart", "/fragments/overview", 5_100]);
 const rows = [];
-for (const [name, target] of pages) {
+for (const [name, target, pauseMs = 0] of pages) {
   const times = [];
   let body = "";
   for (let run = 0; run < 7; run += 1) {
+    if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
     const started = performance.now();
     const response = await fetch(origin + target, { headers: { authorization: `Bearer ${token}` } });
     body = await response.text();
     times.push(performance.now() - started);
     if (response.status !== 200) throw new Error(`${target}: ${response.status} ${body.slice(0, 200)}`);
   }
+  // The first request after the server starts opens the pool's connections and reads the throughput: shown apart.
+  const afterFirst = Math.max(...times.slice(1));
   times.sort((a, b) => a - b);
   const shown = (body.match(/data-job-id="/g) ?? []).length;
   const rare = ["100000", "200000", "300000"].filter((id) => body.includes(`data-job-id="${id}"`)).length;
   const summary = (/<p class="summary"[^>]*>([\s\S]*?)<\/p>/.exec(body)?.[1] ?? "").replace(/<[^>]+>/g, "").trim();
-  rows.push({ name, median: times[3].toFixed(0), max: times[6].toFixed(0), shown, rare, summary });
+  rows.push({ name, median: times[3].toFixed(0), max: times[6].toFixed(0), maxAfterFirst: afterFirst.toFixed(0), shown, rare, summary });
 }
 // The throughput read itself, uncached (the overview reuses it for 5 s in the new build).
 const browser = new driver.PostgresJobBrowser({ db, schema });

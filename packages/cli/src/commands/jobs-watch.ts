@@ -1,11 +1,12 @@
 import { ExitCode, type JobEvent, type JobEventGap } from "@stint/core";
 import { assertQueueName } from "@stint/core/driver";
 import { PostgresJobEvents } from "@stint/postgres-driver";
+import { listOption } from "../args/list-option";
 import { usageError } from "../cli-error";
-import { stringOption, type Command, type CommandContext } from "../command";
+import type { Command, CommandContext } from "../command";
 
 /**
- * `stint jobs watch [--queue Q[,Q…]] [--json]`: prints every job event of
+ * `stint jobs watch [--queue Q[,Q…]]… [--json]`: prints every job event of
  * the schema (or of the given queues) live, from whatever process caused
  * it, one line each (a JSON document per line with `--json`), and a line
  * whenever events may have been missed. Runs until interrupted, then
@@ -13,21 +14,26 @@ import { stringOption, type Command, type CommandContext } from "../command";
  */
 export const jobsWatchCommand: Command = {
   name: "jobs watch",
-  summary: "Print job events (enqueued, started, progress, succeeded, failed, dead, cancelled) live until interrupted",
-  usage: ["jobs watch [--queue <name>[,<name>…]] [--json]"],
+  summary: "Print job events (enqueued, started, progress, succeeded, failed, requeued, dead, cancelled) live until interrupted",
+  usage: ["jobs watch [--queue <name>[,<name>…]]… [--json]"],
   args: { min: 0, max: 0 },
   json: true,
   options: {
-    queue: { type: "string", value: "name[,name…]", description: "Only these queues (comma-separated); default: every queue" },
+    queue: {
+      type: "string",
+      multiple: true,
+      value: "name[,name…]",
+      description: "Only these queues (comma-separated, or --queue once per queue); default: every queue",
+    },
   },
   notes: [
-    "One line per event: time, type, queue, job id and attempt; a line starting with `gap` when events may have been missed (re-read what you need).",
+    "One line per event: time, type, queue, job id and attempt (and reason=retry|run-now|snooze|release for requeued); a line starting with `gap` when events may have been missed (re-read what you need).",
     'With --json, one JSON document per line: {type, jobId, queue, attempt, at, …} or {type: "gap", reason, …}.',
     "Events inside a transaction are printed when it commits. Ctrl-C ends it (exit 0).",
     "Example: stint jobs watch --queue send-invoice --json | jq -c 'select(.type == \"dead\")'",
   ],
   async run(context) {
-    const queues = queueList(stringOption(context, "queue"));
+    const queues = queueList(listOption(context, "queue"));
     const connection = await context.connect();
     const events = new PostgresJobEvents({
       connectionString: context.io.env["STINT_SESSION_DATABASE_URL"] ?? connection.target.url,
@@ -51,14 +57,9 @@ export const jobsWatchCommand: Command = {
   },
 };
 
-/** `--queue a,b` as a list of checked queue names, or `undefined` for every queue. */
-function queueList(text: string | undefined): string[] | undefined {
-  if (text === undefined) return undefined;
-  const queues = text
-    .split(",")
-    .map((queue) => queue.trim())
-    .filter((queue) => queue !== "");
-  if (queues.length === 0) throw usageError("jobs watch: --queue needs at least one queue name");
+/** The names `--queue` gave, checked, or `undefined` for every queue. */
+function queueList(queues: string[] | undefined): string[] | undefined {
+  if (queues === undefined) return undefined;
   for (const queue of queues) {
     try {
       assertQueueName(queue);
@@ -74,13 +75,14 @@ function printEvent(context: CommandContext, event: JobEvent): void {
     context.io.stdout.write(`${JSON.stringify({ ...event, at: event.at.toISOString() })}\n`);
     return;
   }
-  const extra =
-    event.type === "progress" && "progress" in event
-      ? ` progress=${JSON.stringify(event.progress)}`
-      : "errorCode" in event && event.errorCode !== undefined
-        ? ` ${event.errorCode}`
-        : "";
-  context.out.line(`${event.at.toISOString()} ${event.type.padEnd(9)} ${event.queue} ${event.jobId} attempt ${event.attempt}${extra}`);
+  context.out.line(`${event.at.toISOString()} ${event.type.padEnd(9)} ${event.queue} ${event.jobId} attempt ${event.attempt}${eventDetail(event)}`);
+}
+
+/** The small field an event carries, as the end of its text line: a progress value, an error code or why the job was requeued. */
+function eventDetail(event: JobEvent): string {
+  if (event.type === "progress") return "progress" in event ? ` progress=${JSON.stringify(event.progress)}` : "";
+  if (event.type === "requeued") return ` reason=${event.reason}`;
+  return "errorCode" in event && event.errorCode !== undefined ? ` ${event.errorCode}` : "";
 }
 
 function printGap(context: CommandContext, gap: JobEventGap): void {

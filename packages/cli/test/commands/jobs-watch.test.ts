@@ -80,8 +80,81 @@ describe("stint jobs watch", () => {
     expect(watching.stderr.text).to.contain("watching job events of reports");
   });
 
+  for (const given of [
+    ["--queue", "emails", "--queue", "reports"],
+    ["--queue", "emails,reports"],
+  ]) {
+    it(`watches every queue given by ${given.join(" ")}, and only those`, async () => {
+      const watching = await watch(given);
+      const Invoices = defineJob<{ n: number }>("invoices");
+      await test.store.enqueue(buildNewJob(Invoices, { n: 0 }));
+      const { id: email } = await test.store.enqueue(buildNewJob(Emails, { n: 1 }));
+      const { id: report } = await test.store.enqueue(buildNewJob(Reports, { n: 2 }));
+      await eventually(() => lines(watching.stdout).length === 2, { timeoutMs: 10_000, what: "two event lines" });
+      expect(await watching.stop()).to.equal(ExitCode.Ok);
+      expect(
+        lines(watching.stdout).map((line) =>
+          line
+            .split(" ")
+            .slice(1)
+            .filter((word) => word !== ""),
+        ),
+      ).to.deep.equal([
+        ["enqueued", "emails", email, "attempt", "0"],
+        ["enqueued", "reports", report, "attempt", "0"],
+      ]);
+      expect(watching.stderr.text).to.contain("watching job events of emails, reports");
+    });
+  }
+
+  /** A job of `emails` that died on its first attempt; returns its id. */
+  async function deadJob(): Promise<string> {
+    const { id } = await test.store.enqueue(buildNewJob(Emails, { n: 1 }));
+    const [job] = await test.store.claimBatch({ queue: "emails", workerId: "w1", limit: 1, leaseMs: 60_000 });
+    await test.store.markJobsDead({ workerId: "w1", jobs: [{ id, attempt: job!.attempt, failure: { message: "Error: no", code: "NO" } }] });
+    return id;
+  }
+
+  it("prints a requeued event with its reason on a readable line", async () => {
+    const id = await deadJob();
+    const watching = await watch(["--queue", "emails"]);
+    expect(await test.store.retryJob({ id })).to.equal(true);
+    await eventually(() => lines(watching.stdout).length === 1, { timeoutMs: 10_000, what: "one event line" });
+    expect(await watching.stop()).to.equal(ExitCode.Ok);
+    expect(lines(watching.stdout)[0]).to.match(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[0-9:.]+Z requeued  emails ${id} attempt 1 reason=retry$`));
+  });
+
+  it("prints a requeued event's reason in its JSON line", async () => {
+    const id = await deadJob();
+    const watching = await watch(["--json"]);
+    expect(await test.store.retryJob({ id })).to.equal(true);
+    await eventually(() => lines(watching.stdout).length === 1, { timeoutMs: 10_000, what: "one event line" });
+    expect(await watching.stop()).to.equal(ExitCode.Ok);
+    const printed = JSON.parse(lines(watching.stdout)[0]!) as Record<string, unknown>;
+    expect({ ...printed, at: undefined }).to.deep.equal({ type: "requeued", jobId: id, queue: "emails", attempt: 1, reason: "retry", at: undefined });
+    expect(new Date(printed["at"] as string).getTime()).to.be.closeTo(Date.now(), 60_000);
+  });
+
   it("refuses an invalid queue name", async () => {
     const result = await stint(["jobs", "watch", "--schema", test.schema, "--queue", "Bad Name"]);
     expect(result.code).to.equal(ExitCode.Usage);
+  });
+
+  it("refuses an empty queue name, naming --queue", async () => {
+    for (const given of [
+      ["--queue", "emails", "--queue", ""],
+      ["--queue", "emails,"],
+    ]) {
+      const result = await stint(["jobs", "watch", "--schema", test.schema, ...given]);
+      expect(result.code, given.join(" ")).to.equal(ExitCode.Usage);
+      expect(result.stderr, given.join(" ")).to.contain("--queue got an empty name");
+    }
+  });
+
+  it("says in its help that --queue may be given more than once", async () => {
+    const result = await stint(["jobs", "watch", "--help"]);
+    expect(result.code).to.equal(ExitCode.Ok);
+    expect(result.stdout).to.contain("jobs watch [--queue <name>[,<name>…]]… [--json]");
+    expect(result.stdout).to.contain("or --queue once per queue");
   });
 });

@@ -40,6 +40,22 @@ export interface JobFailedChange extends JobEventFields {
   readonly errorCode?: string;
 }
 
+/** Why a job went back to waiting without a failure (see {@link JobRequeuedChange}). */
+export type JobRequeueReason = "retry" | "run-now" | "snooze" | "release";
+
+/**
+ * The job waits to run again, and nothing failed: an operator retried it
+ * (`retry`: `retryJob`, `retryDeadJobs`), made a waiting job due now
+ * (`run-now`: `runJobNow`), its handler snoozed it (`snooze`), or a worker
+ * gave it back unfinished when it shut down (`release`). `attempt` is the
+ * job's latest attempt (0 when none ran); the next one is `attempt + 1`.
+ * A failure that schedules another attempt sends `failed` instead.
+ */
+export interface JobRequeuedChange extends JobEventFields {
+  readonly type: "requeued";
+  readonly reason: JobRequeueReason;
+}
+
 /** The job gave up: no attempt follows. */
 export interface JobDeadChange extends JobEventFields {
   readonly type: "dead";
@@ -66,12 +82,25 @@ export interface JobLogChange extends JobEventFields {
  * it commits, and never when it rolls back.
  */
 export type JobEvent =
-  JobEnqueuedChange | JobStartedChange | JobProgressChange | JobSucceededChange | JobFailedChange | JobDeadChange | JobCancelledChange | JobLogChange;
+  | JobEnqueuedChange
+  | JobStartedChange
+  | JobProgressChange
+  | JobSucceededChange
+  | JobFailedChange
+  | JobRequeuedChange
+  | JobDeadChange
+  | JobCancelledChange
+  | JobLogChange;
 
 /** The `type` of a {@link JobEvent}. */
 export type JobEventType = JobEvent["type"];
 
-/** Every {@link JobEventType}, in the order of a job's life. */
+/**
+ * Every {@link JobEventType}, in the order of a job's life. `requeued`
+ * follows `failed`: both send a job back to waiting for its next `started`,
+ * one after a failure and one without; both come before the ends a job
+ * reaches when nothing sends it back (`dead`, `cancelled`).
+ */
 export const JOB_EVENT_TYPES: readonly JobEventType[] = Object.freeze([
   "enqueued",
   "started",
@@ -79,6 +108,7 @@ export const JOB_EVENT_TYPES: readonly JobEventType[] = Object.freeze([
   "log",
   "succeeded",
   "failed",
+  "requeued",
   "dead",
   "cancelled",
 ] satisfies JobEventType[]);

@@ -14,7 +14,7 @@ import {
   MAX_RESCUE_BATCH,
   MAX_WORKER_ID_LENGTH,
 } from "../limits";
-import { assertQueueName, assertStorableKey } from "../validation/names";
+import { assertQueueName, assertStorableKey, assertStoredQueueName } from "../validation/names";
 import { integerOption, isArray } from "../validation/option-checks";
 import type { CompletedJob, DeadJob, JobAttempt, JobFailure, JobLogAppend, MetaUpdate, ProgressWrite, RetryingJob } from "./job-store";
 import type {
@@ -175,7 +175,8 @@ export function checkDeleteEffectsBefore(params: DeleteEffectsBeforeParams): voi
 }
 
 export function checkCancelJobs(params: CancelJobsParams): void {
-  assertQueueName(params.queue);
+  // A queue written by SQL may break the naming rule; the statement only changes jobs it already holds.
+  assertStoredQueueName(params.queue);
   if (!isArray(params.states) || params.states.length === 0 || !params.states.every((state) => WAITING_STATES.includes(state))) {
     throw new ConfigError("states", `must be a non-empty list of queued and failed (a running job is cancelled by id), got ${describe(params.states)}`);
   }
@@ -183,7 +184,7 @@ export function checkCancelJobs(params: CancelJobsParams): void {
 }
 
 export function checkRetryDeadJobs(params: RetryDeadJobsParams): void {
-  assertQueueName(params.queue);
+  assertStoredQueueName(params.queue);
   integerOption("limit", params.limit, 1, MAX_BATCH_SIZE);
 }
 

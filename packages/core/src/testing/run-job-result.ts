@@ -1,6 +1,8 @@
 import { coerceError } from "../errors/coerce-error";
 import { CancelledError } from "../errors/job-errors";
+import type { JobLogLine } from "../job/job-log";
 import type { JobRecord } from "../job/job-record";
+import type { JsonObject } from "../job/json-types";
 import type { AttemptOutcome, WriteResult } from "../worker/attempt-outcome";
 import type { InMemoryJobStore } from "./memory/in-memory-job-store";
 
@@ -18,6 +20,15 @@ export interface RunJobFacts {
    * summary), or the job was cancelled (as `cancelled` counts it).
    */
   readonly recorded: boolean;
+  /**
+   * The lines the handler wrote with `ctx.log`, oldest first, as the worker
+   * stores them: each with its `message`, `fields` and `at` (the run's
+   * clock), the job's secret values redacted, and only the newest
+   * `MAX_JOB_LOG_LINES` within `MAX_JOB_LOG_BYTES` kept.
+   */
+  readonly logs: readonly JobLogLine[];
+  /** The job's `meta` after the attempt, with the handler's `ctx.updateMeta` merges (`{}` when none). */
+  readonly meta: JsonObject;
 }
 
 /**
@@ -61,10 +72,10 @@ export type RunJobResult<R = unknown> = RunJobFacts &
 export function toRunJobResult<R>(
   outcome: AttemptOutcome,
   written: WriteResult,
-  facts: Omit<RunJobFacts, "recorded" | "durationMs"> & { readonly endedAt: number; readonly onDeadError: Error | undefined },
+  facts: Omit<RunJobFacts, "recorded" | "durationMs" | "meta"> & { readonly endedAt: number; readonly onDeadError: Error | undefined },
 ): RunJobResult<R> {
-  const { job, store, endedAt } = facts;
-  const common: RunJobFacts = { job, store, durationMs: outcome.durationMs, recorded: written === "applied" };
+  const { job, store, logs, endedAt } = facts;
+  const common: RunJobFacts = { job, store, durationMs: outcome.durationMs, recorded: written === "applied", logs, meta: job.meta };
   const runAt = (delayMs: number): Date => (written === "applied" ? job.runAt : new Date(endedAt + delayMs));
   if (written === "cancelled" && outcome.kind !== "cancelled") {
     return Object.freeze({

@@ -71,9 +71,10 @@ export type WorkerResult<W> = W extends AbstractQueueWorker<any, infer R> ? R : 
  * database: the job goes into an `InMemoryJobStore` as a claimed attempt,
  * and the worker's real attempt executor runs it — `parse` (or the kind's
  * schema), `processItem` with a `JobContext` (`ctx.once`, `ctx.enqueue`,
- * `ctx.progress`, `ctx.transaction` work against the store), the timeout,
- * the lease, `isRetryable` and `handleFailure` — and records the outcome
- * as a run would, calling `onDead` once a death is recorded. The worker may
+ * `ctx.progress`, `ctx.transaction`, `ctx.log` and `ctx.updateMeta` work
+ * against the store; the result's `logs` and `meta` show the last two),
+ * the timeout, the lease, `isRetryable` and `handleFailure` — and records
+ * the outcome as a run would, calling `onDead` once a death is recorded. The worker may
  * be built by hand or resolved from a container; its own store is not
  * used. The payload is not checked against the kind's schema first, so a
  * test can hand the worker one that its `parse` must refuse.
@@ -130,7 +131,9 @@ export async function runJob<W extends AbstractQueueWorker<any, any>>(
     await recorder.drain();
     await deadHooks.stop("when-empty");
     const job = await store.getJob({ id: claimed.id });
-    return toRunJobResult<WorkerResult<W>>(outcome, written, { job: job!, store, endedAt: clock.now(), onDeadError });
+    // The worker's own writer stored the lines (redacted and trimmed) before the outcome; the test sees what it kept.
+    const logs = (await store.listJobLogs({ jobId: claimed.id })).find((log) => log.attempt === claimed.attempt)?.lines ?? [];
+    return toRunJobResult<WorkerResult<W>>(outcome, written, { job: job!, store, logs, endedAt: clock.now(), onDeadError });
   } finally {
     options.signal?.removeEventListener("abort", release);
     await deadHooks.stop("now");

@@ -56,6 +56,31 @@ export function assertQueueName(name: unknown): string {
   return name;
 }
 
+/** Longest queue name an operator may act on when a row written by SQL breaks the naming rule. */
+export const MAX_STORED_QUEUE_NAME_LENGTH = 512;
+
+/**
+ * Checks the name of a queue an operator acts on (pause, resume, limits,
+ * retry or cancel in bulk): one the naming rule accepts, or, for a queue
+ * written by SQL that breaks the rule, any text of 1 to 512 characters
+ * without control characters. Those statements bind the name as a
+ * parameter and never create jobs under it; a store creates controls for
+ * such a name only where a `queues` row already holds it.
+ *
+ * @example
+ * ```ts
+ * assertStoredQueueName("billing / eu west"); // "billing / eu west"
+ * assertStoredQueueName("a\nb");              // throws InvalidNameError
+ * ```
+ */
+export function assertStoredQueueName(name: unknown): string {
+  // eslint-disable-next-line no-control-regex
+  if (typeof name !== "string" || name.length === 0 || name.length > MAX_STORED_QUEUE_NAME_LENGTH || /[\u0000-\u001f\u007f]/.test(name)) {
+    throw new InvalidNameError(`queue name must be 1-${MAX_STORED_QUEUE_NAME_LENGTH} characters without control characters, got ${describeName(name)}`);
+  }
+  return name;
+}
+
 /**
  * Checks a schedule name: the same alphabet as queue names (lower-case
  * letters, digits and `_ . : -`, starting with a letter or digit, at most

@@ -189,8 +189,12 @@ describe("CheckedJobStore", () => {
     expect(await refusal(checked.setQueueControls("note", { maxRunning: 0 })))
       .to.be.instanceOf(ConfigError)
       .with.property("option", "maxRunning");
-    expect(await refusal(checked.setQueueControls("Bad", { paused: true }))).to.be.instanceOf(InvalidNameError);
+    expect(await refusal(checked.setQueueControls("bad\nname", { paused: true }))).to.be.instanceOf(InvalidNameError);
+    expect(await refusal(checked.setQueueControls("x".repeat(513), { paused: true }))).to.be.instanceOf(InvalidNameError);
     expect(calls).to.have.length(1);
+    // A name written by SQL that breaks the rule reaches the store, which only updates an existing row.
+    await checked.setQueueControls("Billing / EU", { paused: true });
+    expect(calls[1]!.args[0]).to.equal("Billing / EU");
   });
 
   it("checks a progress value's JSON text against MAX_PROGRESS_BYTES", async () => {

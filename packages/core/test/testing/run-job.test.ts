@@ -7,6 +7,8 @@ import { ErrorCode } from "../../src/errors/error-codes";
 import { PermanentError, RetryableError } from "../../src/errors/job-errors";
 import { errorCodeOf } from "../../src/errors/stint-error";
 import { snooze } from "../../src/errors/control-flow";
+import { REDACTED } from "../../src/job/secret-fields";
+import { MAX_JOB_LOG_LINES, MAX_META_BYTES } from "../../src/limits";
 import { defineJob, type ItemOf } from "../../src/job/job-definition";
 import type { JobRecord } from "../../src/job/job-record";
 import { createSilentLogger } from "../../src/logging/create-logger";
@@ -59,6 +61,37 @@ class ChargeWorker extends AbstractQueueWorker<Charge> {
   protected override onDead(job: JobRecord, error: Error): void {
     this.deaths.push(`${job.id}: ${error.message}`);
   }
+}
+
+interface Card {
+  readonly invoiceId: number;
+  readonly cardNumber: string;
+}
+const ChargeCard = defineJob<Card>("charge-card", { secretFields: ["cardNumber"] });
+
+/** A worker whose job kind keeps `cardNumber` secret. */
+class CardWorker extends AbstractQueueWorker<Card> {
+  readonly job = ChargeCard;
+
+  constructor(private readonly handler: (item: Card, ctx: JobContext) => Promise<unknown>) {
+    super(new InMemoryJobStore(), createSilentLogger());
+  }
+
+  protected parse(payload: unknown): Card {
+    return payload as Card;
+  }
+
+  protected processItem(item: Card, ctx: JobContext): Promise<unknown> {
+    return this.handler(item, ctx);
+  }
+}
+
+/** What `work` threw (undefined: it did not). */
+async function thrownBy(work: () => Promise<unknown>): Promise<Error | undefined> {
+  return work().then(
+    () => undefined,
+    (thrown: unknown) => thrown as Error,
+  );
 }
 
 const welcome = z.strictObject({ email: z.email() });
@@ -227,6 +260,82 @@ describe("runJob", () => {
     expect(first.job.meta).to.deep.equal({ tenant: "acme" });
     const receipts = await first.store.listJobs({ queue: "send-receipt", limit: 10 });
     expect(receipts.map((job) => job.payload)).to.deep.equal([{ invoiceId: 812 }, { invoiceId: 812 }]);
+  });
+
+  it("returns the handler's ctx.log lines in order, with their fields and the times of the run's clock", async () => {
+    const clock = new ManualClock();
+    const startedAt = clock.now();
+    const worker = new ChargeWorker(async (item, ctx) => {
+      ctx.log("Charging the card", { invoiceId: item.invoiceId, cents: 1_250 });
+      await clock.advance(1_500); // past the writer's batching delay: the first line is written while the handler runs
+      ctx.log("Charged");
+      return "charged";
+    });
+    const outcome = await runJob(worker, { invoiceId: 812 }, { clock });
+    expect(outcome.status).to.equal("succeeded");
+    expect(outcome.logs.map((line) => ({ at: line.at.getTime(), message: line.message, fields: line.fields }))).to.deep.equal([
+      { at: startedAt, message: "Charging the card", fields: { invoiceId: 812, cents: 1_250 } },
+      { at: startedAt + 1_500, message: "Charged", fields: null },
+    ]);
+    expect((await outcome.store.listJobLogs({ jobId: outcome.job.id }))[0]?.lines, "the lines the store keeps").to.deep.equal(outcome.logs);
+  });
+
+  it("redacts the job kind's secret fields from the lines, as the worker does", async () => {
+    const worker = new CardWorker(async (item, ctx) => {
+      ctx.log(`Charging card ${item.cardNumber}`, { card: item.cardNumber, invoiceId: item.invoiceId });
+      return "charged";
+    });
+    const outcome = await runJob(worker, { invoiceId: 812, cardNumber: "4242424242424242" });
+    expect(outcome.logs.map((line) => [line.message, line.fields])).to.deep.equal([[`Charging card ${REDACTED}`, { card: REDACTED, invoiceId: 812 }]]);
+  });
+
+  it("keeps only the newest lines within the per-attempt cap", async () => {
+    const lines = MAX_JOB_LOG_LINES + 20;
+    const worker = new ChargeWorker(async (_item, ctx) => {
+      for (let index = 0; index < lines; index += 1) ctx.log(`row ${index}`);
+      return "imported";
+    });
+    const outcome = await runJob(worker, { invoiceId: 1 });
+    expect(outcome.logs).to.have.length(MAX_JOB_LOG_LINES);
+    expect(outcome.logs[0]?.message).to.equal("row 20");
+    expect(outcome.logs.at(-1)?.message).to.equal(`row ${lines - 1}`);
+    expect((await outcome.store.listJobLogs({ jobId: outcome.job.id }))[0]?.droppedLines).to.equal(20);
+  });
+
+  it("returns no lines for a handler that never logs", async () => {
+    const outcome = await runJob(new ChargeWorker(async () => "quiet"), { invoiceId: 1 });
+    expect(outcome.logs).to.deep.equal([]);
+    expect(outcome.meta).to.deep.equal({});
+  });
+
+  it("merges ctx.updateMeta into the meta the handler sees and the result returns", async () => {
+    const seen: unknown[] = [];
+    const worker = new ChargeWorker(async (_item, ctx) => {
+      seen.push(ctx.meta);
+      await ctx.updateMeta({ step: "uploaded", uploadId: "u-1" });
+      seen.push(ctx.meta);
+      await ctx.updateMeta({ step: "imported", rows: 3 });
+      return "imported";
+    });
+    const outcome = await runJob(worker, { invoiceId: 1 }, { meta: { tenant: "acme" } });
+    expect(seen).to.deep.equal([{ tenant: "acme" }, { tenant: "acme", step: "uploaded", uploadId: "u-1" }]);
+    expect(outcome.meta).to.deep.equal({ tenant: "acme", step: "imported", uploadId: "u-1", rows: 3 });
+    expect(outcome.job.meta).to.deep.equal(outcome.meta);
+  });
+
+  it("refuses a meta key of stint's own and meta over MAX_META_BYTES, as the worker does, changing nothing", async () => {
+    const refusals: (Error | undefined)[] = [];
+    const worker = new ChargeWorker(async (_item, ctx) => {
+      refusals.push(await thrownBy(() => ctx.updateMeta({ traceparent: "00-abc-def-01" })));
+      refusals.push(await thrownBy(() => ctx.updateMeta({ "stint.step": "x" })));
+      refusals.push(await thrownBy(() => ctx.updateMeta({ blob: "x".repeat(MAX_META_BYTES) })));
+      return "done";
+    });
+    const outcome = await runJob(worker, { invoiceId: 1 }, { meta: { tenant: "acme" } });
+    expect(refusals.map((error) => errorCodeOf(error))).to.deep.equal([ErrorCode.Config, ErrorCode.Config, ErrorCode.Payload]);
+    expect(refusals[0]?.message).to.contain('"traceparent" belongs to stint');
+    expect(refusals[2]?.message).to.contain("MAX_META_BYTES");
+    expect(outcome.meta).to.deep.equal({ tenant: "acme" });
   });
 
   it("tells the worker's own listeners, as a run does", async () => {

@@ -1,8 +1,9 @@
-import type { Logger } from "@stint/core";
-import { assertQueueName, MAX_BATCH_SIZE, type WaitingJobState } from "@stint/core/driver";
+import { errorCodeOf, ErrorCode, type Logger } from "@stint/core";
+import { MAX_BATCH_SIZE, type WaitingJobState } from "@stint/core/driver";
 import { badParameter, DashboardErrorCode, RequestRefused } from "../http/request-refused";
 import type { DashboardSources } from "./dashboard-sources";
 import { noSuchJob } from "./job-detail-data";
+import { assertQueueExists, checkedQueueName } from "./queue-name";
 
 /** Who asks for an action, for the log. */
 export interface Actor {
@@ -87,7 +88,7 @@ export class DashboardActions {
    * retried twice. Returns how many were queued.
    */
   async retryDeadJobs(queue: string, expected: number, actor: Actor): Promise<number> {
-    const name = checkedQueue(queue);
+    const name = await this.#existingQueue(queue);
     checkExpected(expected, "retry", MAX_RETRY_DEAD);
     let retried = 0;
     while (retried < expected) {
@@ -106,7 +107,7 @@ export class DashboardActions {
    * runs are not cancelled unasked. Returns how many were cancelled.
    */
   async cancelWaiting(queue: string, states: readonly WaitingJobState[], expected: number, actor: Actor): Promise<number> {
-    const name = checkedQueue(queue);
+    const name = await this.#existingQueue(queue);
     checkExpected(expected, "cancel", MAX_CANCEL_WAITING);
     const { cancelled } = await this.#sources.admin.cancelWaiting(name, { states, max: expected });
     this.#done("cancel-waiting", `cancelled ${cancelled} ${states.join(" and ")} jobs of ${name}`, actor, { queue: name, states, jobs: cancelled });
@@ -115,9 +116,25 @@ export class DashboardActions {
 
   /** Pauses or resumes `queue` for every worker. */
   async setPaused(queue: string, paused: boolean, actor: Actor): Promise<void> {
-    const name = checkedQueue(queue);
-    await (paused ? this.#sources.admin.pause(name) : this.#sources.admin.resume(name));
+    const name = await this.#existingQueue(queue);
+    try {
+      await (paused ? this.#sources.admin.pause(name) : this.#sources.admin.resume(name));
+    } catch (thrown) {
+      // The store makes no controls row under a name that breaks the naming rule; it only changes one that exists.
+      if (errorCodeOf(thrown) !== ErrorCode.InvalidName) throw thrown;
+      throw new RequestRefused(
+        DashboardErrorCode.Conflict,
+        `Queue ${JSON.stringify(name)} breaks the naming rule and has no row in the queues table, so it cannot be ${paused ? "paused" : "resumed"} from here.`,
+      );
+    }
     this.#done(paused ? "pause" : "resume", `${paused ? "paused" : "resumed"} queue ${name}`, actor, { queue: name });
+  }
+
+  /** The queue a request names, checked, or a 404 when it has no jobs and no controls. */
+  async #existingQueue(queue: string): Promise<string> {
+    const name = checkedQueueName(queue);
+    await assertQueueExists(this.#sources, name);
+    return name;
   }
 
   #done(action: string, what: string, actor: Actor, fields: Record<string, unknown>): void {
@@ -129,13 +146,5 @@ export class DashboardActions {
 function checkExpected(expected: number, verb: string, max: number): void {
   if (!Number.isInteger(expected) || expected < 1 || expected > max) {
     throw badParameter("expected", `must be the number of jobs to ${verb}, from 1 to ${max}`);
-  }
-}
-
-function checkedQueue(queue: string): string {
-  try {
-    return assertQueueName(queue);
-  } catch {
-    throw badParameter("queue", "must be a queue name of 1 to 128 characters");
   }
 }

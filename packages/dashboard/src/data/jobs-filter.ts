@@ -1,6 +1,7 @@
 import { JOB_STATES, type JobState } from "@stint/core";
-import { MAX_BROWSED_QUEUE_LENGTH, MAX_ERROR_SEARCH_LENGTH } from "@stint/postgres-driver";
+import { MAX_ERROR_SEARCH_LENGTH } from "@stint/postgres-driver";
 import { badParameter } from "../http/request-refused";
+import { checkedQueueName } from "./queue-name";
 
 /** The filters of the jobs page, checked. */
 export interface JobsFilter {
@@ -44,10 +45,12 @@ export function parseJobsFilter(query: URLSearchParams): JobsFilter {
     if (values.length > 1) throw badParameter(name, "is given more than once");
     return (values[0] ?? "").trim();
   };
-  const raw = { queue: text("queue"), state: text("state"), q: text("q"), from: text("from"), to: text("to"), tz: text("tz") };
+  // The queue is kept as given: a name written by SQL may start or end with a space.
+  const queueText = text("queue") === "" ? "" : (query.get("queue") ?? "");
+  const raw = { queue: queueText, state: text("state"), q: text("q"), from: text("from"), to: text("to"), tz: text("tz") };
   const filter: { -readonly [K in keyof JobsFilter]: JobsFilter[K] } = { raw };
   if (raw.queue !== "") {
-    filter.queue = queueName(raw.queue);
+    filter.queue = checkedQueueName(raw.queue);
   }
   if (raw.state === "scheduled") {
     filter.state = "queued";
@@ -99,14 +102,5 @@ function parseTime(name: string, value: string, offsetMinutes: number): Date {
 
 function jobId(name: string, text: string): string {
   if (!/^[1-9][0-9]{0,18}$/.test(text) || BigInt(text) > 9_223_372_036_854_775_807n) throw badParameter(name, "must be a job id");
-  return text;
-}
-
-/** Any queue name a row can hold, though SQL may have broken the naming rule; only control characters are refused. */
-function queueName(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  if (text.length > MAX_BROWSED_QUEUE_LENGTH || /[\u0000-\u001f\u007f]/.test(text)) {
-    throw badParameter("queue", `must be a queue name of at most ${MAX_BROWSED_QUEUE_LENGTH} characters without control characters`);
-  }
   return text;
 }

@@ -17,10 +17,18 @@ export const THROUGHPUT_BUCKET_SHARE = Math.ceil(THROUGHPUT_SCAN_LIMIT / THROUGH
  * grows with the load (up to {@link THROUGHPUT_SCAN_LIMIT} rows).
  */
 export const THROUGHPUT_CACHE_MS = 5_000;
+/**
+ * How old a throughput the overview still answers with while a newer read
+ * runs in the background: within it, no request waits for the throughput
+ * read (the one read of the overview that grows with the load), only the
+ * first after the process starts or after this long without a visit.
+ */
+export const THROUGHPUT_STALE_MS = 60_000;
 
+/** The throughput of one browser: the last read that succeeded, and the read under way. */
 interface CachedThroughput {
-  readonly read: Promise<RecentThroughput>;
-  readonly at: number;
+  latest?: { readonly value: RecentThroughput; readonly at: number };
+  pending?: { readonly read: Promise<RecentThroughput>; readonly at: number };
 }
 
 /** The throughput each browser last read, shared by every request of the process (a browser is one database and schema). */
@@ -61,7 +69,10 @@ export interface Overview {
  * waiting, running and dead jobs, so an action shows at once); the
  * throughput is read at most once per {@link THROUGHPUT_CACHE_MS} per
  * process, however many tabs refresh, and concurrent calls share one read.
- * `throughputMaxAgeMs: 0` reads it afresh.
+ * Once that is older, a call answers with it while one read refreshes it in
+ * the background (up to {@link THROUGHPUT_STALE_MS}), so only the first
+ * call of a process waits for it. `throughputMaxAgeMs: 0` reads it afresh;
+ * `now` is the clock (tests).
  *
  * @example
  * ```ts
@@ -69,11 +80,14 @@ export interface Overview {
  * for (const row of overview.queues) console.log(row.queue, row.queued, row.dead, row.succeededLastHour);
  * ```
  */
-export async function readOverview(sources: DashboardSources, options: { readonly throughputMaxAgeMs?: number } = {}): Promise<Overview> {
+export async function readOverview(
+  sources: DashboardSources,
+  options: { readonly throughputMaxAgeMs?: number; readonly now?: () => number } = {},
+): Promise<Overview> {
   const [gauges, controls, throughput] = await Promise.all([
     sources.browser.readQueueGauges(),
     sources.store.listQueueControls(),
-    recentThroughput(sources.browser, options.throughputMaxAgeMs ?? THROUGHPUT_CACHE_MS),
+    recentThroughput(sources.browser, options.throughputMaxAgeMs ?? THROUGHPUT_CACHE_MS, (options.now ?? Date.now)()),
   ]);
   const gaugesByQueue = new Map(gauges.map((entry) => [entry.queue, entry]));
   const controlsByQueue = new Map(controls.map((entry) => [entry.queue, entry]));
@@ -101,15 +115,33 @@ export async function readOverview(sources: DashboardSources, options: { readonl
   });
 }
 
-function recentThroughput(browser: DashboardSources["browser"], maxAgeMs: number): Promise<RecentThroughput> {
-  const now = Date.now();
-  const cached = throughputCache.get(browser);
-  if (cached !== undefined && now - cached.at < maxAgeMs) return cached.read;
+function recentThroughput(browser: DashboardSources["browser"], maxAgeMs: number, now: number): Promise<RecentThroughput> {
+  let entry = throughputCache.get(browser);
+  if (entry === undefined) {
+    entry = {};
+    throughputCache.set(browser, entry);
+  }
+  const { latest } = entry;
+  if (latest !== undefined && now - latest.at < maxAgeMs) return Promise.resolve(latest.value);
+  const pending = entry.pending ?? startRead(browser, entry, now);
+  // Older than maxAgeMs but recent enough: answer with it now; the read under way refreshes it for the next request.
+  if (latest !== undefined && maxAgeMs > 0 && now - latest.at < THROUGHPUT_STALE_MS) return Promise.resolve(latest.value);
+  return pending.read;
+}
+
+function startRead(browser: DashboardSources["browser"], entry: CachedThroughput, now: number): NonNullable<CachedThroughput["pending"]> {
   const read = browser.readRecentThroughput({ windowMs: THROUGHPUT_WINDOW_MS, buckets: THROUGHPUT_BUCKETS, scanLimit: THROUGHPUT_SCAN_LIMIT });
-  const entry = { read, at: now };
-  throughputCache.set(browser, entry);
-  read.catch(() => {
-    if (throughputCache.get(browser) === entry) throughputCache.delete(browser);
-  });
-  return read;
+  const pending = { read, at: now };
+  entry.pending = pending;
+  // Handles the rejection too, so a background read that fails is no unhandled rejection; the next request tries again.
+  read.then(
+    (value) => {
+      if (entry.pending === pending) entry.pending = undefined;
+      if (entry.latest === undefined || entry.latest.at <= now) entry.latest = { value, at: now };
+    },
+    () => {
+      if (entry.pending === pending) entry.pending = undefined;
+    },
+  );
+  return pending;
 }

@@ -6,6 +6,7 @@ import { readJobDetail } from "../data/job-detail-data";
 import { parseJobsFilter } from "../data/jobs-filter";
 import { readJobsList } from "../data/jobs-list-data";
 import { readOverview } from "../data/overview-data";
+import { assertQueueExists, checkedQueueName } from "../data/queue-name";
 import type { PayloadPolicy } from "../data/payload-policy";
 import { MAX_CANCEL_WAITING, MAX_RETRY_DEAD, waitingStates } from "../data/dashboard-actions";
 import { jobPage } from "../pages/job-page";
@@ -170,15 +171,17 @@ export class DashboardApp {
       throw new RequestRefused(DashboardErrorCode.Forbidden, "This dashboard is read-only.");
     }
     if (retryDead !== null) {
-      const queue = decodeSegment(retryDead[1]!);
-      const dead = await sources.browser.countJobsUpTo({ queue: checkedQueueName(queue), states: ["dead"], cap: MAX_RETRY_DEAD });
+      const queue = checkedQueueName(decodeSegment(retryDead[1]!));
+      await assertQueueExists(sources, queue);
+      const dead = await sources.browser.countJobsUpTo({ queue, states: ["dead"], cap: MAX_RETRY_DEAD });
       return send(confirmRetryDeadPage(context, queue, dead, MAX_RETRY_DEAD));
     }
     const cancelWaiting = /^\/queues\/([^/]+)\/cancel-waiting$/.exec(path);
     if (cancelWaiting !== null) {
-      const queue = decodeSegment(cancelWaiting[1]!);
+      const queue = checkedQueueName(decodeSegment(cancelWaiting[1]!));
       const states = waitingStates(query.get("states"));
-      const waiting = await sources.browser.countJobsUpTo({ queue: checkedQueueName(queue), states, cap: MAX_CANCEL_WAITING });
+      await assertQueueExists(sources, queue);
+      const waiting = await sources.browser.countJobsUpTo({ queue, states, cap: MAX_CANCEL_WAITING });
       return send(confirmCancelWaitingPage(context, queue, states, waiting, MAX_CANCEL_WAITING));
     }
     throw new RequestRefused(DashboardErrorCode.NotFound, "There is no such page.");
@@ -300,11 +303,6 @@ function decodeSegment(segment: string): string {
   } catch {
     throw new RequestRefused(DashboardErrorCode.BadRequest, "The address is not valid.");
   }
-}
-
-function checkedQueueName(queue: string): string {
-  if (queue.length === 0 || queue.length > 128) throw new RequestRefused(DashboardErrorCode.BadRequest, "The queue name is not valid.");
-  return queue;
 }
 
 /** The `done` field of the redirect after each action on one job (see `flashMessage`). */

@@ -16,6 +16,10 @@ describe("parseJobsFilter", () => {
   it("reads a queue whose name breaks the naming rule, as a queue written by SQL may", () => {
     expect(parse("queue=Odd+Queue%2F%C3%9C").queue).to.equal("Odd Queue/Ü");
     expect(parse("queue=Upper").queue).to.equal("Upper");
+    expect(parse("queue=billing+%2F+eu+west").queue).to.equal("billing / eu west");
+    expect(parse(`queue=${"é".repeat(512)}`).queue).to.have.lengthOf(512);
+    expect(parse("queue=+padded+").queue, "kept as given").to.equal(" padded ");
+    expect(parse("queue=+++").queue, "blank is no filter").to.equal(undefined);
   });
 
   it("reads the cursor of a newer page", () => {
@@ -31,8 +35,9 @@ describe("parseJobsFilter", () => {
 
   const refused: [string, RegExp][] = [
     ["state=nope", /"state" must be one of/],
-    ["queue=a%0Ab", /"queue" must be a queue name of at most 1000 characters without control characters/],
-    [`queue=${"q".repeat(1001)}`, /"queue" must be a queue name of at most 1000/],
+    ["queue=a%0Ab", /"queue" must be a queue name of 1 to 512 characters without control characters/],
+    ["queue=a%C2%85b", /"queue" must be a queue name of 1 to 512/],
+    [`queue=${"q".repeat(513)}`, /"queue" must be a queue name of 1 to 512/],
     ["before=5&after=4", /"after" cannot be given with before/],
     ["after=x", /"after" must be a job id/],
     ["before=0", /"before" must be a job id/],

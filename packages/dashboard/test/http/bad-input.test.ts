@@ -40,8 +40,10 @@ describe("bad input to the dashboard", () => {
     ["a malformed percent escape in the path", "/admin/jobs/jobs/%E0%A4%A", 400],
     ["an unknown page", "/admin/jobs/nothing-here", 404],
     ["a path outside the base path", "/elsewhere", 404],
-    ["a retry confirmation for a malformed queue", `/admin/jobs/queues/${"q".repeat(300)}/retry-dead`, 400],
-    ["a cancel confirmation for a malformed queue", `/admin/jobs/queues/${"q".repeat(300)}/cancel-waiting`, 400],
+    ["a retry confirmation for a queue name over 512 characters", `/admin/jobs/queues/${"q".repeat(513)}/retry-dead`, 400],
+    ["a cancel confirmation for a queue name with a control character", `/admin/jobs/queues/a%0Ab/cancel-waiting`, 400],
+    ["a retry confirmation for a queue that does not exist", `/admin/jobs/queues/${"q".repeat(300)}/retry-dead`, 404],
+    ["a cancel confirmation for a queue that does not exist", "/admin/jobs/queues/no%20such%20queue/cancel-waiting", 404],
     ["a cancel confirmation for running jobs", "/admin/jobs/queues/send-invoice/cancel-waiting?states=running", 400],
   ];
   for (const [name, path, status] of cases) {

@@ -1,4 +1,4 @@
-import { JOB_EVENT_TYPES, type JobEvent, type JobEventType } from "@stint/core";
+import { JOB_EVENT_TYPES, type JobEvent, type JobEventType, type JobRequeueReason } from "@stint/core";
 
 /** What one notification on the job-event channel says: the events it lists, or how many it summarised. */
 export type JobEventNotice =
@@ -32,7 +32,9 @@ export function parseJobEventPayload(payload: string): JobEventNotice | undefine
   const events: JobEvent[] = [];
   for (const entry of entries) {
     if (!Array.isArray(entry) || typeof entry[0] !== "string" || typeof entry[1] !== "number") return undefined;
-    events.push(eventOf(type, { jobId: entry[0], queue, attempt: entry[1], at }, entry.length > 2 ? { detail: entry[2] as unknown } : {}));
+    const event = eventOf(type, { jobId: entry[0], queue, attempt: entry[1], at }, entry.length > 2 ? { detail: entry[2] as unknown } : {});
+    if (event === undefined) return undefined;
+    events.push(event);
   }
   return Object.freeze({ kind: "events", events: Object.freeze(events) });
 }
@@ -41,13 +43,26 @@ function isEventType(value: unknown): value is JobEventType {
   return typeof value === "string" && (JOB_EVENT_TYPES as readonly string[]).includes(value);
 }
 
-/** One event of `type`; `detail`, when sent, is the progress value, a failure's error code or the number of log lines written. */
+const REQUEUE_REASONS: readonly JobRequeueReason[] = ["retry", "run-now", "snooze", "release"];
+
+function isRequeueReason(value: unknown): value is JobRequeueReason {
+  return typeof value === "string" && (REQUEUE_REASONS as readonly string[]).includes(value);
+}
+
+/**
+ * One event of `type`; `detail`, when sent, is the progress value, a
+ * failure's error code, the number of log lines written or why the job was
+ * requeued. `undefined` for a `requeued` entry without a known reason,
+ * which no statement sends.
+ */
 function eventOf(
   type: JobEventType,
   fields: { readonly jobId: string; readonly queue: string; readonly attempt: number; readonly at: Date },
   extra: { readonly detail?: unknown },
-): JobEvent {
+): JobEvent | undefined {
   switch (type) {
+    case "requeued":
+      return isRequeueReason(extra.detail) ? Object.freeze({ type, ...fields, reason: extra.detail }) : undefined;
     case "progress":
       return Object.freeze({ type, ...fields, ...("detail" in extra ? { progress: extra.detail } : {}) });
     case "log":

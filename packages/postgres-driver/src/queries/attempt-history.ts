@@ -160,6 +160,8 @@ export interface FinalizeParts {
   readonly also?: RawBuilder<unknown>;
   /** The job event per finalized row (over `finalized`'s columns; `NULL` for none), told to job-event listeners (see `notifyJobEvents`). */
   readonly event?: RawBuilder<unknown>;
+  /** The event's `jsonb` detail per finalized row; by default its error code. */
+  readonly detail?: RawBuilder<unknown>;
 }
 
 /** The history insert, the `also` statement and the answer, after the `finalized` CTE. */
@@ -178,6 +180,6 @@ ${parts.announce === true ? selectAnnouncing(schema, "finalized") : sql`SELECT i
     parts.event === undefined
       ? sql``
       : sql`
- ${joinNotifying(schema, sql`finalized`, { kind: parts.event, attempt: sql.ref("attempts"), detail: sql`to_jsonb(error_code)` })}`
+ ${joinNotifying(schema, sql`finalized`, { kind: parts.event, attempt: sql.ref("attempts"), detail: parts.detail ?? sql`to_jsonb(error_code)` })}`
   }`;
 }

@@ -1,5 +1,6 @@
 import type { QueueControls } from "@stint/core";
-import type { QueueControlsChange } from "@stint/core/driver";
+import { InvalidNameError } from "@stint/core";
+import { assertQueueName, type QueueControlsChange } from "@stint/core/driver";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { queuesTable } from "./job-row";
 import { timestampValue } from "./timestamp-value";
@@ -17,7 +18,9 @@ const CONTROL_COLUMNS = sql`name, paused, max_running, rate_limit, rate_period_m
 
 /**
  * Inserts or updates the controls of `queue`: only the fields `change`
- * names change (`null` removes a cap or a limit). A new or changed rate
+ * names change (`null` removes a cap or a limit). A name that breaks the
+ * naming rule (a queue written by SQL) only updates the row that holds it;
+ * without one it is refused with `InvalidNameError`. A new or changed rate
  * limit starts with a full burst. The row's trigger wakes the queue's
  * workers.
  *
@@ -42,12 +45,29 @@ export async function setQueueControls(db: Kysely<any>, schema: string, queue: s
     sets.push(sql`rate_limit = ${change.rateLimit?.limit ?? null}::integer, rate_period_ms = ${change.rateLimit?.periodMs ?? null}::integer`);
     sets.push(sql`rate_tokens = NULL, rate_refilled_at = NULL`);
   }
+  if (!followsNamingRule(queue)) {
+    // A name written by SQL that breaks the rule: its existing row changes, but no new row is made under it.
+    const { rows: updated } = await sql<ControlsRow>`UPDATE ${queuesTable(schema)} AS q SET ${sql.join(sets)}
+      WHERE name = ${queue} RETURNING ${CONTROL_COLUMNS}`.execute(db);
+    if (updated[0] === undefined) assertQueueName(queue);
+    return toQueueControls(updated[0]!);
+  }
   const { rows } = await sql<ControlsRow>`INSERT INTO ${queuesTable(schema)} AS q (name, paused, max_running, rate_limit, rate_period_ms)
     VALUES (${queue}, ${change.paused ?? false}, ${change.maxRunning ?? null}::integer, ${change.rateLimit?.limit ?? null}::integer,
             ${change.rateLimit?.periodMs ?? null}::integer)
     ON CONFLICT (name) DO UPDATE SET ${sql.join(sets)}
     RETURNING ${CONTROL_COLUMNS}`.execute(db);
   return toQueueControls(rows[0]!);
+}
+
+function followsNamingRule(queue: string): boolean {
+  try {
+    assertQueueName(queue);
+    return true;
+  } catch (error) {
+    if (error instanceof InvalidNameError) return false;
+    throw error;
+  }
 }
 
 /** Every queue's controls, by name. */

@@ -1,6 +1,8 @@
+import type { JobRequeueReason } from "@stint/core";
 import { sql, type RawBuilder } from "kysely";
 import { insertJobRows, type JobValues } from "./finished-jobs";
 import { jobsTable } from "./job-row";
+import type { JobEventColumns } from "./notify-job-events";
 
 /**
  * What a retried job's row gets, in place (`UPDATE jobs AS <row> SET …`) or
@@ -55,4 +57,19 @@ export function requeuedSet(row: RawBuilder<unknown>): RawBuilder<unknown> {
  */
 export function requeueFinished(schema: string, source: string): RawBuilder<unknown> {
   return insertJobRows(jobsTable(schema), source, requeuedValues(sql.id(source)));
+}
+
+/**
+ * The job-event columns of a `requeued` event (see `notifyJobEvents`) with
+ * `reason` as its detail, over rows that carry `id`, `queue` and
+ * `attempts`: what a retry, a run-now, a snooze or a release tells
+ * job-event listeners.
+ *
+ * @example
+ * ```ts
+ * joinNotifying(schema, sql`retried`, requeuedEvent("retry"));
+ * ```
+ */
+export function requeuedEvent(reason: JobRequeueReason): JobEventColumns {
+  return { kind: sql`'requeued'`, attempt: sql.ref("attempts"), detail: sql`to_jsonb(${sql.lit(reason)}::text)` };
 }

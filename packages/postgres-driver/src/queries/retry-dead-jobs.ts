@@ -6,14 +6,16 @@ import { wakeupChannel } from "../wakeup-channel";
 import { isActive, MAX_DEDUPE_TRIES } from "./active-states";
 import { finishedJobsTable } from "./finished-jobs";
 import { jobsTable } from "./job-row";
-import { requeuedSet, requeueFinished } from "./requeue-finished";
+import { notifyJobEvents } from "./notify-job-events";
+import { requeuedEvent, requeuedSet, requeueFinished } from "./requeue-finished";
 
 /**
  * Runs up to `limit` dead jobs of a queue again now, each as `retryJob`
  * would (`queued`, `run_at = now()`, `max_attempts = attempts +
  * max_attempts`, lease and `finished_at` cleared), oldest death first, in
- * one statement; returns how many it queued and wakes the queue's
- * listeners when there were any. Dead jobs kept in `finished_jobs` come
+ * one statement; returns how many it queued, wakes the queue's listeners
+ * when there were any and tells job-event listeners (`requeued`, reason
+ * `retry`, one per job). Dead jobs kept in `finished_jobs` come
  * back to `jobs` under their own ids (see `requeueFinished`); those written
  * before version 15 and still in `jobs` are updated in place.
  *
@@ -53,14 +55,15 @@ import { requeuedSet, requeueFinished } from "./requeue-finished";
  *   INSERT INTO "stint"."jobs" (id, queue, …) SELECT id, queue, …, 'queued' AS state, now() AS run_at,
  *          attempts + max_attempts AS max_attempts, NULL AS locked_by, NULL AS locked_until, NULL AS finished_at, …
  *     FROM removed
- *   RETURNING id),
+ *   RETURNING id, queue, attempts),
  * requeued AS (
  *   UPDATE "stint"."jobs" AS jobs SET state = 'queued', run_at = now(), max_attempts = attempts + max_attempts,
  *          locked_by = NULL, locked_until = NULL, finished_at = NULL, updated_at = now()
- *     FROM picked_in_place WHERE jobs.id = picked_in_place.id RETURNING jobs.id),
- * retried AS (SELECT id FROM returned UNION ALL SELECT id FROM requeued),
+ *     FROM picked_in_place WHERE jobs.id = picked_in_place.id RETURNING jobs.id, jobs.queue, jobs.attempts),
+ * retried AS (SELECT id, queue, attempts FROM returned UNION ALL SELECT id, queue, attempts FROM requeued),
  * notified AS (SELECT pg_notify($3, $1) FROM (SELECT 1 FROM retried LIMIT 1) AS any_retried)
- * SELECT (SELECT count(*) FROM retried) AS retried, (SELECT count(*) FROM notified) AS notified
+ * SELECT (SELECT count(*) FROM retried) AS retried, (SELECT count(*) FROM notified) AS notified,
+ *        <only while a listener is live> "stint".notify_job_events(array_agg('requeued'), …, array_agg('"retry"'::jsonb)) AS told
  * ```
  *
  * @example
@@ -131,20 +134,21 @@ removed AS (
 ),
 returned AS (
   ${requeueFinished(schema, "removed")}
-  RETURNING id
+  RETURNING id, queue, attempts
 ),
 requeued AS (
   UPDATE ${jobs} AS jobs
      SET ${requeuedSet(sql.id("jobs"))}
     FROM picked_in_place
    WHERE jobs.id = picked_in_place.id
-  RETURNING jobs.id
+  RETURNING jobs.id, jobs.queue, jobs.attempts
 ),
 retried AS (
-  SELECT id FROM returned UNION ALL SELECT id FROM requeued
+  SELECT id, queue, attempts FROM returned UNION ALL SELECT id, queue, attempts FROM requeued
 ),
 notified AS (
   SELECT pg_notify(${wakeupChannel(schema)}, ${params.queue}) FROM (SELECT 1 FROM retried LIMIT 1) AS any_retried
 )
-SELECT (SELECT count(*) FROM retried) AS retried, (SELECT count(*) FROM notified) AS notified`;
+SELECT (SELECT count(*) FROM retried) AS retried, (SELECT count(*) FROM notified) AS notified,
+       ${notifyJobEvents(schema, sql`retried`, requeuedEvent("retry"))} AS told`;
 }

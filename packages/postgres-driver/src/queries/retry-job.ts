@@ -5,8 +5,9 @@ import { isUniqueViolation } from "../interpret-error";
 import { wakeupChannel } from "../wakeup-channel";
 import { isActive } from "./active-states";
 import { finishedJobsTable } from "./finished-jobs";
+import { joinNotifying } from "./notify-job-events";
 import { isJobId, jobsTable } from "./job-row";
-import { requeuedSet, requeueFinished } from "./requeue-finished";
+import { requeuedEvent, requeuedSet, requeueFinished } from "./requeue-finished";
 
 interface RetryRow {
   readonly retried_id: string | null;
@@ -30,7 +31,8 @@ const MAX_LOOKUPS = 3;
 /**
  * Runs a `dead`, `cancelled` or `failed` job again now, with a fresh attempt
  * budget (`max_attempts = attempts + max_attempts`), as `queued` with its
- * lease and `finished_at` cleared, and wakes the queue's listeners. Returns
+ * lease and `finished_at` cleared, wakes the queue's listeners and tells
+ * job-event listeners (`requeued`, reason `retry`). Returns
  * false when the job does not exist or is not in one of those states.
  *
  * A finished job kept in `finished_jobs` comes back to `jobs` under its own
@@ -55,7 +57,7 @@ const MAX_LOOKUPS = 3;
  *   UPDATE "stint"."jobs" AS jobs SET state = 'queued', run_at = now(), max_attempts = attempts + max_attempts,
  *          locked_by = NULL, locked_until = NULL, finished_at = NULL, updated_at = now()
  *    WHERE id = $1 AND state IN ('dead', 'cancelled', 'failed') AND NOT EXISTS (SELECT 1 FROM holder)
- *   RETURNING id),
+ *   RETURNING id, queue, attempts),
  * removed AS (
  *   DELETE FROM "stint"."finished_jobs" WHERE id = $1 AND state IN ('dead', 'cancelled') AND NOT EXISTS (SELECT 1 FROM holder)
  *   RETURNING *),
@@ -63,10 +65,13 @@ const MAX_LOOKUPS = 3;
  *   INSERT INTO "stint"."jobs" (id, queue, …) SELECT id, queue, …, 'queued' AS state, now() AS run_at,
  *          attempts + max_attempts AS max_attempts, NULL AS locked_by, NULL AS locked_until, NULL AS finished_at, …
  *     FROM removed
- *   RETURNING id),
- * retried AS (SELECT id FROM requeued UNION ALL SELECT id FROM returned),
+ *   RETURNING id, queue, attempts),
+ * retried AS (SELECT id, queue, attempts FROM requeued UNION ALL SELECT id, queue, attempts FROM returned),
  * notified AS (SELECT pg_notify($2, target.queue) FROM retried, target)
  * SELECT (SELECT id FROM retried LIMIT 1) AS retried_id, (SELECT id FROM holder) AS holder_id, target.* …
+ *   FROM target
+ *  CROSS JOIN (SELECT <only while a listener is live> "stint".notify_job_events(array_agg('requeued'), …,
+ *              array_agg('"retry"'::jsonb)) FROM retried) AS notified
  * ```
  *
  * @example
@@ -114,7 +119,7 @@ requeued AS (
      SET ${requeuedSet(sql.id("jobs"))}
    WHERE id = ${id}::bigint AND state IN ('dead', 'cancelled', 'failed')
      AND NOT EXISTS (SELECT 1 FROM holder)
-  RETURNING id
+  RETURNING id, queue, attempts
 ),
 removed AS (
   DELETE FROM ${finished}
@@ -124,17 +129,18 @@ removed AS (
 ),
 returned AS (
   ${requeueFinished(schema, "removed")}
-  RETURNING id
+  RETURNING id, queue, attempts
 ),
 retried AS (
-  SELECT id FROM requeued UNION ALL SELECT id FROM returned
+  SELECT id, queue, attempts FROM requeued UNION ALL SELECT id, queue, attempts FROM returned
 ),
 notified AS (
   SELECT pg_notify(${wakeupChannel(schema)}, target.queue) FROM retried, target
 )
 SELECT (SELECT id FROM retried LIMIT 1) AS retried_id, (SELECT id FROM holder) AS holder_id,
        target.state, target.queue, target.dedupe_key, (SELECT count(*) FROM notified) AS notified
-  FROM target`;
+  FROM target
+ ${joinNotifying(schema, sql`retried`, requeuedEvent("retry"))}`;
 }
 
 function keyTaken(id: string, row: RetryRow | null, holderId: string | null, cause: unknown): DatabaseError {

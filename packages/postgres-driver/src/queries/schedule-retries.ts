@@ -12,7 +12,9 @@ import { namedStatement } from "./named-statement";
  * attempt. With a failure the state is `failed` ("failed, retry scheduled")
  * and the failure is stored; without one (a snooze, a release at shutdown)
  * nothing failed, so the job goes back to `queued` and keeps its previous
- * error. `spendAttempt: false` gives the attempt back by raising
+ * error. Job-event listeners hear `failed` for a failure and `requeued`
+ * (reason `snooze` for the `snoozed` outcome, `release` otherwise) for the
+ * rest. `spendAttempt: false` gives the attempt back by raising
  * `max_attempts` by one.
  *
  * The same statement inserts the attempt's history row (`job_attempts`)
@@ -43,7 +45,10 @@ import { namedStatement } from "./named-statement";
  *          left(coalesce(summary, split_part(last_error, E'\n', 1)), 1000), error_code, left(last_error, 8192)
  *     FROM finalized WHERE outcome IS NOT NULL)
  * SELECT id FROM finalized
- *  CROSS JOIN (SELECT <only while a listener is live> "stint".notify_job_events(array_agg(CASE WHEN last_error IS NOT NULL THEN 'failed' END), …) FROM finalized) AS notified
+ *  CROSS JOIN (SELECT <only while a listener is live> "stint".notify_job_events(
+ *    array_agg(CASE WHEN last_error IS NOT NULL THEN 'failed' ELSE 'requeued' END), …,
+ *    array_agg(CASE WHEN last_error IS NOT NULL THEN to_jsonb(error_code) WHEN outcome = 'snoozed' THEN '"snooze"' ELSE '"release"' END))
+ *    FROM finalized) AS notified
  * ```
  *
  * @example
@@ -84,8 +89,10 @@ export async function scheduleRetries(statements: Statements, schema: string, pa
       batch: "retry",
       workerId: params.workerId,
       duration: sql.ref("retry.duration_ms"),
-      // A failure is a job event; a snooze or a release (no error) is not.
-      event: sql`CASE WHEN last_error IS NOT NULL THEN 'failed' END`,
+      // One event per job: a failure is `failed` (with its code); without one the job is `requeued`, snoozed or released.
+      event: sql`CASE WHEN last_error IS NOT NULL THEN 'failed' ELSE 'requeued' END`,
+      detail: sql`CASE WHEN last_error IS NOT NULL THEN to_jsonb(error_code)
+                  WHEN outcome = 'snoozed' THEN to_jsonb('snooze'::text) ELSE to_jsonb('release'::text) END`,
     },
     update,
   );

@@ -6,9 +6,9 @@ import { buildNewJob } from "@stint/core/driver";
 import { eventually } from "@stint/core/testing";
 import { expect } from "chai";
 import { sql } from "kysely";
-import pg from "pg";
 import { jobEventChannel, PostgresJobEvents } from "../../src";
 import { createTestSchema, type TestSchema } from "../../src/testing";
+import { RawListener } from "../support/raw-listener";
 
 const run = promisify(execFile);
 const Events = defineJob<{ n: number }>("events");
@@ -16,8 +16,7 @@ const Events = defineJob<{ n: number }>("events");
 describe("PostgresJobEvents", () => {
   let test: TestSchema;
   let events: PostgresJobEvents;
-  let raw: pg.Client;
-  let heard: string[];
+  let raw: RawListener;
   let errors: Error[];
 
   beforeEach(async () => {
@@ -30,28 +29,16 @@ describe("PostgresJobEvents", () => {
       reconnectMinDelayMs: 20,
       onError: (error) => errors.push(error),
     });
-    heard = [];
-    raw = new pg.Client({ connectionString: test.connectionString });
-    await raw.connect();
-    raw.on("notification", (message) => heard.push(message.payload ?? ""));
-    await raw.query(`LISTEN ${raw.escapeIdentifier(jobEventChannel(test.schema))}`);
+    raw = await RawListener.open(test.connectionString, jobEventChannel(test.schema));
   });
   afterEach(async () => {
-    await raw.end();
+    await raw.close();
     await events.close();
     await test.drop();
   });
 
-  /** Notifications arrive in commit order: once a sentinel sent after `work` is heard, every notification of `work` has been too. */
-  async function heardAfter(work: () => Promise<unknown>): Promise<string[]> {
-    const before = heard.length;
-    await work();
-    await sql`SELECT pg_notify(${jobEventChannel(test.schema)}, 'sentinel')`.execute(test.db);
-    await eventually(() => heard.includes("sentinel"), { timeoutMs: 10_000, what: "the sentinel notification" });
-    const sent = heard.slice(before, heard.indexOf("sentinel"));
-    heard = [];
-    return sent;
-  }
+  /** The notifications `work` sent on the job-event channel (see `RawListener.heardAfter`). */
+  const heardAfter = (work: () => Promise<unknown>): Promise<string[]> => raw.heardAfter(test.db, work);
 
   /** Takes jobs through every state change, in one statement of each kind. */
   async function everyChange(count: number): Promise<void> {

@@ -1,4 +1,4 @@
-import { ConfigError } from "@stint/core";
+import { ConfigError, InvalidNameError } from "@stint/core";
 import { expect } from "chai";
 import { sql } from "kysely";
 import { claimBatch, claimBatchStatement, type ControlledQueues } from "../../src/queries/claim-batch";
@@ -35,6 +35,22 @@ describe("queue controls on PostgreSQL", () => {
     const [mail, ...others] = await test.store.listQueueControls();
     expect(others).to.deep.equal([]);
     expect(mail).to.deep.include({ queue: "mail", paused: true, maxRunning: null, rateLimit: null });
+  });
+
+  it("changes the controls of a queues row whose name breaks the naming rule, but makes no row under such a name", async () => {
+    await sql`INSERT INTO ${sql.id(test.schema, "queues")} (name) VALUES ('Billing / EU')`.execute(test.db);
+    expect(await test.store.setQueueControls("Billing / EU", { paused: true, maxRunning: 2 })).to.deep.include({
+      queue: "Billing / EU",
+      paused: true,
+      maxRunning: 2,
+    });
+    expect((await test.store.setQueueControls("Billing / EU", { paused: false })).paused).to.equal(false);
+    const refused = await test.store.setQueueControls("Other Queue", { paused: true }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).to.be.instanceOf(InvalidNameError);
+    expect((await test.store.listQueueControls()).map((entry) => entry.queue)).to.deep.equal(["Billing / EU"]);
   });
 
   it("refuses a cap below 1, a broken rate limit or an unknown field, naming it", async () => {

@@ -1,6 +1,6 @@
 import { checkControlsChange } from "../../queue/check-controls-change";
 import type { ClaimHold, QueueControls, QueueControlsChange } from "../../queue/queue-controls";
-import { assertQueueName } from "../../validation/names";
+import { assertQueueName, assertStoredQueueName } from "../../validation/names";
 import { isWaiting, type MemoryJobRow, type MemoryQueueRow } from "./memory-rows";
 import type { MemoryState } from "./memory-state";
 
@@ -9,7 +9,9 @@ export const CAP_RETRY_MS = 200;
 
 /** Changes the fields of `change` (`null` removes a cap or a limit); a new or changed rate limit starts with a full burst. */
 export function setQueueControls(state: MemoryState, queue: string, change: QueueControlsChange): QueueControls {
-  assertQueueName(queue);
+  // As the PostgreSQL store: a name that breaks the rule only changes the row that already holds it.
+  if (!state.queues.has(queue)) assertQueueName(queue);
+  else assertStoredQueueName(queue);
   const checked = checkControlsChange(change);
   const now = state.now();
   const row: MemoryQueueRow = state.queues.get(queue) ?? {

@@ -315,8 +315,8 @@ describe("PostgresJobBrowser.readRecentThroughput", () => {
       return rows.map((row) => row["QUERY PLAN"]).join("\n");
     });
     expect(explained, explained).to.match(/Bitmap Index Scan on finished_jobs_\d{8}_finished_at_idx/);
-    // Never a walk of ids (the queue index of an empty partition may be planned; it holds no rows to walk).
-    expect(explained, explained).to.not.match(/finished_jobs_\w+_id_idx on finished_jobs_\w+ \w+ \(actual/);
+    // Never a walk of ids. The (queue, state, id) index may be planned for a day that holds few rows (today's,
+    // just after midnight UTC): it reads them by state, not in id order.
     expect(explained, explained).to.not.match(/finished_jobs_(\d{8}|kept|default)_id_idx/);
     const filled = await sql<{ name: string; old: boolean }>`SELECT c.relname AS name,
            bool_and(f.finished_at < date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '1 day') AS old

@@ -6,9 +6,9 @@ import { startDashboardServer, type DashboardServer } from "../support/dashboard
 import { seedManyJobs } from "../support/seed-many-jobs";
 import { openSignedIn } from "../support/sign-in";
 
-/** 200,000 finished jobs over 20 hours and 2,000 waiting: the 3 rare dead jobs are among the oldest third. */
-const FINISHED = 200_000;
-const WAITING = 2_000;
+/** 1,000,000 finished jobs and 10,000 waiting: the 3 rare dead jobs are among the oldest third. */
+const FINISHED = 1_000_000;
+const WAITING = 10_000;
 
 describe(`the jobs page's filters find 3 rare jobs among ${FINISHED.toLocaleString("en")} on the first page, in Chromium`, () => {
   let browser: Browser;

@@ -8,7 +8,7 @@ export interface ManyJobs {
   readonly rareIds: readonly string[];
 }
 
-/** Spacing of the finished jobs' creation times: 200,000 over 20 hours. */
+/** Spacing of the finished jobs' creation times: 1,000,000 jobs span 100 hours, 200,000 span 20. */
 const SPACING_MS = 360;
 
 /**
@@ -21,7 +21,7 @@ const SPACING_MS = 360;
  *
  * @example
  * ```ts
- * const { rareIds } = await seedManyJobs(test.db, test.schema, { finished: 200_000, waiting: 2_000 });
+ * const { rareIds } = await seedManyJobs(test.db, test.schema, { finished: 1_000_000, waiting: 10_000 });
  * ```
  */
 export async function seedManyJobs(db: Kysely<any>, schema: string, counts: { readonly finished: number; readonly waiting: number }): Promise<ManyJobs> {

@@ -71,6 +71,10 @@ export type { JsonValue, JsonObject } from "./job/json-types";
 export { redact, redactText, redactingLogger, secretValuesOf, REDACTED } from "./job/secret-fields";
 
 export type { JobStore, EnqueueResult, StoreTransaction, QueueCounts, QueueGauges } from "./store/job-store";
+export type { ProducerStore } from "./store/producer-store";
+export type { WorkerStore } from "./store/worker-store";
+export type { OperatorStore } from "./store/operator-store";
+export type { MaintenanceStore } from "./store/maintenance-store";
 export type { AttemptRecord, AttemptOutcomeName, AttemptError } from "./store/attempt-record";
 export type { JobLogLine, JobLogRecord } from "./job/job-log";
 export type { QueueControls, RateLimit } from "./queue/queue-controls";

@@ -1,42 +1,9 @@
 import { ConfigError } from "../errors/config-errors";
 import { DEFAULT_MAX_PAYLOAD_BYTES, MAX_PAYLOAD_BYTES_LIMIT } from "../limits";
-import type { ClaimedBatch, QueueControls, QueueControlsChange } from "../queue/queue-controls";
-import { checkControlsChange } from "../queue/check-controls-change";
-import { assertStoredQueueName } from "../validation/names";
 import { integerOption } from "../validation/option-checks";
-import type { JobRecord } from "../job/job-record";
-import type { AttemptRecord } from "./attempt-record";
-import { checkNewJob, checkNewJobs } from "./check-new-job";
-import * as check from "./check-store-params";
-import type { DeadHookClaim } from "./dead-hook-claim";
 import type { JobCompletionSource } from "./job-completion-source";
-import type { JobLogRecord } from "../job/job-log";
-import type { EnqueueResult, JobLogAppend, JobStore, MetaUpdate, NewJob, ProgressWrite, QueueCounts, QueueGauges, StoreTransaction } from "./job-store";
-import type {
-  CancelJobsParams,
-  ClaimBatchParams,
-  ClaimDeadHooksParams,
-  CompleteInTransactionParams,
-  CompleteJobsParams,
-  CountByQueueParams,
-  DeleteEffectsBeforeParams,
-  DeleteFinishedBeforeParams,
-  EffectOutcome,
-  ExtendedLeases,
-  ExtendLeasesParams,
-  FinishDeadHooksParams,
-  JobIdParams,
-  ListAttemptsParams,
-  ListJobsParams,
-  MarkJobsDeadParams,
-  ReadQueueGaugesParams,
-  RescueExpiredLeasesParams,
-  RescueResult,
-  RetryDeadJobsParams,
-  RunEffectOnceParams,
-  ScheduleRetriesParams,
-  TransactionalCompletion,
-} from "./store-params";
+import type { JobStore } from "./job-store";
+import { JOB_STORE_CHECKS, type CheckLimits, type StoreCall } from "./job-store-checks";
 
 /** Options of {@link CheckedJobStore}. */
 export interface CheckedJobStoreOptions {
@@ -48,7 +15,18 @@ export interface CheckedJobStoreOptions {
   readonly maxPayloadBytes?: number;
 }
 
-const NO_RESULTS: readonly EnqueueResult[] = Object.freeze([]);
+/**
+ * Every `JobStore` call of a {@link CheckedJobStore}: the class installs
+ * them from the one table of checks (`JOB_STORE_CHECKS`), which TypeScript
+ * holds to every call of `JobStore`, and this declaration types them.
+ *
+ * @example
+ * ```ts
+ * const store: JobStore = checkedJobStore(new MyStore()); // every call checked, then forwarded
+ * ```
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- it exists to merge JobStore's calls into the class below
+export interface CheckedJobStore<Tx = unknown> extends JobStore<Tx> {}
 
 /**
  * A `JobStore` that checks every argument of every call before handing it
@@ -60,10 +38,11 @@ const NO_RESULTS: readonly EnqueueResult[] = Object.freeze([]);
  * store sees it. What a store alone can judge (whether an id is one it
  * issued, whether a transaction is its own) stays with the store.
  *
- * The calls a worker makes for every batch (claim, lease, finalize) are
- * checked in O(1) per call and per job, with no allocation unless a check
- * refuses; an enqueue's payload and meta are scanned once, for their size
- * and for text `jsonb` cannot store.
+ * Each call runs its check from one table (`JOB_STORE_CHECKS`) and then
+ * the same call of the wrapped store. The calls a worker makes for every
+ * batch (claim, lease, finalize) are checked in O(1) per call and per job,
+ * and their checks allocate nothing unless they refuse; an enqueue's payload and meta
+ * are scanned once, for their size and for text `jsonb` cannot store.
  * `JobClient`, `QueueAdmin` and every worker wrap the store they are given
  * (see {@link checkedJobStore}); a driver's registration hands out a
  * checked store, so that operator code calling it directly is checked too.
@@ -74,20 +53,21 @@ const NO_RESULTS: readonly EnqueueResult[] = Object.freeze([]);
  * container.registerInstance(JOB_STORE, checkedJobStore(new MyStore(), { maxPayloadBytes: 262_144 }));
  * ```
  */
-export class CheckedJobStore<Tx = unknown> implements JobStore<Tx> {
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
+export class CheckedJobStore<Tx = unknown> {
   readonly #store: JobStore<Tx>;
-  readonly #maxPayloadBytes: number;
+  readonly #limits: CheckLimits;
 
   /** Checks `options` (a `ConfigError` naming the option); wraps `store`, which it never calls here. */
   constructor(store: JobStore<Tx>, options: CheckedJobStoreOptions = {}) {
     if (typeof store !== "object" || store === null) throw new ConfigError("store", "must be a JobStore");
     this.#store = store;
-    this.#maxPayloadBytes = payloadCeiling(options);
+    this.#limits = Object.freeze({ maxPayloadBytes: payloadCeiling(options) });
   }
 
   /** The largest payload this store takes, in bytes of UTF-8 JSON. */
   get maxPayloadBytes(): number {
-    return this.#maxPayloadBytes;
+    return this.#limits.maxPayloadBytes;
   }
 
   /** The wrapped store's completion hints, if it has them. */
@@ -95,140 +75,31 @@ export class CheckedJobStore<Tx = unknown> implements JobStore<Tx> {
     return this.#store.completions;
   }
 
-  enqueue(job: NewJob, transaction?: Tx): Promise<EnqueueResult> {
-    return refused(checkNewJob, job, this.#maxPayloadBytes) ?? this.#store.enqueue(job, transaction);
-  }
-
-  /** Checks every job first; one that fails refuses the whole batch. An empty batch resolves at once, without the store. */
-  enqueueMany(jobs: readonly NewJob[], transaction?: Tx): Promise<readonly EnqueueResult[]> {
-    const refusal = refused(checkNewJobs, jobs, this.#maxPayloadBytes);
-    if (refusal !== undefined) return refusal;
-    return jobs.length === 0 ? Promise.resolve(NO_RESULTS) : this.#store.enqueueMany(jobs, transaction);
-  }
-
-  claimBatch(params: ClaimBatchParams): Promise<ClaimedBatch> {
-    return refused(check.checkClaimBatch, params) ?? this.#store.claimBatch(params);
-  }
-
-  /** Hands the store the change as {@link checkControlsChange} returns it: checked, frozen, with nothing but its three fields. */
-  setQueueControls(queue: string, change: QueueControlsChange): Promise<QueueControls> {
-    let checked: QueueControlsChange;
-    try {
-      // A name that breaks the rule reaches the store, which only updates a queues row that already holds it.
-      assertStoredQueueName(queue);
-      checked = checkControlsChange(change);
-    } catch (error) {
-      return Promise.reject(error);
+  static {
+    for (const call of Object.keys(JOB_STORE_CHECKS) as StoreCall[]) {
+      Object.defineProperty(this.prototype, call, { value: CheckedJobStore.#checkedCall(call), writable: true, configurable: true });
     }
-    return this.#store.setQueueControls(queue, checked);
   }
 
-  listQueueControls(): Promise<readonly QueueControls[]> {
-    return this.#store.listQueueControls();
-  }
-
-  extendLeases(params: ExtendLeasesParams): Promise<ExtendedLeases> {
-    return refused(check.checkExtendLeases, params) ?? this.#store.extendLeases(params);
-  }
-
-  completeJobs(params: CompleteJobsParams): Promise<readonly string[]> {
-    return refused(check.checkCompleteJobs, params) ?? this.#store.completeJobs(params);
-  }
-
-  scheduleRetries(params: ScheduleRetriesParams): Promise<readonly string[]> {
-    return refused(check.checkScheduleRetries, params) ?? this.#store.scheduleRetries(params);
-  }
-
-  markJobsDead(params: MarkJobsDeadParams): Promise<readonly string[]> {
-    return refused(check.checkMarkJobsDead, params) ?? this.#store.markJobsDead(params);
-  }
-
-  rescueExpiredLeases(params: RescueExpiredLeasesParams): Promise<RescueResult> {
-    return refused(check.checkRescueExpiredLeases, params) ?? this.#store.rescueExpiredLeases(params);
-  }
-
-  claimDeadHooks(params: ClaimDeadHooksParams): Promise<readonly DeadHookClaim[]> {
-    return refused(check.checkClaimDeadHooks, params) ?? this.#store.claimDeadHooks(params);
-  }
-
-  finishDeadHooks(params: FinishDeadHooksParams): Promise<readonly string[]> {
-    return refused(check.checkFinishDeadHooks, params) ?? this.#store.finishDeadHooks(params);
-  }
-
-  cancelJob(params: JobIdParams): Promise<boolean> {
-    return refused(check.checkJobIdParams, params) ?? this.#store.cancelJob(params);
-  }
-
-  cancelJobs(params: CancelJobsParams): Promise<number> {
-    return refused(check.checkCancelJobs, params) ?? this.#store.cancelJobs(params);
-  }
-
-  retryJob(params: JobIdParams): Promise<boolean> {
-    return refused(check.checkJobIdParams, params) ?? this.#store.retryJob(params);
-  }
-
-  runJobNow(params: JobIdParams): Promise<boolean> {
-    return refused(check.checkJobIdParams, params) ?? this.#store.runJobNow(params);
-  }
-
-  writeProgress(params: ProgressWrite): Promise<boolean> {
-    return refused(check.checkProgressWrite, params) ?? this.#store.writeProgress(params);
-  }
-
-  updateJobMeta(params: MetaUpdate): Promise<boolean> {
-    return refused(check.checkMetaUpdate, params) ?? this.#store.updateJobMeta(params);
-  }
-
-  appendJobLog(params: JobLogAppend): Promise<boolean> {
-    return refused(check.checkJobLogAppend, params) ?? this.#store.appendJobLog(params);
-  }
-
-  listJobLogs(params: ListAttemptsParams): Promise<readonly JobLogRecord[]> {
-    return refused(check.checkListAttempts, params) ?? this.#store.listJobLogs(params);
-  }
-
-  listAttempts(params: ListAttemptsParams): Promise<readonly AttemptRecord[]> {
-    return refused(check.checkListAttempts, params) ?? this.#store.listAttempts(params);
-  }
-
-  getJob(params: JobIdParams): Promise<JobRecord | undefined> {
-    return refused(check.checkJobIdParams, params) ?? this.#store.getJob(params);
-  }
-
-  countByQueue(params?: CountByQueueParams): Promise<readonly QueueCounts[]> {
-    return refused(check.checkCountByQueue, params) ?? this.#store.countByQueue(params);
-  }
-
-  readQueueGauges(params?: ReadQueueGaugesParams): Promise<readonly QueueGauges[]> {
-    return refused(check.checkReadQueueGauges, params) ?? this.#store.readQueueGauges(params);
-  }
-
-  listJobs(params: ListJobsParams): Promise<readonly JobRecord[]> {
-    return refused(check.checkListJobs, params) ?? this.#store.listJobs(params);
-  }
-
-  deleteFinishedBefore(params: DeleteFinishedBeforeParams): Promise<number> {
-    return refused(check.checkDeleteFinishedBefore, params) ?? this.#store.deleteFinishedBefore(params);
-  }
-
-  deleteEffectsBefore(params: DeleteEffectsBeforeParams): Promise<number> {
-    return refused(check.checkDeleteEffectsBefore, params) ?? this.#store.deleteEffectsBefore(params);
-  }
-
-  retryDeadJobs(params: RetryDeadJobsParams): Promise<number> {
-    return refused(check.checkRetryDeadJobs, params) ?? this.#store.retryDeadJobs(params);
-  }
-
-  ping(): Promise<void> {
-    return this.#store.ping();
-  }
-
-  runEffectOnce(params: RunEffectOnceParams, effect: (transaction: StoreTransaction) => Promise<unknown>): Promise<EffectOutcome> {
-    return refused(check.checkRunEffectOnce, params, effect) ?? this.#store.runEffectOnce(params, effect);
-  }
-
-  completeInTransaction(params: CompleteInTransactionParams, work: (transaction: StoreTransaction) => Promise<unknown>): Promise<TransactionalCompletion> {
-    return refused(check.checkCompleteInTransaction, params, work) ?? this.#store.completeInTransaction(params, work);
+  /**
+   * The method `call`: runs the call's check with the wrapper's limits,
+   * then the same call of the wrapped store. A refusal is a rejected
+   * promise, and the store is not called.
+   */
+  static #checkedCall(call: StoreCall): AnyCall {
+    const check = JOB_STORE_CHECKS[call] as AnyCheck | null;
+    return function (this: CheckedJobStore, ...args: unknown[]): Promise<unknown> {
+      const store = this.#store as unknown as Readonly<Record<StoreCall, AnyCall>>;
+      if (check === null) return store[call](...args);
+      let verdict: AnyVerdict;
+      try {
+        verdict = check.apply(this.#limits, args);
+      } catch (refusal) {
+        return Promise.reject(refusal);
+      }
+      if (verdict === undefined) return store[call](...args);
+      return "answer" in verdict ? Promise.resolve(verdict.answer) : store[call](...verdict.forward);
+    };
   }
 }
 
@@ -245,7 +116,8 @@ export class CheckedJobStore<Tx = unknown> implements JobStore<Tx> {
  * ```
  */
 export function checkedJobStore<Tx>(store: JobStore<Tx>, options?: CheckedJobStoreOptions): CheckedJobStore<Tx> {
-  return store instanceof CheckedJobStore ? store : new CheckedJobStore(store, options);
+  // `instanceof` cannot know the wrapper's Tx: it is the one `store` was typed with.
+  return store instanceof CheckedJobStore ? (store as CheckedJobStore<Tx>) : new CheckedJobStore(store, options);
 }
 
 /** The payload ceiling `options` ask for, checked (a `ConfigError` naming `maxPayloadBytes`). */
@@ -254,14 +126,12 @@ export function payloadCeiling(options: CheckedJobStoreOptions): number {
   return integerOption("maxPayloadBytes", options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES, 2, MAX_PAYLOAD_BYTES_LIMIT);
 }
 
-/** Runs `checks` on the arguments: a rejected promise with what it threw, or `undefined` when it threw nothing. */
-function refused<P, E>(checks: (params: P, extra: E) => void, params: P, extra: E): Promise<never> | undefined;
-function refused<P>(checks: (params: P) => void, params: P): Promise<never> | undefined;
-function refused<P, E>(checks: (params: P, extra?: E) => void, params: P, extra?: E): Promise<never> | undefined {
-  try {
-    checks(params, extra);
-    return undefined;
-  } catch (refusal) {
-    return Promise.reject(refusal);
-  }
-}
+/** A call as the generic wrapper sees it: any arguments, a promise of anything. */
+type AnyCall = (...args: unknown[]) => Promise<unknown>;
+
+/** What any row of `JOB_STORE_CHECKS` may settle, seen from the generic wrapper. */
+// eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- a check that returns nothing (any void function) forwards the arguments
+type AnyVerdict = void | { readonly forward: readonly unknown[] } | { readonly answer: unknown };
+
+/** Any row of `JOB_STORE_CHECKS`, seen from the generic wrapper. */
+type AnyCheck = (this: CheckLimits, ...args: unknown[]) => AnyVerdict;

@@ -1,35 +1,8 @@
-import type { JobRecord } from "../job/job-record";
 import type { JobState } from "../job/job-state";
-import type { ClaimedBatch, QueueControls, QueueControlsChange } from "../queue/queue-controls";
-import type { AttemptRecord } from "./attempt-record";
-import type { JobLogRecord } from "../job/job-log";
-import type { DeadHookClaim } from "./dead-hook-claim";
-import type { JobCompletionSource } from "./job-completion-source";
-import type {
-  CancelJobsParams,
-  ClaimBatchParams,
-  ClaimDeadHooksParams,
-  CompleteInTransactionParams,
-  CompleteJobsParams,
-  CountByQueueParams,
-  DeleteEffectsBeforeParams,
-  DeleteFinishedBeforeParams,
-  EffectOutcome,
-  ExtendedLeases,
-  ExtendLeasesParams,
-  FinishDeadHooksParams,
-  JobIdParams,
-  ListAttemptsParams,
-  ListJobsParams,
-  MarkJobsDeadParams,
-  ReadQueueGaugesParams,
-  RescueExpiredLeasesParams,
-  RescueResult,
-  RetryDeadJobsParams,
-  RunEffectOnceParams,
-  ScheduleRetriesParams,
-  TransactionalCompletion,
-} from "./store-params";
+import type { MaintenanceStore } from "./maintenance-store";
+import type { OperatorStore } from "./operator-store";
+import type { ProducerStore } from "./producer-store";
+import type { WorkerStore } from "./worker-store";
 
 /**
  * A job ready to be written: what `enqueue` and `enqueueMany` take.
@@ -201,6 +174,12 @@ export interface QueueGauges {
 /**
  * The storage contract every backend implements. Core talks only to this
  * interface; `@stint/postgres-driver` implements it with Kysely and pg.
+ * It is the sum of its callers' groups, each in its own interface:
+ * {@link ProducerStore} (enqueues), {@link WorkerStore} (claims, leases,
+ * outcomes), {@link OperatorStore} (reads and commands of the dashboard,
+ * the CLI and `QueueAdmin`) and {@link MaintenanceStore} (rescue,
+ * retention, readiness); code that makes one group's calls can ask for
+ * that group alone.
  *
  * Every write after a claim is fenced on `id + workerId + attempt` and says
  * whether it applied: losing a lease is a result, not an exception.
@@ -208,233 +187,10 @@ export interface QueueGauges {
  *
  * `Tx` is the backend's transaction type: pass one to `enqueue` and the job
  * exists if and only if that transaction commits.
+ *
+ * @example
+ * ```ts
+ * class MyStore implements JobStore<MyTransaction> { … } // every group's calls
+ * ```
  */
-export interface JobStore<Tx = unknown> {
-  /**
-   * Hints for waiters when a job may have finished (see `client.waitFor`);
-   * without it, waiters find out by polling `getJob`. `undefined` is said
-   * explicitly by a wrapper of a store that has none (a `CheckedJobStore`).
-   */
-  readonly completions?: JobCompletionSource | undefined;
-
-  /** Inserts one job, or returns the active job holding its dedupe key. */
-  enqueue(job: NewJob, transaction?: Tx): Promise<EnqueueResult>;
-
-  /** Inserts many jobs in one statement; results are in input order. */
-  enqueueMany(jobs: readonly NewJob[], transaction?: Tx): Promise<readonly EnqueueResult[]>;
-
-  /**
-   * Claims up to `limit` due jobs of `queue` (and, unless `takeOverExpired`
-   * is false, running jobs of `queue` whose lease expired), highest priority
-   * first, then oldest `run_at`; returns them in that order.
-   * Sets them `running`, owned by `workerId` until `now() + leaseMs`, and
-   * counts the attempt. Never returns more than `limit` rows. A paused
-   * queue's claim takes nothing, and its running cap and rate limit bound
-   * how many it takes, however many workers claim at once; the result's
-   * `hold` says when that happened.
-   */
-  claimBatch(params: ClaimBatchParams): Promise<ClaimedBatch>;
-
-  /**
-   * Changes the operator controls of `queue` (pause, running cap, rate
-   * limit) for every worker; returns them as they are now. Workers of a
-   * queue that may take more now are woken.
-   */
-  setQueueControls(queue: string, change: QueueControlsChange): Promise<QueueControls>;
-
-  /** The controls of every queue an operator has set something on, by queue name. */
-  listQueueControls(): Promise<readonly QueueControls[]>;
-
-  /**
-   * Extends the leases the worker still holds, in one call; returns the ids
-   * it extended, and, of the others, those an operator cancelled while the
-   * worker held them (the heartbeat stops their handlers).
-   */
-  extendLeases(params: ExtendLeasesParams): Promise<ExtendedLeases>;
-
-  /** Marks many attempts succeeded in one statement; returns the ids that applied. */
-  completeJobs(params: CompleteJobsParams): Promise<readonly string[]>;
-
-  /**
-   * Schedules another attempt of many jobs in one statement, each at
-   * `now() + delayMs`: state `failed` with the failure recorded, or `queued`
-   * when `failure` is `null` (a snooze, a shutdown release: nothing failed;
-   * the previous error is kept). With `spendAttempt: false` the job gets its
-   * attempt back by raising `max_attempts` by one, so `attempts` never
-   * decreases. Returns the ids that applied.
-   */
-  scheduleRetries(params: ScheduleRetriesParams): Promise<readonly string[]>;
-
-  /**
-   * Gives up on many jobs in one statement: state `dead` with each one's
-   * failure, and, in the same statement, a pending `onDead` hook for each
-   * death (see `claimDeadHooks`). Returns the ids that applied.
-   */
-  markJobsDead(params: MarkJobsDeadParams): Promise<readonly string[]>;
-
-  /**
-   * Handles running jobs whose lease expired without waiting for a claim:
-   * those with attempts left go back to `failed` (due now), the others to
-   * `dead` with `STINT_WORKER_DIED` (and a pending `onDead` hook each, as
-   * `markJobsDead`). One conditional update, at most `limit` rows.
-   */
-  rescueExpiredLeases(params: RescueExpiredLeasesParams): Promise<RescueResult>;
-
-  /**
-   * Claims up to `limit` deaths of `queue` whose `onDead` hook has not run:
-   * never claimed, or claimed by a worker whose claim lapsed (it died
-   * inside the hook). Each is owned by `workerId` until `now() + leaseMs`,
-   * with one more delivery counted; rows another claimer holds are skipped,
-   * so two workers never get the same death while its claim holds.
-   */
-  claimDeadHooks(params: ClaimDeadHooksParams): Promise<readonly DeadHookClaim[]>;
-
-  /**
-   * Records the hooks of these deaths (`id` is the job's, `attempt` the
-   * death's) as done, fenced on the claim: only those `workerId` still
-   * holds. Returns the job ids that applied.
-   */
-  finishDeadHooks(params: FinishDeadHooksParams): Promise<readonly string[]>;
-
-  /**
-   * Cancels a job that has not finished. False when it was not cancellable.
-   * A running attempt gets a `cancelled` history record in the same
-   * statement, and its worker is told to stop its handler (a store with
-   * wake-ups tells it at once; any store tells it at its next `extendLeases`).
-   */
-  cancelJob(params: JobIdParams): Promise<boolean>;
-
-  /**
-   * Cancels up to `limit` jobs of `queue` in `states` (`queued`, `failed`:
-   * jobs no worker holds) in one call, skipping rows another transaction
-   * has locked, and tells their waiters. Returns how many it cancelled;
-   * call again until it returns less than `limit`.
-   */
-  cancelJobs(params: CancelJobsParams): Promise<number>;
-
-  /**
-   * Runs a finished job (`dead`, `cancelled`, `failed`) again now with a fresh
-   * attempt budget. False when the job does not exist or is active.
-   */
-  retryJob(params: JobIdParams): Promise<boolean>;
-
-  /**
-   * Makes a waiting job (`queued`, or `failed` and waiting for its retry)
-   * due now: its `run_at` becomes now when it was later, and the queue's
-   * listeners are woken. The attempt budget is kept. False when the job
-   * does not exist or is not waiting.
-   */
-  runJobNow(params: JobIdParams): Promise<boolean>;
-
-  /**
-   * Stores a running attempt's latest progress on its job, fenced on id,
-   * owner and attempt (state `running`): false when the worker no longer
-   * owns the attempt, and nothing changed.
-   */
-  writeProgress(params: ProgressWrite): Promise<boolean>;
-
-  /**
-   * Merges `patchJson` into a running attempt's job `meta` (top-level keys
-   * replace), fenced on id, owner and attempt (state `running`): false when
-   * the worker no longer owns the attempt, and nothing changed. Throws
-   * `PayloadError` naming the size when the merged meta would be over
-   * `MAX_META_BYTES`.
-   */
-  updateJobMeta(params: MetaUpdate): Promise<boolean>;
-
-  /**
-   * Appends `ctx.log` lines to the running attempt's log, fenced like
-   * {@link writeProgress}: false when the worker no longer owns the
-   * attempt. An attempt keeps its newest `MAX_JOB_LOG_LINES` lines within
-   * `MAX_JOB_LOG_BYTES`, counting the ones it drops.
-   */
-  appendJobLog(params: JobLogAppend): Promise<boolean>;
-
-  /** The `ctx.log` lines of each attempt of a job that logged, by attempt number. Empty for a job that does not exist. */
-  listJobLogs(params: ListAttemptsParams): Promise<readonly JobLogRecord[]>;
-
-  /**
-   * The history of a job's attempts, oldest first: one record per attempt
-   * that did not succeed (written in the same statement as the outcome, the
-   * takeover of a lapsed lease, or the cancel), then the successful attempt,
-   * read from the job row. Empty for a job that does not exist.
-   */
-  listAttempts(params: ListAttemptsParams): Promise<readonly AttemptRecord[]>;
-
-  /** One job, or `undefined`. */
-  getJob(params: JobIdParams): Promise<JobRecord | undefined>;
-
-  /**
-   * Counts by state and the age of the oldest due job, per queue; with
-   * `completedSinceMs`, also the jobs that succeeded within that window.
-   */
-  countByQueue(params?: CountByQueueParams): Promise<readonly QueueCounts[]>;
-
-  /**
-   * The figures of {@link QueueGauges} for each queue, in one cheap read
-   * that never counts the succeeded or cancelled history (metrics scrapes
-   * call it). With `queues`, exactly those (zeros for a queue without
-   * such jobs); without, every queue that has waiting, running or dead jobs.
-   */
-  readQueueGauges(params?: ReadQueueGaugesParams): Promise<readonly QueueGauges[]>;
-
-  /**
-   * Jobs newest first (by id), optionally of one queue and some states;
-   * pass the last id seen as `beforeId` for the next page.
-   */
-  listJobs(params: ListJobsParams): Promise<readonly JobRecord[]>;
-
-  /**
-   * Deletes finished jobs in `states` whose `finished_at` is older than
-   * `olderThanMs`, oldest first, skipping rows locked by others, with their
-   * attempt history; never a job in another state, nor one that is active
-   * again. Returns how many jobs it deleted; call again until it returns
-   * less than `limit`.
-   *
-   * At most `limit` jobs go one by one per call. A store that keeps its
-   * history in partitions may delete more at once, when it drops a whole
-   * partition whose jobs are all past the cutoff, and may keep a job past
-   * the cutoff until its whole partition is — the PostgreSQL store, for a
-   * retention of a day or more and no `queues`, keeps a job until its UTC
-   * day is past the cutoff, at most a day longer. With `queues`, the
-   * deletion is exact, row by row.
-   */
-  deleteFinishedBefore(params: DeleteFinishedBeforeParams): Promise<number>;
-
-  /**
-   * Deletes at most `limit` rows of the effects ledger (see `runEffectOnce`)
-   * recorded more than `olderThanMs` ago, oldest first, skipping rows locked
-   * by others. Returns how many; a deleted key can run its effect again.
-   */
-  deleteEffectsBefore(params: DeleteEffectsBeforeParams): Promise<number>;
-
-  /**
-   * Runs up to `limit` dead jobs of `queue` again now, each with a fresh
-   * attempt budget (as `retryJob`); jobs whose dedupe key is held by an
-   * active job are left dead. Returns how many it queued.
-   */
-  retryDeadJobs(params: RetryDeadJobsParams): Promise<number>;
-
-  /** Resolves when the store can reach its database (readiness probes). */
-  ping(): Promise<void>;
-
-  /**
-   * Runs `effect` at most once per `key` (for as long as the ledger keeps
-   * the key; see `deleteEffectsBefore`): in one transaction it
-   * records the key in the effects ledger (waiting if another transaction
-   * holds it), runs `effect` with that transaction, and stores its result.
-   * When the key is already recorded, `effect` is not run and the stored
-   * result comes back with `ran: false`. Database writes made through the
-   * transaction therefore happen exactly once; what `effect` does outside
-   * it (an e-mail) happens again only if the process dies between doing it
-   * and the commit.
-   */
-  runEffectOnce(params: RunEffectOnceParams, effect: (transaction: StoreTransaction) => Promise<unknown>): Promise<EffectOutcome>;
-
-  /**
-   * Runs `work` and marks the attempt succeeded in the same transaction,
-   * fenced like `completeJobs`: if the worker no longer owns the attempt,
-   * everything `work` wrote is rolled back and `applied` is false.
-   */
-  completeInTransaction(params: CompleteInTransactionParams, work: (transaction: StoreTransaction) => Promise<unknown>): Promise<TransactionalCompletion>;
-}
+export interface JobStore<Tx = unknown> extends ProducerStore<Tx>, WorkerStore, OperatorStore, MaintenanceStore {}

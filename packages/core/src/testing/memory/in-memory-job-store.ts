@@ -1,35 +1,7 @@
 import { ConfigError } from "../../errors/config-errors";
-import type { ClaimedJob, JobRecord } from "../../job/job-record";
-import type { ClaimedBatch, QueueControls, QueueControlsChange } from "../../queue/queue-controls";
-import type { AttemptRecord } from "../../store/attempt-record";
-import type { DeadHookClaim } from "../../store/dead-hook-claim";
-import type { JobLogRecord } from "../../job/job-log";
-import type { EnqueueResult, JobLogAppend, JobStore, MetaUpdate, NewJob, ProgressWrite, QueueCounts, QueueGauges } from "../../store/job-store";
-import type {
-  CancelJobsParams,
-  ClaimBatchParams,
-  ClaimDeadHooksParams,
-  CompleteInTransactionParams,
-  CompleteJobsParams,
-  CountByQueueParams,
-  DeleteEffectsBeforeParams,
-  DeleteFinishedBeforeParams,
-  EffectOutcome,
-  ExtendedLeases,
-  ExtendLeasesParams,
-  FinishDeadHooksParams,
-  JobIdParams,
-  ListAttemptsParams,
-  ListJobsParams,
-  MarkJobsDeadParams,
-  ReadQueueGaugesParams,
-  RescueExpiredLeasesParams,
-  RescueResult,
-  RetryDeadJobsParams,
-  RunEffectOnceParams,
-  ScheduleRetriesParams,
-  TransactionalCompletion,
-} from "../../store/store-params";
+import type { ClaimedJob } from "../../job/job-record";
+import { checkNewJob } from "../../store/check-new-job";
+import { CheckedJobStore } from "../../store/checked-job-store";
 import type {
   FireDueSchedulesParams,
   RemoveScheduleParams,
@@ -43,22 +15,11 @@ import type {
 } from "../../store/schedule-store";
 import { systemClock, type Clock } from "../../time/clock";
 import { rejectUnknownOptions } from "../../validation/option-checks";
-import { claimBatch } from "./memory-claim";
-import { claimDeadHooks, finishDeadHooks } from "./memory-dead-hooks";
-import { completeInTransaction, runEffectOnce } from "./memory-effects";
-import { enqueueBatch, enqueueOne } from "./memory-enqueue";
-import { completeJobs, extendLeases, markJobsDead, scheduleRetries, writeProgress } from "./memory-finalize";
-import { listAttempts } from "./memory-history";
-import { appendJobLog, listJobLogs, updateJobMeta } from "./memory-job-writes";
-import { rescueExpiredLeases } from "./memory-lease-rescue";
-import { cancelJob, cancelJobs, retryDeadJobs, retryJob, runJobNow } from "./memory-operator-calls";
-import { listQueueControls, setQueueControls } from "./memory-queue-controls";
-import { countByQueue, getJob, listJobs, readQueueGauges } from "./memory-reads";
-import { deleteEffectsBefore, deleteFinishedBefore } from "./memory-retention";
+import { memoryJobStore } from "./memory-job-calls";
 import { fireDueSchedules, listSchedules, removeSchedule, syncSchedules, upsertSchedule } from "./memory-schedules";
 import { startJob, type StartJobParams } from "./memory-start-job";
 import { MemoryState } from "./memory-state";
-import { givenTransaction, inTransaction, type MemoryTransaction } from "./memory-transaction";
+import { inTransaction, type MemoryTransaction } from "./memory-transaction";
 
 /** Options of {@link InMemoryJobStore}. */
 export interface InMemoryJobStoreOptions {
@@ -69,6 +30,11 @@ export interface InMemoryJobStoreOptions {
    * move both through time. Default: the system clock.
    */
   readonly clock?: Clock;
+  /**
+   * Largest payload the store takes, in bytes of UTF-8 JSON, as the
+   * PostgreSQL store's option of that name. Default 1 MiB.
+   */
+  readonly maxPayloadBytes?: number;
 }
 
 /**
@@ -87,9 +53,9 @@ export interface InMemoryJobStoreOptions {
  *
  * Its transaction (`Tx`) is a {@link MemoryTransaction}: a unit of work
  * whose writes apply when it commits. Every call runs to completion
- * without yielding, so it is atomic as one statement is. It checks no more
- * of its arguments than it needs to keep its data sound: give it what
- * `buildNewJob` and the worker give a store.
+ * without yielding, so it is atomic as one statement is. It is a
+ * `CheckedJobStore`, as the PostgreSQL store is: every call's arguments are
+ * checked, with the same errors, before the store sees them.
  *
  * @example
  * ```ts
@@ -100,15 +66,13 @@ export interface InMemoryJobStoreOptions {
  * const summary = await worker.start(); // drains the queue
  * ```
  */
-export class InMemoryJobStore implements JobStore<MemoryTransaction>, ScheduleStore {
+export class InMemoryJobStore extends CheckedJobStore<MemoryTransaction> implements ScheduleStore {
   readonly #state: MemoryState;
 
   constructor(options: InMemoryJobStoreOptions = {}) {
-    if (typeof options !== "object" || options === null) throw new ConfigError("options", "must be an object");
-    rejectUnknownOptions("options", options, ["clock"]);
-    const clock = options.clock ?? systemClock;
-    if (typeof clock?.now !== "function" || typeof clock.sleep !== "function") throw new ConfigError("clock", "must be a Clock (now and sleep)");
-    this.#state = new MemoryState(clock);
+    const state = memoryState(options);
+    super(memoryJobStore(state), { maxPayloadBytes: options.maxPayloadBytes });
+    this.#state = state;
   }
 
   /** The clock the store reads. */
@@ -144,134 +108,8 @@ export class InMemoryJobStore implements JobStore<MemoryTransaction>, ScheduleSt
    * ```
    */
   async startJob(params: StartJobParams): Promise<ClaimedJob> {
+    checkNewJob(params.job, this.maxPayloadBytes);
     return startJob(this.#state, params);
-  }
-
-  async enqueue(job: NewJob, transaction?: MemoryTransaction): Promise<EnqueueResult> {
-    return enqueueOne(this.#state, job, givenTransaction(transaction));
-  }
-
-  async enqueueMany(jobs: readonly NewJob[], transaction?: MemoryTransaction): Promise<readonly EnqueueResult[]> {
-    return enqueueBatch(this.#state, jobs, givenTransaction(transaction));
-  }
-
-  async claimBatch(params: ClaimBatchParams): Promise<ClaimedBatch> {
-    return claimBatch(this.#state, params);
-  }
-
-  async setQueueControls(queue: string, change: QueueControlsChange): Promise<QueueControls> {
-    return setQueueControls(this.#state, queue, change);
-  }
-
-  async listQueueControls(): Promise<readonly QueueControls[]> {
-    return listQueueControls(this.#state);
-  }
-
-  async extendLeases(params: ExtendLeasesParams): Promise<ExtendedLeases> {
-    return extendLeases(this.#state, params);
-  }
-
-  async completeJobs(params: CompleteJobsParams): Promise<readonly string[]> {
-    return completeJobs(this.#state, params);
-  }
-
-  async scheduleRetries(params: ScheduleRetriesParams): Promise<readonly string[]> {
-    return scheduleRetries(this.#state, params);
-  }
-
-  async markJobsDead(params: MarkJobsDeadParams): Promise<readonly string[]> {
-    return markJobsDead(this.#state, params);
-  }
-
-  async rescueExpiredLeases(params: RescueExpiredLeasesParams): Promise<RescueResult> {
-    return rescueExpiredLeases(this.#state, params);
-  }
-
-  async claimDeadHooks(params: ClaimDeadHooksParams): Promise<readonly DeadHookClaim[]> {
-    return claimDeadHooks(this.#state, params);
-  }
-
-  async finishDeadHooks(params: FinishDeadHooksParams): Promise<readonly string[]> {
-    return finishDeadHooks(this.#state, params);
-  }
-
-  async cancelJob(params: JobIdParams): Promise<boolean> {
-    return cancelJob(this.#state, params.id);
-  }
-
-  async cancelJobs(params: CancelJobsParams): Promise<number> {
-    return cancelJobs(this.#state, params);
-  }
-
-  async retryJob(params: JobIdParams): Promise<boolean> {
-    return retryJob(this.#state, params.id);
-  }
-
-  async runJobNow(params: JobIdParams): Promise<boolean> {
-    return runJobNow(this.#state, params.id);
-  }
-
-  async writeProgress(params: ProgressWrite): Promise<boolean> {
-    return writeProgress(this.#state, params);
-  }
-
-  async updateJobMeta(params: MetaUpdate): Promise<boolean> {
-    return updateJobMeta(this.#state, params);
-  }
-
-  async appendJobLog(params: JobLogAppend): Promise<boolean> {
-    return appendJobLog(this.#state, params);
-  }
-
-  async listJobLogs(params: ListAttemptsParams): Promise<readonly JobLogRecord[]> {
-    return listJobLogs(this.#state, params.jobId);
-  }
-
-  async listAttempts(params: ListAttemptsParams): Promise<readonly AttemptRecord[]> {
-    return listAttempts(this.#state, params.jobId);
-  }
-
-  async getJob(params: JobIdParams): Promise<JobRecord | undefined> {
-    return getJob(this.#state, params.id);
-  }
-
-  async countByQueue(params?: CountByQueueParams): Promise<readonly QueueCounts[]> {
-    return countByQueue(this.#state, params);
-  }
-
-  async readQueueGauges(params?: ReadQueueGaugesParams): Promise<readonly QueueGauges[]> {
-    return readQueueGauges(this.#state, params);
-  }
-
-  async listJobs(params: ListJobsParams): Promise<readonly JobRecord[]> {
-    return listJobs(this.#state, params);
-  }
-
-  async deleteFinishedBefore(params: DeleteFinishedBeforeParams): Promise<number> {
-    return deleteFinishedBefore(this.#state, params);
-  }
-
-  async deleteEffectsBefore(params: DeleteEffectsBeforeParams): Promise<number> {
-    return deleteEffectsBefore(this.#state, params);
-  }
-
-  async retryDeadJobs(params: RetryDeadJobsParams): Promise<number> {
-    return retryDeadJobs(this.#state, params);
-  }
-
-  async ping(): Promise<void> {}
-
-  /** `effect` gets a {@link MemoryTransaction}; an error it throws comes back unchanged, after the rollback. */
-  async runEffectOnce(params: RunEffectOnceParams, effect: (transaction: MemoryTransaction) => Promise<unknown>): Promise<EffectOutcome> {
-    return runEffectOnce(this.#state, params, effect);
-  }
-
-  /** `work` gets a {@link MemoryTransaction}; an error it throws comes back unchanged, after the rollback. */
-  async completeInTransaction(
-    params: CompleteInTransactionParams,
-    work: (transaction: MemoryTransaction) => Promise<unknown>,
-  ): Promise<TransactionalCompletion> {
-    return completeInTransaction(this.#state, params, work);
   }
 
   async syncSchedules(params: SyncSchedulesParams): Promise<SyncSchedulesResult> {
@@ -293,4 +131,13 @@ export class InMemoryJobStore implements JobStore<MemoryTransaction>, ScheduleSt
   async fireDueSchedules(params: FireDueSchedulesParams): Promise<readonly ScheduleFire[]> {
     return fireDueSchedules(this.#state, params);
   }
+}
+
+/** The state of a new store, from its checked options. */
+function memoryState(options: InMemoryJobStoreOptions): MemoryState {
+  if (typeof options !== "object" || options === null) throw new ConfigError("options", "must be an object");
+  rejectUnknownOptions("options", options, ["clock", "maxPayloadBytes"]);
+  const clock = options.clock ?? systemClock;
+  if (typeof clock?.now !== "function" || typeof clock.sleep !== "function") throw new ConfigError("clock", "must be a Clock (now and sleep)");
+  return new MemoryState(clock);
 }

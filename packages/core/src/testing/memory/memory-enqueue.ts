@@ -1,6 +1,4 @@
 import { ConfigError } from "../../errors/config-errors";
-import { assertStorableMeta } from "../../job/job-meta";
-import { isArray } from "../../validation/option-checks";
 import type { EnqueueResult, NewJob } from "../../store/job-store";
 import { newJobRow, type MemoryJobRow } from "./memory-rows";
 import { keyOf, type KeyHold, type MemoryState } from "./memory-state";
@@ -15,7 +13,7 @@ import { transactionEnded, type MemoryTransaction } from "./memory-transaction";
  * transaction waits for it to end, as the unique index makes PostgreSQL wait.
  */
 export async function enqueueOne(state: MemoryState, job: NewJob, transaction: MemoryTransaction | undefined): Promise<EnqueueResult> {
-  checkNewJob(job);
+  checkPayloadText(job);
   for (;;) {
     const busy = job.dedupeKey === null ? undefined : heldElsewhere(state, keyOf(job.queue, job.dedupeKey), transaction);
     if (busy !== undefined) {
@@ -37,12 +35,7 @@ export async function enqueueOne(state: MemoryState, job: NewJob, transaction: M
  * Every job is checked before any is written; a batch never replaces.
  */
 export async function enqueueBatch(state: MemoryState, jobs: readonly NewJob[], transaction: MemoryTransaction | undefined): Promise<readonly EnqueueResult[]> {
-  if (!isArray(jobs)) throw new ConfigError("jobs", "must be an array of NewJob objects");
-  for (const job of jobs) {
-    checkNewJob(job);
-    if (job.onDuplicate === "replace")
-      throw new ConfigError("dedupe", 'a batch keeps the jobs that hold its keys; enqueue one by one to "replace" or "debounce"');
-  }
+  for (const job of jobs) checkPayloadText(job);
   for (;;) {
     const busy = jobs.map((job) => (job.dedupeKey === null ? undefined : heldElsewhere(state, keyOf(job.queue, job.dedupeKey), transaction))).find(Boolean);
     if (busy !== undefined) {
@@ -67,18 +60,16 @@ export async function enqueueBatch(state: MemoryState, jobs: readonly NewJob[], 
   }
 }
 
-/** Refuses what the store cannot keep: payload text that is not JSON, meta that is not an object's JSON. */
-function checkNewJob(job: NewJob): void {
-  if (typeof job !== "object" || job === null) throw new ConfigError("job", "must be a NewJob object (see buildNewJob)");
+/**
+ * Refuses payload text that is not JSON, as `jsonb` does in PostgreSQL:
+ * the one thing about a job `CheckedJobStore` leaves to the store (it has
+ * checked the rest, the meta included, before the call got here).
+ */
+function checkPayloadText(job: NewJob): void {
   try {
     JSON.parse(job.payloadJson);
   } catch {
     throw new ConfigError("payloadJson", "must be the payload as JSON text (see serializePayload)");
-  }
-  if (job.metaJson !== null && job.metaJson !== undefined) {
-    assertStorableMeta(job.metaJson, job.queue);
-    const meta: unknown = JSON.parse(job.metaJson);
-    if (typeof meta !== "object" || meta === null || Array.isArray(meta)) throw new ConfigError("metaJson", "must be the JSON text of an object");
   }
 }
 

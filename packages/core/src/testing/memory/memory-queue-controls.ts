@@ -1,18 +1,19 @@
-import { checkControlsChange } from "../../queue/check-controls-change";
 import type { ClaimHold, QueueControls, QueueControlsChange } from "../../queue/queue-controls";
-import { assertQueueName, assertStoredQueueName } from "../../validation/names";
+import { assertQueueName } from "../../validation/names";
 import { isWaiting, type MemoryJobRow, type MemoryQueueRow } from "./memory-rows";
 import type { MemoryState } from "./memory-state";
 
 /** How soon a claim held back by a full running cap is told to ask again (as the PostgreSQL store says). */
 export const CAP_RETRY_MS = 200;
 
-/** Changes the fields of `change` (`null` removes a cap or a limit); a new or changed rate limit starts with a full burst. */
-export function setQueueControls(state: MemoryState, queue: string, change: QueueControlsChange): QueueControls {
+/**
+ * Changes the fields of `change` (`null` removes a cap or a limit); a new
+ * or changed rate limit starts with a full burst. `CheckedJobStore` has
+ * checked the change and that the name is one a queue may hold.
+ */
+export function setQueueControls(state: MemoryState, queue: string, checked: QueueControlsChange): QueueControls {
   // As the PostgreSQL store: a name that breaks the rule only changes the row that already holds it.
   if (!state.queues.has(queue)) assertQueueName(queue);
-  else assertStoredQueueName(queue);
-  const checked = checkControlsChange(change);
   const now = state.now();
   const row: MemoryQueueRow = state.queues.get(queue) ?? {
     queue,

@@ -1,7 +1,7 @@
-import { coerceError } from "@stint/core";
+import { coerceError } from "@stint/core/internal";
 import type { ChaosProfile } from "./profile";
 import { Verdict, type Scenario, type ScenarioResult } from "./harness/scenario";
-import { seededRandom } from "@stint/core";
+import { seededRandom } from "@stint/core/internal";
 
 /** Options of {@link runScenario} and {@link runSuite}. */
 export interface SuiteOptions {

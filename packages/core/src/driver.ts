@@ -52,6 +52,8 @@ export type {
 export type { WakeupSource, CancelledAttempt, LeaderLock } from "./runtime/coordination";
 export type { MaintenanceService } from "./maintenance/maintenance-service";
 export { SCHEDULE_STORE, WAKEUP_SOURCE, LEADER_LOCK } from "./di/tokens";
+// What a `JobEventSource` implementation checks a subscription with and filters its events by.
+export { checkJobEventSubscription, matchesJobEventFilter, gapConcerns } from "./events/job-events";
 
 export { buildNewJob } from "./job/enqueue-options";
 export { assertPayloadFitsSchema } from "./job/payload-schema";
@@ -59,11 +61,10 @@ export { serializePayload, serializeResult } from "./job/serialize-payload";
 export { serializeProgress } from "./job/progress-value";
 export { keepNewestLogLines, parseLogLine, serializeLogLine } from "./job/job-log";
 export { mergeMetaPatch } from "./job/meta-patch";
-export { EMPTY_META } from "./job/job-meta";
 export { planFires, firstRunAt } from "./schedule/cron-plan";
 export { scheduleDedupeKey, scheduleFireJob } from "./schedule/schedule-fire-job";
 export { checkScheduleGrace, declarationIntervalMs } from "./schedule/schedule-grace";
-export { LATEST_DATE_MS, infiniteTimeName } from "./time/time-bounds";
+export { LATEST_DATE_MS } from "./time/time-bounds";
 
 export { LeaseRescuer } from "./maintenance/lease-rescuer";
 export { ScheduleTicker } from "./maintenance/schedule-ticker";
@@ -73,5 +74,5 @@ export type { ScheduleDeclarerOptions } from "./maintenance/schedule-declarer";
 export { RetentionPruner } from "./maintenance/retention-pruner";
 
 export { assertSqlIdentifier, assertQueueName, assertStorableKey } from "./validation/names";
-export { integerOption, numberOption, rejectUnknownOptions } from "./validation/option-checks";
+export { integerOption, rejectUnknownOptions } from "./validation/option-checks";
 export { MAX_INT4, MAX_BATCH_SIZE, MAX_PAGE_SIZE, MAX_ERROR_TEXT, MAX_ERROR_MESSAGE } from "./limits";

@@ -6,7 +6,9 @@
  * Writing a store (a `JobStore` for another database) or testing one? The
  * parameter shapes of the store's calls, the checked-store wrapper and the
  * other service-provider types are in `@stint/core/driver`. Every name is
- * in one of the two; a store implementation imports from both.
+ * in one of the two; a store implementation imports from both. (Helpers
+ * only stint's own packages share are in `@stint/core/internal`, which is
+ * not public API and may change in any release.)
  *
  * @packageDocumentation
  */
@@ -30,7 +32,6 @@ export { ConfigError, PayloadError, PayloadSchemaError, InvalidNameError } from 
 export { EnvironmentError } from "./errors/environment-error";
 export { InfrastructureError, DatabaseError } from "./errors/infrastructure-error";
 export { SchemaMissingError, MissingPasswordError } from "./errors/database-setup-errors";
-export { coerceError } from "./errors/coerce-error";
 export { permanent, retryAfter, snooze } from "./errors/control-flow";
 export { JobFailedError, WaitTimeoutError, JobNotFoundError } from "./errors/wait-errors";
 export { ScheduleConflictError } from "./errors/schedule-errors";
@@ -52,11 +53,6 @@ export {
   MAX_PRIORITY,
   MAX_ATTEMPTS,
   MAX_TIMEOUT_MS,
-  MAX_TIMER_MS,
-  MAX_RUNNING_CAP,
-  MIN_SCHEDULE_GRACE_MS,
-  MAX_SCHEDULE_GRACE_MS,
-  DEFAULT_SCHEDULE_GRACE_MS,
 } from "./limits";
 
 export type { JobState } from "./job/job-state";
@@ -68,7 +64,7 @@ export type { PayloadIssue } from "./job/payload-issues";
 export { defineJob } from "./job/job-definition";
 export type { EnqueueOptions, DedupeMode } from "./job/enqueue-options";
 export type { JsonValue, JsonObject } from "./job/json-types";
-export { redact, redactText, redactingLogger, secretValuesOf, REDACTED } from "./job/secret-fields";
+export { redact, redactText, redactingLogger } from "./job/secret-fields";
 
 export type { JobStore, EnqueueResult, StoreTransaction, QueueCounts, QueueGauges } from "./store/job-store";
 export type { ProducerStore } from "./store/producer-store";
@@ -78,13 +74,10 @@ export type { MaintenanceStore } from "./store/maintenance-store";
 export type { AttemptRecord, AttemptOutcomeName, AttemptError } from "./store/attempt-record";
 export type { JobLogLine, JobLogRecord } from "./job/job-log";
 export type { QueueControls, RateLimit } from "./queue/queue-controls";
-export { parseRateLimit, formatRateLimit } from "./queue/rate-limit-text";
-export { QueueAdmin, CANCEL_BATCH_SIZE } from "./client/queue-admin";
+export { QueueAdmin } from "./client/queue-admin";
 export type { QueueRef, QueueLimits, CancelWaitingOptions, CancelWaitingResult } from "./client/queue-admin";
 
 export type { Clock } from "./time/clock";
-export { seededRandom } from "./time/seeded-random";
-export { parseDuration, formatDuration } from "./time/duration-text";
 export type { Logger, LogFields } from "./logging/logger";
 export type { LoggerOptions, LogStream } from "./logging/create-logger";
 export type { LogLevel, LogFormat, LogSettings, Environment } from "./logging/log-settings";
@@ -95,9 +88,8 @@ export type { BackoffOptions } from "./policy/backoff";
 export { JobClient } from "./client/job-client";
 export type { BatchItem, EnqueuedJob } from "./client/job-client";
 export type { WaitOptions } from "./client/await-job";
-export { EventHub } from "./events/event-hub";
-export type { EventListener } from "./events/event-hub";
-export { WorkerEvents, WORKER_EVENT_NAMES } from "./events/worker-events";
+export type { EventHub, EventListener } from "./events/event-hub";
+export { WorkerEvents } from "./events/worker-events";
 export type {
   WorkerEventMap,
   WorkerEventName,
@@ -119,7 +111,7 @@ export type {
   WorkerStoppedEvent,
 } from "./events/worker-events";
 export { ClientEvents } from "./events/client-events";
-export { JOB_EVENTS, JOB_EVENT_TYPES, InMemoryJobEvents, checkJobEventSubscription, matchesJobEventFilter, gapConcerns } from "./events/job-events";
+export { JOB_EVENTS, JOB_EVENT_TYPES, InMemoryJobEvents } from "./events/job-events";
 export type {
   JobEvent,
   JobEventType,
@@ -141,24 +133,20 @@ export type {
   JobEventSource,
 } from "./events/job-events";
 export type { ClientEventMap, JobEnqueuedEvent } from "./events/client-events";
-export { JOB_STORE, LOGGER, WORKERS } from "./di/tokens";
+export { JOB_STORE, LOGGER } from "./di/tokens";
 
 export { AbstractQueueWorker } from "./worker/abstract-queue-worker";
 export { SchemaQueueWorker } from "./worker/schema-queue-worker";
 export type { WorkerOptions, ResolvedWorkerOptions } from "./worker/worker-options";
-export { resolveWorkerOptions } from "./worker/worker-options";
 export type { RunOptions } from "./worker/run-options";
 export type { RunSummary, RunTotals, StopReason } from "./worker/run-summary";
 export type { JobContext, JobLog, FailureDecision } from "./worker/job-context";
 export type { DeadJobContext } from "./worker/dead-job-context";
-export { processIdentity, applicationName } from "./worker/worker-id";
 export type { WorkerClass, AnyQueueWorker, InjectTokens, CheckedWorkerClass } from "./di/worker-class";
 export { registerLogger, registerWorkers, resolveWorkers, resolveWorker, registerSchedules } from "./di/register-core";
 
 export type { ScheduleOptions, ScheduleDefinition } from "./schedule/define-schedule";
 export { defineSchedule } from "./schedule/define-schedule";
-export { parseCron } from "./schedule/cron-plan";
-export { isScheduleLive } from "./schedule/schedule-grace";
 export type { ScheduleRecord, ScheduleOrigin, UpsertScheduleResult } from "./store/schedule-store";
 export { ScheduleClient } from "./client/schedule-client";
 
@@ -169,16 +157,8 @@ export { summarizeRun } from "./runtime/run-report";
 export type { RunWorkersOptions, RunOverrides } from "./runtime/run-workers";
 export { runWorkers } from "./runtime/run-workers";
 export type { RunFromContainerOptions } from "./runtime/run-from-container";
+export type { SettingFlags } from "./settings/resolve-run-settings";
+export type { TunableSettings, TunableSetting } from "./settings/setting-specs";
+export type { MetricsOptions } from "./metrics/run-metrics";
 export { runFromContainer } from "./runtime/run-from-container";
-export type { SettingsOptions } from "./runtime/container-settings";
-export { resolveContainerSettings } from "./runtime/container-settings";
-export type { TunableSettings, TunableSetting, SettingSpec } from "./settings/setting-specs";
-export { TUNABLE_SETTINGS, LOG_LEVEL_SETTING, SCHEDULE_GRACE_SETTING } from "./settings/setting-specs";
-export type { SettingSource, ResolvedSetting, SettingFlags, QueueSettings, RunSettings, RunSettingsInput } from "./settings/resolve-run-settings";
-export { resolveRunSettings, describeSource } from "./settings/resolve-run-settings";
 export { handleStopSignals } from "./runtime/stop-signals";
-export { startHealthServer } from "./runtime/health-server";
-export type { HealthChecks } from "./runtime/health-server";
-export { renderMetrics } from "./metrics/run-metrics";
-export type { MetricsOptions, MetricsPage } from "./metrics/run-metrics";
-export { registerQueueGauges } from "./metrics/queue-gauges-metrics";

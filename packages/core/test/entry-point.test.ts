@@ -31,6 +31,24 @@ describe("the @stint/core entry point", () => {
     expect(JSON.parse(run.stdout)).to.deep.equal({ polyfill: "function", checked: "function", shared: [] });
   });
 
+  it("has an internal entry point for stint's own packages that loads on its own and shares no name with the public ones", () => {
+    const run = runFresh(`
+      const internal = require("@stint/core/internal");
+      const polyfill = typeof Reflect.getMetadata;
+      const publicNames = new Set(["@stint/core", "@stint/core/driver", "@stint/core/testing"].flatMap((entry) => Object.keys(require(entry))));
+      const shared = Object.keys(internal).filter((name) => publicNames.has(name));
+      process.stdout.write(JSON.stringify({ polyfill, formatDuration: typeof internal.formatDuration, shared }));
+    `);
+    expect(run.stderr).to.equal("");
+    expect(JSON.parse(run.stdout)).to.deep.equal({ polyfill: "function", formatDuration: "function", shared: [] });
+  });
+
+  it("keeps the application's entry point to at most 80 values: a helper only stint's packages use goes to @stint/core/internal", () => {
+    const run = runFresh(`process.stdout.write(String(Object.keys(require("@stint/core")).length));`);
+    expect(run.stderr).to.equal("");
+    expect(Number(run.stdout)).to.be.within(1, 80);
+  });
+
   it("resolves injectable classes declared after it, without the application loading the polyfill", () => {
     const run = runFresh(`
       const { JobClient, JOB_STORE } = require("@stint/core");

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ConfigError, createLogger, QueueAdmin, type Clock, type JobEventSource, type Logger } from "@stint/core";
 import { integerOption, rejectUnknownOptions } from "@stint/core/driver";
-import { createDatabase, isKysely, PostgresJobBrowser, PostgresJobEvents, PostgresJobStore } from "@stint/postgres-driver";
+import { createDatabase, PostgresJobBrowser, PostgresJobEvents, PostgresJobStore } from "@stint/postgres-driver";
+import { isKysely } from "@stint/postgres-driver/internal";
 import type { Kysely } from "kysely";
 import { PayloadPolicy, type KnownJobKind, type PayloadVisibility } from "./data/payload-policy";
 import { resolveAuth, type DashboardAuth } from "./http/auth";

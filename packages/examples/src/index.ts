@@ -35,7 +35,7 @@ export type { LlmClient, CompletionRequest, Completion } from "./services/llm-cl
 export { LlmRateLimitError, isRateLimited } from "./services/llm-client";
 export { FakeLlmClient } from "./services/fake-llm-client";
 export type { FakeLlmClientOptions } from "./services/fake-llm-client";
-export { seededRandom } from "@stint/core";
+export { seededRandom } from "@stint/core/internal";
 
 export { SendInvoiceEmailWorker } from "./workers/send-invoice-email-worker";
 export type { SendInvoiceEmailResult } from "./workers/send-invoice-email-worker";

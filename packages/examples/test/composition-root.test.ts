@@ -1,5 +1,6 @@
 import { expect } from "chai";
-import { createSilentLogger, JOB_STORE, resolveWorker, resolveWorkers, WORKERS } from "@stint/core";
+import { createSilentLogger, JOB_STORE, resolveWorker, resolveWorkers } from "@stint/core";
+import { WORKERS } from "@stint/core/internal";
 import { POSTGRES_DB } from "@stint/postgres-driver";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
 import { container as rootContainer } from "tsyringe";

@@ -1,4 +1,5 @@
-import { applicationName as stintApplicationName, ConfigError } from "@stint/core";
+import { ConfigError } from "@stint/core";
+import { applicationName as stintApplicationName } from "@stint/core/internal";
 import { integerOption, rejectUnknownOptions, MAX_INT4 } from "@stint/core/driver";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";

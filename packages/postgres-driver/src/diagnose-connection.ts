@@ -1,4 +1,4 @@
-import { applicationName } from "@stint/core";
+import { applicationName } from "@stint/core/internal";
 import { SessionCheck, type SessionKind } from "./connection/session-check";
 
 /** Where `stint doctor` connects, for its `connection` check. */

@@ -1,4 +1,4 @@
-import { coerceError } from "@stint/core";
+import { coerceError } from "@stint/core/internal";
 import { assertSqlIdentifier, integerOption, rejectUnknownOptions } from "@stint/core/driver";
 import type { Kysely } from "kysely";
 import { diagnoseConnection, type ConnectionToDiagnose } from "./diagnose-connection";

@@ -1,4 +1,4 @@
-import { coerceError } from "@stint/core";
+import { coerceError } from "@stint/core/internal";
 import pg from "pg";
 import { closeWithin, dropConnection } from "./close-within";
 import type { SessionCheck } from "./connection/session-check";

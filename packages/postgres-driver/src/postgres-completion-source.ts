@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { applicationName, coerceError, ConfigError, ErrorCode, errorCodeOf } from "@stint/core";
+import { ConfigError, ErrorCode, errorCodeOf } from "@stint/core";
+import { applicationName, coerceError } from "@stint/core/internal";
 import { assertSqlIdentifier, type JobCompletionSource, type JobWatch } from "@stint/core/driver";
 import { completionChannel } from "./completion-channel";
 import { IdBatcher } from "./id-batcher";

@@ -1,4 +1,5 @@
-import { applicationName, ConfigError, ErrorCode, errorCodeOf } from "@stint/core";
+import { ConfigError, ErrorCode, errorCodeOf } from "@stint/core";
+import { applicationName } from "@stint/core/internal";
 import { assertSqlIdentifier, type LeaderLock } from "@stint/core/driver";
 import pg from "pg";
 import { advisoryLockKey } from "./advisory-lock-key";

@@ -1,4 +1,5 @@
-import { applicationName, ConfigError, coerceError, ErrorCode, errorCodeOf } from "@stint/core";
+import { ConfigError, ErrorCode, errorCodeOf } from "@stint/core";
+import { applicationName, coerceError } from "@stint/core/internal";
 import { assertSqlIdentifier, type CancelledAttempt, type WakeupSource } from "@stint/core/driver";
 import { CANCEL_NOTICE_PREFIX, parseCancelNotice } from "./cancel-notice";
 import { ListenConnection } from "./listen-connection";

@@ -1,4 +1,5 @@
-import { applicationName, ConfigError, JOB_EVENTS, JOB_STORE } from "@stint/core";
+import { ConfigError, JOB_EVENTS, JOB_STORE } from "@stint/core";
+import { applicationName } from "@stint/core/internal";
 import { assertSqlIdentifier, integerOption, LEADER_LOCK, rejectUnknownOptions, SCHEDULE_STORE, WAKEUP_SOURCE, MAX_INT4 } from "@stint/core/driver";
 import type { Kysely } from "kysely";
 import type { DependencyContainer } from "tsyringe";

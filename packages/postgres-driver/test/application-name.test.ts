@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { applicationName, processIdentity } from "@stint/core";
+import { applicationName, processIdentity } from "@stint/core/internal";
 import { expect } from "chai";
 import { sql, type Kysely } from "kysely";
 import { container as rootContainer } from "tsyringe";

@@ -1,4 +1,5 @@
-import { applicationName, ConfigError } from "@stint/core";
+import { ConfigError } from "@stint/core";
+import { applicationName } from "@stint/core/internal";
 import { expect } from "chai";
 import { sql } from "kysely";
 import pg from "pg";

@@ -1,7 +1,7 @@
 import { DatabaseError, ErrorCode, InfrastructureError, PermanentError, errorCodeOf } from "@stint/core";
 import { expect } from "chai";
 import { sql } from "kysely";
-import { interpretError, isRetryableSqlState } from "../src";
+import { interpretError, isRetryableSqlState } from "../src/interpret-error";
 import { isUniqueViolation } from "../src/interpret-error";
 import { createTestSchema, type TestSchema } from "../src/testing";
 

@@ -1,4 +1,5 @@
-import { applicationName, ConfigError, PayloadError, InvalidNameError, JOB_STORE, JobClient, defineJob } from "@stint/core";
+import { ConfigError, PayloadError, InvalidNameError, JOB_STORE, JobClient, defineJob } from "@stint/core";
+import { applicationName } from "@stint/core/internal";
 import { LEADER_LOCK, SCHEDULE_STORE, WAKEUP_SOURCE } from "@stint/core/driver";
 import { eventually } from "@stint/core/testing";
 import { expect } from "chai";

@@ -1,5 +1,6 @@
 import "reflect-metadata";
-import { handleStopSignals, LOGGER, runFromContainer, WORKER_EVENT_NAMES, WorkerEvents } from "@stint/core";
+import { handleStopSignals, LOGGER, runFromContainer, WorkerEvents } from "@stint/core";
+import { WORKER_EVENT_NAMES } from "@stint/core/internal";
 import { createApp } from "./probe-app";
 
 /**

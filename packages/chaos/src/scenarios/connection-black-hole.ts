@@ -1,4 +1,4 @@
-import { resolveWorkerOptions } from "@stint/core";
+import { resolveWorkerOptions } from "@stint/core/internal";
 import { sql } from "kysely";
 import type { ChaosDatabase } from "../harness/chaos-database";
 import { checkInvariants, idleInTransaction } from "../harness/invariants";

@@ -1,6 +1,7 @@
 import "reflect-metadata";
 import { createInterface } from "node:readline";
-import { coerceError, JobClient, registerLogger, type EnqueueResult } from "@stint/core";
+import { JobClient, registerLogger, type EnqueueResult } from "@stint/core";
+import { coerceError } from "@stint/core/internal";
 import { registerPostgresDriver } from "@stint/postgres-driver";
 import { container as rootContainer } from "tsyringe";
 import { ChaosJob } from "./chaos-job";

@@ -1,5 +1,6 @@
 import "reflect-metadata";
-import { handleStopSignals, LOGGER, processIdentity, runFromContainer, type LogLevel } from "@stint/core";
+import { handleStopSignals, LOGGER, runFromContainer, type LogLevel } from "@stint/core";
+import { processIdentity } from "@stint/core/internal";
 import { ChaosJob } from "./chaos-job";
 import { createChaosApp, type ChaosDriverSettings } from "./chaos-app";
 import type { ChaosWorkerSettings } from "./chaos-worker";

@@ -1,4 +1,4 @@
-import { formatDuration, parseDuration } from "@stint/core";
+import { formatDuration, parseDuration } from "@stint/core/internal";
 import { configError } from "../cli-error";
 
 /**

@@ -1,4 +1,4 @@
-import { resolveRunSettings, SCHEDULE_GRACE_SETTING } from "@stint/core";
+import { resolveRunSettings, SCHEDULE_GRACE_SETTING } from "@stint/core/internal";
 import { stringOption, type CommandContext, type OptionSpec } from "../command";
 
 /** `--schedule-grace`, as `stint run` and `stint schedules list` take it. */

@@ -1,4 +1,5 @@
-import { ErrorCode, errorCodeOf, ExitCode, JobClient, type JobFailedError, MAX_TIMER_MS } from "@stint/core";
+import { ErrorCode, errorCodeOf, ExitCode, JobClient, type JobFailedError } from "@stint/core";
+import { MAX_TIMER_MS } from "@stint/core/internal";
 import { durationOption } from "../args/duration";
 import { jobIdArgument } from "../args/option-values";
 import { CliError, jobNotFound } from "../cli-error";

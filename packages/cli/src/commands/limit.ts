@@ -1,4 +1,5 @@
-import { ExitCode, formatRateLimit, parseRateLimit, MAX_RUNNING_CAP } from "@stint/core";
+import { ExitCode } from "@stint/core";
+import { formatRateLimit, parseRateLimit, MAX_RUNNING_CAP } from "@stint/core/internal";
 import { assertQueueName, type QueueControlsChange } from "@stint/core/driver";
 import { appModuleOption } from "../app/app-option";
 import { integerValue } from "../args/option-values";

@@ -1,4 +1,5 @@
-import { ExitCode, registerQueueGauges, renderMetrics, startHealthServer } from "@stint/core";
+import { ExitCode } from "@stint/core";
+import { registerQueueGauges, renderMetrics, startHealthServer } from "@stint/core/internal";
 import { Registry } from "prom-client";
 import { integerValue } from "../args/option-values";
 import { stringOption, type Command } from "../command";

@@ -1,14 +1,5 @@
-import {
-  ExitCode,
-  readLogSettings,
-  resolveContainerSettings,
-  resolveRunSettings,
-  resolveWorkers,
-  runFromContainer,
-  type LogLevel,
-  type RunFromContainerOptions,
-  type SettingFlags,
-} from "@stint/core";
+import { ExitCode, readLogSettings, resolveWorkers, runFromContainer, type LogLevel, type RunFromContainerOptions, type SettingFlags } from "@stint/core";
+import { resolveContainerSettings, resolveRunSettings } from "@stint/core/internal";
 import { assertQueueName } from "@stint/core/driver";
 import { durationOption } from "../args/duration";
 import { SCHEDULE_GRACE_OPTION } from "../args/schedule-grace";

@@ -1,4 +1,5 @@
-import { ExitCode, formatDuration, isScheduleLive, type ScheduleRecord } from "@stint/core";
+import { ExitCode, type ScheduleRecord } from "@stint/core";
+import { formatDuration, isScheduleLive } from "@stint/core/internal";
 import { SCHEDULE_GRACE_OPTION, scheduleGraceOf } from "../args/schedule-grace";
 import type { Command } from "../command";
 import { connectSchedules } from "../connection/connect-schedules";

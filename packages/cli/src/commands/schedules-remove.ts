@@ -1,4 +1,5 @@
-import { ExitCode, isScheduleLive } from "@stint/core";
+import { ExitCode } from "@stint/core";
+import { isScheduleLive } from "@stint/core/internal";
 import { SCHEDULE_GRACE_OPTION, scheduleGraceOf } from "../args/schedule-grace";
 import { notFoundError } from "../cli-error";
 import type { Command } from "../command";

@@ -1,4 +1,5 @@
-import { ExitCode, formatRateLimit, type JobStore, type QueueControls } from "@stint/core";
+import { ExitCode, type JobStore, type QueueControls } from "@stint/core";
+import { formatRateLimit } from "@stint/core/internal";
 import type { Command } from "../command";
 import { countQueues } from "../connection/driver-features";
 import { formatCount, formatTable } from "../output/table";

@@ -1,4 +1,5 @@
-import { formatRateLimit, type QueueControls } from "@stint/core";
+import { type QueueControls } from "@stint/core";
+import { formatRateLimit } from "@stint/core/internal";
 
 /**
  * A queue's controls in a few words: `paused, max 3 running, 100/min`, or

@@ -1,12 +1,5 @@
-import {
-  describeSource,
-  LOG_LEVEL_SETTING,
-  SCHEDULE_GRACE_SETTING,
-  TUNABLE_SETTINGS,
-  type RunSettings,
-  type SettingSpec,
-  type TunableSetting,
-} from "@stint/core";
+import { describeSource, LOG_LEVEL_SETTING, SCHEDULE_GRACE_SETTING, TUNABLE_SETTINGS, type RunSettings, type SettingSpec } from "@stint/core/internal";
+import type { TunableSetting } from "@stint/core";
 import type { ConnectionSettingRow } from "./connection-settings";
 import { formatTable } from "./table";
 

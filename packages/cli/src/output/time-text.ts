@@ -1,4 +1,4 @@
-import { infiniteTimeName } from "@stint/core/driver";
+import { infiniteTimeName } from "@stint/core/internal";
 
 const PARTS = [
   ["d", 86_400_000],

@@ -1,4 +1,5 @@
-import { applicationName, defineJob } from "@stint/core";
+import { defineJob } from "@stint/core";
+import { applicationName } from "@stint/core/internal";
 import { buildNewJob } from "@stint/core/driver";
 import { eventually } from "@stint/core/testing";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";

@@ -1,4 +1,5 @@
-import { ConfigError, redact, redactText, secretValuesOf } from "@stint/core";
+import { ConfigError, redact, redactText } from "@stint/core";
+import { secretValuesOf } from "@stint/core/internal";
 
 /** A job kind as the dashboard needs it: its queue name and its secret fields. */
 export interface KnownJobKind {

@@ -1,4 +1,4 @@
-import { formatRateLimit } from "@stint/core";
+import { formatRateLimit } from "@stint/core/internal";
 import { formatCount, formatDuration } from "../html/format";
 import { html, type Html } from "../html/html";
 import { THROUGHPUT_BUCKET_SHARE, type Overview, type QueueRow } from "../data/overview-data";

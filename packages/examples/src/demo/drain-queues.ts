@@ -1,5 +1,6 @@
 import { setTimeout as delay } from "node:timers/promises";
-import { coerceError, type AbstractQueueWorker, type JobStore, type RunSummary } from "@stint/core";
+import { type AbstractQueueWorker, type JobStore, type RunSummary } from "@stint/core";
+import { coerceError } from "@stint/core/internal";
 
 /** Options of {@link drainQueues}. */
 export interface DrainOptions {

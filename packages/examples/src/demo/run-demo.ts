@@ -11,7 +11,7 @@ import { FakeLlmClient } from "../services/fake-llm-client";
 import type { NightlyCleanupResult } from "../workers/nightly-cleanup-worker";
 import { FlakyMailer } from "../services/flaky-mailer";
 import { RecordingMailer } from "../services/recording-mailer";
-import { seededRandom } from "@stint/core";
+import { seededRandom } from "@stint/core/internal";
 import { seedDemoData } from "./demo-data";
 import { enqueueDemoWorkload } from "./demo-workload";
 import { enqueueRefused, insertWithSql, MALFORMED_PAYLOADS, type RefusedPayload } from "./malformed-payloads";

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { LlmRateLimitError, type Completion, type CompletionRequest, type LlmClient } from "./llm-client";
-import { seededRandom } from "@stint/core";
+import { seededRandom } from "@stint/core/internal";
 
 /** Options of {@link FakeLlmClient}. */
 export interface FakeLlmClientOptions {

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { IScaledObject } from "@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject";
 import type { ITriggerAuthentication } from "@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication";
-import { parseCron } from "@stint/core";
+import { parseCron } from "@stint/core/internal";
 import { firstRunAt } from "@stint/core/driver";
 import { EXAMPLE_SCHEDULES } from "../../src/schedules";
 import { exampleQueues, type ExampleQueue } from "./example-queues";

@@ -1,4 +1,5 @@
-import { LOG_LEVEL_SETTING, resolveRunSettings, TUNABLE_SETTINGS, type ResolvedSetting, type RunSettings, type SettingFlags } from "@stint/core";
+import { LOG_LEVEL_SETTING, resolveRunSettings, TUNABLE_SETTINGS, type ResolvedSetting, type RunSettings } from "@stint/core/internal";
+import type { SettingFlags } from "@stint/core";
 import type { ExampleQueue } from "./example-queues";
 import { optionValue } from "./stint-args";
 import type { StintPod } from "./stint-pods";

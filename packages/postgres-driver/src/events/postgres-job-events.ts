@@ -1,20 +1,17 @@
 import { randomUUID } from "node:crypto";
 import {
-  applicationName,
-  checkJobEventSubscription,
-  coerceError,
   ConfigError,
   ErrorCode,
   errorCodeOf,
-  gapConcerns,
   InfrastructureError,
-  matchesJobEventFilter,
   type JobEventFilter,
   type JobEventGap,
   type JobEventHandlers,
   type JobEventSource,
   type JobEventSubscription,
 } from "@stint/core";
+import { applicationName, coerceError } from "@stint/core/internal";
+import { checkJobEventSubscription, gapConcerns, matchesJobEventFilter } from "@stint/core/driver";
 import { assertSqlIdentifier } from "@stint/core/driver";
 import type { SessionCheck } from "../connection/session-check";
 import { ListenConnection } from "../listen-connection";

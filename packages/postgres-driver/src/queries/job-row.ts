@@ -1,5 +1,6 @@
 import { type ClaimedJob, type JobRecord, type JobState, type JsonObject, type JsonValue } from "@stint/core";
-import { EMPTY_META, type ClaimedBatch, type ClaimHold } from "@stint/core/driver";
+import { type ClaimedBatch, type ClaimHold } from "@stint/core/driver";
+import { EMPTY_META } from "@stint/core/internal";
 import { sql, type RawBuilder } from "kysely";
 import { nullableTimestamp, timestampFromEpochMs, timestampValue } from "./timestamp-value";
 

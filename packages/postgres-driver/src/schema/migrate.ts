@@ -1,4 +1,5 @@
-import { applicationName, ConfigError } from "@stint/core";
+import { ConfigError } from "@stint/core";
+import { applicationName } from "@stint/core/internal";
 import { assertSqlIdentifier, integerOption, MAX_BATCH_SIZE } from "@stint/core/driver";
 import type { Kysely } from "kysely";
 import { createDatabase, type DatabaseOptions } from "../create-database";

@@ -2,7 +2,8 @@ import { defineJob, type JobEvent } from "@stint/core";
 import { buildNewJob } from "@stint/core/driver";
 import { eventually } from "@stint/core/testing";
 import { expect } from "chai";
-import { jobEventChannel, PostgresJobEvents } from "../../src";
+import { PostgresJobEvents } from "../../src";
+import { jobEventChannel } from "../../src/events/job-event-channel";
 import { createTestSchema, type TestSchema } from "../../src/testing";
 import { RawListener } from "../support/raw-listener";
 

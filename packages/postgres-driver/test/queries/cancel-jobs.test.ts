@@ -1,5 +1,6 @@
 import { expect } from "chai";
-import { CANCEL_BATCH_SIZE, QueueAdmin } from "@stint/core";
+import { QueueAdmin } from "@stint/core";
+import { CANCEL_BATCH_SIZE } from "@stint/core/internal";
 import { newJob } from "@stint/core/testing";
 import { loggedStorePerTest } from "../support/logged-store";
 

@@ -3,13 +3,13 @@ import {
   defineJob,
   JobClient,
   PermanentError,
-  REDACTED,
   type JobContext,
   type JobDefinition,
   type JobStore,
   type LogFields,
   type Logger,
 } from "@stint/core";
+import { REDACTED } from "@stint/core/internal";
 import { expect } from "chai";
 import { createTestSchema, type TestSchema } from "../../src/testing";
 

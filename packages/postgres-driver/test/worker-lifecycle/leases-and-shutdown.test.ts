@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { sql } from "kysely";
-import { ErrorCode, errorCodeOf, resolveWorkerOptions, type JobRecord } from "@stint/core";
+import { ErrorCode, errorCodeOf, type JobRecord } from "@stint/core";
+import { resolveWorkerOptions } from "@stint/core/internal";
 import { buildNewJob } from "@stint/core/driver";
 import { PostgresWakeupSource } from "../../src";
 import { createTestSchema, type TestSchema } from "../../src/testing";

@@ -1,5 +1,6 @@
 import { expect } from "chai";
-import { WORKER_EVENT_NAMES, WorkerEvents, type WorkerEventName } from "@stint/core";
+import { WorkerEvents, type WorkerEventName } from "@stint/core";
+import { WORKER_EVENT_NAMES } from "@stint/core/internal";
 import { buildNewJob } from "@stint/core/driver";
 import { schemaPerTest, ScriptedWorker, TaskJob } from "./scripted-worker";
 

@@ -42,14 +42,14 @@ const INDEX_CHECK_TTL_MS = 60_000;
  * Each statement runs in a transaction of its own with `enable_seqscan`
  * off: each is built to read an index range, and the planner's cost model
  * misjudges these tables. It assumes the waiting jobs are scattered over
- * the heap, while they are its newest rows, clustered at the end; measured
- * on a million jobs with 12,667 waiting, it chose a parallel scan of the
- * whole table (184 ms) over the partial index `jobs_claim_idx` (6 ms).
+ * the heap, while they are its newest rows, clustered at the end, so on a
+ * large table it prefers a scan of the whole table to the partial index
+ * `jobs_claim_idx`, which is far faster.
  * JIT compilation is off too: a read that has no index to use (the
  * finished rows an upgrade has not moved out of `jobs` yet) keeps its
  * sequential scan, whose cost `enable_seqscan = off` inflates past every
- * JIT threshold; measured on a million finished jobs, the throughput read
- * then spent 5 to 7 s compiling for 40 ms of work.
+ * JIT threshold, and the read then spends far longer compiling than
+ * working (see docs/benchmarks.md, Figures behind the code).
  *
  * @example
  * ```ts

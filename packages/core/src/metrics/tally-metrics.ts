@@ -22,8 +22,9 @@ interface ScrapedMetric {
  * increment on a series object the caller keeps, and whose labels are
  * joined, hashed and formatted only when the registry is scraped.
  * prom-client's own `Counter` and `Histogram` hash the label set on every
- * `inc` and `observe` (about 0.3 µs each); a worker that drains tens of
- * thousands of jobs a second records three per job.
+ * `inc` and `observe`; a worker that drains tens of thousands of jobs a
+ * second records three per job (see docs/benchmarks.md, Figures behind the
+ * code).
  *
  * Registered in a prom-client `Registry` like any metric, so the exposition
  * is prom-client's: `registry.metrics()` and `getMetricsAsJSON()` serve it.

@@ -49,7 +49,8 @@ export function traceEnqueue<R>(
   send: (withContext: <M extends Readonly<Record<string, unknown>>>(meta: M | undefined) => M | undefined) => Promise<R>,
 ): Promise<R> {
   // Without an SDK, and outside any trace, there is nothing to record and no context to hand on: the enqueue skips the
-  // span (about 40 µs before the insert is sent, on a producer idle between jobs), and the promise of its own.
+  // span (a cost on every enqueue before its insert is sent: see docs/benchmarks.md, Figures behind the code), and the
+  // promise of its own.
   return tracingIsOn() ? sendInSpan(queue, count, send) : send(unchangedMeta);
 }
 

@@ -47,8 +47,8 @@ export interface WorkerOptions {
   /**
    * Wait for each claim to reach disk before running its jobs. Default false:
    * a claim commits without waiting for its WAL flush, which is most of a
-   * claim's time on an idle queue (0.3–0.5 ms on a local disk, on every job's
-   * path from enqueue to handler start). A database crash in the moment
+   * claim's time on an idle queue, on every job's path from enqueue to
+   * handler start (see docs/benchmarks.md, Figures behind the code). A database crash in the moment
    * before the flush can undo such a claim — the job is queued again, attempt
    * uncounted — so the worker counts a claim as durable only once one of its
    * own later writes has committed, and stops the handlers of any other claim

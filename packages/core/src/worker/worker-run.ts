@@ -363,8 +363,9 @@ export class WorkerRun<T> {
    * wakes the nudge). Its timer is cancelled once the claim the wake-up
    * leads to has started its jobs (see {@link #cancelIdleTimer}), not at once:
    * aborting a signal dispatches an event, and even deferred with
-   * `setImmediate` that cost the path from a wake-up to the claim's send about
-   * 13 µs on a worker idle between jobs.
+   * `setImmediate` that lengthened the path from a wake-up to the claim's
+   * send on a worker idle between jobs (see docs/benchmarks.md, Figures
+   * behind the code).
    */
   async #idle(ms: number): Promise<void> {
     this.#cancelIdleTimer();

@@ -6,9 +6,9 @@
  * every later statement on it would wait too.
  *
  * A timer per statement (what pg's `query_timeout` arms) is armed and
- * cleared on every statement; on a process idle between statements, that
- * cost each one 10–15 µs before it was sent, twice on the path from
- * enqueue to handler start. Here the timer is armed once for the first
+ * cleared on every statement, which on a process idle between statements
+ * delays each one before it is sent, twice on the path from enqueue to
+ * handler start (see docs/benchmarks.md, Figures behind the code). Here the timer is armed once for the first
  * statement after an idle spell and, when it fires, re-armed for the
  * oldest statement still waiting, or not at all when none is.
  *

@@ -34,8 +34,9 @@ export interface CompletionRow {
  *
  * The batch is parsed once into a materialized CTE and the rows are found
  * by primary key (`id = ANY(ARRAY(…))`): whatever the table's statistics,
- * PostgreSQL never re-reads the batch for every job it looks at (a plan
- * that did took a quarter of a second per statement on a small table).
+ * PostgreSQL never re-reads the batch for every job it looks at, a plan
+ * that is slow even on a small table (see docs/benchmarks.md, Figures
+ * behind the code).
  *
  * The attempts travel as one JSON parameter (built by string joins: the ids
  * are checked digits and the results are JSON text already), and the ids

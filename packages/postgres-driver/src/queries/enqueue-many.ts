@@ -147,9 +147,9 @@ const PLAIN_INSERTS = new CompiledStatements();
  * joined, not serialized again) and the other columns as arrays, read
  * together with `ROWS FROM`; ids are drawn in input order (a volatile
  * output column is evaluated after the sort), so the returned ids, in
- * ascending order, belong to the inputs in order. On the peer benchmark's
- * bulk enqueue (1,000 jobs a statement) this took about half the time of
- * the statement that also handles keys.
+ * ascending order, belong to the inputs in order. It is much cheaper than
+ * the statement that also handles keys (see docs/benchmarks.md, Figures
+ * behind the code).
  *
  * ```sql
  * INSERT INTO "stint"."jobs" (id, queue, payload, …)

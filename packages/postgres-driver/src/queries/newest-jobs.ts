@@ -54,9 +54,9 @@ const ACTIVE_TABLE_GROUPS: readonly (readonly JobState[])[] = [["queued", "faile
  * planner costs it as the whole read it may be: a state that `jobs` has
  * none of (`dead`, now that finished jobs move) is read through its partial
  * index and sorted, instead of a walk of the primary key that reaches the
- * end of the table before it gives up (measured: every one of 50,000
- * queued jobs walked for a page of dead ones, when the two tables were read
- * as one `UNION ALL` under a single `LIMIT`).
+ * end of the table before it gives up (what happened when the two tables
+ * were read as one `UNION ALL` under a single `LIMIT`: see
+ * docs/benchmarks.md, Figures behind the code).
  *
  * With a `queue`, each table is read one group of states at a time, so
  * each part is one index range however rare the queue or the state:

@@ -14,10 +14,9 @@ export const PARTITION_SPAN_MS = 86_400_000;
  * are copied while `finished_jobs` is locked against every completion, so
  * they must be few: a partition holding more rows to keep has its doomed
  * rows deleted row by row instead, and is dropped once what it keeps is
- * gone too. Copying 2,000 rows held the lock 30 to 55 ms, 10,000 rows 70
- * to 270 ms, next to a 1,000,000-row partition on a busy PostgreSQL 15
- * (see `drop-history-partition.ts`); the dead jobs of a day are usually
- * far fewer.
+ * gone too. The lock is held longer the more rows are copied, steeply
+ * past this number (see docs/benchmarks.md, Figures behind the code); the
+ * dead jobs of a day are usually far fewer.
  */
 export const MAX_KEPT_PER_DROP = 2_000;
 

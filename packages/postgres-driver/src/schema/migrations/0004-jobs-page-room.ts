@@ -11,9 +11,9 @@ import type { Migration } from "./migration";
  * that leaves out the unchanged leading columns (id, queue, payload); one
  * that does not fit also locks the old version in a record of its own and
  * logs the whole new row. With half of each page free, most updates fit,
- * and page pruning makes the room again once a job is done. Measured on a
- * drain of 50,000 no-op jobs: 876 bytes of WAL per job at 50 against 950
- * at 75 (and about 40 more at 100), with no loss of throughput.
+ * and page pruning makes the room again once a job is done: a job writes
+ * less WAL at 50 than at 75 or 100, with no loss of throughput (see
+ * docs/benchmarks.md, Figures behind the code).
  *
  * Only pages filled from now on follow the new setting; the table is not
  * rewritten, so the migration takes no lock worth noticing.

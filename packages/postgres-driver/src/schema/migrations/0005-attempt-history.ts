@@ -18,13 +18,10 @@ import type { Migration } from "./migration";
  *
  * The successful attempt writes no row: the job row already holds its
  * worker (`locked_by`), `started_at`, `finished_at`, `duration_ms` and
- * number (`attempts`). Completing 20,000 jobs in batches of 500 (after a
- * checkpoint, so full-page images count as in production) wrote 398 bytes
- * of WAL per job; also inserting a history row per job in the same
- * statement wrote 670 (+272 bytes, +68%: the row and its two index
- * entries), on a hot path of about 50,000 completions a second — some
- * 13 MB/s more WAL for facts the job row already holds
- * (`scripts/measure-history-wal.mjs`, PostgreSQL 15).
+ * number (`attempts`). A history row per success (the row and its two
+ * index entries) would add much of a completion's WAL again, on the
+ * hottest path, for facts the job row already holds (see
+ * docs/benchmarks.md, Figures behind the code).
  *
  * Adding nullable columns without a default rewrites nothing.
  */

@@ -24,9 +24,8 @@ import type { Migration } from "./migration";
  *   insert; retention finds old succeeded jobs by walking the primary key
  *   from the oldest id instead.
  *
- * On a drain of 50,000 no-op jobs (after a checkpoint, so full-page images
- * count as in production) these took WAL per job from 875 to about 690
- * bytes (`../shared/peer-bench/tools/diag-drain.mjs`).
+ * Together these cut the WAL each job writes (see docs/benchmarks.md,
+ * Figures behind the code).
  *
  * PostgreSQL cannot reorder columns, so the migration copies the table:
  * it holds an exclusive lock on `jobs` while it copies, so workers and

@@ -17,8 +17,8 @@ export const IDS_PER_NOTIFICATION = 300;
  *   finishes jobs (success, dead, cancel, the lease rescue's dead), after
  *   its update: sends the ids of the finished jobs somebody waits for on
  *   `channel`, comma-separated, at most 300 per notification, and returns
- *   how many it named. Nobody waiting costs about 2 µs per statement (one
- *   look at `job_waiters`, measured with 10 ids) and no NOTIFY: a NOTIFY
+ *   how many it named. Nobody waiting costs a statement one look at
+ *   `job_waiters` (see docs/benchmarks.md, Figures behind the code) and no NOTIFY: a NOTIFY
  *   takes a database-wide lock until its transaction commits. Its query runs on a snapshot taken after the caller's
  *   update, not at the caller's start, so a waiter registered while the
  *   statement ran is seen — see `PostgresCompletionSource` for why that

@@ -5,9 +5,9 @@ import type { Migration } from "./migration";
  * Version 10: `jobs_finished_idx` carries each dead or cancelled job's
  * queue (`INCLUDE (queue)`), so counting them per queue — the dashboard's
  * overview and the metrics scrape's dead gauge — is an index-only scan
- * instead of a heap visit per dead job. Measured on a million jobs with
- * 39,200 dead: 187 ms (a bitmap heap scan of 39,145 pages) before, 7 ms
- * after. The index holds the same rows as before (dead and cancelled
+ * instead of a heap visit per dead job, which on a large table is the
+ * difference between reading most of its pages and a few (see
+ * docs/benchmarks.md, Figures behind the code). The index holds the same rows as before (dead and cancelled
  * only), so no completion writes to it; the rebuild reads the table once.
  */
 export const finishedIndexQueueMigration: Migration = Object.freeze({

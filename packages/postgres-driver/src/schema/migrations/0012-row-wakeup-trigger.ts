@@ -11,10 +11,10 @@ import type { Migration } from "./migration";
  * at commit, as the statement trigger did.
  *
  * The statement trigger (migration 2) read its transition table with a
- * query on every insert: that query cost a single-job enqueue 30–36 µs of
- * PostgreSQL time on a producer idle between jobs (600 interleaved inserts
- * of each). The row trigger costs a 5,000-row insert about 0.5 µs more per
- * row (23.5 ms against 21 ms), which a bulk enqueue's other work dwarfs.
+ * query on every insert, a cost every single-job enqueue paid. The row
+ * trigger costs a bulk insert a little more per row, which a bulk
+ * enqueue's other work dwarfs (see docs/benchmarks.md, Figures behind the
+ * code).
  */
 export const rowWakeupTriggerMigration: Migration = Object.freeze({
   version: 12,

@@ -124,9 +124,9 @@ BEGIN
   RETURN kept;
 END
 $function$`,
-      // Then drop the detached table, in a transaction of its own: freeing a million rows' files at commit took
-      // 50 to 180 ms, which must not happen under the lock on finished_jobs. Refuses a table that is still a
-      // partition. Returns whether there was a table to drop.
+      // Then drop the detached table, in a transaction of its own: freeing a large partition's files at commit takes
+      // long enough (see docs/benchmarks.md, Figures behind the code) that it must not happen under the lock on
+      // finished_jobs. Refuses a table that is still a partition. Returns whether there was a table to drop.
       sql`CREATE FUNCTION ${sql.id(schema, "drop_detached_history")}(day date) RETURNS boolean
 LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $function$
 DECLARE

@@ -54,13 +54,6 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * `LeaderLease`: the `leader_leases` table of migration 14, renewed while
  * held, taken over once expired).
  *
- * ### SQL
- * ```sql
- * SELECT pg_try_advisory_lock($1::bigint) AS acquired  -- tryAcquire
- * SELECT 1                                             -- tryAcquire while held: liveness
- * SELECT pg_advisory_unlock($1::bigint)                -- release
- * ```
- *
  * @example
  * ```ts
  * const leader = new PostgresLeaderLock({ connectionString: process.env.DATABASE_URL!, schema: "stint" });

@@ -38,13 +38,11 @@ export function registerLogger(container: DependencyContainer, options: LoggerOp
  *   TypeScript, declare it `as const` and the compiler checks it against
  *   the constructor's parameters.
  *
- * A class whose constructor takes parameters and that declares neither is
- * a `ConfigError` naming the class, as is an `inject` list that is not an
- * array of tokens or has fewer tokens than the constructor has parameters.
- * A class with an `inject` list is constructed by a factory that resolves
- * each token from the container doing the resolving (a child container's
- * registrations win); unlike a class tsyringe constructs, the container's
- * `dispose()` does not call a `dispose()` method of such a worker.
+ * A class that takes parameters but declares neither, or whose `inject`
+ * list is not an array of tokens or is shorter than its parameters, is a
+ * `ConfigError` naming the class. An `inject` list's tokens are resolved
+ * from the resolving container (a child's registrations win), and the
+ * container's `dispose()` does not call such a worker's `dispose()`.
  *
  * @example
  * ```ts

@@ -49,24 +49,10 @@ export function workerHooks<T>(worker: AbstractQueueWorker<T>): BoundWorkerHooks
  * fenced outcome writes, retries with backoff, dead letters, logging and
  * graceful shutdown.
  *
- * The skeleton `start()` runs, in order (`worker-run.ts`, `attempt-executor.ts`):
- * 1. **start** — log the start, subscribe to wake-ups (loop mode), start the
- *    heartbeat and the lease deadline watcher;
- * 2. **claim** — up to `concurrency + prefetch` due jobs in one statement,
- *    each leased to this worker; those without a free slot wait in a local
- *    buffer, still leased;
- * 3. **parse** — `parse(payload)`; a throw sends the job to `dead` at once;
- * 4. **processItem** — with `ctx.signal`, which aborts on the job's timeout,
- *    when the lease's local deadline passes, or at shutdown;
- * 5. **isRetryable / handleFailure** — on a failure, decide: retry after a
- *    delay, or dead;
- * 6. **finalize** — one fenced write of the outcome (successes batched with
- *    others); a write that matches no row means another worker owns the job;
- * 7. **onDead** — once a death is committed (here, or in SQL by the lease
- *    rescue for a worker that died on its last attempt), `onDead` runs once
- *    for it in a worker of the queue, outside the handler slots;
- * 8. **summary** — at the end, buffered jobs go back unspent, running ones
- *    get the shutdown timeout; the frozen `RunSummary` is logged and returned.
+ * The skeleton `start()` runs, in order: start, claim, parse,
+ * `processItem`, `isRetryable` / `handleFailure`, finalize, `onDead`,
+ * summary (`worker-run.ts`, `attempt-executor.ts`); what each step does:
+ * ARCHITECTURE.md, "The life of a job".
  *
  * @example
  * ```ts

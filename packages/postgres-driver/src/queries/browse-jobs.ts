@@ -94,36 +94,6 @@ interface PageRow extends JobSummaryRow {
  * pass every other filter, each marked with whether it matches. The page
  * then says how many it looked at and whether jobs further on remain.
  *
- * ### SQL (every filter read from an index)
- * ```sql
- * SELECT * FROM (
- *   (SELECT j.id, j.queue, j.state, …, left(j.last_error, 300) AS error_head FROM "stint"."jobs" AS j
- *     WHERE true [AND j.id < $before] [AND j.id >= $low AND j.id < $high AND j.created_at >= $from AND j.created_at < $to]
- *           [AND j.last_error IS NOT NULL AND j.last_error ILIKE $text] [AND j.queue = $q] [AND j.state = ANY($states)]
- *     ORDER BY j.id DESC LIMIT $limit + 1)
- *   UNION ALL …  -- with a queue: one part per group of states, as newestJobs reads them
- *   (SELECT … FROM "stint"."finished_jobs" AS j WHERE … ORDER BY j.id DESC LIMIT $limit + 1)
- * ) AS newest ORDER BY newest.id DESC LIMIT $limit + 1
- * ```
- *
- * ### SQL (the error text searched within a window)
- * ```sql
- * WITH win AS MATERIALIZED (
- *   SELECT * FROM (
- *     (SELECT j.id, (j.last_error ILIKE $text) IS TRUE AS hit FROM "stint"."jobs" AS j WHERE <other filters> ORDER BY j.id DESC LIMIT $scan)
- *     UNION ALL
- *     (SELECT j.id, (…) IS TRUE AS hit FROM "stint"."finished_jobs" AS j WHERE <other filters> ORDER BY j.id DESC LIMIT $scan)
- *   ) AS newest ORDER BY newest.id DESC LIMIT $scan),
- * stats AS (SELECT count(*) AS scanned, min(id) AS lowest, max(id) AS highest, count(*) FILTER (WHERE hit) AS matched FROM win),
- * shown AS MATERIALIZED (SELECT id FROM win WHERE hit ORDER BY id DESC LIMIT $limit + 1)
- * SELECT stats.*, page.* FROM stats LEFT JOIN LATERAL (
- *   SELECT … FROM "stint"."jobs" AS j WHERE j.id = ANY(ARRAY(SELECT id FROM shown))
- *   UNION ALL
- *   SELECT … FROM "stint"."finished_jobs" AS j WHERE j.id = ANY(ARRAY(SELECT id FROM shown))) AS page ON true
- *  ORDER BY page.id DESC
- * ```
- * (`ASC` throughout for the newer page.)
- *
  * @example
  * ```ts
  * const page = await browseJobs(db, "stint", { states: ["dead"], errorText: "timeout", limit: 50, scanLimit: 10_000 }, { errorText: true });

@@ -24,31 +24,6 @@ import { moveToFinished } from "./finished-jobs";
  * learns of the cancel from its next heartbeat (see `extendLeases`).
  * Returns false when the job does not exist or has already finished.
  *
- * ### SQL
- * ```sql
- * WITH target AS MATERIALIZED (
- *   SELECT id, state, queue, attempts, locked_by, started_at FROM "stint"."jobs"
- *    WHERE id = $1 AND state IN ('queued', 'failed', 'running') FOR UPDATE),
- * removed AS (
- *   DELETE FROM "stint"."jobs" AS jobs USING target WHERE jobs.id = target.id
- *   RETURNING jobs.*, CASE WHEN target.state = 'running' THEN <now() - started_at in ms> ELSE jobs.duration_ms END AS cancelled_duration_ms),
- * moved AS (
- *   INSERT INTO "stint"."finished_jobs" (…)
- *   SELECT …, 'cancelled', now() AS finished_at, NULL AS locked_until, cancelled_duration_ms, … FROM removed),
- * cancelled AS (SELECT id, state, queue, attempts, locked_by, started_at, cancelled_duration_ms AS duration_ms FROM removed),
- * history AS (
- *   INSERT INTO "stint"."job_attempts" (…)
- *   SELECT id, attempts, 'cancelled', locked_by, started_at, now(), <ms>, 'Cancelled while it ran; …', 'STINT_CANCELLED', NULL
- *     FROM cancelled WHERE state = 'running'),
- * told AS (
- *   SELECT pg_notify($2, '!cancel ' || json_build_object('id', id::text, 'attempt', attempts, 'queue', queue, 'workerId', locked_by)::text)
- *     FROM cancelled WHERE state = 'running')
- * SELECT cancelled.id FROM cancelled
- *  CROSS JOIN (SELECT "stint".notify_awaited($3, array_agg(id)) FROM cancelled) AS announced
- *  CROSS JOIN (SELECT <only while a listener is live> "stint".notify_job_events(array_agg('cancelled'), array_agg(id), …) FROM cancelled) AS notified
- *  CROSS JOIN (SELECT count(*) FROM told) AS owner_told
- * ```
- *
  * @example
  * ```ts
  * if (!(await cancelJob(db, "stint", { id: "812" }))) console.log("job 812 had already finished");

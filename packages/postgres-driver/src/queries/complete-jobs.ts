@@ -48,26 +48,6 @@ export interface CompletionRow {
  * `job_waiters` table per statement and no NOTIFY. Job-event listeners
  * likewise (see `notifyJobEvents`): one look at `job_event_listeners`.
  *
- * ### SQL
- * ```sql
- * WITH batch AS MATERIALIZED (
- *   SELECT * FROM json_to_recordset($2::json) AS done(id bigint, attempt integer, result jsonb, duration_ms integer)),
- * done AS (
- *   DELETE FROM "stint"."jobs" AS jobs USING batch
- *    WHERE jobs.id = ANY(ARRAY(SELECT id FROM batch)) AND jobs.id = batch.id AND jobs.attempts = batch.attempt
- *      AND jobs.locked_by = $1 AND (jobs.state = 'running') IS TRUE
- *   RETURNING jobs.*, batch.result AS done_result, batch.duration_ms AS done_duration_ms),
- * moved AS (
- *   INSERT INTO "stint"."finished_jobs" (id, queue, …, state, result, duration_ms, finished_at, locked_until, updated_at, …)
- *   SELECT id, queue, …, 'succeeded', done_result,
- *          coalesce(done_duration_ms, <statement_timestamp() - started_at in ms>),
- *          statement_timestamp(), NULL, statement_timestamp(), … FROM done)
- * SELECT coalesce(array_agg(id), '{}')::text[] AS ids,
- *        "stint".notify_awaited($3, array_agg(id)) AS announced,
- *        <only while a listener is live> "stint".notify_job_events(array_agg('succeeded'), array_agg(id), …) AS notified
- *   FROM done
- * ```
- *
  * @example
  * ```ts
  * const applied = await completeJobs(runner, "stint", {

@@ -36,14 +36,6 @@ import { surveyPartition } from "./survey-partition";
  * skipping rows others hold; every step deletes the attempt history of the
  * jobs it deletes.
  *
- * ### SQL
- * ```sql
- * -- listExpiredPartitions, then per partition surveyPartition and dropHistoryPartition:
- * SELECT "stint".detach_history_partition('2025-03-01'::date, $1::text[]);  -- in a transaction of its own
- * SELECT "stint".drop_detached_history('2025-03-01'::date);
- * -- then deleteFinishedRows on "stint"."finished_jobs_kept" (or "stint"."finished_jobs") and "stint"."jobs"
- * ```
- *
  * @example
  * ```ts
  * const week = 7 * 86_400_000;

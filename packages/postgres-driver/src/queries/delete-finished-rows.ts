@@ -30,35 +30,6 @@ export type FinishedRowsTable = "jobs" | "finished_jobs" | (string & {});
  * so a job that an operator retried in the meantime is never deleted, and
  * a row another transaction holds is skipped instead of waited for.
  *
- * ### SQL
- * ```sql
- * WITH candidates AS MATERIALIZED (
- *   SELECT id FROM (
- *     SELECT old.id, old.finished_at FROM unnest($1::text[]) AS wanted(state)   -- dead, cancelled
- *      CROSS JOIN LATERAL (
- *        SELECT id, finished_at FROM "stint"."finished_jobs_kept"
- *         WHERE state = wanted.state AND state IN ('dead', 'cancelled')
- *           AND finished_at < now() - $2 * interval '1 millisecond' [AND queue = ANY($4::text[])]
- *         ORDER BY finished_at LIMIT $3) AS old
- *     UNION ALL
- *     (SELECT id, finished_at FROM "stint"."finished_jobs_kept"                 -- succeeded
- *       WHERE state = 'succeeded' AND finished_at < now() - $2 * interval '1 millisecond' [AND queue = …]
- *       ORDER BY id LIMIT $3)) AS old
- *   ORDER BY old.finished_at LIMIT $3),
- * doomed AS MATERIALIZED (
- *   SELECT id FROM "stint"."finished_jobs_kept"
- *    WHERE id = ANY(ARRAY(SELECT id FROM candidates))
- *      AND state = ANY($5::text[]) AND finished_at < now() - $2 * interval '1 millisecond'
- *    FOR UPDATE SKIP LOCKED),
- * deleted AS (DELETE FROM "stint"."finished_jobs_kept" AS target USING doomed
- *              WHERE target.id = doomed.id AND target.finished_at < now() - $2 * interval '1 millisecond'
- *             RETURNING target.id),
- * history AS (DELETE FROM "stint"."job_attempts" WHERE job_id = ANY(ARRAY(SELECT id FROM deleted))),
- * waiters AS (DELETE FROM "stint"."job_waiters" WHERE job_id = ANY(ARRAY(SELECT id FROM deleted))),
- * logs AS (DELETE FROM "stint"."job_logs" WHERE job_id = ANY(ARRAY(SELECT id FROM deleted)))
- * SELECT count(*) AS deleted FROM deleted
- * ```
- *
  * @example
  * ```ts
  * const week = 7 * 24 * 3_600_000;

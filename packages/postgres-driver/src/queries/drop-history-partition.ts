@@ -11,59 +11,16 @@ import type { RetainedState } from "./retention-plan";
  * (those in `states`; the others are kept), or `"busy"` when the lock did
  * not come in time — nothing was dropped, the next pass tries again.
  *
- * First, outside any lock, in statements of at most `batch` jobs each: the
- * attempt history of the jobs that go and the `job_waiters` rows a dead
- * waiting process left for them. A job that succeeded at its first attempt
- * has no attempt history, so the walk of the partition's id index looks up
- * only those that failed, died, were cancelled or ran more than once.
- * The `ctx.log` lines (`job_logs`) of the jobs that go are deleted by
- * the partition's id range, which `job_logs_pkey` serves.
- * `dead_hooks` rows stay: a death whose job is gone is still handed to its
- * hook, without the job, and its claim deletes the row.
- *
- * Then one short transaction, waiting at most `HISTORY_LOCK_TIMEOUT_MS`
- * for its locks: `detach_history_partition(day, states)` (its owner's
- * rights) detaches the partition — an ACCESS EXCLUSIVE lock on
- * `finished_jobs` until commit, since a table with a default partition
- * cannot detach one concurrently — and copies back into `finished_jobs` the
- * rows of other states (their day has no partition any more, so they land
- * in `finished_jobs_kept`; `surveyPartition` made sure they are few).
- * Completions wait for that transaction: it held the lock 4 to 10 ms with
- * nothing to copy back, 12 to 43 ms with 1,000 rows and 30 to 55 ms with
- * 2,000, detaching a 1,000,000-row partition on a busy PostgreSQL 15; it
- * does not grow with the rows that go. Last, `drop_detached_history(day)`
- * drops the detached table in a transaction of its own, which locks
- * nothing anybody else uses: freeing a million rows' files at commit took
- * 50 to 180 ms, which under the first lock every completion would have
- * waited for. A table left detached by a process that stopped in between
- * is dropped by the next pass (`dropLeftoverDays`).
- *
- * ### SQL
- * ```sql
- * SELECT count(*) AS n FROM "stint"."finished_jobs_20250301" WHERE state = ANY($1::text[]);
- * WITH batch AS (SELECT id FROM "stint"."finished_jobs_20250301"
- *                 WHERE id > $2 AND state = ANY($1::text[]) AND (state <> 'succeeded' OR attempts > 1)
- *                 ORDER BY id LIMIT $3),
- * history AS (DELETE FROM "stint"."job_attempts" WHERE job_id = ANY(ARRAY(SELECT id FROM batch)))
- * SELECT max(id) AS last, count(*) AS seen FROM batch;                         -- until seen < $3
- * WITH gone AS (SELECT w.job_id, w.waiter FROM "stint"."job_waiters" AS w
- *                WHERE EXISTS (SELECT FROM "stint"."finished_jobs_20250301" AS p
- *                               WHERE p.id = w.job_id AND p.state = ANY($1::text[])) LIMIT $3)
- * DELETE FROM "stint"."job_waiters" AS w USING gone
- *  WHERE w.job_id = gone.job_id AND w.waiter = gone.waiter;                    -- until fewer than $3
- * WITH span AS (SELECT min(id) AS low, max(id) AS high FROM "stint"."finished_jobs_20250301"),
- * gone AS (SELECT l.job_id, l.attempt FROM "stint"."job_logs" AS l, span
- *           WHERE l.job_id BETWEEN span.low AND span.high
- *             AND EXISTS (SELECT FROM "stint"."finished_jobs_20250301" AS p
- *                          WHERE p.id = l.job_id AND p.state = ANY($1::text[])) LIMIT $3)
- * DELETE FROM "stint"."job_logs" AS l USING gone
- *  WHERE l.job_id = gone.job_id AND l.attempt = gone.attempt;                  -- until fewer than $3
- * BEGIN;
- * SELECT set_config('lock_timeout', '1000ms', true);
- * SELECT "stint".detach_history_partition('2025-03-01'::date, $1::text[]) AS kept;
- * COMMIT;
- * SELECT "stint".drop_detached_history('2025-03-01'::date);
- * ```
+ * In three steps: outside any lock, in statements of at most `batch` jobs,
+ * the attempt history, `job_waiters` rows and `ctx.log` lines of the jobs
+ * that go (`dead_hooks` rows stay: their claim deletes them); then one short
+ * transaction, waiting at most `HISTORY_LOCK_TIMEOUT_MS`, that detaches the
+ * partition and copies back the rows of other states
+ * (`detach_history_partition`); last, `drop_detached_history` drops the
+ * detached table in a transaction of its own, so completions never wait for
+ * its files to be freed. A table left detached by a process that stopped
+ * in between is dropped by the next pass (`dropLeftoverDays`). Why each
+ * step is shaped so: docs/schema.md, "Dropping a day of history".
  *
  * @example
  * ```ts

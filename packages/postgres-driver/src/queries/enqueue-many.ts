@@ -31,24 +31,6 @@ interface BatchRow {
  * evaluates a volatile output column after the `ORDER BY` sort), so jobs of
  * equal priority and `run_at` are claimed in the order they were given.
  *
- * ### SQL
- * ```sql
- * WITH input AS MATERIALIZED (
- *   SELECT i.*, CASE WHEN dedupe_key IS NULL THEN ord
- *                    ELSE min(ord) OVER (PARTITION BY queue, dedupe_key) END AS first_ord
- *     FROM unnest($1::text[], $2::text[], $3::smallint[], …, $9::text[]) WITH ORDINALITY AS i(queue, payload, …, meta, ord)),
- * fresh AS MATERIALIZED (SELECT nextval($9::regclass) AS id, input.* FROM input WHERE ord = first_ord ORDER BY ord),
- * inserted AS (
- *   INSERT INTO "stint"."jobs" (id, queue, payload, …) SELECT id, queue, payload::jsonb, … FROM fresh
- *    ORDER BY queue COLLATE "C", dedupe_key COLLATE "C", ord
- *   ON CONFLICT (queue, dedupe_key) WHERE … DO NOTHING RETURNING id)
- * SELECT input.ord, input.first_ord, fresh.id AS new_id, inserted.id IS NOT NULL AS inserted, existing.id AS existing_id
- *   FROM input JOIN fresh ON fresh.ord = input.first_ord
- *   LEFT JOIN inserted ON inserted.id = fresh.id
- *   LEFT JOIN LATERAL (SELECT id FROM "stint"."jobs" WHERE <same key, active>) existing ON true
- *  ORDER BY input.ord
- * ```
- *
  * Rows are inserted in (queue, dedupe key) order, so concurrent batches
  * with overlapping keys wait for each other in one order instead of
  * deadlocking.

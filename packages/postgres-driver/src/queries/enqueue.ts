@@ -13,32 +13,6 @@ import { joinNotifying } from "./notify-job-events";
  * dedupe key is a plain insert (and the listeners' notice): it cannot be a duplicate,
  * and the statement is on the path from enqueue to handler start.
  *
- * ### SQL
- * ```sql
- * -- with a dedupe key
- * WITH inserted AS (
- *   INSERT INTO "stint"."jobs" (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta)
- *   VALUES ($1, $2::jsonb, $3, $4, $5, COALESCE($6::timestamptz, now()) + $7 * interval '1 millisecond', $8, $9::jsonb)
- *   ON CONFLICT (queue, dedupe_key) WHERE dedupe_key IS NOT NULL AND state IN ('queued', 'running', 'failed') DO NOTHING
- *   RETURNING id)
- * SELECT id, false AS duplicate FROM inserted
- * UNION ALL
- * SELECT id, true FROM "stint"."jobs"
- *  WHERE queue = $1 AND dedupe_key = $8 AND state IN (…) AND NOT EXISTS (SELECT 1 FROM inserted)
- * LIMIT 1
- *
- * -- without one
- * WITH inserted AS (INSERT INTO "stint"."jobs" (…) VALUES (…) RETURNING id, queue)
- * SELECT inserted.id, false AS duplicate FROM inserted
- *  CROSS JOIN (SELECT <only while a listener is live> "stint".notify_job_events(…) FROM inserted) AS notified
- *
- * -- each variant tells job-event listeners of the job it inserted (see `notifyJobEvents`)
- *
- * -- onDuplicate "replace": the conflict updates a queued holder instead
- * ON CONFLICT (…) DO UPDATE SET payload = excluded.payload, run_at = excluded.run_at, …
- *   WHERE jobs.state = 'queued' RETURNING id, xmax <> 0 AS replaced
- * ```
- *
  * With "replace", a holder that is running or waiting for a retry is left
  * alone (the update's WHERE is false, so nothing is returned and the
  * lookup finds it). Concurrent enqueues of one key take turns on the

@@ -32,21 +32,6 @@ interface PlannedSchedule {
  * process declared within the grace keeps its `next_run_at` and is not
  * locked; declared again, it fires what it owes as after downtime.
  *
- * ### SQL
- * ```sql
- * BEGIN;
- * SELECT name, queue, cron, …, now() AS db_now FROM "stint"."schedules"
- *  WHERE enabled AND next_run_at <= now()
- *    AND (origin = 'runtime' OR declared_at > now() - $2 * interval '1 millisecond')
- *  ORDER BY next_run_at LIMIT $1 FOR UPDATE SKIP LOCKED;
- * -- enqueueMany(…) with the fires
- * UPDATE "stint"."schedules" AS s
- *    SET next_run_at = fired.next_run_at, last_fired_at = coalesce(fired.last_fired_at, s.last_fired_at), updated_at = now()
- *   FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[]) AS fired(name, next_run_at, last_fired_at)
- *  WHERE s.name = fired.name;
- * COMMIT;
- * ```
- *
  * @example
  * ```ts
  * const fires = await fireDueSchedules(db, "stint", { limit: 100, graceMs: 86_400_000, plan: (schedule, now) => planFires(schedule, now) });

@@ -49,30 +49,6 @@ export interface MovedFinishedJobs {
  * `db` must be a Kysely instance, not a transaction: the two steps are
  * separate transactions.
  *
- * ### SQL
- * ```sql
- * BEGIN;
- * SELECT set_config('lock_timeout', '1000ms', true);
- * SELECT "stint".ensure_history_partitions(day, day) FROM (
- *   SELECT DISTINCT (coalesce(finished_at, updated_at) AT TIME ZONE 'UTC')::date AS day FROM (
- *     SELECT finished_at, updated_at FROM "stint"."jobs"
- *      WHERE state IN ('succeeded', 'dead', 'cancelled') AND id > $1 ORDER BY id LIMIT $2) AS batch) AS days
- *  WHERE isfinite(day) ORDER BY day;
- * COMMIT;
- *
- * WITH candidates AS MATERIALIZED (
- *   SELECT id FROM "stint"."jobs" WHERE state IN ('succeeded', 'dead', 'cancelled') AND id > $1
- *    ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED),
- * removed AS (
- *   DELETE FROM "stint"."jobs" AS jobs
- *    WHERE jobs.id = ANY(ARRAY(SELECT id FROM candidates)) AND jobs.state IN ('succeeded', 'dead', 'cancelled')
- *   RETURNING jobs.*),
- * moved AS (
- *   INSERT INTO "stint"."finished_jobs" (id, queue, …, finished_at, …)
- *   SELECT id, queue, …, coalesce(finished_at, updated_at), … FROM removed)
- * SELECT count(*) AS moved, max(id) AS last_id FROM removed
- * ```
- *
  * @example
  * ```ts
  * let batch = await moveFinishedJobs(db, "stint", { limit: 5_000 });

@@ -66,17 +66,6 @@ const ACTIVE_TABLE_GROUPS: readonly (readonly JobState[])[] = [["queued", "faile
  * sorted). Without a queue, a walk by id that stops at `limit` matches is
  * the cheap read, and each table is one part.
  *
- * ### SQL
- * ```sql
- * SELECT * FROM (
- *   (SELECT <select> FROM "stint"."jobs" AS j
- *     WHERE <where> [AND j.queue = $q] [AND j.state = ANY($1::text[])] ORDER BY j.id DESC LIMIT $2)
- *   UNION ALL …  -- with a queue: one such part per group of states
- *   (SELECT <select> FROM "stint"."finished_jobs" AS j
- *     WHERE <where> [AND j.queue = $q] [AND j.state = ANY($3::text[])] ORDER BY j.id DESC LIMIT $2)
- * ) AS newest ORDER BY newest.id DESC LIMIT $2
- * ```
- *
  * @example
  * ```ts
  * const page = newestJobs("stint", { select: sql`j.id, j.state`, states: ["dead"], where: [sql`j.id < ${beforeId}::bigint`], limit: 50 });

@@ -69,32 +69,6 @@ interface ThroughputRow {
  * `jobs` once (the work in flight, not the history), stopping at
  * `scanLimit` rows found.
  *
- * ### SQL
- * ```sql
- * WITH finished AS MATERIALIZED (   -- counted per bucket and queue as they are read: no row is kept
- *   SELECT b.bucket, f.queue, f.jobs, f.oldest FROM generate_series(0, $buckets - 1) AS b(bucket)
- *   CROSS JOIN LATERAL (
- *     SELECT queue, count(*) AS jobs, min(finished_at) AS oldest FROM (
- *       SELECT queue, finished_at FROM "stint"."finished_jobs"
- *        WHERE state = 'succeeded'
- *          AND finished_at > now() - least((b.bucket + 1) * $bucketMs, $windowMs) * interval '1 millisecond'
- *          AND finished_at <= now() - b.bucket * $bucketMs * interval '1 millisecond'
- *        LIMIT $share) AS r GROUP BY queue) AS f),
- * unmoved AS MATERIALIZED (
- *   SELECT bucket, queue, count(*) AS jobs, min(finished_at) AS oldest FROM (
- *     SELECT floor(extract(epoch FROM now() - finished_at) * 1000 / $bucketMs)::integer AS bucket, queue, finished_at
- *       FROM "stint"."jobs"
- *      WHERE state = 'succeeded' AND finished_at > now() - $windowMs * interval '1 millisecond' AND finished_at <= now()
- *      LIMIT $scanLimit) AS r GROUP BY 1, 2),
- * counted AS (SELECT * FROM finished UNION ALL SELECT * FROM unmoved)
- * SELECT NULL AS queue, NULL AS bucket, sum(jobs) AS jobs, floor(extract(epoch FROM now() - min(oldest)) * 1000) AS oldest_age_ms,
- *        EXISTS (SELECT FROM finished GROUP BY bucket HAVING sum(jobs) >= $share)
- *          OR (SELECT sum(jobs) FROM unmoved) >= $scanLimit AS capped
- *   FROM counted
- * UNION ALL
- * SELECT queue, bucket, sum(jobs), NULL, NULL FROM counted GROUP BY 1, 2
- * ```
- *
  * @example
  * ```ts
  * const hour = await readRecentThroughput(db, "stint", { windowMs: 3_600_000, buckets: 12, scanLimit: 50_000 });

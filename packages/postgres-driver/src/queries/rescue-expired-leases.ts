@@ -20,33 +20,6 @@ import { moveToFinished } from "./finished-jobs";
  * another transaction holds are skipped. Waiters of the jobs that became
  * `dead` are told (see `announceFinished`).
  *
- * ### SQL
- * ```sql
- * WITH expired AS MATERIALIZED (
- *   SELECT id, attempts, locked_by, started_at, locked_until FROM "stint"."jobs"
- *    WHERE state = 'running' AND locked_until < now() [AND queue = ANY($1::text[])]
- *    ORDER BY locked_until LIMIT $2 FOR UPDATE SKIP LOCKED),
- * retried AS (
- *   UPDATE "stint"."jobs" AS jobs
- *      SET state = 'failed', run_at = now(), error_code = 'STINT_WORKER_DIED',
- *          last_error = 'The worker stopped … during attempt ' || jobs.attempts || … || ' Retrying.',
- *          locked_until = NULL, updated_at = now()
- *     FROM expired WHERE jobs.id = expired.id AND jobs.attempts < jobs.max_attempts
- *   RETURNING jobs.id, jobs.attempts, jobs.queue, jobs.state, jobs.error_code, jobs.last_error),
- * died AS (
- *   DELETE FROM "stint"."jobs" AS jobs USING expired WHERE jobs.id = expired.id AND jobs.attempts >= jobs.max_attempts
- *   RETURNING jobs.*, 'The worker stopped … No attempts left.' AS died_last_error),
- * moved AS (INSERT INTO "stint"."finished_jobs" (…) SELECT …, 'dead', now(), <locked_until - started_at in ms>, … FROM died),
- * rescued AS (SELECT … FROM retried UNION ALL SELECT id, attempts, queue, 'dead', 'STINT_WORKER_DIED', died_last_error FROM died),
- * history AS (INSERT INTO "stint"."job_attempts" (…) SELECT id, attempts, 'lease-lost', locked_by, … FROM expired),
- * hooks AS (INSERT INTO "stint"."dead_hooks" (…) SELECT id, attempts, queue, error_code, last_error FROM rescued
- *            WHERE state = 'dead' ON CONFLICT (job_id, attempt) DO NOTHING)
- * SELECT count(*) FILTER (WHERE state = 'failed') AS retried, count(*) FILTER (WHERE state = 'dead') AS dead,
- *        "stint".notify_awaited($3, array_agg(id) FILTER (WHERE state = 'dead')) AS announced,
- *        <only while a listener is live> "stint".notify_job_events(array_agg(state), array_agg(id), …) AS notified -- 'failed' or 'dead'
- *   FROM rescued
- * ```
- *
  * @example
  * ```ts
  * const { retried, dead } = await rescueExpiredLeases(db, "stint", { limit: 1000 });

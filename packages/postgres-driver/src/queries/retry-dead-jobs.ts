@@ -27,45 +27,6 @@ import { requeuedEvent, requeuedSet, requeueFinished } from "./requeue-finished"
  * dead. When an enqueue takes a key at the same moment (a unique
  * violation), the statement runs again, at most `MAX_DEDUPE_TRIES` times.
  *
- * ### SQL
- * ```sql
- * WITH eligible AS MATERIALIZED (
- *   SELECT id, dedupe_key, finished_at FROM (
- *     (SELECT id, dedupe_key, finished_at FROM "stint"."finished_jobs" AS dead
- *       WHERE queue = $1 AND state = 'dead' AND NOT EXISTS (<an active job of the queue holds dead.dedupe_key>)
- *       ORDER BY finished_at LIMIT $2)
- *     UNION ALL
- *     (SELECT id, dedupe_key, finished_at FROM "stint"."jobs" AS dead
- *       WHERE queue = $1 AND state = 'dead' AND NOT EXISTS (<the same>)
- *       ORDER BY finished_at LIMIT $2)) AS dead
- *    ORDER BY finished_at LIMIT $2),
- * chosen AS MATERIALIZED (
- *   SELECT id FROM (SELECT id, dedupe_key, row_number() OVER (PARTITION BY dedupe_key
- *                     ORDER BY finished_at DESC, id DESC) AS rank FROM eligible) AS ranked
- *    WHERE dedupe_key IS NULL OR rank = 1),
- * picked AS MATERIALIZED (
- *   SELECT id FROM "stint"."finished_jobs" WHERE id = ANY(ARRAY(SELECT id FROM chosen)) AND state = 'dead'
- *      FOR UPDATE SKIP LOCKED),
- * picked_in_place AS MATERIALIZED (
- *   SELECT id FROM "stint"."jobs" WHERE id = ANY(ARRAY(SELECT id FROM chosen)) AND state = 'dead'
- *      FOR UPDATE SKIP LOCKED),
- * removed AS (
- *   DELETE FROM "stint"."finished_jobs" WHERE id = ANY(ARRAY(SELECT id FROM picked)) AND state = 'dead' RETURNING *),
- * returned AS (
- *   INSERT INTO "stint"."jobs" (id, queue, …) SELECT id, queue, …, 'queued' AS state, now() AS run_at,
- *          attempts + max_attempts AS max_attempts, NULL AS locked_by, NULL AS locked_until, NULL AS finished_at, …
- *     FROM removed
- *   RETURNING id, queue, attempts),
- * requeued AS (
- *   UPDATE "stint"."jobs" AS jobs SET state = 'queued', run_at = now(), max_attempts = attempts + max_attempts,
- *          locked_by = NULL, locked_until = NULL, finished_at = NULL, updated_at = now()
- *     FROM picked_in_place WHERE jobs.id = picked_in_place.id RETURNING jobs.id, jobs.queue, jobs.attempts),
- * retried AS (SELECT id, queue, attempts FROM returned UNION ALL SELECT id, queue, attempts FROM requeued),
- * notified AS (SELECT pg_notify($3, $1) FROM (SELECT 1 FROM retried LIMIT 1) AS any_retried)
- * SELECT (SELECT count(*) FROM retried) AS retried, (SELECT count(*) FROM notified) AS notified,
- *        <only while a listener is live> "stint".notify_job_events(array_agg('requeued'), …, array_agg('"retry"'::jsonb)) AS told
- * ```
- *
  * @example
  * ```ts
  * const queued = await retryDeadJobs(db, "stint", { queue: "send-invoice", limit: 500 });

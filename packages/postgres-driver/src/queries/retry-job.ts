@@ -44,36 +44,6 @@ const MAX_LOOKUPS = 3;
  * not retried silently: this throws a `DatabaseError` (SQLSTATE 23505) naming
  * the job that holds the key.
  *
- * ### SQL
- * ```sql
- * WITH target AS (
- *   SELECT id, queue, dedupe_key, state FROM "stint"."jobs" WHERE id = $1
- *   UNION ALL
- *   SELECT id, queue, dedupe_key, state FROM "stint"."finished_jobs" WHERE id = $1
- *   LIMIT 1),
- * holder AS (SELECT other.id FROM "stint"."jobs" AS other JOIN target USING (queue, dedupe_key)
- *             WHERE other.state IN ('queued', 'running', 'failed') AND other.id <> target.id LIMIT 1),
- * requeued AS (
- *   UPDATE "stint"."jobs" AS jobs SET state = 'queued', run_at = now(), max_attempts = attempts + max_attempts,
- *          locked_by = NULL, locked_until = NULL, finished_at = NULL, updated_at = now()
- *    WHERE id = $1 AND state IN ('dead', 'cancelled', 'failed') AND NOT EXISTS (SELECT 1 FROM holder)
- *   RETURNING id, queue, attempts),
- * removed AS (
- *   DELETE FROM "stint"."finished_jobs" WHERE id = $1 AND state IN ('dead', 'cancelled') AND NOT EXISTS (SELECT 1 FROM holder)
- *   RETURNING *),
- * returned AS (
- *   INSERT INTO "stint"."jobs" (id, queue, …) SELECT id, queue, …, 'queued' AS state, now() AS run_at,
- *          attempts + max_attempts AS max_attempts, NULL AS locked_by, NULL AS locked_until, NULL AS finished_at, …
- *     FROM removed
- *   RETURNING id, queue, attempts),
- * retried AS (SELECT id, queue, attempts FROM requeued UNION ALL SELECT id, queue, attempts FROM returned),
- * notified AS (SELECT pg_notify($2, target.queue) FROM retried, target)
- * SELECT (SELECT id FROM retried LIMIT 1) AS retried_id, (SELECT id FROM holder) AS holder_id, target.* …
- *   FROM target
- *  CROSS JOIN (SELECT <only while a listener is live> "stint".notify_job_events(array_agg('requeued'), …,
- *              array_agg('"retry"'::jsonb)) FROM retried) AS notified
- * ```
- *
  * @example
  * ```ts
  * await retryJob(db, "stint", { id: "812" }); // true: job 812 is queued again

@@ -22,35 +22,6 @@ import { namedStatement } from "./named-statement";
  * there is a failure, none otherwise), with the worker's duration or, when
  * it gave none, the database clock's since the claim.
  *
- * ### SQL
- * ```sql
- * WITH finalized AS (
- *   UPDATE "stint"."jobs" AS jobs
- *      SET state = CASE WHEN retry.last_error IS NULL THEN 'queued' ELSE 'failed' END,
- *          run_at = now() + retry.delay_ms * interval '1 millisecond', locked_until = NULL,
- *          last_error = coalesce(retry.last_error, jobs.last_error),
- *          error_code = CASE WHEN retry.last_error IS NULL THEN jobs.error_code ELSE retry.error_code END,
- *          max_attempts = jobs.max_attempts + CASE WHEN retry.spend_attempt THEN 0 ELSE 1 END,
- *          updated_at = now()
- *     FROM unnest($2::bigint[], $3::integer[], $4::double precision[], $5::text[], $6::text[], $7::boolean[],
- *                 $8::text[], $9::integer[], $10::text[])
- *          AS retry(id, attempt, delay_ms, last_error, error_code, spend_attempt, outcome, duration_ms, summary)
- *    WHERE jobs.id = retry.id AND jobs.attempts = retry.attempt
- *      AND jobs.locked_by = $1 AND (jobs.state = 'running') IS TRUE
- *   RETURNING jobs.id, jobs.attempts, jobs.locked_by, jobs.started_at, retry.*),
- * history AS (
- *   INSERT INTO "stint"."job_attempts" (job_id, attempt, outcome, worker_id, started_at, finished_at, duration_ms,
- *                                       error_message, error_code, error_stack)
- *   SELECT id, attempts, outcome, locked_by, started_at, now(), coalesce(duration_ms, <now() - started_at in ms>),
- *          left(coalesce(summary, split_part(last_error, E'\n', 1)), 1000), error_code, left(last_error, 8192)
- *     FROM finalized WHERE outcome IS NOT NULL)
- * SELECT id FROM finalized
- *  CROSS JOIN (SELECT <only while a listener is live> "stint".notify_job_events(
- *    array_agg(CASE WHEN last_error IS NOT NULL THEN 'failed' ELSE 'requeued' END), …,
- *    array_agg(CASE WHEN last_error IS NOT NULL THEN to_jsonb(error_code) WHEN outcome = 'snoozed' THEN '"snooze"' ELSE '"release"' END))
- *    FROM finalized) AS notified
- * ```
- *
  * @example
  * ```ts
  * const applied = await scheduleRetries(runner, "stint", {

@@ -49,7 +49,7 @@ export function workerHooks<T>(worker: AbstractQueueWorker<T>): BoundWorkerHooks
  * fenced outcome writes, retries with backoff, dead letters, logging and
  * graceful shutdown.
  *
- * The skeleton `start()` runs, in order (`worker-run.ts`, `attempt-executor.ts`):
+ * The skeleton `start()` runs, in order (`worker-run.ts`, `claim-loop.ts`, `attempt-executor.ts`, `run-shutdown.ts`):
  * 1. **start** — log the start, subscribe to wake-ups (loop mode), start the
  *    heartbeat and the lease deadline watcher;
  * 2. **claim** — up to `concurrency + prefetch` due jobs in one statement,

@@ -10,12 +10,7 @@ import type { Logger } from "../logging/logger";
 import type { Clock } from "../time/clock";
 import { rejectUnknownOptions } from "../validation/option-checks";
 import { workerHooks, type AbstractQueueWorker } from "../worker/abstract-queue-worker";
-import { AttemptExecutor } from "../worker/attempt-executor";
-import { DeadHookRunner } from "../worker/dead-hook-runner";
-import { ClaimFlushes } from "../worker/claim-flushes";
-import { LeaseKeeper } from "../worker/lease-keeper";
-import { OutcomeRecorder } from "../worker/outcome-recorder";
-import { StoreRetryPolicy } from "../worker/store-retry-policy";
+import { AttemptPipeline } from "../worker/attempt-pipeline";
 import type { ResolvedWorkerOptions } from "../worker/worker-options";
 import { InMemoryJobStore } from "./memory/in-memory-job-store";
 import { toRunJobResult, type RunJobResult } from "./run-job-result";
@@ -112,20 +107,14 @@ export async function runJob<W extends AbstractQueueWorker<any, any>>(
   let onDeadError: Error | undefined;
   heard.on("job.onDeadFailed", (event) => (onDeadError = event.error));
   const events = new RunEvents([logLines(log, hooks.secretFields), worker.events, heard], { queue, workerId, clock });
-  const policy = new StoreRetryPolicy(clock);
-  const parts = { store, workerId, log, options: workerOptions, events, policy, secretFields: hooks.secretFields };
-  const deadHooks = new DeadHookRunner({ ...parts, queue, hook: onDead });
-  const flushes = new ClaimFlushes();
-  const recorder = new OutcomeRecorder({ ...parts, leaseMs: workerOptions.leaseMs, died: (job, error) => deadHooks.died(job, error), flushes });
-  const leases = new LeaseKeeper(store, workerOptions, workerId, log, flushes);
-  const executor = new AttemptExecutor({ ...parts, hooks, leases, recorder });
+  const pipeline = new AttemptPipeline({ store, log, options: workerOptions, workerId, queue, hooks, onDead, events });
+  const { executor, recorder, deadHooks, leases } = pipeline;
 
   const attempt = executor.claimed(claimed, clock.now());
   const release = (): void => attempt.signal.abort(new ShutdownError("runJob's signal aborted"));
   if (options.signal?.aborted) release();
   options.signal?.addEventListener("abort", release, { once: true });
-  leases.start();
-  deadHooks.start();
+  pipeline.start();
   try {
     const { outcome, written } = await executor.run(attempt);
     await recorder.drain();

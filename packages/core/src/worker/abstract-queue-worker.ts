@@ -51,8 +51,8 @@ export function workerHooks<T>(worker: AbstractQueueWorker<T>): BoundWorkerHooks
  *
  * The skeleton `start()` runs, in order: start, claim, parse,
  * `processItem`, `isRetryable` / `handleFailure`, finalize, `onDead`,
- * summary (`worker-run.ts`, `attempt-executor.ts`); what each step does:
- * ARCHITECTURE.md, "The life of a job".
+ * summary (`worker-run.ts`, `claim-loop.ts`, `attempt-executor.ts`,
+ * `run-shutdown.ts`); what each step does: ARCHITECTURE.md, "The life of a job".
  *
  * @example
  * ```ts

@@ -6,7 +6,7 @@ import type { ClaimedJob } from "../../src/job/job-record";
 import type { LogFields, Logger } from "../../src/logging/logger";
 import type { CompletedJob, JobAttempt, JobStore } from "../../src/store/job-store";
 import { AbstractQueueWorker } from "../../src/worker/abstract-queue-worker";
-import { PROGRESS_EVERY_MS } from "../../src/worker/worker-run";
+import { PROGRESS_EVERY_MS } from "../../src/worker/run-progress-log";
 import { ManualClock } from "../../src/testing/manual-clock";
 import { settle } from "../../src/testing/settle";
 

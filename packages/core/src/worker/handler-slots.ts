@@ -1,0 +1,193 @@
+import { ShutdownError } from "../errors/job-errors";
+import type { ClaimedJob } from "../job/job-record";
+import type { Attempt, AttemptExecutor, AttemptResult } from "./attempt-executor";
+import type { PrefetchSizer } from "./prefetch-sizer";
+import { newRunCounters, type RunCounters } from "./run-summary";
+import type { WakeUp } from "./wake-up";
+
+/** What {@link HandlerSlots} works with. */
+export interface HandlerSlotsParts<T> {
+  readonly executor: AttemptExecutor<T>;
+  /** How many handlers may run at once. */
+  readonly concurrency: number;
+  /** Told of every job a handler finishes (it sizes the buffer by their pace). */
+  readonly prefetch: PrefetchSizer;
+  /** Woken when a slot frees up or an attempt is recorded: the claim loop may have room again. */
+  readonly nudge: WakeUp;
+}
+
+interface Started {
+  readonly attempt: Attempt;
+  readonly done: Promise<void>;
+}
+
+/**
+ * A run's claimed attempts, from the local buffer to their recorded
+ * outcome: a buffered attempt starts the moment one of the `concurrency`
+ * handler slots frees up (never once the run is stopping), and every
+ * outcome is counted here, the one place the run's counters change.
+ *
+ * @example
+ * ```ts
+ * const slots = new HandlerSlots({ executor, concurrency: 4, prefetch, nudge });
+ * slots.claimed(jobs, sentAt, claim); // buffered, under lease
+ * slots.startBuffered(); // as many as there are free slots
+ * slots.stop();
+ * await slots.giveBackBuffered();
+ * ```
+ */
+export class HandlerSlots<T> {
+  readonly #parts: HandlerSlotsParts<T>;
+  readonly #counters: RunCounters = newRunCounters();
+  /** Claimed and not started, oldest first. */
+  readonly #buffer: Attempt[] = [];
+  /**
+   * The latest started attempt of each job not yet recorded, by job id. A
+   * newer attempt of a job whose older attempt is still here waits for it,
+   * so one process never runs a job twice at once.
+   */
+  readonly #started = new Map<string, Started>();
+  /** Handlers running now: what `concurrency` bounds. An attempt whose outcome is being written no longer counts. */
+  #running = 0;
+  /** Attempts recorded so far; a claim that raced a recording must not conclude "drained". */
+  #recorded = 0;
+  /** Attempts recorded so far whose outcome puts the job back in the queue (a retry, a snooze, a give-back): one may be due at once. */
+  #requeued = 0;
+  #stopping = false;
+
+  constructor(parts: HandlerSlotsParts<T>) {
+    this.#parts = parts;
+  }
+
+  /** Handlers running now. */
+  get running(): number {
+    return this.#running;
+  }
+
+  /** Attempts claimed and waiting in the buffer. */
+  get buffered(): number {
+    return this.#buffer.length;
+  }
+
+  /** Attempts started and not yet recorded. */
+  get unrecorded(): number {
+    return this.#started.size;
+  }
+
+  /** Attempts recorded so far. */
+  get recorded(): number {
+    return this.#recorded;
+  }
+
+  /** Attempts recorded so far that put their job back in the queue. */
+  get requeued(): number {
+    return this.#requeued;
+  }
+
+  /** Jobs claimed so far. */
+  get claimedSoFar(): number {
+    return this.#counters.claimed;
+  }
+
+  /** A copy of the counters as they are now. */
+  counts(): RunCounters {
+    return { ...this.#counters };
+  }
+
+  /**
+   * Buffers the jobs of a claim sent at `sentAt` (its number in
+   * `ClaimFlushes`: `claim`), each under lease; {@link startBuffered}
+   * starts them.
+   */
+  claimed(jobs: readonly ClaimedJob[], sentAt: number, claim: number): void {
+    const { executor } = this.#parts;
+    this.#counters.claimed += jobs.length;
+    for (const job of jobs) {
+      const earlier = this.#started.get(job.id);
+      // The same attempt again: a database crash undid the claim of the earlier run (see `WorkerOptions.durableClaims`)
+      // and the job's row is this claim's now, so the earlier run stops at once and writes nothing.
+      if (earlier?.attempt.job.attempt === job.attempt) executor.supersede(earlier.attempt);
+      this.#buffer.push(executor.claimed(job, sentAt, claim));
+    }
+  }
+
+  /**
+   * Jobs a claim took after the run stopped waiting for it: counted as
+   * claimed, and their attempts returned to be given back at once.
+   */
+  claimedLate(jobs: readonly ClaimedJob[], sentAt: number): Attempt[] {
+    this.#counters.claimed += jobs.length;
+    return jobs.map((job) => this.#parts.executor.claimed(job, sentAt));
+  }
+
+  /** Starts buffered attempts while handler slots are free. */
+  startBuffered(): void {
+    while (!this.#stopping && this.#running < this.#parts.concurrency && this.#buffer.length > 0) {
+      this.#start(this.#buffer.shift()!);
+    }
+  }
+
+  /** No buffered attempt starts from now on. */
+  stop(): void {
+    this.#stopping = true;
+  }
+
+  /** Gives every buffered attempt back to the queue without spending it: none of them started. */
+  giveBackBuffered(): Promise<unknown> {
+    return this.giveBack(this.#buffer.splice(0));
+  }
+
+  /** Gives `attempts` (never started) back to the queue without spending them. */
+  giveBack(attempts: readonly Attempt[]): Promise<unknown> {
+    return Promise.all(attempts.map((attempt) => this.#parts.executor.giveBack(attempt).then((result) => this.#count(result))));
+  }
+
+  /** Settles when every attempt started by now is recorded (older attempts are chained into newer ones). */
+  allStarted(): Promise<unknown> {
+    return Promise.all([...this.#started.values()].map((entry) => entry.done));
+  }
+
+  /** Aborts every attempt started and not yet recorded with `ShutdownError`: they are given back. */
+  abortStarted(): void {
+    for (const { attempt } of this.#started.values()) attempt.signal.abort(new ShutdownError());
+  }
+
+  #start(attempt: Attempt): void {
+    const { executor, nudge, prefetch } = this.#parts;
+    const { job } = attempt;
+    this.#running += 1;
+    // The claim handed over a newer attempt of a job whose older attempt this
+    // process still runs (its lease lapsed while the process was paused): the
+    // older one is aborted already; the newer one starts once it has settled.
+    const previous = this.#started.get(job.id)?.done;
+    const freeSlot = (): void => {
+      this.#running -= 1;
+      prefetch.finished();
+      this.startBuffered();
+      nudge.wake();
+    };
+    const run = previous === undefined ? executor.run(attempt, freeSlot) : previous.then(() => executor.run(attempt, freeSlot));
+    const done = run.then((result) => {
+      this.#count(result);
+      if (this.#started.get(job.id)?.attempt === attempt) this.#started.delete(job.id);
+      this.#recorded += 1;
+      if (result.written !== "cancelled" && result.outcome.kind !== "succeeded" && result.outcome.kind !== "dead") this.#requeued += 1;
+      nudge.wake();
+    });
+    this.#started.set(job.id, { attempt, done });
+  }
+
+  /** The one place the run's counters change, besides the claims. */
+  #count({ outcome, written }: AttemptResult): void {
+    const counters = this.#counters;
+    if (written === "failed") counters.writeFailed += 1;
+    else if (written === "fence-missed") counters.leaseLost += 1;
+    else if (written === "cancelled") counters.cancelled += 1;
+    else if (outcome.kind === "succeeded") counters.succeeded += 1;
+    else if (outcome.kind === "retry") counters.retried += 1;
+    else if (outcome.kind === "snoozed") counters.snoozed += 1;
+    else if (outcome.kind === "dead") counters.dead += 1;
+    else if (outcome.kind === "lease-lost") counters.leaseLost += 1;
+    else counters.released += 1;
+  }
+}

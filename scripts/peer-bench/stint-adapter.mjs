@@ -106,7 +106,8 @@ export function create(ctx) {
       const watch = {};
       if (observe) {
         const events = new core.WorkerEvents();
-        for (const name of core.WORKER_EVENT_NAMES)
+        // The list of every event name is stint's own (not public API); the adapter listens as an app listening to all would.
+        for (const name of load("@stint/core/internal").WORKER_EVENT_NAMES)
           events.on(name, () => {
             heard += 1;
           });

@@ -3,7 +3,7 @@
 // it is ("off") and with some environment set ("on"), side by side. Rounds
 // alternate which goes first, so drift on a shared machine hits both alike.
 // The project's adapter (stint-adapter.mjs) reads STINT_BENCH_OBSERVE=1
-// (metrics and event listeners on) and STINT_BENCH_MAX_RUNNING=N (a running
+// (metrics and event listeners on), STINT_BENCH_DURABLE_CLAIMS=1 (claims wait for their WAL flush) and STINT_BENCH_MAX_RUNNING=N (a running
 // cap on the queue).
 //
 //   npm run build

@@ -8,6 +8,8 @@
 // event. Attempt history and OpenTelemetry (a no-op without an SDK) are
 // always on. STINT_BENCH_MAX_RUNNING=N caps the queue's running jobs at N
 // across all workers (the claims then take the controlled path).
+// STINT_BENCH_DURABLE_CLAIMS=1 makes every claim wait for its WAL flush
+// (the worker option durableClaims).
 // STINT_BENCH_DATABASE_URL=postgres://… sends stint's own connections there
 // instead (a PgBouncer in front of the benchmark's server, say), with
 // nothing else set; the harness's schema drops and counts still go to the
@@ -26,6 +28,7 @@ const pg = load("pg");
 
 const observe = process.env.STINT_BENCH_OBSERVE === "1";
 const maxRunning = process.env.STINT_BENCH_MAX_RUNNING ? Number(process.env.STINT_BENCH_MAX_RUNNING) : null;
+const durableClaims = process.env.STINT_BENCH_DURABLE_CLAIMS === "1";
 const schema = "peerbench_stint";
 const stintUrl = (ctx) => process.env.STINT_BENCH_DATABASE_URL || ctx.pgUrl;
 const logLevel = process.env.STINT_LOG_LEVEL ?? "error";
@@ -89,7 +92,7 @@ export function create(ctx) {
       class BenchWorker extends core.AbstractQueueWorker {
         job = Kind;
         constructor(store, log) {
-          super(store, log, { concurrency, backoff });
+          super(store, log, { concurrency, backoff, durableClaims });
         }
         parse(payload) {
           return payload;

@@ -192,18 +192,15 @@ export class ClaimLoop<T> {
       return undefined;
     }
     pause.claimFoundOpen();
-    if (answer.kind === "filled") {
-      this.#idle.waitMs = FIRST_IDLE_WAIT_MS;
-    } else if (answer.kind === "held") {
+    if (answer.kind === "empty") return this.#nothingDue(answer.requeuedBefore);
+    // The queue had work: the next idle wait starts short again.
+    this.#idle.waitMs = FIRST_IDLE_WAIT_MS;
+    if (answer.kind === "held") {
       // Ask again when the cap or the limit may give more, or when a slot frees up.
-      this.#idle.waitMs = FIRST_IDLE_WAIT_MS;
       await waits.idle(Math.min(answer.retryAfterMs ?? this.#pollIntervalMs, this.#pollIntervalMs));
     } else if (answer.kind === "short") {
       // The queue had fewer due jobs than there was room for: wait for a slot or a wake-up before asking again.
-      this.#idle.waitMs = FIRST_IDLE_WAIT_MS;
       await waits.untilNudged();
-    } else if (answer.kind === "empty") {
-      return this.#nothingDue(answer.requeuedBefore);
     }
     return undefined;
   }

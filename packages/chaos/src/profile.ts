@@ -62,6 +62,15 @@ export interface ChaosProfile {
   readonly lonePause: { readonly trials: number; readonly leaseMs: number };
   /** 15. SIGTERM to a worker whose `concurrency` slots run long jobs and whose `prefetch` buffer is full. */
   readonly fullBufferShutdown: { readonly concurrency: number; readonly prefetch: number; readonly leaseMs: number; readonly shutdownTimeoutMs: number };
+  /** 16. The synchronous standby stopped for `leases` × leaseMs under running workers. */
+  readonly standbyDown: {
+    readonly jobs: number;
+    readonly processes: number;
+    readonly concurrency: number;
+    readonly handlerMs: number;
+    readonly leaseMs: number;
+    readonly leases: number;
+  };
 }
 
 /** The full suite: the figures the issue asks for (10,000 jobs and 30 kills in scenario 1, 16 producers × 1,000 keys, …). */
@@ -82,6 +91,7 @@ export const FULL_PROFILE: ChaosProfile = Object.freeze({
   blackHole: { jobs: 8, healedJobs: 8, stopJobs: 4, leaseMs: 1_500, shutdownTimeoutMs: 1_000 },
   lonePause: { trials: 20, leaseMs: 1_000 },
   fullBufferShutdown: { concurrency: 4, prefetch: 16, leaseMs: 4_000, shutdownTimeoutMs: 1_000 },
+  standbyDown: { jobs: 4_000, processes: 3, concurrency: 8, handlerMs: 20, leaseMs: 2_000, leases: 5 },
 });
 
 /** The CI suite: the same scenarios and checks with fewer jobs, kills and processes. */
@@ -102,6 +112,7 @@ export const SHORT_PROFILE: ChaosProfile = Object.freeze({
   blackHole: { jobs: 4, healedJobs: 4, stopJobs: 2, leaseMs: 1_000, shutdownTimeoutMs: 1_000 },
   lonePause: { trials: 6, leaseMs: 1_000 },
   fullBufferShutdown: { concurrency: 2, prefetch: 8, leaseMs: 4_000, shutdownTimeoutMs: 1_000 },
+  standbyDown: { jobs: 1_500, processes: 2, concurrency: 4, handlerMs: 20, leaseMs: 2_000, leases: 3 },
 });
 
 /** The profile named by `CHAOS_PROFILE` (`full` unless it says `short`). */

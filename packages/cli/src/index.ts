@@ -3,5 +3,4 @@ export { runCli } from "./cli";
 export { ExitCode } from "@stint/core";
 export { CliErrorCode } from "./cli-error";
 export type { CliIo, OutputStream } from "./io";
-export { parseDuration, formatDuration } from "@stint/core/internal";
 export type { AppEnvironment, CreateApp, StintApp } from "./app/load-app";

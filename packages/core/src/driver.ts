@@ -49,7 +49,7 @@ export type {
   RemoveScheduleParams,
   FireDueSchedulesParams,
 } from "./store/schedule-store";
-export type { WakeupSource, CancelledAttempt, LeaderLock } from "./runtime/coordination";
+export type { WakeupSource, WakeupListener, CancelledAttempt, LeaderLock } from "./runtime/coordination";
 export type { MaintenanceService } from "./maintenance/maintenance-service";
 export { SCHEDULE_STORE, WAKEUP_SOURCE, LEADER_LOCK } from "./di/tokens";
 // What a `JobEventSource` implementation checks a subscription with and filters its events by.

@@ -1,6 +1,6 @@
 import { ConfigError, ErrorCode, errorCodeOf } from "@stint/core";
 import { applicationName, coerceError } from "@stint/core/internal";
-import { assertSqlIdentifier, type CancelledAttempt, type WakeupSource } from "@stint/core/driver";
+import { assertSqlIdentifier, type WakeupListener, type WakeupSource } from "@stint/core/driver";
 import { CANCEL_NOTICE_PREFIX, parseCancelNotice } from "./cancel-notice";
 import { ListenConnection } from "./listen-connection";
 import { DEFAULT_SCHEMA } from "./schema/default-schema";
@@ -21,11 +21,8 @@ export interface PostgresWakeupSourceOptions extends SessionClientOptions {
   readonly healthCheckIntervalMs?: number;
 }
 
-interface Subscriber {
+interface Subscriber extends WakeupListener {
   readonly queues: ReadonlySet<string>;
-  readonly onWake: (queue: string) => void;
-  readonly onConnectionLost: (() => void) | undefined;
-  readonly onCancelled: ((attempt: CancelledAttempt) => void) | undefined;
 }
 
 const OPTION_KEYS = ["reconnectMinDelayMs", "reconnectMaxDelayMs", "healthCheckIntervalMs"];
@@ -43,7 +40,7 @@ const OPTION_KEYS = ["reconnectMinDelayMs", "reconnectMaxDelayMs", "healthCheckI
  * the LISTEN is in place. When the connection drops, it reconnects with a
  * doubling delay (capped), then calls every subscriber's `onWake` once for
  * each of its queues, since notifications may have been missed meanwhile;
- * the moment it sees the connection drop, it calls their `onConnectionLost`.
+ * the moment it sees the connection drop, it calls their `onInterrupted`.
  * A notification whose payload is a cancel notice (`cancelJob` sends one
  * when it cancels a running attempt; see `cancelNotice`) calls, instead,
  * the `onCancelled` of those subscribed to the attempt's queue.
@@ -54,7 +51,7 @@ const OPTION_KEYS = ["reconnectMinDelayMs", "reconnectMaxDelayMs", "healthCheckI
  * @example
  * ```ts
  * const wakeups = new PostgresWakeupSource({ connectionString: process.env.DATABASE_URL! });
- * const subscription = await wakeups.subscribe(["send-invoice"], () => gate.open());
+ * const subscription = await wakeups.subscribe(["send-invoice"], { onWake: () => gate.open() });
  * // … at shutdown:
  * await subscription.close();
  * await wakeups.close();
@@ -85,7 +82,7 @@ export class PostgresWakeupSource implements WakeupSource {
         for (const subscriber of [...this.#subscribers]) for (const queue of subscriber.queues) this.#wake(subscriber, queue);
       },
       onLost: () => {
-        for (const subscriber of [...this.#subscribers]) this.#tell(() => subscriber.onConnectionLost?.());
+        for (const subscriber of [...this.#subscribers]) this.#tell(() => subscriber.onInterrupted?.());
       },
       onError: (error) => this.#report(error),
       wanted: () => this.#subscribers.size > 0,
@@ -103,20 +100,22 @@ export class PostgresWakeupSource implements WakeupSource {
     return this.#connection.listening;
   }
 
-  async subscribe(
-    queues: readonly string[],
-    onWake: (queue: string) => void,
-    onConnectionLost?: () => void,
-    onCancelled?: (attempt: CancelledAttempt) => void,
-  ): Promise<{ close(): Promise<void> }> {
+  async subscribe(queues: readonly string[], listener: WakeupListener): Promise<{ close(): Promise<void> }> {
     if (this.#closed) throw new ConfigError("wakeupSource", "is closed; create a new one");
     if (!Array.isArray(queues) || queues.length === 0 || !queues.every((queue) => typeof queue === "string" && queue !== "")) {
       throw new ConfigError("queues", "must be a non-empty list of queue names");
     }
+    if (typeof listener !== "object" || listener === null) throw new ConfigError("listener", "must be an object with an onWake function");
+    const { onWake, onInterrupted, onCancelled } = listener;
     if (typeof onWake !== "function") throw new ConfigError("onWake", "must be a function");
-    if (onConnectionLost !== undefined && typeof onConnectionLost !== "function") throw new ConfigError("onConnectionLost", "must be a function");
+    if (onInterrupted !== undefined && typeof onInterrupted !== "function") throw new ConfigError("onInterrupted", "must be a function");
     if (onCancelled !== undefined && typeof onCancelled !== "function") throw new ConfigError("onCancelled", "must be a function");
-    const subscriber: Subscriber = Object.freeze({ queues: new Set(queues), onWake, onConnectionLost, onCancelled });
+    const subscriber: Subscriber = Object.freeze({
+      queues: new Set(queues),
+      onWake,
+      ...(onInterrupted === undefined ? {} : { onInterrupted }),
+      ...(onCancelled === undefined ? {} : { onCancelled }),
+    });
     this.#subscribers.add(subscriber);
     const failure = await this.#connection.connect();
     if (failure !== undefined && errorCodeOf(failure) !== ErrorCode.Infrastructure) {

@@ -58,7 +58,7 @@ describe("application_name of stint's connections", () => {
       await driver.store.enqueue({ queue: "names", payloadJson: "{}", priority: 0, maxAttempts: 1, timeoutMs: null, runAt: null, delayMs: 0, dedupeKey: null });
       const [job] = await driver.store.claimBatch({ queue: "names", workerId: "w", limit: 1, leaseMs: 60_000 });
       await driver.store.extendLeases({ workerId: "w", leaseMs: 60_000, jobs: [job!] });
-      await driver.wakeupSource!.subscribe(["names"], () => undefined);
+      await driver.wakeupSource!.subscribe(["names"], { onWake: () => undefined });
       expect(await driver.leaderLock!.tryAcquire()).to.equal(true);
 
       const names = await namesOfSessions(test.schema, driver.leaderLock!.key);

@@ -54,16 +54,16 @@ describe("PostgresWakeupSource", () => {
   it("connects only on the first subscribe, and close() ends the connection", async () => {
     expect(await listenerPids()).to.deep.equal([]);
     expect(wakeups.listening).to.equal(false);
-    await wakeups.subscribe(["mail"], (queue) => woken.push(queue));
+    await wakeups.subscribe(["mail"], { onWake: (queue) => woken.push(queue) });
     expect(await listenerPids()).to.have.length(1);
     expect(wakeups.listening).to.equal(true);
     await wakeups.close();
     await eventually(async () => (await listenerPids()).length === 0, { timeoutMs: 10_000, what: "the listener to disconnect" });
-    expect(await rejectionOf(wakeups.subscribe(["mail"], () => undefined))).to.be.instanceOf(ConfigError);
+    expect(await rejectionOf(wakeups.subscribe(["mail"], { onWake: () => undefined }))).to.be.instanceOf(ConfigError);
   });
 
   it("wakes a subscriber once an enqueue commits, not before", async () => {
-    await wakeups.subscribe(["mail", "sentinel"], (queue) => woken.push(queue));
+    await wakeups.subscribe(["mail", "sentinel"], { onWake: (queue) => woken.push(queue) });
     await test.db.transaction().execute(async (trx) => {
       await test.store.enqueue(newJob("mail", { n: 1 }), trx);
       await flush();
@@ -73,7 +73,7 @@ describe("PostgresWakeupSource", () => {
   });
 
   it("does not wake for rolled-back enqueues, jobs not due yet, or queues nobody subscribed to", async () => {
-    await wakeups.subscribe(["mail", "sentinel"], (queue) => woken.push(queue));
+    await wakeups.subscribe(["mail", "sentinel"], { onWake: (queue) => woken.push(queue) });
     await rejectionOf(
       test.db.transaction().execute(async (trx) => {
         await test.store.enqueue(newJob("mail", {}), trx);
@@ -88,8 +88,8 @@ describe("PostgresWakeupSource", () => {
 
   it("wakes each subscribed queue of a batch, and every subscriber of it", async () => {
     const others: string[] = [];
-    await wakeups.subscribe(["mail", "sms", "sentinel"], (queue) => woken.push(queue));
-    const second = await wakeups.subscribe(["sms"], (queue) => others.push(queue));
+    await wakeups.subscribe(["mail", "sms", "sentinel"], { onWake: (queue) => woken.push(queue) });
+    const second = await wakeups.subscribe(["sms"], { onWake: (queue) => others.push(queue) });
     await test.store.enqueueMany([newJob("mail", { n: 1 }), newJob("sms", { n: 2 }), newJob("mail", { n: 3 }), newJob("push", {})]);
     await flush();
     expect(woken.filter((queue) => queue !== "sentinel").sort()).to.deep.equal(["mail", "sms"]);
@@ -101,14 +101,14 @@ describe("PostgresWakeupSource", () => {
   });
 
   it("wakes a queue once for a batch of a thousand of its jobs, as for a single one", async () => {
-    await wakeups.subscribe(["mail", "sentinel"], (queue) => woken.push(queue));
+    await wakeups.subscribe(["mail", "sentinel"], { onWake: (queue) => woken.push(queue) });
     await test.store.enqueueMany(Array.from({ length: 1_000 }, (_, n) => newJob("mail", { n })));
     await flush();
     expect(woken.filter((queue) => queue === "mail")).to.deep.equal(["mail"]);
   });
 
   it("wakes the queue when finished jobs are retried, one by one or in bulk", async () => {
-    await wakeups.subscribe(["mail", "sentinel"], (queue) => woken.push(queue));
+    await wakeups.subscribe(["mail", "sentinel"], { onWake: (queue) => woken.push(queue) });
     const { id } = await test.store.enqueue(newJob("mail", {}, { delayMs: 3_600_000 }));
     await test.store.cancelJob({ id });
     await flush();
@@ -120,7 +120,7 @@ describe("PostgresWakeupSource", () => {
     const [job] = await test.store.claimBatch({ queue: "sms", workerId: "w", limit: 1, leaseMs: 60_000 });
     await test.store.markJobsDead({ workerId: "w", jobs: [{ ...job!, failure: { message: "no", code: null } }] });
     await flush();
-    await wakeups.subscribe(["sms"], (queue) => woken.push(queue));
+    await wakeups.subscribe(["sms"], { onWake: (queue) => woken.push(queue) });
     expect(await test.store.retryDeadJobs({ queue: "sms", limit: 10 })).to.equal(1);
     await eventually(() => woken.includes("sms"), { timeoutMs: 10_000, what: "the wake-up of the bulk retry" });
   });
@@ -128,18 +128,8 @@ describe("PostgresWakeupSource", () => {
   it("tells the subscribers of its queue that a running attempt was cancelled, once the cancel commits, and wakes nobody for it", async () => {
     const told: CancelledAttempt[] = [];
     const elsewhere: CancelledAttempt[] = [];
-    await wakeups.subscribe(
-      ["mail", "sentinel"],
-      (queue) => woken.push(queue),
-      undefined,
-      (attempt) => told.push(attempt),
-    );
-    await wakeups.subscribe(
-      ["sms"],
-      () => undefined,
-      undefined,
-      (attempt) => elsewhere.push(attempt),
-    );
+    await wakeups.subscribe(["mail", "sentinel"], { onWake: (queue) => woken.push(queue), onCancelled: (attempt) => told.push(attempt) });
+    await wakeups.subscribe(["sms"], { onWake: () => undefined, onCancelled: (attempt) => elsewhere.push(attempt) });
     await test.store.enqueueMany([newJob("mail", { n: 1 }), newJob("mail", { n: 2 }, { delayMs: 3_600_000 })]);
     const [job] = await test.store.claimBatch({ queue: "mail", workerId: 'worker:with odd"id', limit: 1, leaseMs: 60_000 });
     await flush();
@@ -163,12 +153,7 @@ describe("PostgresWakeupSource", () => {
 
   it("takes no payload for a cancel notice unless it is one: queue names never start with !", async () => {
     const told: CancelledAttempt[] = [];
-    await wakeups.subscribe(
-      ["mail", "sentinel"],
-      (queue) => woken.push(queue),
-      undefined,
-      (attempt) => told.push(attempt),
-    );
+    await wakeups.subscribe(["mail", "sentinel"], { onWake: (queue) => woken.push(queue), onCancelled: (attempt) => told.push(attempt) });
     for (const payload of [
       "!cancel",
       "!cancel {",
@@ -185,7 +170,7 @@ describe("PostgresWakeupSource", () => {
   });
 
   it("wakes the queue when an operator changes its controls (a resume, a higher cap)", async () => {
-    await wakeups.subscribe(["paused-mail"], (queue) => woken.push(queue));
+    await wakeups.subscribe(["paused-mail"], { onWake: (queue) => woken.push(queue) });
     await test.store.setQueueControls("paused-mail", { paused: true });
     await eventually(() => woken.includes("paused-mail"), { timeoutMs: 10_000, what: "the wake-up of the pause" });
     woken.length = 0;
@@ -195,14 +180,13 @@ describe("PostgresWakeupSource", () => {
 
   it("reconnects after its connection is terminated, tells and wakes every subscriber, and keeps waking", async () => {
     const events: string[] = [];
-    await wakeups.subscribe(
-      ["mail"],
-      (queue) => {
+    await wakeups.subscribe(["mail"], {
+      onWake: (queue) => {
         woken.push(queue);
         events.push(`woken ${queue}`);
       },
-      () => events.push("connection lost"),
-    );
+      onInterrupted: () => events.push("connection lost"),
+    });
     const [pid] = await listenerPids();
     await sql`SELECT pg_terminate_backend(${pid}::integer)`.execute(test.db);
     await eventually(() => woken.includes("mail"), { timeoutMs: 10_000, what: "the catch-up wake-up after reconnecting" });
@@ -231,7 +215,7 @@ describe("PostgresWakeupSource", () => {
       onError: (error) => errors.push(error),
     });
     try {
-      await watched.subscribe(["mail"], (queue) => woken.push(queue));
+      await watched.subscribe(["mail"], { onWake: (queue) => woken.push(queue) });
       proxy.freeze();
       await eventually(() => woken.includes("mail"), { timeoutMs: 10_000, what: "the catch-up wake-up after the health check failed" });
       woken.length = 0;
@@ -247,7 +231,7 @@ describe("PostgresWakeupSource", () => {
     const proxy = await startFreezableProxy(test.connectionString);
     try {
       const silent = new PostgresWakeupSource({ connectionString: proxy.connectionString, schema: test.schema, onError: (error) => errors.push(error) });
-      await silent.subscribe(["mail"], (queue) => woken.push(queue));
+      await silent.subscribe(["mail"], { onWake: (queue) => woken.push(queue) });
       proxy.freeze();
       const started = Date.now();
       await silent.close();
@@ -259,9 +243,9 @@ describe("PostgresWakeupSource", () => {
   });
 
   it("refuses bad subscriptions and options", async () => {
-    expect(await rejectionOf(wakeups.subscribe([], () => undefined))).to.be.instanceOf(ConfigError);
+    expect(await rejectionOf(wakeups.subscribe([], { onWake: () => undefined }))).to.be.instanceOf(ConfigError);
     expect(await rejectionOf(wakeups.subscribe(["mail"], undefined as never))).to.be.instanceOf(ConfigError);
-    expect(await rejectionOf(wakeups.subscribe(["mail"], () => undefined, "later" as never))).to.be.instanceOf(ConfigError);
+    expect(await rejectionOf(wakeups.subscribe(["mail"], { onWake: () => undefined, onInterrupted: "later" as never }))).to.be.instanceOf(ConfigError);
     expect(() => new PostgresWakeupSource({ connectionString: "" })).to.throw(ConfigError, /`connectionString`/);
     expect(() => new PostgresWakeupSource({ connectionString: test.connectionString, reconnectMinDelayMs: -1 })).to.throw(ConfigError);
     const misspelt = { connectionString: test.connectionString, listen: true } as never;
@@ -273,7 +257,7 @@ describe("PostgresWakeupSource", () => {
     url.pathname = "/stint_no_such_database";
     const broken = new PostgresWakeupSource({ connectionString: url.toString(), onError: () => undefined });
     try {
-      const error = await rejectionOf(broken.subscribe(["mail"], () => undefined));
+      const error = await rejectionOf(broken.subscribe(["mail"], { onWake: () => undefined }));
       expect(error.message).to.match(/stint_no_such_database/);
     } finally {
       await broken.close();

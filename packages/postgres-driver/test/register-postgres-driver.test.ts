@@ -89,7 +89,7 @@ describe("registerPostgresDriver", () => {
       expect(wakeups).to.be.instanceOf(PostgresWakeupSource).and.equal(driver.wakeupSource);
       expect(leader).to.be.instanceOf(PostgresLeaderLock).and.equal(driver.leaderLock);
       expect((await listening()) + (await leading())).to.equal(0);
-      await wakeups.subscribe(["ping"], () => undefined);
+      await wakeups.subscribe(["ping"], { onWake: () => undefined });
       expect(await leader.tryAcquire()).to.equal(true);
       expect(await listening()).to.equal(1);
       expect(await leading()).to.equal(1);

@@ -1,6 +1,6 @@
-import { chownSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, chownSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import pg from "pg";
 import { freePort } from "./free-port";
 import { findBinaries } from "./postgres-binaries";
@@ -71,6 +71,7 @@ export class ThrowawayPostgres {
   readonly #user: ServerUser | undefined;
   readonly #serverOptions: string;
   readonly #password: string;
+  readonly #settings: ThrowawayPostgresOptions["settings"];
   #stopping: Promise<void> | undefined;
 
   private constructor(
@@ -88,6 +89,7 @@ export class ThrowawayPostgres {
     this.#database = database;
     this.#pgCtlBinary = pgCtl;
     this.#user = user;
+    this.#settings = settings;
     const all = { listen_addresses: "127.0.0.1", unix_socket_directories: root, ...settings };
     this.#serverOptions = [`-p ${port}`, ...Object.entries(all).map(([name, value]) => `-c ${shellQuoted(`${name}=${value}`)}`)].join(" ");
   }
@@ -140,6 +142,49 @@ export class ThrowawayPostgres {
     const started = Date.now();
     await this.#pgCtl(["restart", "-m", mode, "-w", "-t", String(PG_CTL_WAIT_SECONDS), "-l", this.#logFile, "-o", this.#serverOptions]);
     return Date.now() - started;
+  }
+
+  /**
+   * Starts a streaming standby of this server, in a directory and on a
+   * port of its own, connected as `applicationName` (the name
+   * `synchronous_standby_names` refers to). It is made from a copy of this
+   * server's data, so this server is stopped (`-m fast`) and started again
+   * first. Stop the standby (`stop()`) before this server.
+   *
+   * @example
+   * const standby = await primary.startStandby("stint_standby");
+   * await standby.shutDown("immediate"); // a synchronous standby that is down
+   */
+  async startStandby(applicationName: string): Promise<ThrowawayPostgres> {
+    const root = mkdtempSync(join(dirname(this.#root), "stint-pg-standby-"));
+    if (this.#user !== undefined) chownSync(root, this.#user.uid, this.#user.gid);
+    const standby = new ThrowawayPostgres(root, await freePort(), this.#database, this.#pgCtlBinary, this.#user, this.#settings, this.#password);
+    try {
+      await this.#pgCtl(["stop", "-m", "fast", "-w", "-t", String(PG_CTL_WAIT_SECONDS)]);
+      try {
+        await runBinary("cp", ["-a", this.#dataDir, standby.#dataDir], { user: this.#user, cwd: root, timeoutMs: INITDB_TIMEOUT_MS });
+      } finally {
+        await this.startUp();
+      }
+      writeFileSync(join(standby.#dataDir, "standby.signal"), "");
+      const conninfo = `host=127.0.0.1 port=${this.#port} user=postgres password=${this.#password} application_name=${applicationName}`;
+      appendFileSync(join(standby.#dataDir, "postgresql.auto.conf"), `primary_conninfo = '${conninfo.replaceAll("'", "''")}'\n`);
+      await standby.startUp();
+      return standby;
+    } catch (thrown) {
+      await standby.stop();
+      throw thrown;
+    }
+  }
+
+  /** Stops the server (`pg_ctl stop -m <mode>`) and keeps its data, to {@link startUp} again. */
+  async shutDown(mode: "fast" | "immediate"): Promise<void> {
+    await this.#pgCtl(["stop", "-m", mode, "-w", "-t", String(PG_CTL_WAIT_SECONDS)]);
+  }
+
+  /** Starts the server again after {@link shutDown}, on the same port. */
+  async startUp(): Promise<void> {
+    await this.#pgCtl(["start", "-w", "-t", String(PG_CTL_WAIT_SECONDS), "-l", this.#logFile, "-o", this.#serverOptions]);
   }
 
   /** Stops the server at once and removes its directory (data, log, any copy of the binaries). Idempotent. */

@@ -48,6 +48,39 @@ describe("a throwaway PostgreSQL", () => {
     expect(entries(tmpDir)).to.deep.equal([]);
   });
 
+  it("starts a streaming standby that a synchronous primary waits for, down and up again, and leaves nothing once both are stopped", async () => {
+    const primary = await ThrowawayPostgres.start({ tmpDir });
+    const client = new pg.Client({ connectionString: primary.connectionString });
+    try {
+      const standby = await primary.startStandby("the_standby");
+      try {
+        await client.connect();
+        await client.query("CREATE TABLE marks (n int)");
+        await client.query("ALTER SYSTEM SET synchronous_standby_names = 'the_standby'");
+        await client.query("SELECT pg_reload_conf()");
+        await client.query("INSERT INTO marks VALUES (1)");
+        const replica = new pg.Client({ connectionString: standby.connectionString });
+        await replica.connect();
+        const recovering = await replica.query<{ readonly r: boolean }>("SELECT pg_is_in_recovery() AS r");
+        await replica.end();
+        expect(recovering.rows[0]?.r, "the copy runs as a standby").to.equal(true);
+
+        await standby.shutDown("immediate");
+        const waiting = client.query("INSERT INTO marks VALUES (2)");
+        const first = await Promise.race([waiting.then(() => "committed"), new Promise((resolve) => setTimeout(() => resolve("waiting"), 1_000))]);
+        expect(first, "a commit waits while the synchronous standby is down").to.equal("waiting");
+        await standby.startUp();
+        await waiting;
+      } finally {
+        await standby.stop();
+      }
+    } finally {
+      await client.end().catch(() => undefined);
+      await primary.stop();
+    }
+    expect(entries(tmpDir)).to.deep.equal([]);
+  });
+
   it("asks for the password over TCP with passwordAuth, and its connection string gives it", async () => {
     const server = await ThrowawayPostgres.start({ tmpDir, passwordAuth: { password: "s3 cret/@" } });
     try {

@@ -11,6 +11,7 @@ import { malformedPayloads } from "./malformed-payloads";
 import { poisonJob } from "./poison-job";
 import { retryTiming } from "./retry-timing";
 import { serverRestarts } from "./server-restarts";
+import { standbyDown } from "./standby-down";
 import { transactionalCompletion } from "./transactional-completion";
 import { transactionalEnqueue } from "./transactional-enqueue";
 import { workerKills } from "./worker-kills";
@@ -32,4 +33,5 @@ export const ALL_SCENARIOS: readonly Scenario[] = Object.freeze([
   connectionBlackHole,
   lonePause,
   fullBufferShutdown,
+  standbyDown,
 ]);

@@ -16,9 +16,9 @@ import { startOwnPostgres } from "../../src/harness/own-postgres";
 describe("claims under a server crash", function () {
   this.timeout(180_000);
 
-  for (const synchronousCommit of [true, false]) {
+  for (const durable of [true, false]) {
     it(
-      synchronousCommit
+      durable
         ? "keeps every job a durable claim returned claimed after an immediate restart"
         : "keeps or undoes whole each claim that did not wait for its flush",
       async () => {
@@ -29,7 +29,7 @@ describe("claims under a server crash", function () {
           await test.store.enqueueMany(jobs);
           const claimed: string[] = [];
           for (let round = 0; round < 3; round += 1) {
-            const batch = await test.store.claimBatch({ queue: "durable", workerId: `owner-${round}`, limit: 200, leaseMs: 600_000, synchronousCommit });
+            const batch = await test.store.claimBatch({ queue: "durable", workerId: `owner-${round}`, limit: 200, leaseMs: 600_000, durable });
             claimed.push(...batch.map((job) => job.id));
           }
           await server.restart("immediate");
@@ -39,7 +39,7 @@ describe("claims under a server crash", function () {
               attempts, count(*)::int AS n
             FROM ${sql.id(test.schema, "jobs")} GROUP BY state, locked_by, attempts ORDER BY locked_by`.execute(check.db);
             expect(claimed).to.have.length(600);
-            if (synchronousCommit) {
+            if (durable) {
               expect(rows).to.deep.equal(["owner-0", "owner-1", "owner-2"].map((owner) => ({ state: "running", owner, attempts: 1, n: 200 })));
             } else {
               for (const row of rows) {

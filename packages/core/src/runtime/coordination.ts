@@ -8,6 +8,31 @@ export interface CancelledAttempt extends JobAttempt {
 }
 
 /**
+ * What a {@link WakeupSource} tells one subscriber.
+ *
+ * @example
+ * ```ts
+ * const listener: WakeupListener = {
+ *   onWake: () => gate.open(),
+ *   onInterrupted: () => leases.connectionLost("the wake-up connection was lost"),
+ * };
+ * ```
+ */
+export interface WakeupListener {
+  /** A job of `queue`, one of the subscribed queues, may have become available. */
+  readonly onWake: (queue: string) => void;
+  /**
+   * The source lost its link to the store: wake-ups may have been missed,
+   * and the store may have restarted (PostgreSQL: the listening connection
+   * dropped, as every connection does when the server crashes). Workers
+   * stop the handlers of claims a crash may have undone.
+   */
+  readonly onInterrupted?: () => void;
+  /** An attempt of a subscribed queue that was running has been cancelled. */
+  readonly onCancelled?: (attempt: CancelledAttempt) => void;
+}
+
+/**
  * Wake-ups for idle workers: the driver calls `onWake(queue)` when a job of
  * a watched queue may have become available (PostgreSQL: LISTEN/NOTIFY).
  * A hint only — a lost wake-up costs latency, never a job, because workers
@@ -17,25 +42,14 @@ export interface CancelledAttempt extends JobAttempt {
  *
  * @example
  * ```ts
- * const subscription = await wakeups.subscribe(["send-invoice"], (queue) => gate.open());
+ * const subscription = await wakeups.subscribe(["send-invoice"], { onWake: () => gate.open() });
  * // …
  * await subscription.close();
  * ```
  */
 export interface WakeupSource {
-  /**
-   * Calls `onWake(queue)` when one of `queues` may have due jobs;
-   * `onConnectionLost()` (when given) the moment the source sees its
-   * connection to the database fail: workers stop the handlers of claims
-   * a database crash may have undone; and `onCancelled(attempt)` (when
-   * given) when an attempt of one of `queues` that was running is cancelled.
-   */
-  subscribe(
-    queues: readonly string[],
-    onWake: (queue: string) => void,
-    onConnectionLost?: () => void,
-    onCancelled?: (attempt: CancelledAttempt) => void,
-  ): Promise<{ close(): Promise<void> }>;
+  /** Tells `listener` what happens to `queues` (see {@link WakeupListener}) until the subscription is closed. */
+  subscribe(queues: readonly string[], listener: WakeupListener): Promise<{ close(): Promise<void> }>;
 }
 
 /**

@@ -53,8 +53,7 @@ export function checkClaimBatch(params: ClaimBatchParams): void {
     throw new ConfigError("maxTimeoutMs", `must be a number from 0, got ${describe(params.maxTimeoutMs)}`);
   }
   if (params.takeOverExpired !== undefined && typeof params.takeOverExpired !== "boolean") throw new ConfigError("takeOverExpired", "must be true or false");
-  if (params.synchronousCommit !== undefined && typeof params.synchronousCommit !== "boolean")
-    throw new ConfigError("synchronousCommit", "must be true or false");
+  if (params.durable !== undefined && typeof params.durable !== "boolean") throw new ConfigError("durable", "must be true or false");
 }
 
 export function checkClaimDeadHooks(params: ClaimDeadHooksParams): void {

@@ -25,14 +25,15 @@ export interface ClaimBatchParams {
    */
   readonly takeOverExpired?: boolean;
   /**
-   * Wait until the claim is durable before returning it (default false). A
-   * store that can commit a claim without waiting for it to reach disk (for
+   * Wait until the claim is durable before returning it (default false),
+   * as every other write does: on disk, and on any standby the store must
+   * wait for. A store that can commit a claim without waiting for that (for
    * PostgreSQL, without waiting for its WAL flush) may do so otherwise: a
    * database crash right after the claim can then undo it, and the job
    * becomes claimable again while the worker that got it still holds it.
    * The worker handles that (see `WorkerOptions.durableClaims`).
    */
-  readonly synchronousCommit?: boolean;
+  readonly durable?: boolean;
 }
 
 /** What {@link JobStore.extendLeases} takes. */

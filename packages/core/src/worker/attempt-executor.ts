@@ -83,8 +83,8 @@ export class AttemptExecutor<T> {
 
   /**
    * Takes the lease of a job just claimed; `sentAt` is the local time taken
-   * just before the claim was sent, `claim` the claim's number in
-   * `ClaimFlushes` (`0`: known to be on disk).
+   * just before the claim was sent, `claim` the claim's number from
+   * `LeaseKeeper.claimed` (`0`: known to be on disk).
    */
   claimed(job: ClaimedJob, sentAt: number, claim = 0): Attempt {
     const attempt: Attempt = { job, signal: new AttemptSignal() };

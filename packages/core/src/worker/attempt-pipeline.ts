@@ -2,7 +2,6 @@ import type { RunEvents } from "../events/run-events";
 import type { Logger } from "../logging/logger";
 import type { JobStore } from "../store/job-store";
 import { AttemptExecutor, type JobHooks } from "./attempt-executor";
-import { ClaimFlushes } from "./claim-flushes";
 import { DeadHookRunner, type DeadHook } from "./dead-hook-runner";
 import { LeaseKeeper } from "./lease-keeper";
 import { OutcomeRecorder } from "./outcome-recorder";
@@ -38,8 +37,6 @@ export interface AttemptPipelineParts<T> {
  * ```
  */
 export class AttemptPipeline<T> {
-  /** Which claims are known to be on disk (see `WorkerOptions.durableClaims`). */
-  readonly flushes = new ClaimFlushes();
   readonly policy: StoreRetryPolicy;
   readonly leases: LeaseKeeper;
   readonly deadHooks: DeadHookRunner;
@@ -48,16 +45,16 @@ export class AttemptPipeline<T> {
 
   constructor(parts: AttemptPipelineParts<T>) {
     const { store, options, workerId, log, hooks, events, queue, onDead } = parts;
-    // A store call that failed for the connection's sake may mean the database crashed: stop unflushed claims first.
-    this.policy = new StoreRetryPolicy(options.clock, (error) => this.leases.abortUnflushed(error.message));
-    this.leases = new LeaseKeeper(store, options, workerId, log, this.flushes);
+    this.leases = new LeaseKeeper(store, options, workerId, log);
+    // A store call that failed for the connection's sake may mean the database crashed: the keeper stops unflushed claims.
+    this.policy = new StoreRetryPolicy(options.clock, this.leases);
     const shared = { store, workerId, log, events, policy: this.policy, secretFields: hooks.secretFields };
     this.deadHooks = new DeadHookRunner({ ...shared, queue, options, hook: onDead });
     this.recorder = new OutcomeRecorder({
       ...shared,
       leaseMs: options.leaseMs,
       died: (job, error) => this.deadHooks.died(job, error),
-      flushes: this.flushes,
+      writes: this.leases,
     });
     this.executor = new AttemptExecutor({ store, workerId, log, options, hooks, leases: this.leases, recorder: this.recorder, events });
   }

@@ -1,6 +1,7 @@
 import type { ClaimedJob } from "../job/job-record";
 import type { ClaimedBatch } from "../queue/queue-controls";
 import type { AttemptPipeline, AttemptPipelineParts } from "./attempt-pipeline";
+import type { ClaimMode } from "./claim-durability";
 import type { HandlerSlots } from "./handler-slots";
 import type { IdleWait } from "./idle-wait";
 import type { PrefetchSizer } from "./prefetch-sizer";
@@ -111,7 +112,13 @@ export class ClaimLoop<T> {
         await waits.untilNudged();
         continue;
       }
-      const answer = await this.#claim(room);
+      const mode = this.#parts.pipeline.leases.nextClaim();
+      if (mode === "hold") {
+        // A write unanswered for too long: a claim now could commit jobs whose outcomes never commit.
+        await this.#parts.pipeline.leases.untilHoldMayEnd(stop.signal);
+        continue;
+      }
+      const answer = await this.#claim(room, mode);
       if (answer.kind === "out-of-time") return "max-runtime";
       if (answer.kind === "stopped") return stop.reason;
       const ended = await this.#actOn(answer);
@@ -134,8 +141,11 @@ export class ClaimLoop<T> {
     return room <= 0 || slots.buffered > Math.floor(ahead / 2) ? "none" : room;
   }
 
-  /** Claims up to `limit` jobs (retried through an outage), buffers them and starts what the slots allow. */
-  async #claim(limit: number): Promise<ClaimResult> {
+  /**
+   * Claims up to `limit` jobs (retried through an outage; a retry waits for
+   * its flush), buffers them and starts what the slots allow.
+   */
+  async #claim(limit: number, firstMode: Exclude<ClaimMode, "hold">): Promise<ClaimResult> {
     const { store, options, workerId, queue, log, pipeline, slots, pause, waits, stop } = this.#parts;
     pause.claiming();
     // A process resumed after a pause stops its lapsed handlers before it takes more work.
@@ -146,11 +156,13 @@ export class ClaimLoop<T> {
     if (deadline !== undefined && deadline - sentAt <= 0) return { kind: "out-of-time" };
     const takeOverExpired = this.#takeOverDue(sentAt);
     let sent: Promise<readonly ClaimedJob[]> | undefined;
+    let mode = firstMode;
     const jobs = await pipeline.policy.run(
       () => {
         // Each try counts the lease (and the run's remaining time) from when it is sent: a claim retried
         // through an outage must not hold the jobs it finally takes against the first try's clock.
         sentAt = options.clock.now();
+        if (sent !== undefined) mode = "durable";
         const maxTimeoutMs = deadline === undefined ? undefined : Math.max(0, deadline - sentAt);
         return (sent = store.claimBatch({
           queue,
@@ -158,7 +170,7 @@ export class ClaimLoop<T> {
           limit,
           leaseMs: options.leaseMs,
           takeOverExpired,
-          synchronousCommit: options.durableClaims,
+          durable: mode === "durable",
           ...(maxTimeoutMs === undefined ? {} : { maxTimeoutMs }),
         }));
       },
@@ -168,7 +180,7 @@ export class ClaimLoop<T> {
       if (sent !== undefined) this.#abandoned = { jobs: sent, sentAt };
       return { kind: "stopped" };
     }
-    slots.claimed(jobs, sentAt, pipeline.flushes.claimed(options.durableClaims || jobs.length === 0));
+    slots.claimed(jobs, sentAt, pipeline.leases.claimed(mode, jobs.length));
     pipeline.leases.expireLapsed();
     slots.startBuffered();
     waits.cancelTimer();

@@ -96,7 +96,7 @@ export class HandlerSlots<T> {
 
   /**
    * Buffers the jobs of a claim sent at `sentAt` (its number in
-   * `ClaimFlushes`: `claim`), each under lease; {@link startBuffered}
+   * `LeaseKeeper.claimed`: `claim`), each under lease; {@link startBuffered}
    * starts them.
    */
   claimed(jobs: readonly ClaimedJob[], sentAt: number, claim: number): void {

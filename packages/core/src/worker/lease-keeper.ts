@@ -1,9 +1,11 @@
 import { coerceError } from "../errors/coerce-error";
+import { ErrorCode } from "../errors/error-codes";
 import { CancelledError, LeaseLostError } from "../errors/job-errors";
+import { hasErrorCode } from "../errors/stint-error";
 import type { Logger } from "../logging/logger";
 import type { JobAttempt, JobStore } from "../store/job-store";
 import type { ExtendedLeases } from "../store/store-params";
-import type { ClaimFlushes } from "./claim-flushes";
+import { ClaimDurability, type ClaimMode } from "./claim-durability";
 import { settleWithin } from "./settle-within";
 import { WakeUp } from "./wake-up";
 import type { ResolvedWorkerOptions } from "./worker-options";
@@ -11,6 +13,7 @@ import type { ResolvedWorkerOptions } from "./worker-options";
 /** Reasons the keeper cancels its own waits with (reasons of its own: no exception is built). */
 const REWATCH = "an earlier deadline to watch";
 const STOPPED = "lease keeper stopped";
+const HOLD_OVER = "claims may go out again";
 
 /** The key of one attempt of one job: leases and in-flight work are per attempt, never per job. */
 export function attemptKey(job: JobAttempt): string {
@@ -24,7 +27,7 @@ export interface Abortable {
 
 interface HeldLease extends JobAttempt {
   readonly controller: Abortable;
-  /** The claim's number in {@link ClaimFlushes}: until it is flushed, a failed connection may mean a crash undid it. */
+  /** The claim's number (see {@link ClaimDurability}): until it is flushed, a failed connection may mean a crash undid it. */
   readonly claim: number;
   /**
    * Local time from which the database lease may have run out: the local
@@ -49,9 +52,13 @@ interface HeldLease extends JobAttempt {
  *   with `CancelledError` when the store says an operator cancelled the job
  *   (as {@link cancel} does the moment the store's wake-ups say so), else
  *   with `LeaseLostError`.
- * - A lease whose claim may not be on disk yet (see {@link ClaimFlushes}) is
- *   aborted as soon as the worker sees its connection to the database fail
- *   ({@link abortUnflushed}): a crash may have undone the claim, and the
+ * - It owns the worker's claim durability (see {@link ClaimDurability}):
+ *   every synchronous write the worker sends goes through {@link confirm},
+ *   which tells which claims are on disk and whether writes are still
+ *   confirmed; the claim loop asks {@link nextClaim} how its next claim may
+ *   go out. A lease whose claim may not be on disk yet is aborted as soon
+ *   as the worker sees its connection to the database fail
+ *   ({@link connectionLost}): a crash may have undone the claim, and the
  *   job may be claimed again the moment the server is back.
  */
 export class LeaseKeeper {
@@ -59,7 +66,11 @@ export class LeaseKeeper {
   readonly #options: ResolvedWorkerOptions;
   readonly #workerId: string;
   readonly #log: Logger;
-  readonly #flushes: ClaimFlushes;
+  readonly #durability: ClaimDurability;
+  /** Woken whenever a write sent through {@link confirm} answers or fails. */
+  readonly #writeSettled = new WakeUp();
+  /** Whether the last {@link nextClaim} said "hold" (its start and end are logged once). */
+  #holding = false;
   readonly #held = new Map<string, HeldLease>();
   readonly #stop = new AbortController();
   /** Opened when an attempt is held while the deadline watcher has nothing to watch. */
@@ -69,12 +80,12 @@ export class LeaseKeeper {
   #watchTarget = Infinity;
   #loops: Promise<unknown> | undefined;
 
-  constructor(store: JobStore, options: ResolvedWorkerOptions, workerId: string, log: Logger, flushes: ClaimFlushes) {
+  constructor(store: JobStore, options: ResolvedWorkerOptions, workerId: string, log: Logger) {
     this.#store = store;
     this.#options = options;
     this.#workerId = workerId;
     this.#log = log;
-    this.#flushes = flushes;
+    this.#durability = new ClaimDurability({ alwaysDurable: options.durableClaims, holdAfterMs: options.heartbeatTimeoutMs, holdAtMostMs: options.leaseMs });
   }
 
   /** Starts the heartbeat and the deadline watcher. */
@@ -91,7 +102,7 @@ export class LeaseKeeper {
 
   /**
    * Starts keeping an attempt's lease; `sentAt` is the local time taken just
-   * before its claim was sent, `claim` the claim's number in {@link ClaimFlushes}.
+   * before its claim was sent, `claim` the claim's number from {@link claimed}.
    */
   hold(job: JobAttempt, controller: Abortable, sentAt: number, claim: number): void {
     const deadline = sentAt + this.#options.leaseMs - this.#options.leaseMarginMs;
@@ -113,14 +124,72 @@ export class LeaseKeeper {
   }
 
   /**
-   * The worker saw its connection to the database fail: aborts every
-   * attempt whose claim is not known to be on disk, since a crash may have
-   * undone it (see {@link ClaimFlushes}). Nothing to do when claims wait
-   * for their flush.
+   * How the claim about to be sent may go out: `"fast"` (without waiting
+   * for its flush), `"durable"`, or `"hold"` — a write has gone unanswered
+   * for longer than the heartbeat timeout (and less than a lease), so the
+   * claim must wait ({@link untilHoldMayEnd}).
    */
-  abortUnflushed(why: string): void {
+  nextClaim(): ClaimMode {
+    const mode = this.#durability.nextClaim(this.#options.clock.now());
+    if ((mode === "hold") !== this.#holding) {
+      this.#holding = mode === "hold";
+      if (this.#holding) {
+        this.#log.warn(
+          `Claims hold: a write has gone unanswered for over ${this.#options.heartbeatTimeoutMs} ms, so jobs claimed now might never be finished`,
+          {
+            workerId: this.#workerId,
+          },
+        );
+      } else this.#log.info("Claims resume: the database confirms writes again", { workerId: this.#workerId });
+    }
+    return mode;
+  }
+
+  /**
+   * Waits out a hold: resolves when a write sent through {@link confirm}
+   * answers or fails, when the hold ends by itself (a write unanswered for
+   * a whole lease: claims then wait for their flush), or when `signal` aborts.
+   */
+  async untilHoldMayEnd(signal: AbortSignal): Promise<void> {
+    const { clock } = this.#options;
+    const timer = new AbortController();
+    const endsIn = this.#durability.holdEndsIn(clock.now());
+    const waits = [this.#writeSettled.wait(AbortSignal.any([signal, timer.signal]))];
+    if (endsIn !== Infinity) waits.push(clock.sleep(endsIn, AbortSignal.any([signal, timer.signal])));
+    await Promise.race(waits);
+    timer.abort(HOLD_OVER);
+  }
+
+  /** Numbers a claim that answered with `took` jobs, sent as `mode` said (the number {@link hold} takes). */
+  claimed(mode: ClaimMode, took: number): number {
+    return this.#durability.claimed(mode === "durable", took);
+  }
+
+  /**
+   * Runs a synchronous write of the worker (an outcome, a heartbeat) and
+   * learns from its answer which claims are on disk and whether writes are
+   * confirmed. `changedRows` finds the rows it changed in the answer; by
+   * default the answer is that list.
+   */
+  confirm<R extends readonly unknown[]>(write: () => Promise<R>): Promise<R>;
+  confirm<R>(write: () => Promise<R>, changedRows: (answer: R) => readonly unknown[]): Promise<R>;
+  confirm<R>(write: () => Promise<R>, changedRows?: (answer: R) => readonly unknown[]): Promise<R> {
+    const changed = (answer: R): number => (changedRows === undefined ? (answer as readonly unknown[]) : changedRows(answer)).length;
+    const settled = this.#durability.confirm(write, this.#options.clock.now(), changed, isOutage);
+    settled.then(this.#wakeWriteWaiters, this.#wakeWriteWaiters);
+    return settled;
+  }
+
+  /**
+   * The worker saw its connection to the database fail (`why`): aborts
+   * every attempt whose claim is not known to be on disk, since a crash
+   * may have undone it, and claims wait for their flush until a write is
+   * confirmed again.
+   */
+  connectionLost(why: string): void {
+    this.#durability.connectionLost();
     for (const lease of this.#held.values()) {
-      if (!this.#flushes.isFlushed(lease.claim)) this.#lose(lease, `its claim may not have reached disk before the database connection failed (${why})`);
+      if (!this.#durability.isFlushed(lease.claim)) this.#lose(lease, `its claim may not have reached disk before the database connection failed (${why})`);
     }
   }
 
@@ -199,18 +268,16 @@ export class LeaseKeeper {
     const batch = [...this.#held.values()];
     const sentAt = clock.now();
     const jobs = batch.map(({ id, attempt }) => ({ id, attempt }));
-    const renewal = this.#flushes
-      .confirming(
-        () => this.#store.extendLeases({ workerId: this.#workerId, leaseMs, jobs }),
-        (answer) => answer.extended,
-      )
-      .then((answer) => this.#renew(batch, answer, sentAt));
+    const renewal = this.confirm(
+      () => this.#store.extendLeases({ workerId: this.#workerId, leaseMs, jobs }),
+      (answer) => answer.extended,
+    ).then((answer) => this.#renew(batch, answer, sentAt));
     const answer = await settleWithin(renewal, heartbeatTimeoutMs, clock, this.#stop.signal);
     if (answer.status === "fulfilled") return true;
     const why = answer.status === "rejected" ? coerceError(answer.reason).message : `no answer within ${heartbeatTimeoutMs} ms`;
     if (this.#stop.signal.aborted) return false;
     this.#log.warn(`Heartbeat failed for ${batch.length} jobs: ${why}`, { workerId: this.#workerId });
-    this.abortUnflushed(`a heartbeat failed: ${why}`);
+    this.connectionLost(`a heartbeat failed: ${why}`);
     return false;
   }
 
@@ -228,6 +295,8 @@ export class LeaseKeeper {
     }
   }
 
+  readonly #wakeWriteWaiters = (): void => this.#writeSettled.wake();
+
   #lose(lease: HeldLease, why: string): void {
     this.#held.delete(attemptKey(lease));
     lease.controller.abort(new LeaseLostError(`lost the lease on job ${lease.id} (attempt ${lease.attempt}): ${why}`));
@@ -237,4 +306,9 @@ export class LeaseKeeper {
     this.#held.delete(attemptKey(lease));
     lease.controller.abort(new CancelledError(`job ${lease.id} (attempt ${lease.attempt}) was cancelled while it ran; its handler must stop`));
   }
+}
+
+/** Whether a write failed for the connection's sake rather than being refused by the store. */
+function isOutage(error: unknown): boolean {
+  return hasErrorCode(coerceError(error), ErrorCode.Infrastructure);
 }

@@ -7,7 +7,7 @@ import type { Logger } from "../logging/logger";
 import type { RunEvents } from "../events/run-events";
 import type { CompletedJob, DeadJob, JobFailure, JobStore, RetryingJob } from "../store/job-store";
 import type { AttemptOutcome, WriteResult } from "./attempt-outcome";
-import type { ClaimFlushes } from "./claim-flushes";
+import type { LeaseKeeper } from "./lease-keeper";
 import type { StoreRetryPolicy } from "./store-retry-policy";
 import { WriteBatcher, type RowResult } from "./write-batcher";
 
@@ -39,10 +39,10 @@ export class OutcomeRecorder {
     readonly events: RunEvents;
     /** Told of every death this recorder commits, with the error it ended with (where `onDead` starts). */
     readonly died?: (job: ClaimedJob, error: unknown) => void;
-    /** Told which claims each committed write proves flushed. */
-    readonly flushes: ClaimFlushes;
+    /** Every write goes through its `confirm`: it learns which claims are on disk and whether writes are confirmed. */
+    readonly writes: Pick<LeaseKeeper, "confirm">;
   }) {
-    const { store, workerId, flushes } = parts;
+    const { store, workerId, writes } = parts;
     this.#store = store;
     this.#workerId = workerId;
     this.#secretFields = parts.secretFields;
@@ -54,17 +54,17 @@ export class OutcomeRecorder {
       ...shared,
       noun: "completions",
       // Every outcome commits synchronously, so one that changed a row proves the claims before it flushed.
-      write: (jobs: readonly CompletedJob[]) => flushes.confirming(() => store.completeJobs({ workerId, jobs })),
+      write: (jobs: readonly CompletedJob[]) => writes.confirm(() => store.completeJobs({ workerId, jobs })),
     });
     this.#retries = new WriteBatcher({
       ...shared,
       noun: "retries",
-      write: (jobs: readonly RetryingJob[]) => flushes.confirming(() => store.scheduleRetries({ workerId, jobs })),
+      write: (jobs: readonly RetryingJob[]) => writes.confirm(() => store.scheduleRetries({ workerId, jobs })),
     });
     this.#deaths = new WriteBatcher({
       ...shared,
       noun: "dead jobs",
-      write: (jobs: readonly DeadJob[]) => flushes.confirming(() => store.markJobsDead({ workerId, jobs })),
+      write: (jobs: readonly DeadJob[]) => writes.confirm(() => store.markJobsDead({ workerId, jobs })),
     });
   }
 

@@ -7,6 +7,11 @@ import { raceAbort } from "./race-abort";
 /** Longest wait between two tries. */
 const MAX_DELAY_MS = 5_000;
 
+/** Who hears of a store call that failed for the connection's sake: the worker's lease keeper. */
+export interface OutageListener {
+  connectionLost(why: string): void;
+}
+
 /**
  * The one rule for store calls on a worker's hot path — claims, heartbeats,
  * outcome writes: an `InfrastructureError` (a dropped connection, a
@@ -24,12 +29,12 @@ const MAX_DELAY_MS = 5_000;
  */
 export class StoreRetryPolicy {
   readonly #clock: Clock;
-  readonly #onOutage: (error: Error) => void;
+  readonly #outages: OutageListener | undefined;
 
-  /** `onOutage` hears of every infrastructure error a call fails with, retried or not (a worker stops its unflushed claims). */
-  constructor(clock: Clock, onOutage: (error: Error) => void = () => undefined) {
+  /** `outages` hears of every infrastructure error a call fails with, retried or not (a worker stops its unflushed claims). */
+  constructor(clock: Clock, outages?: OutageListener) {
     this.#clock = clock;
-    this.#onOutage = onOutage;
+    this.#outages = outages;
   }
 
   /** The wait before try `n + 1` after `n` failed tries. */
@@ -57,7 +62,7 @@ export class StoreRetryPolicy {
         if (signal?.aborted) return undefined;
         const error = coerceError(thrown);
         const outage = hasErrorCode(error, ErrorCode.Infrastructure);
-        if (outage) this.#onOutage(error);
+        if (outage) this.#outages?.connectionLost(error.message);
         if (!outage || this.#clock.now() - started >= giveUpAfterMs) throw error;
         onRetry?.(error.message);
         await this.#clock.sleep(this.delayBefore(tries), signal);

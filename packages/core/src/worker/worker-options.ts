@@ -55,7 +55,10 @@ export interface WorkerOptions {
    * as soon as it sees its database connection fail. A handler that ignores
    * its `AbortSignal` can then still overlap with another worker's run of the
    * job, as with any lost lease. Set true for a job whose runs must never
-   * overlap, even across a crash of the database.
+   * overlap, even across a crash of the database. Either way, no claim goes
+   * out while a write of the worker is unanswered past the heartbeat
+   * timeout (a synchronous standby that does not answer), and after a
+   * failed write claims wait for their flush until a write is confirmed.
    */
   readonly durableClaims?: boolean;
   /** Retry delays; see `BackoffOptions`. */

@@ -96,19 +96,17 @@ export class WorkerRun<T> {
     const { queue, workerId, log } = this.#parts;
     const { leases } = this.#pipeline;
     try {
-      return await wakeups.subscribe(
-        [queue],
-        () => {
+      return await wakeups.subscribe([queue], {
+        onWake: () => {
           this.#pause.wokenFromOutside();
           this.#nudge.wake();
         },
-        // The listening connection dropped, as every connection does when the server crashes.
-        () => leases.abortUnflushed("the wake-up connection was lost"),
+        onInterrupted: () => leases.connectionLost("the wake-up connection was lost"),
         // An operator cancelled a running job of the queue: stop its handler if it is one of this worker's.
-        (cancelled) => {
+        onCancelled: (cancelled) => {
           if (cancelled.workerId === workerId) leases.cancel(cancelled);
         },
-      );
+      });
     } catch (thrown) {
       log.warn(`Could not subscribe to wake-ups, polling only: ${coerceError(thrown).message}`, { queue });
       return undefined;

@@ -12,7 +12,6 @@ import type { CompletedJob, DeadJob, JobAttempt, JobFailure, JobStore, RetryingJ
 import { AttemptExecutor, type JobHooks } from "../../src/worker/attempt-executor";
 import type { AttemptResult } from "../../src/worker/attempt-executor";
 import type { FailureDecision } from "../../src/worker/job-context";
-import { ClaimFlushes } from "../../src/worker/claim-flushes";
 import { LeaseKeeper } from "../../src/worker/lease-keeper";
 import { OutcomeRecorder } from "../../src/worker/outcome-recorder";
 import { StoreRetryPolicy } from "../../src/worker/store-retry-policy";
@@ -77,11 +76,10 @@ function setUp(hooks: Partial<JobHooks<{ invoiceId: number }>>) {
   const store = new OutcomeStore();
   const options = resolveWorkerOptions({ leaseMs: LEASE_MS, clock });
   const asStore = store as unknown as JobStore;
-  const flushes = new ClaimFlushes();
-  const leases = new LeaseKeeper(asStore, options, "w1", QUIET, flushes);
+  const leases = new LeaseKeeper(asStore, options, "w1", QUIET);
   const policy = new StoreRetryPolicy(clock);
   const events = new RunEvents([], { queue: "send-invoice", workerId: "w1", clock });
-  const recorder = new OutcomeRecorder({ store: asStore, workerId: "w1", secretFields: [], policy, leaseMs: LEASE_MS, log: QUIET, events, flushes });
+  const recorder = new OutcomeRecorder({ store: asStore, workerId: "w1", secretFields: [], policy, leaseMs: LEASE_MS, log: QUIET, events, writes: leases });
   const executor = new AttemptExecutor<{ invoiceId: number }>({
     events,
     store: asStore,

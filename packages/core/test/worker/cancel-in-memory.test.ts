@@ -3,7 +3,7 @@ import { ErrorCode } from "../../src/errors/error-codes";
 import { errorCodeOf } from "../../src/errors/stint-error";
 import type { JobCancelledEvent } from "../../src/events/worker-events";
 import { buildNewJob } from "../../src/job/enqueue-options";
-import type { CancelledAttempt, WakeupSource } from "../../src/runtime/coordination";
+import type { CancelledAttempt, WakeupListener, WakeupSource } from "../../src/runtime/coordination";
 import { ManualClock } from "../../src/testing/manual-clock";
 import { InMemoryJobStore } from "../../src/testing/memory/in-memory-job-store";
 import { settle } from "../../src/testing/settle";
@@ -13,8 +13,8 @@ import { gate, Task, TaskWorker, untilAborted } from "../support/task-worker";
 class HandWakeups implements WakeupSource {
   onCancelled: ((attempt: CancelledAttempt) => void) | undefined;
 
-  subscribe(_queues: readonly string[], _onWake: unknown, _onLost?: unknown, onCancelled?: (attempt: CancelledAttempt) => void) {
-    this.onCancelled = onCancelled;
+  subscribe(_queues: readonly string[], listener: WakeupListener) {
+    this.onCancelled = listener.onCancelled;
     return Promise.resolve({ close: () => Promise.resolve() });
   }
 }

@@ -4,7 +4,6 @@ import { errorCodeOf } from "../../src/errors/stint-error";
 import type { Logger } from "../../src/logging/logger";
 import type { JobAttempt, JobStore } from "../../src/store/job-store";
 import type { ExtendedLeases } from "../../src/store/store-params";
-import { ClaimFlushes } from "../../src/worker/claim-flushes";
 import { LeaseKeeper } from "../../src/worker/lease-keeper";
 import { resolveWorkerOptions } from "../../src/worker/worker-options";
 import { ManualClock } from "../../src/testing/manual-clock";
@@ -43,10 +42,9 @@ function setUp() {
   const clock = new ManualClock();
   const store = new HeartbeatStore();
   const options = resolveWorkerOptions({ leaseMs: LEASE_MS, clock });
-  const flushes = new ClaimFlushes();
-  const keeper = new LeaseKeeper(store as unknown as JobStore, options, "w1", QUIET, flushes);
+  const keeper = new LeaseKeeper(store as unknown as JobStore, options, "w1", QUIET);
   keeper.start();
-  return { clock, store, keeper, flushes };
+  return { clock, store, keeper };
 }
 
 describe("LeaseKeeper", () => {
@@ -191,16 +189,16 @@ describe("LeaseKeeper", () => {
   });
 
   it("on a failed connection aborts the attempts whose claims no later write has proved flushed", async () => {
-    const { clock, keeper, flushes } = setUp();
+    const { clock, keeper } = setUp();
     const durable = new AbortController();
     const flushedByHeartbeat = new AbortController();
     const unflushed = new AbortController();
-    keeper.hold({ id: "1", attempt: 1 }, durable, clock.now(), flushes.claimed(true));
-    keeper.hold({ id: "2", attempt: 1 }, flushedByHeartbeat, clock.now(), flushes.claimed(false));
+    keeper.hold({ id: "1", attempt: 1 }, durable, clock.now(), keeper.claimed("durable", 1));
+    keeper.hold({ id: "2", attempt: 1 }, flushedByHeartbeat, clock.now(), keeper.claimed("fast", 1));
     await clock.advance(HEARTBEAT_MS); // a renewal of both commits: claims up to now are on disk
-    keeper.hold({ id: "3", attempt: 1 }, unflushed, clock.now(), flushes.claimed(false));
+    keeper.hold({ id: "3", attempt: 1 }, unflushed, clock.now(), keeper.claimed("fast", 1));
 
-    keeper.abortUnflushed("connection reset");
+    keeper.connectionLost("connection reset");
     expect(durable.signal.aborted).to.equal(false);
     expect(flushedByHeartbeat.signal.aborted).to.equal(false);
     expect(unflushed.signal.aborted).to.equal(true);
@@ -213,12 +211,13 @@ describe("LeaseKeeper", () => {
   });
 
   it("aborts unflushed claims when a heartbeat fails, long before their deadline", async () => {
-    const { clock, store, keeper, flushes } = setUp();
+    const { clock, store, keeper } = setUp();
     store.answer = new Error("connection reset");
     const unflushed = new AbortController();
     const durable = new AbortController();
-    keeper.hold({ id: "1", attempt: 1 }, unflushed, clock.now(), flushes.claimed(false));
-    keeper.hold({ id: "2", attempt: 1 }, durable, clock.now(), flushes.claimed(true));
+    // The durable claim first: one answering later would prove the claims before it on disk too.
+    keeper.hold({ id: "2", attempt: 1 }, durable, clock.now(), keeper.claimed("durable", 1));
+    keeper.hold({ id: "1", attempt: 1 }, unflushed, clock.now(), keeper.claimed("fast", 1));
 
     await clock.advance(HEARTBEAT_MS);
     expect(unflushed.signal.aborted).to.equal(true);
@@ -227,12 +226,15 @@ describe("LeaseKeeper", () => {
   });
 
   it("does not count a renewal that changed no row as a flush", async () => {
-    const { clock, store, keeper, flushes } = setUp();
+    const { clock, store, keeper } = setUp();
     store.answer = () => [];
     const other = new AbortController();
-    keeper.hold({ id: "1", attempt: 1 }, other, clock.now(), flushes.claimed(false));
+    keeper.hold({ id: "1", attempt: 1 }, other, clock.now(), keeper.claimed("fast", 1));
     await clock.advance(HEARTBEAT_MS); // the store lists none: lease 1 is lost, nothing was written
-    expect(flushes.isFlushed(flushes.mark())).to.equal(false);
+    const later = new AbortController();
+    keeper.hold({ id: "2", attempt: 1 }, later, clock.now(), keeper.claimed("fast", 1));
+    keeper.connectionLost("connection reset");
+    expect(later.signal.aborted).to.equal(true);
     await keeper.stop();
   });
 

@@ -37,10 +37,10 @@ describe("StoreRetryPolicy", () => {
     expect(await answer).to.equal(undefined);
   });
 
-  it("tells onOutage of every infrastructure error, retried or final, and of nothing else", async () => {
+  it("tells its outage listener of every infrastructure error, retried or final, and of nothing else", async () => {
     const clock = new ManualClock();
     const outages: string[] = [];
-    const policy = new StoreRetryPolicy(clock, (error) => outages.push(error.message));
+    const policy = new StoreRetryPolicy(clock, { connectionLost: (why) => outages.push(why) });
     let tries = 0;
     const answer = policy.run(
       () => {

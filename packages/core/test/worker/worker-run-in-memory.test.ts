@@ -147,6 +147,43 @@ describe("a worker run on the in-memory store", () => {
     expect(await run).to.include({ leaseLost: 1 });
   });
 
+  it("stops claiming while its completions go unanswered (a synchronous standby that does not answer), claims waiting for their flush after a lease, and drains once they answer", async () => {
+    await enqueue(60);
+    const answered = gate();
+    const started = clock.now();
+    const claims: { readonly at: number; readonly durable: boolean }[] = [];
+    const stalled = new Proxy(store, {
+      get: (target, name) => {
+        const method = (Reflect.get(target, name) as unknown as (...args: unknown[]) => Promise<unknown>).bind(target);
+        if (name === "completeJobs") return (...args: unknown[]) => answered.opened.then(() => method(...args));
+        if (name === "claimBatch") {
+          return (params: { readonly durable?: boolean }) => {
+            claims.push({ at: clock.now() - started, durable: params.durable === true });
+            return method(params);
+          };
+        }
+        return method;
+      },
+    });
+    const worker = new TaskWorker(stalled, () => clock.sleep(100), { concurrency: 1, prefetch: 1, leaseMs: 3_000, clock });
+    const { heartbeatTimeoutMs, leaseMs } = worker.options;
+    const run = worker.start();
+    while (clock.now() - started < leaseMs - 100) await clock.advance(50);
+    const held = claims.filter((claim) => claim.at > heartbeatTimeoutMs + 100);
+    expect(held, `claims at ${claims.map((claim) => claim.at).join(", ")} ms`).to.deep.equal([]);
+    expect(claims.every((claim) => !claim.durable)).to.equal(true);
+    while (clock.now() - started < 2 * leaseMs) await clock.advance(50);
+    const later = claims.filter((claim) => claim.at >= leaseMs);
+    expect(later.length, "claims go out again after a lease").to.be.above(0);
+    expect(
+      later.every((claim) => claim.durable),
+      "waiting for their flush",
+    ).to.equal(true);
+    answered.open();
+    while ((await states())["succeeded"] !== 60) await clock.advance(50);
+    expect(await run).to.include({ succeeded: 60, stoppedBecause: "drained" });
+  });
+
   it("hands buffered jobs back unspent at shutdown, and the running one after the shutdown timeout", async () => {
     await enqueue(5);
     const stop = new AbortController();

@@ -27,7 +27,7 @@ import { notifyJobEvents } from "./notify-job-events";
  *
  * Why the picked rows are found by `ctid` (or by id when leases are taken
  * over), why the claim commits without waiting for its WAL flush (unless
- * `synchronousCommit`), and how a queue's controls are applied only to
+ * `durable`), and how a queue's controls are applied only to
  * queues that have them (`controlled`, `SQ901`): docs/schema.md, "The
  * claim", which also sketches the statement's SQL.
  *
@@ -67,13 +67,13 @@ export type ControlledQueues = Set<string>;
 function runClaim(statements: Statements, schema: string, params: ClaimBatchParams, withControls: boolean): Promise<StatementResult<ClaimRow>> {
   const takeOverExpired = params.takeOverExpired !== false;
   const fitsDeadline = params.maxTimeoutMs !== undefined;
-  const synchronousCommit = params.synchronousCommit === true;
+  const durable = params.durable === true;
   const statement = CLAIMS.statement(
-    `${schema}:${takeOverExpired}:${fitsDeadline}:${withControls}:${synchronousCommit}`,
+    `${schema}:${takeOverExpired}:${fitsDeadline}:${withControls}:${durable}`,
     () =>
       claimBatchStatement(
         schema,
-        { ...SLOTS, takeOverExpired, synchronousCommit, ...(fitsDeadline ? { maxTimeoutMs: valueSlot<number>("maxTimeoutMs") } : {}) },
+        { ...SLOTS, takeOverExpired, durable, ...(fitsDeadline ? { maxTimeoutMs: valueSlot<number>("maxTimeoutMs") } : {}) },
         withControls,
       ),
     params,
@@ -114,7 +114,7 @@ export function claimBatchStatement(schema: string, params: ClaimBatchParams, wi
   // Without expired leases the picked rows are found where they lie (see docs/schema.md, "The claim").
   // Unless asked to wait, the claim's transaction does not wait for its WAL flush (see docs/schema.md, "The claim"): an
   // uncorrelated subquery, run once before the update reads a row.
-  const commit = params.synchronousCommit === true ? sql`` : sql`AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off'`;
+  const commit = params.durable === true ? sql`` : sql`AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off'`;
   const picked = sql`jobs.ctid = ANY(ARRAY(${pickDue("ctid")})) ${commit}`;
   const claim = sql`UPDATE ${jobs} AS jobs
      SET state = 'running',

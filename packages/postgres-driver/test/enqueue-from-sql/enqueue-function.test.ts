@@ -189,7 +189,7 @@ describe("the enqueue SQL function", () => {
     const woken: string[] = [];
     const wakeups = new PostgresWakeupSource({ connectionString: test.connectionString, schema: test.schema });
     try {
-      await wakeups.subscribe(["mail", "later", "sentinel"], (queue) => woken.push(queue));
+      await wakeups.subscribe(["mail", "later", "sentinel"], { onWake: (queue) => woken.push(queue) });
       /** Sends a notification after everything committed so far: once it arrives, those wake-ups have too. */
       const flush = async (): Promise<void> => {
         const before = woken.filter((queue) => queue === "sentinel").length;

@@ -159,7 +159,7 @@ describe("behind PgBouncer in transaction mode", () => {
       onWarning: (warning) => warnings.push(warning),
     });
     closing.push(() => driver.close());
-    const subscription = await driver.wakeupSource!.subscribe([Ping.name], () => undefined);
+    const subscription = await driver.wakeupSource!.subscribe([Ping.name], { onWake: () => undefined });
     closing.push(() => subscription.close());
     expect(driver.wakeupSource!.listening).to.equal(false);
     expect(await driver.leaderLock!.tryAcquire()).to.equal(true);
@@ -184,7 +184,7 @@ describe("behind PgBouncer in transaction mode", () => {
       closing.push(() => wakeups.close());
       const woken: string[] = [];
       const started = performance.now();
-      const subscription = await wakeups.subscribe([Ping.name], (queue) => woken.push(queue));
+      const subscription = await wakeups.subscribe([Ping.name], { onWake: (queue) => woken.push(queue) });
       closing.push(() => subscription.close());
       expect(performance.now() - started, "the subscription did not wait for the second of the notification test").to.be.below(800);
       if (listens) {
@@ -210,7 +210,7 @@ describe("behind PgBouncer in transaction mode", () => {
     });
     closing.push(() => driver.close());
     const woken: string[] = [];
-    const subscription = await driver.wakeupSource!.subscribe([Ping.name], (queue) => woken.push(queue));
+    const subscription = await driver.wakeupSource!.subscribe([Ping.name], { onWake: (queue) => woken.push(queue) });
     closing.push(() => subscription.close());
     expect(driver.wakeupSource!.listening).to.equal(true);
     await driver.store.enqueue(buildNewJob(Ping, { n: 2 }));

@@ -39,10 +39,10 @@ describe("the claim statement's plan", () => {
     await fill();
     for (const takeOverExpired of [false, true]) {
       for (const withControls of [false, true]) {
-        for (const synchronousCommit of [false, true]) {
+        for (const durable of [false, true]) {
           const claim = claimBatchStatement(
             test.schema,
-            { queue: "queue-2", workerId: "w", limit: 1, leaseMs: 60_000, takeOverExpired, synchronousCommit },
+            { queue: "queue-2", workerId: "w", limit: 1, leaseMs: 60_000, takeOverExpired, durable },
             withControls,
           );
           // In a transaction of its own, the setting the claim leaves is the one its commit goes by.
@@ -51,7 +51,7 @@ describe("the claim statement's plan", () => {
             const { rows } = await sql<{ value: string }>`SELECT current_setting('synchronous_commit') AS value`.execute(tx);
             return rows[0]?.value;
           });
-          expect(setting, JSON.stringify({ takeOverExpired, withControls, synchronousCommit })).to.equal(synchronousCommit ? "on" : "off");
+          expect(setting, JSON.stringify({ takeOverExpired, withControls, durable })).to.equal(durable ? "on" : "off");
         }
       }
     }

@@ -109,7 +109,7 @@ describe("least privilege: a migration role and a runtime role", function () {
     driver = registerPostgresDriver(rootContainer.createChildContainer(), { connectionString: urlFor(runtime, password), schema, maxConnections: 4 });
     const { store, wakeupSource, leaderLock } = driver;
     const woken: string[] = [];
-    const subscription = await wakeupSource!.subscribe([TaskJob.name], (queue) => woken.push(queue));
+    const subscription = await wakeupSource!.subscribe([TaskJob.name], { onWake: (queue) => woken.push(queue) });
     try {
       const client = new JobClient(store);
       await client.enqueue(TaskJob, { n: 1 }, { dedupeKey: "task:1" });

@@ -324,8 +324,8 @@ describe("leases, heartbeats and shutdown", () => {
     );
     let wake: (queue: string) => void = () => undefined;
     const wakeups = {
-      subscribe: (_queues: readonly string[], onWake: (queue: string) => void) => {
-        wake = onWake;
+      subscribe: (_queues: readonly string[], listener: { readonly onWake: (queue: string) => void }) => {
+        wake = listener.onWake;
         return Promise.resolve({ close: () => Promise.resolve() });
       },
     };

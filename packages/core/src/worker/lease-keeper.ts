@@ -133,14 +133,15 @@ export class LeaseKeeper {
     const mode = this.#durability.nextClaim(this.#options.clock.now());
     if ((mode === "hold") !== this.#holding) {
       this.#holding = mode === "hold";
+      const fields = { workerId: this.#workerId };
       if (this.#holding) {
         this.#log.warn(
           `Claims hold: a write has gone unanswered for over ${this.#options.heartbeatTimeoutMs} ms, so jobs claimed now might never be finished`,
-          {
-            workerId: this.#workerId,
-          },
+          fields,
         );
-      } else this.#log.info("Claims resume: the database confirms writes again", { workerId: this.#workerId });
+      } else if (mode === "durable") {
+        this.#log.warn("Claims resume, each waiting for its flush: a write is still unanswered, or the last one failed", fields);
+      } else this.#log.info("Claims resume: the database confirms writes again", fields);
     }
     return mode;
   }

@@ -84,17 +84,40 @@ export function registerWorkers<const Workers extends readonly WorkerClass[]>(
 
 /**
  * Constructs every registered worker and checks that no two claim the same
- * queue. Constructors start nothing, so this is cheap.
+ * queue. Constructors start nothing, so this is cheap. A decorated class
+ * that tsyringe cannot construct (`@injectable()` forgotten) is a
+ * `ConfigError` that says so.
  */
 export function resolveWorkers(container: DependencyContainer): readonly AnyQueueWorker[] {
   if (!container.isRegistered(WORKERS, true)) throw new ConfigError("workers", "no worker is registered (call registerWorkers)");
-  const workers = container.resolveAll(WORKERS);
+  const workers = resolveAllWorkers(container);
   const seen = new Set<string>();
   for (const worker of workers) {
     if (seen.has(worker.queue)) throw new ConfigError("workers", `two registered workers claim the queue "${worker.queue}"`);
     seen.add(worker.queue);
   }
   return workers;
+}
+
+/**
+ * tsyringe's words for a class it has no constructor information for. For a
+ * worker, most often: its parameters carry `@inject`, so registration took
+ * it as decorated, but `@injectable()` is missing from the class itself.
+ */
+const TYPE_INFO_UNKNOWN = /^TypeInfo not known for "(.*)"$/;
+
+function resolveAllWorkers(container: DependencyContainer): AnyQueueWorker[] {
+  try {
+    return container.resolveAll(WORKERS);
+  } catch (error) {
+    const unknown = error instanceof Error ? TYPE_INFO_UNKNOWN.exec(error.message) : null;
+    if (unknown === null) throw error;
+    throw new ConfigError(
+      "workers",
+      `tsyringe cannot construct ${unknown[1]} (${unknown[0]}): a class whose constructor takes parameters needs @injectable() on the class, beside @inject(TOKEN) on each parameter; ` +
+        `a worker class may declare static inject = [TOKEN, ...] instead, one token per parameter, in order (for example static inject = [JOB_STORE, LOGGER])`,
+    );
+  }
 }
 
 /**

@@ -234,6 +234,35 @@ describe("registering a worker class that does not say what to inject", () => {
   });
 });
 
+describe("a worker whose parameters are decorated but not the class", () => {
+  /** What forgetting `@injectable()` in TypeScript looks like: tsyringe records the tokens, but not the constructor. */
+  class UndecoratedClassWorker extends SilentWorker {
+    constructor(@inject(JOB_STORE) store: JobStore, @inject(LOGGER) log: Logger) {
+      super(store, log);
+    }
+  }
+
+  it("is refused when first resolved with a message that names the class, the missing @injectable() and static inject", () => {
+    const container = containerWith();
+    registerWorkers(container, [UndecoratedClassWorker]);
+    expect(() => resolveWorker(container, "silent")).to.throw(
+      ConfigError,
+      'Invalid option `workers`: tsyringe cannot construct UndecoratedClassWorker (TypeInfo not known for "UndecoratedClassWorker"): ' +
+        "a class whose constructor takes parameters needs @injectable() on the class, beside @inject(TOKEN) on each parameter; " +
+        "a worker class may declare static inject = [TOKEN, ...] instead, one token per parameter, in order (for example static inject = [JOB_STORE, LOGGER])",
+    );
+  });
+
+  it("passes on any other error of the container as it was", () => {
+    const container = rootContainer.createChildContainer();
+    container.registerInstance(JOB_STORE, new InMemoryJobStore());
+    registerWorkers(container, [DecoratedPongWorker]);
+    expect(() => resolveWorkers(container))
+      .to.throw(Error)
+      .that.satisfies((error: Error) => !(error instanceof ConfigError) && error.message.includes("Symbol(stint.Logger)"));
+  });
+});
+
 describe("a static inject that cannot be right", () => {
   /** SilentWorker with `inject` set to `value`, as JavaScript can. */
   function listing(value: unknown): WorkerClass {

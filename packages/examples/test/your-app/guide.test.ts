@@ -16,6 +16,13 @@ const TEMPLATE_PREFIX = "packages/cli/templates/ts/";
 /** "Ten minutes" is the promise; a road that takes longer than this on the test machine has gone wrong. */
 const ROAD_LIMIT_MS = 10 * 60_000;
 
+/**
+ * What a test may take: the user's road, and beside it the test's own checks (a type-check under the
+ * newest TypeScript, reading the job back), so that a road over its limit fails on the limit, with
+ * the time it took, and not on mocha's timeout.
+ */
+const TEST_LIMIT_MS = ROAD_LIMIT_MS + 5 * 60_000;
+
 function databaseUrl(): string {
   const url = process.env["DATABASE_URL"];
   if (url === undefined) throw new Error("set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres)");
@@ -36,7 +43,7 @@ function runSummary(output: string): { exitCode: number; totals: { succeeded: nu
 
 describe("a new user's roads of docs/use-in-your-app.md, from npm pack tarballs in empty folders", function () {
   // npm installs from its cache, two type-checks and a real job per road, on a small machine.
-  this.timeout(ROAD_LIMIT_MS);
+  this.timeout(TEST_LIMIT_MS);
 
   let work: string;
   let newestTsc: string;
@@ -85,7 +92,6 @@ describe("a new user's roads of docs/use-in-your-app.md, from npm pack tarballs 
   });
 
   it("stint init: installs, unit-tests with no database, type-checks under the newest TypeScript and runs a real job, in under ten minutes", async () => {
-    const started = Date.now();
     const appDir = join(work, "init-ts", "my-app");
     mkdirSync(dirname(appDir), { recursive: true });
     const env = roadEnvironment();
@@ -96,7 +102,10 @@ describe("a new user's roads of docs/use-in-your-app.md, from npm pack tarballs 
     const [setup, withDatabase] = guideScript(GUIDE, "init", { replace: { "../my-app": appDir }, skip: [/^npm ci && npm run build/] }).split(
       /^export DATABASE_URL=.*$/m,
     );
+    // The user's road is timed from an empty folder to the job's summary, without the test's own checks.
+    const setupStarted = Date.now();
     await bash(setup!, REPOSITORY, offline);
+    const setupMs = Date.now() - setupStarted;
     expect(readFileSync(join(appDir, "tsconfig.json"), "utf8"))
       .to.contain('"exactOptionalPropertyTypes": true')
       .and.contain('"skipLibCheck": false');
@@ -105,11 +114,13 @@ describe("a new user's roads of docs/use-in-your-app.md, from npm pack tarballs 
     }
     await typeCheckWithNewestTypeScript(appDir);
 
+    const jobStarted = Date.now();
     const run = await bash(withDatabase!, appDir, env);
+    const roadMs = setupMs + (Date.now() - jobStarted);
     expect(run.stdout).to.match(/^Enqueued job \d+$/m);
     expect(runSummary(run.stdout)).to.deep.include({ exitCode: 0 });
     await expectOneSucceededJob(env);
-    expect(Date.now() - started).to.be.below(ROAD_LIMIT_MS);
+    expect(roadMs, `init, install, unit test and one real job took ${(roadMs / 1000).toFixed(1)} s`).to.be.below(ROAD_LIMIT_MS);
   });
 
   it("stint init --js: plain JavaScript without decorators installs, unit-tests and runs a real job", async () => {

@@ -43,5 +43,6 @@ export { renderMetrics } from "./metrics/run-metrics";
 export type { MetricsPage } from "./metrics/run-metrics";
 export { registerQueueGauges } from "./metrics/queue-gauges-metrics";
 export { EMPTY_META } from "./job/job-meta";
+export { DEAD_LETTER_COPY_KEY, DEAD_LETTER_ORIGIN_KEY, DEAD_LETTER_QUEUE_KEY } from "./job/dead-letter";
 export { numberOption } from "./validation/option-checks";
 export { infiniteTimeName } from "./time/time-bounds";

@@ -75,7 +75,7 @@ export type { OperatorStore } from "./store/operator-store";
 export type { MaintenanceStore } from "./store/maintenance-store";
 export type { AttemptRecord, AttemptOutcomeName, AttemptError } from "./store/attempt-record";
 export type { JobLogLine, JobLogRecord } from "./job/job-log";
-export type { QueueControls, RateLimit } from "./queue/queue-controls";
+export type { QueueControls, QueueRetention, QueueRetentionChange, RateLimit } from "./queue/queue-controls";
 export { QueueAdmin } from "./client/queue-admin";
 export type { QueueRef, QueueLimits, CancelWaitingOptions, CancelWaitingResult } from "./client/queue-admin";
 

@@ -167,6 +167,8 @@ export function checkDeleteFinishedBefore(params: DeleteFinishedBeforeParams): v
   checkAgeMs("olderThanMs", params.olderThanMs);
   integerOption("limit", params.limit, 1, MAX_BATCH_SIZE);
   checkQueueList(params.queues);
+  checkQueueList(params.exceptQueues, "exceptQueues");
+  if (params.queues !== undefined && params.exceptQueues !== undefined) throw new ConfigError("exceptQueues", "cannot be given with queues");
 }
 
 export function checkDeleteEffectsBefore(params: DeleteEffectsBeforeParams): void {
@@ -264,9 +266,9 @@ function isJobId(id: unknown): boolean {
   return typeof id === "string" && id !== "";
 }
 
-function checkQueueList(queues: readonly string[] | undefined): void {
+function checkQueueList(queues: readonly string[] | undefined, option = "queues"): void {
   if (queues === undefined) return;
-  if (!Array.isArray(queues)) throw new ConfigError("queues", "must be an array of queue names");
+  if (!Array.isArray(queues)) throw new ConfigError(option, "must be an array of queue names");
   for (const queue of queues) assertQueueName(queue);
 }
 

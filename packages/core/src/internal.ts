@@ -46,3 +46,5 @@ export { EMPTY_META } from "./job/job-meta";
 export { DEAD_LETTER_COPY_KEY, DEAD_LETTER_ORIGIN_KEY, DEAD_LETTER_QUEUE_KEY } from "./job/dead-letter";
 export { numberOption } from "./validation/option-checks";
 export { infiniteTimeName } from "./time/time-bounds";
+export { planQueuesRetention, planRetention } from "./maintenance/queue-retention-plan";
+export type { GlobalRetention, RetentionStep } from "./maintenance/queue-retention-plan";

@@ -1,4 +1,5 @@
 import { ExitCode } from "@stint/core";
+import { planQueuesRetention, planRetention } from "@stint/core/internal";
 import { assertQueueName, MAX_BATCH_SIZE } from "@stint/core/driver";
 import { ensureHistoryPartitions, previewRetention } from "@stint/postgres-driver";
 import { decimalValue, integerValue } from "../args/option-values";
@@ -41,6 +42,8 @@ export const pruneCommand: Command = {
     "its jobs of states kept longer move to finished_jobs_kept; that partition and jobs finished before the upgrade",
     "are pruned row by row. A shorter retention, or --queue, deletes every job past it, row by row.",
     "Keep ledger entries longer than any job that could repeat their key may live.",
+    "A queue with a retention of its own (see `stint retention`) keeps its jobs by it, whatever the days given here;",
+    "its jobs kept longer move to finished_jobs_kept when their day is dropped.",
   ],
   async run(context) {
     const retention: [FinishedState, number][] = [
@@ -53,12 +56,13 @@ export const pruneCommand: Command = {
     const queueText = stringOption(context, "queue");
     const queues = queueText?.split(",").map((queue) => assertQueueName(queue.trim()));
     const { store, db, schema } = await context.connect();
+    const global = Object.fromEntries(retention.map(([state, days]) => [state, Math.round(days * DAY_MS)])) as Record<FinishedState, number>;
+    const controls = await store.listQueueControls();
+    // Each queue's own retention (`stint retention`) wins over the days given here, as in the maintenance pass.
+    const steps =
+      queues === undefined ? retention.flatMap(([state]) => planRetention(global, controls, [state])) : planQueuesRetention(global, controls, queues);
     if (flagOption(context, "dry-run")) {
-      const passes = retention.map(([state, days]) => ({
-        states: [state],
-        olderThanMs: Math.round(days * DAY_MS),
-        ...(queues === undefined ? {} : { queues }),
-      }));
+      const passes = steps;
       const effectsOlderThanMs = queues === undefined ? Math.round(effectsDays * DAY_MS) : undefined;
       return printPrunePreview(context, await previewRetention(db, schema, { passes, effectsOlderThanMs }), { retention, effectsDays });
     }
@@ -68,19 +72,14 @@ export const pruneCommand: Command = {
     let interrupted = false;
     let effects = 0;
     try {
-      for (const [state, days] of retention) {
+      for (const step of steps) {
         for (;;) {
           if (context.signal.aborted) {
             interrupted = true;
             break;
           }
-          const count = await store.deleteFinishedBefore({
-            states: [state],
-            olderThanMs: Math.round(days * DAY_MS),
-            limit: batch,
-            ...(queues === undefined ? {} : { queues }),
-          });
-          deleted[state] += count;
+          const count = await store.deleteFinishedBefore({ ...step, limit: batch });
+          deleted[step.states[0]!] += count;
           progress.update(deleted.succeeded + deleted.dead + deleted.cancelled);
           if (count < batch) break;
         }

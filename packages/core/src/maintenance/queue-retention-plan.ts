@@ -19,7 +19,8 @@ const STATES: readonly FinishedState[] = ["succeeded", "cancelled", "dead"];
 const FIELD: Readonly<Record<FinishedState, keyof QueueRetention>> = { succeeded: "succeededDays", cancelled: "cancelledDays", dead: "deadDays" };
 
 /**
- * The passes that apply the global retention and every queue's own:
+ * The passes that apply the global retention and every queue's own (for
+ * the states in `only`, by default all three):
  *
  * - one pass per global cutoff (states that share one go together, so a
  *   store that drops whole day partitions drops each day once), leaving
@@ -38,11 +39,12 @@ const FIELD: Readonly<Record<FinishedState, keyof QueueRetention>> = { succeeded
  * //  { states: ["dead"], olderThanMs: 365 days, queues: ["payments"] }]
  * ```
  */
-export function planRetention(global: GlobalRetention, controls: readonly QueueControls[]): readonly RetentionStep[] {
-  const own = controls.filter((queue) => STATES.some((state) => queue.retention[FIELD[state]] !== null));
+export function planRetention(global: GlobalRetention, controls: readonly QueueControls[], only: readonly FinishedState[] = STATES): readonly RetentionStep[] {
+  const planned = STATES.filter((state) => only.includes(state));
+  const own = controls.filter((queue) => planned.some((state) => queue.retention[FIELD[state]] !== null));
   const steps: RetentionStep[] = [];
-  for (const olderThanMs of [...new Set(STATES.map((state) => global[state]))]) {
-    const states = STATES.filter((state) => global[state] === olderThanMs);
+  for (const olderThanMs of [...new Set(planned.map((state) => global[state]))]) {
+    const states = planned.filter((state) => global[state] === olderThanMs);
     const longer = own.filter((queue) => states.some((state) => cutoffOf(queue, state, global) > olderThanMs)).map((queue) => queue.queue);
     steps.push(Object.freeze({ states, olderThanMs, ...(longer.length === 0 ? {} : { exceptQueues: Object.freeze(longer) }) }));
     for (const queue of own) {
@@ -55,6 +57,31 @@ export function planRetention(global: GlobalRetention, controls: readonly QueueC
       for (const [cutoff, queueStates] of byCutoff)
         steps.push(Object.freeze({ states: queueStates, olderThanMs: cutoff, queues: Object.freeze([queue.queue]) }));
     }
+  }
+  return Object.freeze(steps);
+}
+
+/**
+ * The passes that apply the retention to some queues only: per state, one
+ * pass per cutoff, each queue at its own days where it has them, else at
+ * the global ones. Every pass is limited to queues, so it deletes row by row.
+ *
+ * @example
+ * ```ts
+ * planQueuesRetention(global, controls, ["audit", "mail"]);
+ * // [{ states: ["succeeded"], olderThanMs: 90 days, queues: ["audit"] }, { states: ["succeeded"], olderThanMs: 7 days, queues: ["mail"] }, …]
+ * ```
+ */
+export function planQueuesRetention(global: GlobalRetention, controls: readonly QueueControls[], queues: readonly string[]): readonly RetentionStep[] {
+  const steps: RetentionStep[] = [];
+  for (const state of STATES) {
+    const byCutoff = new Map<number, string[]>();
+    for (const queue of queues) {
+      const own = controls.find((entry) => entry.queue === queue);
+      const cutoff = own === undefined ? global[state] : cutoffOf(own, state, global);
+      byCutoff.set(cutoff, [...(byCutoff.get(cutoff) ?? []), queue]);
+    }
+    for (const [olderThanMs, limited] of byCutoff) steps.push(Object.freeze({ states: [state], olderThanMs, queues: Object.freeze(limited) }));
   }
   return Object.freeze(steps);
 }

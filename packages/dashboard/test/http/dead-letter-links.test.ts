@@ -47,7 +47,7 @@ describe("the job page links a dead job to its dead-letter copy and back, throug
   });
 
   it("has no dead-letter section for a job without one", async () => {
-    const { id } = await server.test.store.enqueue(buildNewJob(defineJob("plain"), {}));
+    const { id } = await server.test.store.enqueue(buildNewJob(defineJob<object>("plain"), {}));
     expect(await page(id)).not.to.contain("Dead letter");
   });
 });

@@ -62,8 +62,7 @@ export type { JobDefinition, JobDefaults, JobKindOptions, SchemaJobDefinition, S
 export type { PayloadSchema } from "./job/payload-schema";
 export type { PayloadIssue } from "./job/payload-issues";
 export { defineJob } from "./job/job-definition";
-export { deadLetterLinks } from "./job/dead-letter";
-export type { DeadLetterLinks, DeadLetterOrigin } from "./job/dead-letter";
+export type { DeadLetterOrigin } from "./job/dead-letter";
 export type { EnqueueOptions, DedupeMode } from "./job/enqueue-options";
 export type { JsonValue, JsonObject } from "./job/json-types";
 export { redact, redactText, redactingLogger } from "./job/secret-fields";

@@ -1,8 +1,8 @@
 import { jobIdArgument } from "../args/option-values";
 import { jobNotFound } from "../cli-error";
 import type { Command } from "../command";
-import { deadLetterLinks, ExitCode, type JsonObject } from "@stint/core";
-import { formatDuration } from "@stint/core/internal";
+import { ExitCode, type JsonObject } from "@stint/core";
+import { deadLetterLinks, formatDuration } from "@stint/core/internal";
 import { jobJson } from "../output/job-json";
 import { formatTime } from "../output/time-text";
 import { attemptJson, formatAttempts, shownAttempts } from "../output/attempts-table";

@@ -16,7 +16,18 @@ export const DEAD_LETTER_ORIGIN_KEY = "stint.deadLetter";
 /** The `meta` key a routed dead job gets: the id of its dead-letter copy. */
 export const DEAD_LETTER_COPY_KEY = "stint.deadLetterJobId";
 
-/** The job a dead-letter copy was made from, as the copy's `ctx.meta["stint.deadLetter"]` holds it. */
+/**
+ * The job a dead-letter copy was made from, as the copy's
+ * `ctx.meta["stint.deadLetter"]` holds it.
+ *
+ * @example
+ * ```ts
+ * protected async processItem(item: Refund, ctx: JobContext) {
+ *   const origin = ctx.meta["stint.deadLetter"] as DeadLetterOrigin | undefined;
+ *   await alerts.post(`refund ${item.refundId} died in job ${origin?.jobId}: ${origin?.error}`);
+ * }
+ * ```
+ */
 export interface DeadLetterOrigin {
   /** The dead job's id: its attempts and full error stay with it (`stint jobs show <id>`). */
   readonly jobId: string;
@@ -42,14 +53,12 @@ export interface DeadLetterLinks {
 /**
  * Reads the dead-letter keys of a job's `meta`: where it goes when it dies,
  * the copy it became, or (on a copy) the job it came from. What the CLI
- * and the dashboard show, and what a dead-letter worker reads.
+ * and the dashboard show.
  *
  * @example
  * ```ts
- * protected async processItem(item: SendInvoice, ctx: JobContext) {
- *   const { origin } = deadLetterLinks(ctx.meta);
- *   await alerts.post(`invoice ${item.invoiceId} died in job ${origin?.jobId}: ${origin?.error}`);
- * }
+ * const { copyId } = deadLetterLinks(job.meta);
+ * if (copyId !== null) console.log(`copied to job ${copyId}`);
  * ```
  */
 export function deadLetterLinks(meta: JsonObject): DeadLetterLinks {

@@ -39,7 +39,7 @@ export interface JobKindOptions extends Partial<JobDefaults> {
    * spent, a permanent error, a payload that does not parse, or a worker
    * that died on the last attempt): in the statement that records the
    * death, a new job with the same payload is enqueued there, its `meta`
-   * naming the dead job (see {@link deadLetterLinks}). An operator's cancel
+   * naming the dead job (`stint.deadLetter`, a {@link DeadLetterOrigin}). An operator's cancel
    * is not a death. A copy is never copied again. Default none.
    */
   readonly deadLetterQueue?: string;

@@ -242,6 +242,8 @@ function checkDeath(option: string, job: DeadJob): void {
   checkFailure(option, job.failure);
   if (!DEAD_OUTCOMES.includes(job.outcome)) throw new ConfigError(`${option}.outcome`, `must be "dead" or "lease-lost", got ${describe(job.outcome)}`);
   checkWorkerDuration(option, job.durationMs);
+  if (job.deadLetter !== undefined && typeof job.deadLetter !== "boolean")
+    throw new ConfigError(`${option}.deadLetter`, `must be true or false, got ${describe(job.deadLetter)}`);
 }
 
 function checkFailure(option: string, failure: JobFailure): void {

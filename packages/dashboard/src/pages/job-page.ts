@@ -1,4 +1,5 @@
-import { deadLetterLinks, MAX_JOB_LOG_BYTES, MAX_JOB_LOG_LINES, type AttemptRecord, type JobRecord } from "@stint/core";
+import { MAX_JOB_LOG_BYTES, MAX_JOB_LOG_LINES, type AttemptRecord, type JobRecord } from "@stint/core";
+import { deadLetterLinks } from "@stint/core/internal";
 import type { JobDetail, ShownJobLog } from "../data/job-detail-data";
 import { formatDuration, timeElement } from "../html/format";
 import { html, type Html } from "../html/html";

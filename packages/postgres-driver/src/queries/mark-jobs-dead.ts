@@ -18,7 +18,8 @@ import { namedStatement } from "./named-statement";
  * tells the jobs' waiters (see `announceFinished`) and job-event listeners
  * (`dead`, see `notifyJobEvents`). A job whose meta names a dead-letter
  * queue is copied there in the same statement (see `deadLetterInsert`),
- * and its finished row's meta gets the copy's id.
+ * and its finished row's meta gets the copy's id; a batch whose every job
+ * says `deadLetter: false` leaves those parts out of the statement.
  *
  * ### SQL
  * ```sql
@@ -55,6 +56,9 @@ import { namedStatement } from "./named-statement";
 export async function markJobsDead(statements: Statements, schema: string, params: MarkJobsDeadParams): Promise<readonly string[]> {
   const { jobs } = params;
   if (jobs.length === 0) return Object.freeze([]);
+  // The worker says which deaths may have a copy (their claimed meta names a dead-letter queue): a batch with none
+  // runs the statement without the copy's parts, as before dead-letter queues.
+  const routes = jobs.some((job) => job.deadLetter !== false);
   const remove = sql`DELETE FROM ${jobsTable(schema)} AS jobs
    USING unnest(${jobs.map((job) => job.id)}::bigint[],
                 ${jobs.map((job) => job.attempt)}::integer[],
@@ -71,18 +75,20 @@ export async function markJobsDead(statements: Statements, schema: string, param
       workerId: params.workerId,
       duration: sql`coalesce(dead.duration_ms, ${millisecondsBetween(sql.ref("jobs.started_at"), sql`now()`)})`,
       announce: true,
-      also: [
-        deadHookInsert(schema, "finalized"),
-        deadLetterInsert(schema, "removed", { errorCode: sql.ref("removed.finished_error_code"), lastError: sql.ref("removed.finished_last_error") }),
-      ],
-      returning: deadLetterIdColumn(schema),
+      also: routes
+        ? [
+            deadHookInsert(schema, "finalized"),
+            deadLetterInsert(schema, "removed", { errorCode: sql.ref("removed.finished_error_code"), lastError: sql.ref("removed.finished_last_error") }),
+          ]
+        : [deadHookInsert(schema, "finalized")],
+      ...(routes ? { returning: deadLetterIdColumn(schema) } : {}),
       event: sql`'dead'`,
     },
     remove,
     {
       state: sql`'dead'`,
       last_error: sql`removed.finished_last_error`,
-      meta: metaLinkingCopy("removed"),
+      ...(routes ? { meta: metaLinkingCopy("removed") } : {}),
       error_code: sql`removed.finished_error_code`,
       duration_ms: sql`removed.finished_duration_ms`,
       finished_at: sql`now()`,

@@ -1,5 +1,6 @@
 import { expect } from "chai";
-import { deadLetterLinks, defineJob, ErrorCode, permanent, type JobRecord } from "@stint/core";
+import { defineJob, ErrorCode, permanent, type JobRecord } from "@stint/core";
+import { deadLetterLinks } from "@stint/core/internal";
 import { buildNewJob } from "@stint/core/driver";
 import { sql } from "kysely";
 import { ScriptedWorker, deferred, schemaPerTest, type Task } from "./scripted-worker";

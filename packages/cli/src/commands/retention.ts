@@ -2,15 +2,12 @@ import { ExitCode, type QueueRetentionChange } from "@stint/core";
 import { assertQueueName } from "@stint/core/driver";
 import { appModuleOption } from "../app/app-option";
 import { integerValue } from "../args/option-values";
+import { STATE_DAYS_OPTIONS, stateDaysOptions } from "../args/state-days-options";
 import { flagOption, stringOption, type Command, type CommandContext } from "../command";
 import { assertQueuesKnown } from "../input/queue-in-use";
 import { describeRetention } from "../output/controls-text";
 
-const FIELDS = [
-  ["succeeded-days", "succeededDays"],
-  ["dead-days", "deadDays"],
-  ["cancelled-days", "cancelledDays"],
-] as const;
+const FIELD = { succeeded: "succeededDays", dead: "deadDays", cancelled: "cancelledDays" } as const;
 
 /**
  * `stint retention <queue> [--succeeded-days N|global] [--dead-days N|global]
@@ -27,9 +24,7 @@ export const retentionCommand: Command = {
   args: { min: 1, max: 1 },
   json: true,
   options: {
-    "succeeded-days": { type: "string", value: "N|global", description: "keep the queue's succeeded jobs N days (0 to 36500), or as the global retention" },
-    "dead-days": { type: "string", value: "N|global", description: "keep the queue's dead jobs N days, or as the global retention" },
-    "cancelled-days": { type: "string", value: "N|global", description: "keep the queue's cancelled jobs N days, or as the global retention" },
+    ...stateDaysOptions("N|global", (state) => `keep the queue's ${state} jobs N days (0 to 36500), or as the global retention`),
     app: { type: "string", value: "MODULE", description: "also know the queues this app module has workers for (default: $STINT_APP)" },
     force: { type: "boolean", description: "set (or show) the retention of a queue stint does not know" },
   },
@@ -64,9 +59,9 @@ export const retentionCommand: Command = {
 
 function retentionChange(context: CommandContext): QueueRetentionChange {
   const change: Record<string, number | null> = {};
-  for (const [option, field] of FIELDS) {
+  for (const [state, option] of STATE_DAYS_OPTIONS) {
     const text = stringOption(context, option);
-    if (text !== undefined) change[field] = text === "global" ? null : integerValue(`--${option}`, text, 0, 36_500);
+    if (text !== undefined) change[FIELD[state]] = text === "global" ? null : integerValue(`--${option}`, text, 0, 36_500);
   }
   return change;
 }

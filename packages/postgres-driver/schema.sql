@@ -292,13 +292,19 @@ TABLE stint.queues
     rate_tokens double precision
     rate_refilled_at timestamp with time zone
     updated_at timestamp with time zone NOT NULL DEFAULT now()
+    succeeded_days integer
+    dead_days integer
+    cancelled_days integer
   CONSTRAINTS
+    queues_cancelled_days_check CHECK (((cancelled_days >= 0) AND (cancelled_days <= 36500)))
+    queues_dead_days_check CHECK (((dead_days >= 0) AND (dead_days <= 36500)))
     queues_max_running_check CHECK ((max_running >= 1))
     queues_name_check CHECK (((char_length(name) >= 1) AND (char_length(name) <= 128)))
     queues_pkey PRIMARY KEY (name)
     queues_rate_complete CHECK (((rate_limit IS NULL) = (rate_period_ms IS NULL)))
     queues_rate_limit_check CHECK ((rate_limit >= 1))
     queues_rate_period_ms_check CHECK ((rate_period_ms >= 1))
+    queues_succeeded_days_check CHECK (((succeeded_days >= 0) AND (succeeded_days <= 36500)))
   INDEXES
     CREATE UNIQUE INDEX queues_pkey ON stint.queues USING btree (name)
   TRIGGERS
@@ -439,6 +445,29 @@ FUNCTION stint.detach_history_partition
     END IF;
     GET DIAGNOSTICS kept = ROW_COUNT;
     RETURN kept;
+  END
+  $function$
+
+FUNCTION stint.detach_history_partition
+  CREATE OR REPLACE FUNCTION stint.detach_history_partition(day date, doomed text[], kept_queues text[])
+   RETURNS integer
+   LANGUAGE plpgsql
+   STRICT SECURITY DEFINER
+   SET search_path TO 'pg_catalog', 'pg_temp'
+  AS $function$
+  DECLARE
+    part text := 'finished_jobs_' || to_char(day, 'YYYYMMDD');
+    kept integer;
+    more integer;
+  BEGIN
+    kept := "stint"."detach_history_partition"(day, doomed);
+    IF kept IS NULL OR cardinality(kept_queues) = 0 THEN
+      RETURN kept;
+    END IF;
+    EXECUTE format('INSERT INTO %I.finished_jobs SELECT * FROM %I.%I WHERE queue = ANY($1) AND state = ANY($2)',
+                   'stint', 'stint', part) USING kept_queues, doomed;
+    GET DIAGNOSTICS more = ROW_COUNT;
+    RETURN kept + more;
   END
   $function$
 
@@ -794,3 +823,4 @@ MIGRATIONS
   18 job-logs
   19 browse-indexes
   20 enqueue-function-events
+  21 queue-retention

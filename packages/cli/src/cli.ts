@@ -25,6 +25,7 @@ import { schedulesRemoveCommand } from "./commands/schedules-remove";
 import { statusCommand } from "./commands/status";
 import { metricsCommand } from "./commands/metrics";
 import { limitCommand } from "./commands/limit";
+import { retentionCommand } from "./commands/retention";
 import { pauseCommand, resumeCommand } from "./commands/pause-resume";
 import { checkSchema, openConnection, type Connection } from "./connection/open-connection";
 import { resolveDatabaseTarget, type DatabaseTarget } from "./connection/database-url";
@@ -50,6 +51,7 @@ export const COMMANDS: readonly Command[] = Object.freeze([
   pauseCommand,
   resumeCommand,
   limitCommand,
+  retentionCommand,
   pruneCommand,
   schedulesListCommand,
   schedulesAddCommand,

@@ -62,6 +62,7 @@ export type { JobDefinition, JobDefaults, JobKindOptions, SchemaJobDefinition, S
 export type { PayloadSchema } from "./job/payload-schema";
 export type { PayloadIssue } from "./job/payload-issues";
 export { defineJob } from "./job/job-definition";
+export type { DeadLetterOrigin } from "./job/dead-letter";
 export type { EnqueueOptions, DedupeMode } from "./job/enqueue-options";
 export type { JsonValue, JsonObject } from "./job/json-types";
 export { redact, redactText, redactingLogger } from "./job/secret-fields";
@@ -73,7 +74,7 @@ export type { OperatorStore } from "./store/operator-store";
 export type { MaintenanceStore } from "./store/maintenance-store";
 export type { AttemptRecord, AttemptOutcomeName, AttemptError } from "./store/attempt-record";
 export type { JobLogLine, JobLogRecord } from "./job/job-log";
-export type { QueueControls, RateLimit } from "./queue/queue-controls";
+export type { QueueControls, QueueRetention, QueueRetentionChange, RateLimit } from "./queue/queue-controls";
 export { QueueAdmin } from "./client/queue-admin";
 export type { QueueRef, QueueLimits, CancelWaitingOptions, CancelWaitingResult } from "./client/queue-admin";
 

@@ -83,6 +83,9 @@ export const MAX_ERROR_TEXT = 8_192;
 /** Longest error message an attempt's history record keeps (the stack is kept up to {@link MAX_ERROR_TEXT}). */
 export const MAX_ERROR_MESSAGE = 1_000;
 
+/** The longest retention, in days, of finished jobs: globally (`RetentionOptions`) or per queue (`QueueRetention`). */
+export const MAX_RETENTION_DAYS = 36_500;
+
 /** The highest running cap a queue may have. */
 export const MAX_RUNNING_CAP = 1_000_000;
 

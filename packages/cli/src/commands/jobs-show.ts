@@ -1,8 +1,8 @@
 import { jobIdArgument } from "../args/option-values";
 import { jobNotFound } from "../cli-error";
 import type { Command } from "../command";
-import { ExitCode } from "@stint/core";
-import { formatDuration } from "@stint/core/internal";
+import { ExitCode, type JsonObject } from "@stint/core";
+import { deadLetterLinks, formatDuration } from "@stint/core/internal";
 import { jobJson } from "../output/job-json";
 import { formatTime } from "../output/time-text";
 import { attemptJson, formatAttempts, shownAttempts } from "../output/attempts-table";
@@ -12,8 +12,10 @@ import { formatJobLogs, jobLogJson } from "../output/job-log-text";
  * `stint jobs show <id>`: every field of one job (meta and progress too),
  * its attempts (one row each: outcome, worker, start, duration, error),
  * the lines its handler wrote with `ctx.log` (per attempt) and its last
- * error in full. `--json` prints the job's fields with `history` and `log`
- * arrays. Exit 3 when there is no such job.
+ * error in full, and its dead-letter links: the queue a death copies it to
+ * and the copy it became, or, on a copy, the job it was made from.
+ * `--json` prints the job's fields with `deadLetter`, and `history` and
+ * `log` arrays. Exit 3 when there is no such job.
  */
 export const jobsShowCommand: Command = {
   name: "jobs show",
@@ -30,7 +32,7 @@ export const jobsShowCommand: Command = {
     const [history, logs] = await Promise.all([store.listAttempts({ jobId: id }), store.listJobLogs({ jobId: id })]);
     const attempts = shownAttempts(job, history);
     if (context.json) {
-      context.out.json({ ...jobJson(job), history: attempts.map(attemptJson), log: logs.map(jobLogJson) });
+      context.out.json({ ...jobJson(job), deadLetter: deadLetterLinks(job.meta), history: attempts.map(attemptJson), log: logs.map(jobLogJson) });
       return ExitCode.Ok;
     }
     const fields: [string, string][] = [
@@ -51,6 +53,7 @@ export const jobsShowCommand: Command = {
       ["updated at", formatTime(job.updatedAt)],
       ["error code", job.errorCode ?? "-"],
       ["progress", job.progress === null ? "-" : JSON.stringify(job.progress)],
+      ...deadLetterFields(job.meta),
     ];
     const width = Math.max(...fields.map(([name]) => name.length));
     for (const [name, value] of fields) context.out.line(`${name.padEnd(width)}  ${value}`);
@@ -86,4 +89,16 @@ function indent(text: string): string {
     .split("\n")
     .map((line) => `  ${line}`)
     .join("\n");
+}
+
+/** The dead-letter lines of a job: where a death sends it, the copy it became, or the job a copy came from. */
+function deadLetterFields(meta: JsonObject): [string, string][] {
+  const { queue, copyId, origin } = deadLetterLinks(meta);
+  return [
+    ...(queue === null ? [] : [["dead-letter queue", queue] as [string, string]]),
+    ...(copyId === null ? [] : [["dead-letter copy", `job ${copyId} (stint jobs show ${copyId})`] as [string, string]]),
+    ...(origin === null
+      ? []
+      : [["dead-letter of", `job ${origin.jobId} (${origin.queue}, ${origin.errorCode ?? "no code"}): ${origin.error ?? "-"}`] as [string, string]]),
+  ];
 }

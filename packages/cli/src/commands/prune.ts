@@ -1,7 +1,9 @@
 import { ExitCode } from "@stint/core";
+import { planQueuesRetention, planRetention } from "@stint/core/internal";
 import { assertQueueName, MAX_BATCH_SIZE } from "@stint/core/driver";
 import { ensureHistoryPartitions, previewRetention } from "@stint/postgres-driver";
 import { decimalValue, integerValue } from "../args/option-values";
+import { STATE_DAYS_OPTIONS, stateDaysOptions } from "../args/state-days-options";
 import { flagOption, stringOption, type Command } from "../command";
 import { startProgress } from "../output/progress";
 import { formatCount, formatTable } from "../output/table";
@@ -10,6 +12,9 @@ import { printPrunePreview } from "./prune-preview";
 type FinishedState = "succeeded" | "dead" | "cancelled";
 
 const DAY_MS = 86_400_000;
+
+/** The days `stint prune` keeps each state when not told. */
+const DEFAULT_DAYS: Readonly<Record<FinishedState, number>> = { succeeded: 7, dead: 30, cancelled: 30 };
 
 /**
  * `stint prune`: deletes finished jobs older than a retention per state —
@@ -26,9 +31,7 @@ export const pruneCommand: Command = {
   args: { min: 0, max: 0 },
   json: true,
   options: {
-    "succeeded-days": { type: "string", value: "DAYS", description: "delete succeeded jobs finished more than DAYS ago (default 7)" },
-    "dead-days": { type: "string", value: "DAYS", description: "delete dead jobs finished more than DAYS ago (default 30)" },
-    "cancelled-days": { type: "string", value: "DAYS", description: "delete cancelled jobs finished more than DAYS ago (default 30)" },
+    ...stateDaysOptions("DAYS", (state) => `delete ${state} jobs finished more than DAYS ago (default ${DEFAULT_DAYS[state]})`),
     "effects-days": { type: "string", value: "DAYS", description: "delete ctx.once ledger entries older than DAYS (default 30; not with --queue)" },
     batch: { type: "string", value: "N", description: "rows per DELETE statement, 1 to 100000 (default 1000)" },
     queue: { type: "string", value: "Q,…", description: "only jobs of these queues (default: every queue)" },
@@ -41,24 +44,26 @@ export const pruneCommand: Command = {
     "its jobs of states kept longer move to finished_jobs_kept; that partition and jobs finished before the upgrade",
     "are pruned row by row. A shorter retention, or --queue, deletes every job past it, row by row.",
     "Keep ledger entries longer than any job that could repeat their key may live.",
+    "A queue with a retention of its own (see `stint retention`) keeps its jobs by it, whatever the days given here;",
+    "its jobs kept longer move to finished_jobs_kept when their day is dropped.",
   ],
   async run(context) {
-    const retention: [FinishedState, number][] = [
-      ["succeeded", decimalValue("--succeeded-days", stringOption(context, "succeeded-days") ?? "7", 36_500)],
-      ["dead", decimalValue("--dead-days", stringOption(context, "dead-days") ?? "30", 36_500)],
-      ["cancelled", decimalValue("--cancelled-days", stringOption(context, "cancelled-days") ?? "30", 36_500)],
-    ];
+    const retention: [FinishedState, number][] = STATE_DAYS_OPTIONS.map(([state, option]) => [
+      state,
+      decimalValue(`--${option}`, stringOption(context, option) ?? String(DEFAULT_DAYS[state]), 36_500),
+    ]);
     const effectsDays = decimalValue("--effects-days", stringOption(context, "effects-days") ?? "30", 36_500);
     const batch = integerValue("--batch", stringOption(context, "batch") ?? "1000", 1, MAX_BATCH_SIZE);
     const queueText = stringOption(context, "queue");
     const queues = queueText?.split(",").map((queue) => assertQueueName(queue.trim()));
     const { store, db, schema } = await context.connect();
+    const global = Object.fromEntries(retention.map(([state, days]) => [state, Math.round(days * DAY_MS)])) as Record<FinishedState, number>;
+    const controls = await store.listQueueControls();
+    // Each queue's own retention (`stint retention`) wins over the days given here, as in the maintenance pass.
+    const steps =
+      queues === undefined ? retention.flatMap(([state]) => planRetention(global, controls, [state])) : planQueuesRetention(global, controls, queues);
     if (flagOption(context, "dry-run")) {
-      const passes = retention.map(([state, days]) => ({
-        states: [state],
-        olderThanMs: Math.round(days * DAY_MS),
-        ...(queues === undefined ? {} : { queues }),
-      }));
+      const passes = steps;
       const effectsOlderThanMs = queues === undefined ? Math.round(effectsDays * DAY_MS) : undefined;
       return printPrunePreview(context, await previewRetention(db, schema, { passes, effectsOlderThanMs }), { retention, effectsDays });
     }
@@ -68,19 +73,14 @@ export const pruneCommand: Command = {
     let interrupted = false;
     let effects = 0;
     try {
-      for (const [state, days] of retention) {
+      for (const step of steps) {
         for (;;) {
           if (context.signal.aborted) {
             interrupted = true;
             break;
           }
-          const count = await store.deleteFinishedBefore({
-            states: [state],
-            olderThanMs: Math.round(days * DAY_MS),
-            limit: batch,
-            ...(queues === undefined ? {} : { queues }),
-          });
-          deleted[state] += count;
+          const count = await store.deleteFinishedBefore({ ...step, limit: batch });
+          deleted[step.states[0]!] += count;
           progress.update(deleted.succeeded + deleted.dead + deleted.cancelled);
           if (count < batch) break;
         }

@@ -6,7 +6,8 @@ import { formatTable } from "./table";
 /**
  * The resolved settings of a run as `stint run --print-config` prints them:
  * per queue, each setting under its flag's name, its value as the flag and
- * the variable spell it, and where it came from; then the process-wide log
+ * the variable spell it, and where it came from, and the job kind's
+ * dead-letter queue; then the process-wide log
  * level and schedule grace, and the connection settings
  * (`prepared-statements`, `session-database-url`) when given.
  *
@@ -18,18 +19,20 @@ import { formatTable } from "./table";
  * // cli-echo  concurrency       8      flag --concurrency
  * // cli-echo  lease             1m     default
  * // …
+ * // cli-echo  dead-letter-queue -      code (job kind)
  * // (all)     log-level         info   env STINT_LOG_LEVEL
  * // (all)     schedule-grace    1d     default
  * // (database) prepared-statements auto default
  * ```
  */
 export function formatSettings(settings: RunSettings, database: readonly ConnectionSettingRow[] = []): string {
-  const rows = settings.queues.flatMap(({ queue, settings: values }) =>
-    (Object.keys(TUNABLE_SETTINGS) as TunableSetting[]).map((key) => {
+  const rows = settings.queues.flatMap(({ queue, settings: values, deadLetterQueue }) => [
+    ...(Object.keys(TUNABLE_SETTINGS) as TunableSetting[]).map((key) => {
       const spec = TUNABLE_SETTINGS[key] as SettingSpec<unknown>;
       return [queue, spec.flag.slice(2), spec.format(values[key].value), describeSource(values[key].source)];
     }),
-  );
+    ...(deadLetterQueue === undefined ? [] : [[queue, "dead-letter-queue", deadLetterQueue ?? "-", "code (job kind)"]]),
+  ]);
   const { logLevel, scheduleGraceMs } = settings;
   rows.push(["(all)", LOG_LEVEL_SETTING.flag.slice(2), logLevel.value, describeSource(logLevel.source)]);
   rows.push(["(all)", SCHEDULE_GRACE_SETTING.flag.slice(2), SCHEDULE_GRACE_SETTING.format(scheduleGraceMs.value), describeSource(scheduleGraceMs.source)]);

@@ -1,7 +1,7 @@
 import { inject, injectable } from "tsyringe";
 import { JOB_STORE } from "../di/tokens";
 import type { JobDefinition } from "../job/job-definition";
-import type { QueueControls, RateLimit } from "../queue/queue-controls";
+import type { QueueControls, QueueRetentionChange, RateLimit } from "../queue/queue-controls";
 import { parseRateLimit } from "../queue/rate-limit-text";
 import { checkedJobStore } from "../store/checked-job-store";
 import type { JobStore } from "../store/job-store";
@@ -80,6 +80,22 @@ export class QueueAdmin {
       ...(maxRunning === undefined ? {} : { maxRunning }),
       ...(rateLimit === undefined ? {} : { rateLimit: typeof rateLimit === "string" ? parseRateLimit(rateLimit) : rateLimit }),
     });
+  }
+
+  /**
+   * Sets how many days `queue` keeps its finished jobs, per state, in place
+   * of the retention pruner's global setting; `null` goes back to it, a
+   * field left out keeps its value. Every process's pruner reads it at its
+   * next pass. A `ConfigError` names a refused field (`retention.deadDays`).
+   *
+   * @example
+   * ```ts
+   * await admin.retain(Payment, { succeededDays: 90, deadDays: 365 });
+   * await admin.retain("thumbnails", { succeededDays: 0, cancelledDays: 0 }); // gone at the next pass
+   * ```
+   */
+  retain(queue: QueueRef, retention: QueueRetentionChange): Promise<QueueControls> {
+    return this.#store.setQueueControls(nameOf(queue), { retention });
   }
 
   /**

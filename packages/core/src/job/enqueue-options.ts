@@ -5,6 +5,7 @@ import { serializePayload } from "./serialize-payload";
 import { DEFAULT_MAX_PAYLOAD_BYTES } from "../limits";
 import type { JsonObject } from "./json-types";
 import { serializeMeta } from "./job-meta";
+import { withDeadLetterQueue } from "./dead-letter";
 import { rejectUnknownOptions } from "../validation/option-checks";
 
 /**
@@ -66,7 +67,8 @@ const ENQUEUE_KEYS = ["runAt", "delayMs", "priority", "maxAttempts", "timeoutMs"
 /**
  * Builds the row to insert from a job kind, a payload and options: the
  * kind's defaults under the options, the payload serialised within the
- * kind's `maxPayloadBytes` (and `meta`, see `serializeMeta`), the dedupe
+ * kind's `maxPayloadBytes` (and `meta`, see `serializeMeta`, naming the
+ * kind's `deadLetterQueue` when it has one), the dedupe
  * mode resolved. Throws a `ConfigError` for an unknown option or a dedupe
  * mode its options do not allow, a `PayloadError` for the payload. The
  * values of the other options (priority, attempts, time limit, run time,
@@ -88,7 +90,7 @@ export function buildNewJob<T>(definition: JobDefinition<T, unknown, any>, paylo
     runAt: options.runAt ?? null,
     delayMs,
     dedupeKey,
-    metaJson: serializeMeta(options.meta),
+    metaJson: serializeMeta(withDeadLetterQueue(options.meta, definition.deadLetterQueue)),
     ...(onDuplicate === "keep" ? {} : { onDuplicate }),
   };
 }

@@ -4,6 +4,7 @@ import { isStandardSchema, type PayloadSchema } from "./payload-schema";
 import { assertQueueName } from "../validation/names";
 import { integerOption, rejectUnknownOptions } from "../validation/option-checks";
 import { resolveSecretFields } from "./secret-fields";
+import { checkDeadLetterQueue } from "./dead-letter";
 import { DEFAULT_MAX_PAYLOAD_BYTES, MAX_ATTEMPTS, MAX_PAYLOAD_BYTES_LIMIT, MAX_PRIORITY, MAX_TIMEOUT_MS, MIN_PRIORITY } from "../limits";
 
 /** Defaults a job kind gives every job of its kind; each can be overridden at enqueue. */
@@ -33,6 +34,15 @@ export interface JobKindOptions extends Partial<JobDefaults> {
    * stored error text. See {@link redact} for your own logging.
    */
   readonly secretFields?: readonly string[];
+  /**
+   * A queue that gets a copy of every job of this kind that dies (attempts
+   * spent, a permanent error, a payload that does not parse, or a worker
+   * that died on the last attempt): in the statement that records the
+   * death, a new job with the same payload is enqueued there, its `meta`
+   * naming the dead job (`stint.deadLetter`, a {@link DeadLetterOrigin}). An operator's cancel
+   * is not a death. A copy is never copied again. Default none.
+   */
+  readonly deadLetterQueue?: string;
 }
 
 /** {@link JobKindOptions} with a payload schema: see {@link defineJob}. */
@@ -63,6 +73,8 @@ export interface JobDefinition<T, R = unknown, Item = T> {
   readonly maxPayloadBytes?: number;
   /** Payload fields kept out of logs and `last_error` (default none). */
   readonly secretFields?: readonly string[];
+  /** The queue a copy of each dead job of this kind goes to (see {@link JobKindOptions.deadLetterQueue}). */
+  readonly deadLetterQueue?: string;
   /** The payload's Standard Schema validator, when the kind was defined with one. */
   readonly schema?: PayloadSchema<unknown, Item>;
   /** Type-level only: never read at run time. */
@@ -90,7 +102,7 @@ export type ResultOf<D> = D extends JobDefinition<any, infer R> ? R : never;
 /** The defaults stint uses when a job kind names none. */
 export const DEFAULT_JOB_DEFAULTS: JobDefaults = Object.freeze({ maxAttempts: 25, timeoutMs: null, priority: 0 });
 
-const JOB_KIND_KEYS = ["maxAttempts", "timeoutMs", "priority", "maxPayloadBytes", "secretFields", "schema"] as const;
+const JOB_KIND_KEYS = ["maxAttempts", "timeoutMs", "priority", "maxPayloadBytes", "secretFields", "deadLetterQueue", "schema"] as const;
 
 /**
  * Declares a job kind. The name is the queue the jobs go to. The second
@@ -113,6 +125,7 @@ const JOB_KIND_KEYS = ["maxAttempts", "timeoutMs", "priority", "maxPayloadBytes"
  * await client.enqueue(SendInvoice, { invoiceId: 812 }); // checked by the compiler
  *
  * const ChargeCard = defineJob<ChargeCard>("charge-card", { maxPayloadBytes: 4_096, secretFields: ["card.number"] });
+ * const Refund = defineJob<Refund>("refund", { maxAttempts: 5, deadLetterQueue: "refund-dead" }); // dead refunds are copied there
  * const Resize = defineJob<{ imageId: number }, { width: number }>("resize"); // waitFor resolves to { width: number }
  *
  * const Welcome = defineJob("send-welcome", { schema: z.object({ email: z.email() }) });
@@ -138,6 +151,7 @@ export function defineJob(name: string, options: JobKindOptions & { readonly sch
     defaults: Object.freeze(resolveJobDefaults(options)),
     maxPayloadBytes: integerOption("maxPayloadBytes", options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES, 2, MAX_PAYLOAD_BYTES_LIMIT),
     secretFields: resolveSecretFields(options.secretFields),
+    ...(options.deadLetterQueue === undefined ? {} : { deadLetterQueue: checkDeadLetterQueue(name, options.deadLetterQueue) }),
     ...(options.schema === undefined ? {} : { schema: options.schema }),
   });
 }

@@ -1,13 +1,14 @@
 import type { JobStore } from "../store/job-store";
 import { integerOption, rejectUnknownOptions } from "../validation/option-checks";
-import { MAX_BATCH_SIZE } from "../limits";
+import { MAX_BATCH_SIZE, MAX_RETENTION_DAYS } from "../limits";
+import { planRetention } from "./queue-retention-plan";
 import type { MaintenanceService } from "./maintenance-service";
 
 /** How long finished jobs are kept. */
 export interface RetentionOptions {
-  /** Keep succeeded and cancelled jobs this many days. Default 7. */
+  /** Keep succeeded and cancelled jobs this many days. Default 7. A queue may keep its own (see `QueueRetention`). */
   readonly succeededDays?: number;
-  /** Keep dead jobs this many days (for inspection and retry). Default 30. */
+  /** Keep dead jobs this many days (for inspection and retry). Default 30. A queue may keep its own (see `QueueRetention`). */
   readonly deadDays?: number;
   /**
    * Keep the keys of the effects ledger (`ctx.once`) this many days. A key
@@ -43,6 +44,9 @@ const KNOWN = ["succeededDays", "deadDays", "effectsDays", "batchSize", "maxBatc
  * job's attempt history goes with it. A store that keeps its history in
  * partitions may drop a whole one in a batch (more than `batchSize` jobs
  * at once); the pass then goes on until a batch comes back short, as ever.
+ * A queue's own retention (`QueueRetention`, set with `QueueAdmin.retain`
+ * or `stint retention`) is read at the start of each pass and replaces the
+ * global setting for that queue's jobs.
  * Such a store, when it has `ensureHistoryPartitions()` (see
  * `HistoryPartitionUpkeep`), also gets its partitions made ahead at the
  * start of each pass.
@@ -66,19 +70,30 @@ export class RetentionPruner implements MaintenanceService {
   constructor(store: JobStore, options: RetentionOptions = {}) {
     rejectUnknownOptions("retention", options, KNOWN);
     this.#store = store;
-    this.#succeededMs = integerOption("retention.succeededDays", options.succeededDays ?? 7, 0, 36_500) * DAY_MS;
-    this.#deadMs = integerOption("retention.deadDays", options.deadDays ?? 30, 0, 36_500) * DAY_MS;
-    this.#effectsMs = integerOption("retention.effectsDays", options.effectsDays ?? 30, 0, 36_500) * DAY_MS;
+    this.#succeededMs = integerOption("retention.succeededDays", options.succeededDays ?? 7, 0, MAX_RETENTION_DAYS) * DAY_MS;
+    this.#deadMs = integerOption("retention.deadDays", options.deadDays ?? 30, 0, MAX_RETENTION_DAYS) * DAY_MS;
+    this.#effectsMs = integerOption("retention.effectsDays", options.effectsDays ?? 30, 0, MAX_RETENTION_DAYS) * DAY_MS;
     this.#batchSize = integerOption("retention.batchSize", options.batchSize ?? 1_000, 1, MAX_BATCH_SIZE);
     this.#maxBatches = integerOption("retention.maxBatches", options.maxBatches ?? 100, 1, 1_000_000);
     this.everyMs = integerOption("retention.everyMs", options.everyMs ?? 600_000, 1_000, 86_400_000);
   }
 
-  /** One pass: makes history partitions ahead, if the store has them, then deletes up to `maxBatches` batches per kind of finished job, and of effect keys. */
+  /**
+   * One pass: makes history partitions ahead, if the store has them, then
+   * deletes up to `maxBatches` batches per step of the plan (the global
+   * retention, and each queue's own: see `planRetention`), and of effect
+   * keys.
+   */
   async runOnce(): Promise<string> {
     const partitions = hasPartitionUpkeep(this.#store) ? await this.#store.ensureHistoryPartitions() : 0;
-    const finished = await this.prune(["succeeded", "cancelled"], this.#succeededMs);
-    const dead = await this.prune(["dead"], this.#deadMs);
+    const global = { succeeded: this.#succeededMs, cancelled: this.#succeededMs, dead: this.#deadMs };
+    let finished = 0;
+    let dead = 0;
+    for (const step of planRetention(global, await this.#store.listQueueControls())) {
+      const deleted = await this.#batches(() => this.#store.deleteFinishedBefore({ ...step, limit: this.#batchSize }));
+      if (step.states.length === 1 && step.states[0] === "dead") dead += deleted;
+      else finished += deleted;
+    }
     const effects = await this.#batches(() => this.#store.deleteEffectsBefore({ olderThanMs: this.#effectsMs, limit: this.#batchSize }));
     const made = partitions === 0 ? "" : `; made ${partitions} history partition${partitions === 1 ? "" : "s"}`;
     return `pruned ${finished} succeeded/cancelled and ${dead} dead jobs, and ${effects} effect keys${made}`;

@@ -14,11 +14,15 @@ export interface RateLimit {
  * What an operator has set on a queue, as every worker applies it: a
  * paused queue's claims take nothing (running jobs finish, enqueue still
  * works); `maxRunning` caps the queue's running jobs across all processes;
- * `rateLimit` caps its starts per period.
+ * `rateLimit` caps its starts per period; `retention` is read by the
+ * retention pruner.
  *
  * @example
  * ```ts
- * const controls: QueueControls = { queue: "send-invoice-email", paused: false, maxRunning: 3, rateLimit: { limit: 100, periodMs: 60_000 }, updatedAt: new Date() };
+ * const controls: QueueControls = {
+ *   queue: "send-invoice-email", paused: false, maxRunning: 3, rateLimit: { limit: 100, periodMs: 60_000 },
+ *   retention: { succeededDays: null, deadDays: 90, cancelledDays: null }, updatedAt: new Date(),
+ * };
  * ```
  */
 export interface QueueControls {
@@ -28,14 +32,37 @@ export interface QueueControls {
   readonly maxRunning: number | null;
   /** `null`: no limit. */
   readonly rateLimit: RateLimit | null;
+  /** How long the queue keeps its finished jobs, where it differs from the global retention. */
+  readonly retention: QueueRetention;
   readonly updatedAt: Date;
 }
+
+/**
+ * How many days a queue keeps its finished jobs, per state, in place of
+ * the retention pruner's global setting (`RetentionOptions`); `null` keeps
+ * the global one (for cancelled jobs, the global `succeededDays`). `0`
+ * deletes them at the next pass.
+ *
+ * @example
+ * ```ts
+ * await admin.retain("payments", { deadDays: 365, succeededDays: 90 }); // keep a payment's history longer than the rest
+ * ```
+ */
+export interface QueueRetention {
+  readonly succeededDays: number | null;
+  readonly deadDays: number | null;
+  readonly cancelledDays: number | null;
+}
+
+/** A change of a queue's retention: fields left out keep their value; `null` goes back to the global setting. */
+export type QueueRetentionChange = Partial<QueueRetention>;
 
 /** A change of a queue's controls: fields left out keep their value; `null` removes a cap or a limit. */
 export interface QueueControlsChange {
   readonly paused?: boolean;
   readonly maxRunning?: number | null;
   readonly rateLimit?: RateLimit | null;
+  readonly retention?: QueueRetentionChange;
 }
 
 /**

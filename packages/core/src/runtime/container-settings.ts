@@ -40,7 +40,7 @@ export function resolveContainerSettings(container: DependencyContainer, options
 /** {@link resolveContainerSettings} for workers already resolved, with warnings for a log level the logger does not follow. */
 export function settingsOfWorkers(workers: readonly AnyQueueWorker[], log: Logger, options: SettingsOptions): RunSettings {
   const codeLogLevel = levelOf(log);
-  const settings = resolveRunSettings({
+  const resolved = resolveRunSettings({
     queues: workers.map((worker) => {
       const given = worker.givenOptions;
       const code = {
@@ -56,6 +56,11 @@ export function settingsOfWorkers(workers: readonly AnyQueueWorker[], log: Logge
     env: options.env === false ? {} : (options.env ?? process.env),
     ...(codeLogLevel === undefined ? {} : { codeLogLevel }),
     ...(options.scheduleGraceMs === undefined ? {} : { codeScheduleGraceMs: checkScheduleGrace("scheduleGraceMs", options.scheduleGraceMs) }),
+  });
+  // The job kind's dead-letter queue, shown beside the tunables: it is code, not a setting a flag changes.
+  const settings: RunSettings = Object.freeze({
+    ...resolved,
+    queues: Object.freeze(resolved.queues.map((entry, index) => Object.freeze({ ...entry, deadLetterQueue: workers[index]!.job.deadLetterQueue ?? null }))),
   });
   const asked = settings.logLevel;
   if (codeLogLevel === undefined || codeLogLevel === asked.value || asked.source.kind === "code" || asked.source.kind === "default") return settings;

@@ -21,6 +21,8 @@ export type SettingFlags = { readonly [K in TunableSetting | "logLevel" | "sched
 export interface QueueSettings {
   readonly queue: string;
   readonly settings: { readonly [K in TunableSetting]: ResolvedSetting<TunableSettings[K]> };
+  /** The queue's job kind's dead-letter queue (`null` for none), when the settings are a worker's; set in code only. */
+  readonly deadLetterQueue?: string | null;
 }
 
 /** What {@link resolveRunSettings} decided. */

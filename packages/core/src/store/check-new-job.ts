@@ -1,3 +1,4 @@
+import { checkDeadLetterQueue, DEAD_LETTER_QUEUE_KEY } from "../job/dead-letter";
 import { ConfigError } from "../errors/config-errors";
 import { assertStorableMeta } from "../job/job-meta";
 import { assertPayloadSize, assertStorableJson } from "../job/serialize-payload";
@@ -74,6 +75,8 @@ function checkMetaJson(metaJson: unknown, queue: string): void {
     throw new ConfigError("metaJson", "must be the meta object as JSON text (see serializeMeta), got text that is not JSON");
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new ConfigError("metaJson", "must be the JSON text of an object");
+  const deadLetterQueue = (parsed as Record<string, unknown>)[DEAD_LETTER_QUEUE_KEY];
+  if (deadLetterQueue !== undefined) checkDeadLetterQueue(queue, deadLetterQueue);
 }
 
 function checkPayloadJson(payloadJson: unknown, maxPayloadBytes: number, queue: string): void {

@@ -166,6 +166,8 @@ export function checkDeleteFinishedBefore(params: DeleteFinishedBeforeParams): v
   checkAgeMs("olderThanMs", params.olderThanMs);
   integerOption("limit", params.limit, 1, MAX_BATCH_SIZE);
   checkQueueList(params.queues);
+  checkQueueList(params.exceptQueues, "exceptQueues");
+  if (params.queues !== undefined && params.exceptQueues !== undefined) throw new ConfigError("exceptQueues", "cannot be given with queues");
 }
 
 export function checkDeleteEffectsBefore(params: DeleteEffectsBeforeParams): void {
@@ -239,6 +241,8 @@ function checkDeath(option: string, job: DeadJob): void {
   checkFailure(option, job.failure);
   if (!DEAD_OUTCOMES.includes(job.outcome)) throw new ConfigError(`${option}.outcome`, `must be "dead" or "lease-lost", got ${describe(job.outcome)}`);
   checkWorkerDuration(option, job.durationMs);
+  if (job.deadLetter !== undefined && typeof job.deadLetter !== "boolean")
+    throw new ConfigError(`${option}.deadLetter`, `must be true or false, got ${describe(job.deadLetter)}`);
 }
 
 function checkFailure(option: string, failure: JobFailure): void {
@@ -263,9 +267,9 @@ function isJobId(id: unknown): boolean {
   return typeof id === "string" && id !== "";
 }
 
-function checkQueueList(queues: readonly string[] | undefined): void {
+function checkQueueList(queues: readonly string[] | undefined, option = "queues"): void {
   if (queues === undefined) return;
-  if (!Array.isArray(queues)) throw new ConfigError("queues", "must be an array of queue names");
+  if (!Array.isArray(queues)) throw new ConfigError(option, "must be an array of queue names");
   for (const queue of queues) assertQueueName(queue);
 }
 

@@ -92,6 +92,13 @@ export interface DeadJob extends JobAttempt {
   readonly outcome?: "dead" | "lease-lost";
   /** How long the attempt ran, as the worker measured it; `null` or left out: the database clock's figure since the claim. */
   readonly durationMs?: number | null;
+  /**
+   * Whether the job's meta names a dead-letter queue (see
+   * `deadLetterTarget`), as the claim returned it: `false` lets a store
+   * leave the copy out of the death's statement. Left out, the store finds
+   * out itself. A worker knows: the key cannot change after the claim.
+   */
+  readonly deadLetter?: boolean;
 }
 
 /**

@@ -34,7 +34,9 @@ export interface MaintenanceStore {
    * the cutoff until its whole partition is — the PostgreSQL store, for a
    * retention of a day or more and no `queues`, keeps a job until its UTC
    * day is past the cutoff, at most a day longer. With `queues`, the
-   * deletion is exact, row by row.
+   * deletion is exact, row by row. With `exceptQueues`, the jobs of those
+   * queues are kept (a partition dropped whole keeps them, as it keeps the
+   * jobs of other states).
    */
   deleteFinishedBefore(params: DeleteFinishedBeforeParams): Promise<number>;
 

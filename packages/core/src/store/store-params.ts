@@ -155,6 +155,13 @@ export interface DeleteFinishedBeforeParams {
   readonly limit: number;
   /** Only these queues; all queues when left out. */
   readonly queues?: readonly string[];
+  /**
+   * Not these queues (not with `queues`): their jobs are kept, as they are
+   * kept longer than the rest (a queue's own retention, see
+   * `QueueRetention`). A store that drops whole partitions of its history
+   * still drops them, keeping these queues' jobs.
+   */
+  readonly exceptQueues?: readonly string[];
 }
 
 /** What {@link JobStore.deleteEffectsBefore} takes. */

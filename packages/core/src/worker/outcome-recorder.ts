@@ -6,6 +6,8 @@ import { compileRedaction, secretValuesOf } from "../job/secret-fields";
 import type { Logger } from "../logging/logger";
 import type { RunEvents } from "../events/run-events";
 import type { CompletedJob, DeadJob, JobFailure, JobStore, RetryingJob } from "../store/job-store";
+import { deadLetterTarget } from "../job/dead-letter";
+import { EMPTY_META } from "../job/job-meta";
 import type { AttemptOutcome, WriteResult } from "./attempt-outcome";
 import type { LeaseKeeper } from "./lease-keeper";
 import type { StoreRetryPolicy } from "./store-retry-policy";
@@ -169,7 +171,7 @@ export class OutcomeRecorder {
 
   /** Writes a death; once it is committed, `died` hears of it with `error`. */
   async #dead(job: ClaimedJob, dead: Omit<DeadJob, "id" | "attempt">, error: unknown): Promise<RowResult> {
-    const result = await this.#deaths.write({ id: job.id, attempt: job.attempt, ...dead });
+    const result = await this.#deaths.write({ id: job.id, attempt: job.attempt, ...dead, deadLetter: deadLetterTarget(job.meta ?? EMPTY_META) !== null });
     if (result === "applied") this.#died(job, error);
     return result;
   }

@@ -89,3 +89,29 @@ describe("a job kind's maxPayloadBytes", () => {
     );
   });
 });
+
+describe("a job kind's deadLetterQueue", () => {
+  const Refund = defineJob<{ id: number }>("refund", { deadLetterQueue: "refund-dead" });
+
+  it("names the queue in every job's meta, beside the enqueue's own meta", () => {
+    expect(Refund.deadLetterQueue).to.equal("refund-dead");
+    const job = buildNewJob(Refund, { id: 1 }, { meta: { tenant: "acme" } });
+    expect(JSON.parse(job.metaJson!)).to.deep.equal({ tenant: "acme", "stint.deadLetterQueue": "refund-dead" });
+    expect(buildNewJob(SendInvoice, { invoiceId: 1 }).metaJson, "a kind without one adds nothing").to.equal(null);
+  });
+
+  it("refuses a name no queue may have, or the kind's own, naming the setting", () => {
+    expect(() => defineJob("refund", { deadLetterQueue: "Refund Dead" })).to.throw(ConfigError, "deadLetterQueue");
+    expect(() => defineJob("refund", { deadLetterQueue: 7 as never })).to.throw(ConfigError, "deadLetterQueue");
+    expect(() => defineJob("refund", { deadLetterQueue: "refund" })).to.throw(ConfigError, /deadLetterQueue.*another queue/);
+  });
+
+  it("is checked by the store in a hand-built job's meta too, before anything is written", async () => {
+    const { store, calls } = recordingStore();
+    const client = new JobClient(store);
+    expect(await refusal(client.enqueue(SendInvoice, { invoiceId: 1 }, { meta: { "stint.deadLetterQueue": "x y" } })))
+      .to.be.instanceOf(ConfigError)
+      .with.property("option", "deadLetterQueue");
+    expect(calls).to.deep.equal([]);
+  });
+});

@@ -1,4 +1,5 @@
 import { MAX_JOB_LOG_BYTES, MAX_JOB_LOG_LINES, type AttemptRecord, type JobRecord } from "@stint/core";
+import { deadLetterLinks } from "@stint/core/internal";
 import type { JobDetail, ShownJobLog } from "../data/job-detail-data";
 import { formatDuration, timeElement } from "../html/format";
 import { html, type Html } from "../html/html";
@@ -28,6 +29,7 @@ ${RETRYABLE.includes(job.state) ? actionButton(context, { path: `/jobs/${job.id}
 ${CANCELLABLE.includes(job.state) ? actionButton(context, { path: `/jobs/${job.id}/cancel`, label: "Cancel", danger: true, confirm: job.state === "running" ? `Cancel job ${job.id}? It is running: its handler is told to stop now.` : `Cancel job ${job.id}?` }) : ""}
 </div>
 ${fieldsTable(job)}
+${deadLetterSection(context, job)}
 ${detail.lastError === null ? "" : html`<h2>Last error</h2><pre class="error" data-last-error>${detail.lastError}</pre>`}
 <h2>Payload</h2>
 ${payloadSection(detail)}
@@ -65,6 +67,29 @@ function fieldsTable(job: JobRecord): Html {
     ["Updated", timeElement(job.updatedAt)],
   ];
   return html`<dl class="fields">${rows.map(([name, value]) => html`<dt>${name}</dt><dd>${value}</dd>`)}</dl>`;
+}
+
+/** Where a death sends the job, the copy it became, or (on a copy) the dead job it was made from, each a link. */
+function deadLetterSection(context: PageContext, job: JobRecord): Html {
+  const { queue, copyId, origin } = deadLetterLinks(job.meta);
+  if (queue === null && copyId === null && origin === null) return html``;
+  const jobLink = (id: string, marker: string) => html`<a href="${href(context, `/jobs/${id}`)}" ${marker}>Job ${id}</a>`;
+  const rows: [string, Html][] = [
+    ...(queue === null ? [] : [["Dead-letter queue", html`<a href="${href(context, "/jobs", { queue })}">${queue}</a>`] as [string, Html]]),
+    ...(copyId === null ? [] : [["Copied to", jobLink(copyId, "data-dead-letter-copy")] as [string, Html]]),
+    ...(origin === null
+      ? []
+      : [
+          [
+            "Copy of",
+            html`${jobLink(origin.jobId, "data-dead-letter-of")} of ${origin.queue}, dead after ${origin.attempts} ${origin.attempts === 1 ? "attempt" : "attempts"}${
+              origin.errorCode === null ? "" : html` (<code>${origin.errorCode}</code>)`
+            }${origin.error === null ? "" : html`: ${origin.error}`}`,
+          ] as [string, Html],
+        ]),
+  ];
+  return html`<h2>Dead letter</h2>
+<dl class="fields" data-dead-letter>${rows.map(([name, value]) => html`<dt>${name}</dt><dd>${value}</dd>`)}</dl>`;
 }
 
 function payloadSection(detail: JobDetail): Html {

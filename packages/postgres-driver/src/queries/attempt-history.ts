@@ -138,7 +138,9 @@ export function finalizeMovingAttempts(schema: string, parts: FinalizeParts, rem
    WHERE jobs.id = ${batch}.id AND jobs.attempts = ${batch}.attempt
      AND ${heldBy(parts.workerId)}
   RETURNING jobs.*, ${batch}.outcome AS finished_outcome, ${parts.duration} AS finished_duration_ms,
-            ${batch}.last_error AS finished_last_error, ${batch}.error_code AS finished_error_code, ${batch}.summary AS finished_summary
+            ${batch}.last_error AS finished_last_error, ${batch}.error_code AS finished_error_code, ${batch}.summary AS finished_summary${
+              parts.returning === undefined ? sql`` : sql`, ${parts.returning}`
+            }
 ),
 moved AS (
   ${moveToFinished(schema, "removed", finished)}
@@ -157,7 +159,9 @@ export interface FinalizeParts {
   readonly workerId: string;
   readonly duration: RawBuilder<unknown>;
   readonly announce?: boolean;
-  readonly also?: RawBuilder<unknown>;
+  readonly also?: readonly RawBuilder<unknown>[];
+  /** More columns of the deleted rows' `RETURNING` list, for `finished` and `also` to read (moving finalizes only). */
+  readonly returning?: RawBuilder<unknown>;
   /** The job event per finalized row (over `finalized`'s columns; `NULL` for none), told to job-event listeners (see `notifyJobEvents`). */
   readonly event?: RawBuilder<unknown>;
   /** The event's `jsonb` detail per finalized row; by default its error code. */
@@ -168,14 +172,15 @@ export interface FinalizeParts {
 function finalizedTail(schema: string, parts: FinalizeParts): RawBuilder<unknown> {
   return sql`history AS (
   ${failedAttemptInsert(schema, "finalized")}
-)${
-    parts.also === undefined
-      ? sql``
-      : sql`,
-also AS (
-  ${parts.also}
-)`
-  }
+)${sql.join(
+    (parts.also ?? []).map(
+      (statement, index) => sql`,
+${sql.id(`also_${index + 1}`)} AS (
+  ${statement}
+)`,
+    ),
+    sql``,
+  )}
 ${parts.announce === true ? selectAnnouncing(schema, "finalized") : sql`SELECT id FROM finalized`}${
     parts.event === undefined
       ? sql``

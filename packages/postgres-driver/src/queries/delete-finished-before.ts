@@ -19,7 +19,8 @@ import { surveyPartition } from "./survey-partition";
  *    cutoff (not for a pass limited to `queues`), oldest first — after
  *    dropping any day a stopped process left detached: each is
  *    dropped whole when what it must keep is few (`surveyPartition`,
- *    `dropHistoryPartition`), its jobs in `states` deleted row by row
+ *    `dropHistoryPartition`; the jobs of `exceptQueues` are kept as the
+ *    other states' are), its jobs in `states` deleted row by row
  *    otherwise. When the drop's lock does not come within
  *    `HISTORY_LOCK_TIMEOUT_MS`, the call returns at once, with less than
  *    `limit`: the pass ends and the next one tries again. When a
@@ -69,7 +70,7 @@ async function retirePartition(
   params: DeleteFinishedBeforeParams,
   room: number,
 ): Promise<number | "busy"> {
-  const { drop } = await surveyPartition(db, schema, partition, params.states);
-  if (drop) return dropHistoryPartition(db, schema, partition, params.states, params.limit);
+  const { drop } = await surveyPartition(db, schema, partition, params);
+  if (drop) return dropHistoryPartition(db, schema, partition, params, params.limit);
   return deleteFinishedRows(db, schema, partition.name, { ...params, limit: room });
 }

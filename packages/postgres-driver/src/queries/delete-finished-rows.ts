@@ -3,6 +3,7 @@ import { sql, type Kysely, type RawBuilder } from "kysely";
 import { attemptsTable } from "./attempt-history";
 import { jobLogsTable } from "./list-job-logs";
 import { millisecondsInterval } from "./job-row";
+import { sparedQueues } from "./retention-plan";
 
 /**
  * A table finished jobs are deleted from row by row: `jobs` (rows finished
@@ -13,7 +14,8 @@ export type FinishedRowsTable = "jobs" | "finished_jobs" | (string & {});
 
 /**
  * Deletes at most `limit` finished jobs of `table` in `states` whose
- * `finished_at` is older than `now() - olderThanMs`, oldest first, and
+ * `finished_at` is older than `now() - olderThanMs` (of `queues`, or not of
+ * `exceptQueues`, when given), oldest first, and
  * returns how many it deleted. The same statement deletes the deleted jobs'
  * attempt history (`job_attempts`, through `job_attempts_job_idx`), and any
  * `job_waiters` rows a waiting process left behind when it died.
@@ -60,7 +62,7 @@ export function deleteFinishedRowsStatement(schema: string, table: FinishedRowsT
   const states = [...new Set(params.states)];
   const indexed = states.filter((state) => state !== "succeeded");
   const cutoff = sql`now() - ${millisecondsInterval(params.olderThanMs)}`;
-  const queueFilter = params.queues === undefined ? sql`` : sql`AND queue = ANY(${[...params.queues]}::text[])`;
+  const queueFilter = params.queues === undefined ? sparedQueues(params) : sql`AND queue = ANY(${[...params.queues]}::text[])`;
   const limit = sql`${params.limit}::integer`;
   const byFinishedIndex = sql`SELECT old.id, old.finished_at
       FROM unnest(${indexed}::text[]) AS wanted(state)

@@ -3,12 +3,12 @@ import { attemptsTable } from "./attempt-history";
 import { jobLogsTable } from "./list-job-logs";
 import { withHistoryLock } from "./history-lock";
 import { listDetachedDays, type HistoryPartition } from "./history-partitions";
-import type { RetainedState } from "./retention-plan";
+import { sparedQueues, type RetentionPass } from "./retention-plan";
 
 /**
  * Drops a day partition of `finished_jobs` whose whole day is past the
  * cutoff of a pass deleting `states`, and returns how many of its jobs went
- * (those in `states`; the others are kept), or `"busy"` when the lock did
+ * (those in `states`, but not of `exceptQueues`; the others are kept), or `"busy"` when the lock did
  * not come in time — nothing was dropped, the next pass tries again.
  *
  * In three steps: outside any lock, in statements of at most `batch` jobs,
@@ -24,23 +24,26 @@ import type { RetainedState } from "./retention-plan";
  *
  * @example
  * ```ts
- * const gone = await dropHistoryPartition(db, "stint", { name: "finished_jobs_20250301", day: "2025-03-01" }, ["succeeded", "cancelled"], 1_000);
+ * const gone = await dropHistoryPartition(db, "stint", { name: "finished_jobs_20250301", day: "2025-03-01" }, { states: ["succeeded", "cancelled"] }, 1_000);
  * ```
  */
 export async function dropHistoryPartition(
   db: Kysely<any>,
   schema: string,
   partition: HistoryPartition,
-  states: readonly RetainedState[],
+  pass: Pick<RetentionPass, "states" | "exceptQueues">,
   batch: number,
 ): Promise<number | "busy"> {
   const table = sql.id(schema, partition.name);
-  const wanted = sql`${[...states]}::text[]`;
-  const { rows: counted } = await sql<{ n: string }>`SELECT count(*) AS n FROM ${table} WHERE state = ANY(${wanted})`.execute(db);
+  const wanted = sql`${[...pass.states]}::text[]`;
+  const spared = [...(pass.exceptQueues ?? [])];
+  // The jobs that go: of the pass's states, and not of the queues it spares (the partition's rows carry no alias here).
+  const going = sql`state = ANY(${wanted}) ${sparedQueues(pass)}`;
+  const { rows: counted } = await sql<{ n: string }>`SELECT count(*) AS n FROM ${table} WHERE ${going}`.execute(db);
   for (let after = "0"; ;) {
     const { rows } = await sql<{ last: string | null; seen: string }>`WITH batch AS (
   SELECT id FROM ${table}
-   WHERE id > ${after}::bigint AND state = ANY(${wanted}) AND (state <> 'succeeded' OR attempts > 1)
+   WHERE id > ${after}::bigint AND ${going} AND (state <> 'succeeded' OR attempts > 1)
    ORDER BY id
    LIMIT ${batch}::integer
 ),
@@ -55,7 +58,7 @@ SELECT max(id) AS last, count(*) AS seen FROM batch`.execute(db);
   for (;;) {
     const { numAffectedRows } = await sql`WITH gone AS (
   SELECT w.job_id, w.waiter FROM ${waiters} AS w
-   WHERE EXISTS (SELECT FROM ${table} AS p WHERE p.id = w.job_id AND p.state = ANY(${wanted}))
+   WHERE EXISTS (SELECT FROM ${table} AS p WHERE p.id = w.job_id AND ${going})
    LIMIT ${batch}::integer
 )
 DELETE FROM ${waiters} AS w USING gone WHERE w.job_id = gone.job_id AND w.waiter = gone.waiter`.execute(db);
@@ -70,7 +73,7 @@ DELETE FROM ${waiters} AS w USING gone WHERE w.job_id = gone.job_id AND w.waiter
 gone AS (
   SELECT l.job_id, l.attempt FROM ${logs} AS l, span
    WHERE l.job_id BETWEEN span.low AND span.high
-     AND EXISTS (SELECT FROM ${table} AS p WHERE p.id = l.job_id AND p.state = ANY(${wanted}))
+     AND EXISTS (SELECT FROM ${table} AS p WHERE p.id = l.job_id AND ${going})
    LIMIT ${batch}::integer
 )
 DELETE FROM ${logs} AS l USING gone WHERE l.job_id = gone.job_id AND l.attempt = gone.attempt`.execute(db);
@@ -79,7 +82,9 @@ DELETE FROM ${logs} AS l USING gone WHERE l.job_id = gone.job_id AND l.attempt =
   const kept = await withHistoryLock(db, async (trx) => {
     const { rows } = await sql<{
       kept: number | null;
-    }>`SELECT ${sql.id(schema, "detach_history_partition")}(${partition.day}::date, ${wanted}) AS kept`.execute(trx);
+    }>`SELECT ${sql.id(schema, "detach_history_partition")}(${partition.day}::date, ${wanted}${
+      spared.length === 0 ? sql`` : sql`, ${spared}::text[]`
+    }) AS kept`.execute(trx);
     return rows[0]?.kept ?? null;
   });
   if (kept === "busy") return "busy";

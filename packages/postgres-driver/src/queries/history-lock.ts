@@ -62,7 +62,7 @@ export async function withHistoryLock<T>(db: Kysely<any>, work: (trx: Transactio
  *
  * @example
  * ```ts
- * if (!(await isHistoryHeld(db, "stint"))) await dropHistoryPartition(db, "stint", partition, states, 1_000);
+ * if (!(await isHistoryHeld(db, "stint"))) await dropHistoryPartition(db, "stint", partition, { states }, 1_000);
  * ```
  */
 export async function isHistoryHeld(executor: Kysely<any>, schema: string): Promise<boolean> {

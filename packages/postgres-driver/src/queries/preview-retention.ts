@@ -1,7 +1,7 @@
 import { sql, type Kysely } from "kysely";
 import { KEPT_PARTITION, listExpiredPartitions } from "./history-partitions";
 import { millisecondsInterval } from "./job-row";
-import { deletesWithinDays, dropsPartitions, type RetainedState, type RetentionPass } from "./retention-plan";
+import { deletesWithinDays, dropsPartitions, sparedQueues, type RetainedState, type RetentionPass } from "./retention-plan";
 import { surveyPartition } from "./survey-partition";
 
 /** What {@link previewRetention} takes. */
@@ -98,7 +98,7 @@ export async function previewRetention(executor: Kysely<any>, schema: string, pa
     if (dropsPartitions(pass) && pass.states.length > 0) {
       for (const partition of await listExpiredPartitions(executor, schema, pass.olderThanMs)) {
         if (droppedBefore.has(partition.name)) continue;
-        const survey = await surveyPartition(executor, schema, partition, pass.states);
+        const survey = await surveyPartition(executor, schema, partition, pass);
         if (survey.drop) drops.set(partition.name, { ...partition, jobs: 0, kept: survey.kept });
         else thinned.add(partition.name);
       }
@@ -135,11 +135,11 @@ async function countPastCutoff(executor: Kysely<any>, schema: string, pass: Rete
   const { rows } = await sql<PastCutoff>`SELECT c.relname AS source, f.state, count(*) AS n
   FROM ${sql.id(schema, "finished_jobs")} AS f
   JOIN pg_class AS c ON c.oid = f.tableoid
- WHERE f.state = ANY(${states}) AND f.finished_at < ${cutoff} ${queues === undefined ? sql`` : sql`AND f.queue = ANY(${queues})`}
+ WHERE f.state = ANY(${states}) AND f.finished_at < ${cutoff} ${queues === undefined ? sparedQueues(pass) : sql`AND f.queue = ANY(${queues})`}
  GROUP BY c.relname, f.state
 UNION ALL
 SELECT 'jobs', state, count(*) FROM ${sql.id(schema, "jobs")}
- WHERE state = ANY(${states}) AND finished_at < ${cutoff} ${queues === undefined ? sql`` : sql`AND queue = ANY(${queues})`}
+ WHERE state = ANY(${states}) AND finished_at < ${cutoff} ${queues === undefined ? sparedQueues(pass) : sql`AND queue = ANY(${queues})`}
  GROUP BY state`.execute(executor);
   return rows;
 }

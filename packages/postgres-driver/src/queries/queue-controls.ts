@@ -11,14 +11,21 @@ interface ControlsRow {
   readonly max_running: number | null;
   readonly rate_limit: number | null;
   readonly rate_period_ms: number | null;
+  readonly succeeded_days: number | null;
+  readonly dead_days: number | null;
+  readonly cancelled_days: number | null;
   readonly updated_at: Date | number;
 }
 
-const CONTROL_COLUMNS = sql`name, paused, max_running, rate_limit, rate_period_ms, updated_at`;
+const CONTROL_COLUMNS = sql`name, paused, max_running, rate_limit, rate_period_ms, succeeded_days, dead_days, cancelled_days, updated_at`;
+
+/** The `queues` column of each field of a queue's retention. */
+const RETENTION_COLUMNS = { succeededDays: "succeeded_days", deadDays: "dead_days", cancelledDays: "cancelled_days" } as const;
 
 /**
  * Inserts or updates the controls of `queue`: only the fields `change`
- * names change (`null` removes a cap or a limit). A name that breaks the
+ * names change (`null` removes a cap or a limit, or a retention of the
+ * queue's own). A name that breaks the
  * naming rule (a queue written by SQL) only updates the row that holds it;
  * without one it is refused with `InvalidNameError`. A new or changed rate
  * limit starts with a full burst. The row's trigger wakes the queue's
@@ -26,10 +33,10 @@ const CONTROL_COLUMNS = sql`name, paused, max_running, rate_limit, rate_period_m
  *
  * ### SQL
  * ```sql
- * INSERT INTO "stint"."queues" AS q (name, paused, max_running, rate_limit, rate_period_ms)
- * VALUES ($1, coalesce($2, false), $3, $4, $5)
+ * INSERT INTO "stint"."queues" AS q (name, paused, max_running, rate_limit, rate_period_ms, succeeded_days, dead_days, cancelled_days)
+ * VALUES ($1, coalesce($2, false), $3, $4, $5, $6, $7, $8)
  * ON CONFLICT (name) DO UPDATE SET <the fields given>, updated_at = now()
- * RETURNING name, paused, max_running, rate_limit, rate_period_ms, updated_at
+ * RETURNING name, paused, max_running, rate_limit, rate_period_ms, succeeded_days, dead_days, cancelled_days, updated_at
  * ```
  *
  * @example
@@ -45,6 +52,11 @@ export async function setQueueControls(db: Kysely<any>, schema: string, queue: s
     sets.push(sql`rate_limit = ${change.rateLimit?.limit ?? null}::integer, rate_period_ms = ${change.rateLimit?.periodMs ?? null}::integer`);
     sets.push(sql`rate_tokens = NULL, rate_refilled_at = NULL`);
   }
+  const retention = change.retention ?? {};
+  for (const field of Object.keys(RETENTION_COLUMNS) as (keyof typeof RETENTION_COLUMNS)[]) {
+    const days = retention[field];
+    if (days !== undefined) sets.push(sql`${sql.id(RETENTION_COLUMNS[field])} = ${days}::integer`);
+  }
   if (!followsNamingRule(queue)) {
     // A name written by SQL that breaks the rule: its existing row changes, but no new row is made under it.
     const { rows: updated } = await sql<ControlsRow>`UPDATE ${queuesTable(schema)} AS q SET ${sql.join(sets)}
@@ -52,9 +64,11 @@ export async function setQueueControls(db: Kysely<any>, schema: string, queue: s
     if (updated[0] === undefined) assertQueueName(queue);
     return toQueueControls(updated[0]!);
   }
-  const { rows } = await sql<ControlsRow>`INSERT INTO ${queuesTable(schema)} AS q (name, paused, max_running, rate_limit, rate_period_ms)
+  const { rows } = await sql<ControlsRow>`INSERT INTO ${queuesTable(schema)} AS q
+      (name, paused, max_running, rate_limit, rate_period_ms, succeeded_days, dead_days, cancelled_days)
     VALUES (${queue}, ${change.paused ?? false}, ${change.maxRunning ?? null}::integer, ${change.rateLimit?.limit ?? null}::integer,
-            ${change.rateLimit?.periodMs ?? null}::integer)
+            ${change.rateLimit?.periodMs ?? null}::integer, ${retention.succeededDays ?? null}::integer, ${retention.deadDays ?? null}::integer,
+            ${retention.cancelledDays ?? null}::integer)
     ON CONFLICT (name) DO UPDATE SET ${sql.join(sets)}
     RETURNING ${CONTROL_COLUMNS}`.execute(db);
   return toQueueControls(rows[0]!);
@@ -82,6 +96,7 @@ function toQueueControls(row: ControlsRow): QueueControls {
     paused: row.paused,
     maxRunning: row.max_running,
     rateLimit: row.rate_limit === null || row.rate_period_ms === null ? null : Object.freeze({ limit: row.rate_limit, periodMs: row.rate_period_ms }),
+    retention: Object.freeze({ succeededDays: row.succeeded_days, deadDays: row.dead_days, cancelledDays: row.cancelled_days }),
     updatedAt: timestampValue(row.updated_at),
   });
 }

@@ -3,6 +3,7 @@ import { ErrorCode } from "@stint/core";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { leaseLostInsert, millisecondsBetween } from "./attempt-history";
 import { deadHookInsert } from "./dead-hooks-table";
+import { deadLetterIdColumn, deadLetterInsert, metaLinkingCopy } from "./dead-letter-copy";
 import { jobsTable } from "./job-row";
 import { announceFinished } from "./announce-finished";
 import { notifyJobEvents } from "./notify-job-events";
@@ -18,7 +19,8 @@ import { moveToFinished } from "./finished-jobs";
  * gets its pending `onDead` hook (see `claimDeadHooks`), so a worker of the
  * queue runs the hook although none was there when the job died. Rows
  * another transaction holds are skipped. Waiters of the jobs that became
- * `dead` are told (see `announceFinished`).
+ * `dead` are told (see `announceFinished`), and each death whose meta names
+ * a dead-letter queue is copied there (see `deadLetterInsert`).
  *
  * @example
  * ```ts
@@ -55,7 +57,7 @@ died AS (
   DELETE FROM ${jobs} AS jobs
    USING expired
    WHERE jobs.id = expired.id AND jobs.attempts >= jobs.max_attempts
-  RETURNING jobs.*, ${lapsed(" No attempts left.")} AS died_last_error
+  RETURNING jobs.*, ${lapsed(" No attempts left.")} AS died_last_error, ${deadLetterIdColumn(schema)}
 ),
 moved AS (
   ${moveToFinished(schema, "died", {
@@ -64,6 +66,7 @@ moved AS (
     duration_ms: millisecondsBetween(sql.ref("died.started_at"), sql.ref("died.locked_until")),
     error_code: sql`${ErrorCode.WorkerDied}::text`,
     last_error: sql.ref("died.died_last_error"),
+    meta: metaLinkingCopy("died"),
     locked_until: sql`NULL`,
     updated_at: sql`now()`,
   })}
@@ -78,6 +81,9 @@ history AS (
 ),
 hooks AS (
   ${deadHookInsert(schema, "rescued", sql`died.state = 'dead'`)}
+),
+copies AS (
+  ${deadLetterInsert(schema, "died", { errorCode: sql`${ErrorCode.WorkerDied}::text`, lastError: sql.ref("died.died_last_error") })}
 )
 SELECT count(*) FILTER (WHERE state = 'failed') AS retried,
        count(*) FILTER (WHERE state = 'dead') AS dead,

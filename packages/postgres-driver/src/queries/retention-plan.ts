@@ -1,4 +1,5 @@
 import type { DeleteFinishedBeforeParams } from "@stint/core/driver";
+import { sql, type RawBuilder } from "kysely";
 
 /** A state retention deletes. */
 export type RetainedState = DeleteFinishedBeforeParams["states"][number];
@@ -39,4 +40,19 @@ export function dropsPartitions(pass: RetentionPass): boolean {
  */
 export function deletesWithinDays(pass: RetentionPass): boolean {
   return !dropsPartitions(pass) || pass.olderThanMs < PARTITION_SPAN_MS;
+}
+
+/**
+ * `AND queue <> ALL(…)` for a pass with `exceptQueues` (queues that keep
+ * their jobs longer than its cutoff), else nothing: every statement that
+ * picks the jobs a pass deletes adds it.
+ *
+ * @example
+ * ```ts
+ * sql`SELECT id FROM ${table} WHERE state = ANY(${states}) ${sparedQueues(pass)}`;
+ * ```
+ */
+export function sparedQueues(pass: Pick<RetentionPass, "exceptQueues">): RawBuilder<unknown> {
+  const spared = pass.exceptQueues ?? [];
+  return spared.length === 0 ? sql`` : sql`AND queue <> ALL(${[...spared]}::text[])`;
 }

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import type { HistoryPartition } from "./history-partitions";
-import { MAX_KEPT_PER_DROP, type RetainedState } from "./retention-plan";
+import { MAX_KEPT_PER_DROP, type RetentionPass } from "./retention-plan";
 
 /** How a day partition wholly past a pass's cutoff goes. */
 export interface PartitionSurvey {
@@ -13,7 +13,8 @@ export interface PartitionSurvey {
 /**
  * Decides whether a day partition wholly past the cutoff of a pass deleting
  * `states` is dropped whole: when the rows that must outlive it (the other
- * states') are at most `MAX_KEPT_PER_DROP`, and can be found without
+ * states', and the pass's `exceptQueues`' rows in its states) are at most
+ * `MAX_KEPT_PER_DROP`, and can be found without
  * reading the whole partition, since they are copied while `finished_jobs`
  * is locked. When the pass deletes succeeded jobs, what stays is dead or
  * cancelled, found through the partition's copy of `finished_jobs_dead_idx`;
@@ -30,24 +31,30 @@ export interface PartitionSurvey {
  *
  * @example
  * ```ts
- * const { drop, kept } = await surveyPartition(db, "stint", { name: "finished_jobs_20250301", day: "2025-03-01" }, ["succeeded", "cancelled"]);
+ * const { drop, kept } = await surveyPartition(db, "stint", { name: "finished_jobs_20250301", day: "2025-03-01" }, { states: ["succeeded", "cancelled"] });
  * ```
  */
 export async function surveyPartition(
   executor: Kysely<any>,
   schema: string,
   partition: HistoryPartition,
-  states: readonly RetainedState[],
+  pass: Pick<RetentionPass, "states" | "exceptQueues">,
 ): Promise<PartitionSurvey> {
+  const { states } = pass;
   const table = sql.id(schema, partition.name);
   const others = sql`state <> ALL(${[...states]}::text[])`;
+  const spared = pass.exceptQueues ?? [];
+  // Rows of the spared queues in the pass's states stay too: through the partition's copy of finished_jobs_queue_idx.
+  const sparedRows =
+    spared.length === 0 ? 0 : await countUpTo(executor, table, sql`queue = ANY(${[...spared]}::text[]) AND state = ANY(${[...states]}::text[])`);
+  if (sparedRows > MAX_KEPT_PER_DROP) return Object.freeze({ drop: false, kept: sparedRows });
   if (states.includes("succeeded")) {
-    const kept = await countUpTo(executor, table, sql`state IN ('dead', 'cancelled') AND ${others}`);
+    const kept = sparedRows + (await countUpTo(executor, table, sql`state IN ('dead', 'cancelled') AND ${others}`));
     return Object.freeze({ drop: kept <= MAX_KEPT_PER_DROP, kept });
   }
   const rows = await countUpTo(executor, table, sql`true`);
   if (rows > MAX_KEPT_PER_DROP) return Object.freeze({ drop: false, kept: rows });
-  return Object.freeze({ drop: true, kept: await countUpTo(executor, table, others) });
+  return Object.freeze({ drop: true, kept: sparedRows + (await countUpTo(executor, table, others)) });
 }
 
 /** Rows of `table` matching `where`, counted up to one past `MAX_KEPT_PER_DROP`. */

@@ -30,6 +30,23 @@ export function describeControlsConformance<Tx>(ctx: ConformanceContext<Tx>): vo
       assertFields(controls, { queue, paused: true, maxRunning: null, rateLimit: null });
     });
 
+    testCase("stores a queue's own retention field by field, null going back to the global one, and claims as if it had no controls", async () => {
+      const queue = ctx.freshQueue();
+      await enqueue(queue, 2);
+      const set = await ctx.store().setQueueControls(queue, { retention: { succeededDays: 90, deadDays: 365 } });
+      assertFields(set, { queue, paused: false, maxRunning: null, rateLimit: null, retention: { succeededDays: 90, deadDays: 365, cancelledDays: null } });
+      const changed = await ctx.store().setQueueControls(queue, { retention: { succeededDays: null, cancelledDays: 0 }, maxRunning: 5 });
+      assertFields(changed, { maxRunning: 5, retention: { succeededDays: null, deadDays: 365, cancelledDays: 0 } });
+      const [listed] = (await ctx.store().listQueueControls()).filter((controls) => controls.queue === queue);
+      assert.deepStrictEqual(listed!.retention, { succeededDays: null, deadDays: 365, cancelledDays: 0 });
+      const other = ctx.freshQueue();
+      await enqueue(other, 2);
+      await ctx.store().setQueueControls(other, { retention: { deadDays: 1 } });
+      const claimed = await claim(other, 10);
+      assert.equal(claimed.length, 2);
+      assert.equal(claimed.hold, undefined);
+    });
+
     testCase("claims nothing from a paused queue, says so, still takes enqueues, and claims again once resumed", async () => {
       const queue = ctx.freshQueue();
       await enqueue(queue, 3);

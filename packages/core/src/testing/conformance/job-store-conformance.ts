@@ -3,6 +3,7 @@ import { describeClaimConformance } from "./claim-conformance";
 import type { ConformanceContext, JobStoreHarness, JobStoreHarnessFactory } from "./conformance-harness";
 import { describeControlsConformance } from "./controls-conformance";
 import { describeDeadHooksConformance } from "./dead-hooks-conformance";
+import { describeDeadLetterConformance } from "./dead-letter-conformance";
 import { describeEffectsConformance } from "./effects-conformance";
 import { describeEnqueueConformance } from "./enqueue-conformance";
 import { describeFenceConformance } from "./fence-conformance";
@@ -25,7 +26,7 @@ import { afterTests, beforeTests, suite } from "./test-runner";
  * retry, effects run once per key, completion in the job's own
  * transaction, attempt history, meta and progress, a handler's meta
  * updates and log lines (fenced, capped), the pending `onDead`
- * hook every death leaves, and the history of finished jobs (readable by
+ * hook and the dead-letter copy every death leaves, and the history of finished jobs (readable by
  * every read until retention removes it with its attempts, never listed
  * twice, active again under its id when retried). Assertions use
  * `node:assert`.
@@ -76,5 +77,6 @@ export function describeJobStoreConformance<Tx>(name: string, factory: JobStoreH
     describeJobWritesConformance(ctx);
     describeFinishedHistoryConformance(ctx);
     describeDeadHooksConformance(ctx);
+    describeDeadLetterConformance(ctx);
   });
 }

@@ -23,6 +23,20 @@ async function finishSeveral<Tx>(store: JobStore<Tx>, queue: string, how: "succe
 /** deleteFinishedBefore and retryDeadJobs. */
 export function describeRetentionConformance<Tx>(ctx: ConformanceContext<Tx>): void {
   suite("deleteFinishedBefore", () => {
+    testCase("keeps the jobs of exceptQueues, and deletes the same states of other queues", async () => {
+      const spared = ctx.freshQueue();
+      const other = ctx.freshQueue();
+      await ctx.store().enqueueMany([newJob(spared, {}), newJob(other, {})]);
+      const kept = await finishNext(ctx.store(), spared, "succeed");
+      const gone = await finishNext(ctx.store(), other, "succeed");
+      await ctx.harness().waitUntilPast(new Date((await ctx.store().getJob({ id: gone.id }))!.finishedAt!.getTime() + 1));
+      const deleteOld = () => ctx.store().deleteFinishedBefore({ states: ["succeeded"], olderThanMs: 0, limit: 1_000, exceptQueues: [spared] });
+      while ((await deleteOld()) >= 1_000);
+      assert.equal(await ctx.store().getJob({ id: gone.id }), undefined);
+      assertFields(await ctx.store().getJob({ id: kept.id }), { state: "succeeded" });
+      assert.equal(await ctx.store().deleteFinishedBefore({ states: ["succeeded"], olderThanMs: 0, limit: 10, queues: [spared] }), 1);
+    });
+
     testCase("deletes old finished jobs of the given states, oldest first, and no active job", async () => {
       const queue = ctx.freshQueue();
       const other = ctx.freshQueue();

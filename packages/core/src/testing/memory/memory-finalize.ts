@@ -1,6 +1,7 @@
 import type { CompletedJob, DeadJob, JobAttempt, ProgressWrite, RetryingJob } from "../../store/job-store";
 import type { ExtendedLeases } from "../../store/store-params";
 import { recordDeath } from "./memory-dead-hooks";
+import { routeDeadLetter } from "./memory-dead-letter";
 import { durationBetween, recordFinishedAttempt, workerDuration } from "./memory-history";
 import { jobKey, type MemoryJobRow } from "./memory-rows";
 import type { MemoryState } from "./memory-state";
@@ -93,7 +94,7 @@ export function scheduleRetries(state: MemoryState, params: { readonly workerId:
   });
 }
 
-/** Gives up on held attempts: `dead` with their failures, each with its history record and pending `onDead` hook. */
+/** Gives up on held attempts: `dead` with their failures, each with its history record, pending `onDead` hook and dead-letter copy. */
 export function markJobsDead(state: MemoryState, params: { readonly workerId: string; readonly jobs: readonly DeadJob[] }): readonly string[] {
   const now = state.now();
   return eachHeld(state, params.workerId, params.jobs, (row, job) => {
@@ -107,6 +108,7 @@ export function markJobsDead(state: MemoryState, params: { readonly workerId: st
     row.lockedUntil = null;
     row.updatedAt = now;
     recordDeath(state, row, now);
+    routeDeadLetter(state, row, now);
   });
 }
 

@@ -1,5 +1,6 @@
 import { ErrorCode } from "../../errors/error-codes";
 import { recordDeath } from "./memory-dead-hooks";
+import { routeDeadLetter } from "./memory-dead-letter";
 import { durationBetween, recordLapsedAttempt } from "./memory-history";
 import type { MemoryState } from "./memory-state";
 
@@ -39,6 +40,7 @@ export function rescueExpiredLeases(
     else {
       dead += 1;
       recordDeath(state, row, now);
+      routeDeadLetter(state, row, now);
     }
   }
   return Object.freeze({ retried, dead });

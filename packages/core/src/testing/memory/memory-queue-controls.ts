@@ -1,7 +1,9 @@
-import type { ClaimHold, QueueControls, QueueControlsChange } from "../../queue/queue-controls";
+import type { ClaimHold, QueueControls, QueueControlsChange, QueueRetention } from "../../queue/queue-controls";
 import { assertQueueName } from "../../validation/names";
 import { isWaiting, type MemoryJobRow, type MemoryQueueRow } from "./memory-rows";
 import type { MemoryState } from "./memory-state";
+
+const NO_RETENTION: QueueRetention = Object.freeze({ succeededDays: null, deadDays: null, cancelledDays: null });
 
 /** How soon a claim held back by a full running cap is told to ask again (as the PostgreSQL store says). */
 export const CAP_RETRY_MS = 200;
@@ -22,6 +24,7 @@ export function setQueueControls(state: MemoryState, queue: string, checked: Que
     rateLimit: null,
     rateTokens: null,
     rateRefilledAt: null,
+    retention: NO_RETENTION,
     updatedAt: now,
   };
   if (checked.paused !== undefined) row.paused = checked.paused;
@@ -31,6 +34,7 @@ export function setQueueControls(state: MemoryState, queue: string, checked: Que
     row.rateTokens = null;
     row.rateRefilledAt = null;
   }
+  if (checked.retention !== undefined) row.retention = Object.freeze({ ...row.retention, ...checked.retention });
   row.updatedAt = now;
   state.queues.set(queue, row);
   return toQueueControls(row);
@@ -42,7 +46,14 @@ export function listQueueControls(state: MemoryState): readonly QueueControls[] 
 }
 
 function toQueueControls(row: MemoryQueueRow): QueueControls {
-  return Object.freeze({ queue: row.queue, paused: row.paused, maxRunning: row.maxRunning, rateLimit: row.rateLimit, updatedAt: new Date(row.updatedAt) });
+  return Object.freeze({
+    queue: row.queue,
+    paused: row.paused,
+    maxRunning: row.maxRunning,
+    rateLimit: row.rateLimit,
+    retention: row.retention,
+    updatedAt: new Date(row.updatedAt),
+  });
 }
 
 /** How many jobs a claim of `queue` may take, and why it was held back, if it was. */

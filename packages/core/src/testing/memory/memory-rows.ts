@@ -4,6 +4,7 @@ import type { JobState } from "../../job/job-state";
 import type { JsonObject, JsonValue } from "../../job/json-types";
 import type { AttemptOutcomeName } from "../../store/attempt-record";
 import type { NewJob } from "../../store/job-store";
+import type { QueueRetention } from "../../queue/queue-controls";
 
 /**
  * One job as the in-memory store keeps it: the columns of the PostgreSQL
@@ -87,6 +88,7 @@ export interface MemoryQueueRow {
   rateLimit: { readonly limit: number; readonly periodMs: number } | null;
   rateTokens: number | null;
   rateRefilledAt: number | null;
+  retention: QueueRetention;
   updatedAt: number;
 }
 

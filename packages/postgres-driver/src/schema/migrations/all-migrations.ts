@@ -18,6 +18,7 @@ import { jobEventsMigration } from "./0017-job-events";
 import { jobLogsMigration } from "./0018-job-logs";
 import { browseIndexesMigration } from "./0019-browse-indexes";
 import { enqueueFunctionEventsMigration } from "./0020-enqueue-function-events";
+import { queueRetentionMigration } from "./0021-queue-retention";
 import type { Migration } from "./migration";
 
 /**
@@ -49,4 +50,5 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   jobLogsMigration,
   browseIndexesMigration,
   enqueueFunctionEventsMigration,
+  queueRetentionMigration,
 ]);

@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { ErrorCode } from "../../src/errors/error-codes";
+import { PermanentError } from "../../src/errors/job-errors";
 import { errorCodeOf } from "../../src/errors/stint-error";
 import type { ManualClock } from "../../src/testing/manual-clock";
 import type { InMemoryJobStore } from "../../src/testing/memory/in-memory-job-store";
@@ -88,5 +89,23 @@ describe("a batch worker run on the in-memory store", () => {
     expect(await run).to.include({ succeeded: 2, cancelled: 1 });
     expect(errorCodeOf(cancelledReason)).to.equal(ErrorCode.Cancelled);
     expect(await states()).to.deep.equal({ succeeded: 2, cancelled: 1 });
+  });
+
+  it("emits each job's own events, as single jobs do", async () => {
+    await enqueue(3);
+    const worker = new BatchTaskWorker(
+      store,
+      async (entries, ctx) => {
+        ctx.fail(entries[2]!, new PermanentError("refused"));
+      },
+      { batchSize: 3, clock },
+    );
+    const heard: string[] = [];
+    worker.events.on("job.started", (event) => heard.push(`started ${event.jobId}`));
+    worker.events.on("job.succeeded", (event) => heard.push(`succeeded ${event.jobId}`));
+    worker.events.on("job.dead", (event) => heard.push(`dead ${event.jobId}`));
+    expect(await worker.start()).to.include({ succeeded: 2, dead: 1 });
+    const ids = (await store.listJobs({ queue: "task", limit: 10 })).map((job) => job.id).sort();
+    expect([...heard].sort()).to.deep.equal([...ids.map((id) => `started ${id}`), `succeeded ${ids[0]}`, `succeeded ${ids[1]}`, `dead ${ids[2]}`].sort());
   });
 });

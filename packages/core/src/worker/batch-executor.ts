@@ -2,7 +2,9 @@ import { ConfigError } from "../errors/config-errors";
 import { ErrorCode } from "../errors/error-codes";
 import { JobTimeoutError } from "../errors/job-errors";
 import { errorCodeOf } from "../errors/stint-error";
+import type { Span } from "@opentelemetry/api";
 import { serializeResult } from "../job/serialize-payload";
+import { endAttemptSpan, startAttemptSpan, tracingIsOn } from "../tracing/job-tracing";
 import type { AttemptContext } from "./attempt-context";
 import { parseFailed, stoppedBeforeStart, type Attempt, type AttemptExecutor, type AttemptResult } from "./attempt-executor";
 import type { AttemptPipelineParts } from "./attempt-pipeline";
@@ -20,6 +22,8 @@ interface BatchJob<T> {
   readonly attempt: Attempt;
   readonly ctx: AttemptContext;
   readonly entry: BatchEntry<T>;
+  /** The job's consumer span, when tracing is on. */
+  readonly span: Span | undefined;
   settled: boolean;
 }
 
@@ -59,6 +63,7 @@ export class BatchExecutor<T> {
   async run(attempts: readonly Attempt[], handled: () => void = () => undefined): Promise<AttemptResult[]> {
     const { executor, hooks, leases, events, options } = this.#parts;
     const started = options.clock.now();
+    const traced = tracingIsOn();
     const results: Promise<AttemptResult>[] = [];
     const jobs: BatchJob<T>[] = [];
     for (const [index, attempt] of attempts.entries()) {
@@ -68,11 +73,13 @@ export class BatchExecutor<T> {
       }
       events.jobStarted(attempt.job);
       const ctx = executor.contextOf(attempt);
+      // Each job has its consumer span, from its start to its settling; the handler's own spans cannot be any one job's children.
+      const span = traced ? startAttemptSpan(attempt.job).span : undefined;
       try {
         const item = await hooks.parse(attempt.job.payload);
-        jobs.push({ index, attempt, ctx, entry: { item, job: attempt.job, ctx }, settled: false });
+        jobs.push({ index, attempt, ctx, entry: { item, job: attempt.job, ctx }, span, settled: false });
       } catch (thrown) {
-        results[index] = this.#recorded(attempt, ctx, parseFailed(thrown, options.clock.now() - started));
+        results[index] = this.#recorded(attempt, ctx, parseFailed(thrown, options.clock.now() - started), span);
       }
     }
     if (jobs.length > 0) await this.#process(jobs, results, started);
@@ -90,7 +97,7 @@ export class BatchExecutor<T> {
     const settle = (job: BatchJob<T>, outcome: AttemptOutcome | Promise<AttemptOutcome>): boolean => {
       if (job.settled) return false;
       job.settled = true;
-      results[job.index] = this.#recorded(job.attempt, job.ctx, outcome);
+      results[job.index] = this.#recorded(job.attempt, job.ctx, outcome, job.span);
       if (--left === 0) allSettled();
       return true;
     };
@@ -165,8 +172,9 @@ export class BatchExecutor<T> {
   }
 
   /** Records a settled job's outcome once its progress and log lines are stored. */
-  async #recorded(attempt: Attempt, ctx: AttemptContext, outcome: AttemptOutcome | Promise<AttemptOutcome>): Promise<AttemptResult> {
+  async #recorded(attempt: Attempt, ctx: AttemptContext, outcome: AttemptOutcome | Promise<AttemptOutcome>, span: Span | undefined): Promise<AttemptResult> {
     const settled = await outcome;
+    if (span !== undefined) endAttemptSpan(span, settled.kind, "error" in settled ? settled.error : undefined);
     await ctx.flushProgress();
     return this.#parts.executor.record(attempt, settled);
   }

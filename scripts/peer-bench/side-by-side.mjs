@@ -3,8 +3,8 @@
 // it is ("off") and with some environment set ("on"), side by side. Rounds
 // alternate which goes first, so drift on a shared machine hits both alike.
 // The project's adapter (stint-adapter.mjs) reads STINT_BENCH_OBSERVE=1
-// (metrics and event listeners on), STINT_BENCH_DURABLE_CLAIMS=1 (claims wait for their WAL flush) and STINT_BENCH_MAX_RUNNING=N (a running
-// cap on the queue).
+// (metrics and event listeners on), STINT_BENCH_DURABLE_CLAIMS=1 (claims wait for their WAL flush), STINT_BENCH_BATCH=N (a batch worker,
+// batchSize N) and STINT_BENCH_MAX_RUNNING=N (a running cap on the queue).
 //
 //   npm run build
 //   node scripts/peer-bench/side-by-side.mjs --on STINT_BENCH_OBSERVE=1 [--rounds 5] [--workloads W3,W4] [--peer-bench ../shared/peer-bench]

@@ -10,6 +10,9 @@
 // across all workers (the claims then take the controlled path).
 // STINT_BENCH_DURABLE_CLAIMS=1 makes every claim wait for its WAL flush
 // (the worker option durableClaims).
+// STINT_BENCH_BATCH=N gives the worker batchSize N and a processBatch that
+// runs the benchmark's handler on every job of the batch at once (a job
+// whose handler throws fails alone); concurrency then counts batches.
 // STINT_BENCH_DATABASE_URL=postgres://… sends stint's own connections there
 // instead (a PgBouncer in front of the benchmark's server, say), with
 // nothing else set; the harness's schema drops and counts still go to the
@@ -29,6 +32,7 @@ const pg = load("pg");
 const observe = process.env.STINT_BENCH_OBSERVE === "1";
 const maxRunning = process.env.STINT_BENCH_MAX_RUNNING ? Number(process.env.STINT_BENCH_MAX_RUNNING) : null;
 const durableClaims = process.env.STINT_BENCH_DURABLE_CLAIMS === "1";
+const batchSize = process.env.STINT_BENCH_BATCH ? Number(process.env.STINT_BENCH_BATCH) : 1;
 const schema = "peerbench_stint";
 const stintUrl = (ctx) => process.env.STINT_BENCH_DATABASE_URL || ctx.pgUrl;
 const logLevel = process.env.STINT_LOG_LEVEL ?? "error";
@@ -59,7 +63,7 @@ export function create(ctx) {
         package: "@stint/core + @stint/postgres-driver",
         version: execFileSync("git", ["-C", ROOT, "rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim(),
         options: {
-          worker: `AbstractQueueWorker subclass, concurrency N, backoff ${JSON.stringify(backoff)}, prefetch auto`,
+          worker: `AbstractQueueWorker subclass, concurrency N, backoff ${JSON.stringify(backoff)}, prefetch auto${batchSize > 1 ? `, batchSize ${batchSize} (processBatch)` : ""}`,
           run: "runFromContainer(container, { queues, mode: 'loop', signal })",
           logger: `registerLogger level ${logLevel}`,
           observe: observe ? "metrics on (own registry) + a listener on every worker event" : "metrics off, no event listeners",
@@ -92,13 +96,23 @@ export function create(ctx) {
       class BenchWorker extends core.AbstractQueueWorker {
         job = Kind;
         constructor(store, log) {
-          super(store, log, { concurrency, backoff, durableClaims });
+          super(store, log, { concurrency, backoff, durableClaims, ...(batchSize > 1 ? { batchSize } : {}) });
         }
         parse(payload) {
           return payload;
         }
         async processItem(item, jobCtx) {
           await handler(item, { attempt: jobCtx.job.attempt });
+        }
+        async processBatch(entries, batchCtx) {
+          await Promise.all(
+            entries.map((entry) =>
+              handler(entry.item, { attempt: entry.job.attempt }).then(
+                () => batchCtx.succeed(entry),
+                (error) => batchCtx.fail(entry, error),
+              ),
+            ),
+          );
         }
       }
       tsyringe.inject(core.JOB_STORE)(BenchWorker, undefined, 0);

@@ -142,6 +142,7 @@ export type { WorkerOptions, ResolvedWorkerOptions } from "./worker/worker-optio
 export type { RunOptions } from "./worker/run-options";
 export type { RunSummary, RunTotals, StopReason } from "./worker/run-summary";
 export type { JobContext, JobLog, FailureDecision } from "./worker/job-context";
+export type { BatchContext, BatchEntry } from "./worker/batch-context";
 export type { DeadJobContext } from "./worker/dead-job-context";
 export type { WorkerClass, AnyQueueWorker, InjectTokens, CheckedWorkerClass } from "./di/worker-class";
 export { registerLogger, registerWorkers, resolveWorkers, resolveWorker, registerSchedules } from "./di/register-core";

@@ -7,7 +7,7 @@ import { PROBE_SETTINGS, ProbeWorker, type ProbeSettings } from "./probe-worker"
 /**
  * The probe application, in the shape `stint run --app` loads: a composition
  * root for the probe worker, configured by environment variables —
- * `PROBE_CONCURRENCY` (10), `PROBE_PREFETCH` (`auto`), `PROBE_LEASE_MS` (30000), `PROBE_SLEEP_MS` (0),
+ * `PROBE_CONCURRENCY` (10), `PROBE_PREFETCH` (`auto`), `PROBE_LEASE_MS` (30000), `PROBE_SLEEP_MS` (0), `PROBE_BATCH_SIZE` (1),
  * `PROBE_DEAD_HOOK_SLEEP_MS` (0),
  * `RECORD_EXECUTIONS=1`, and `PROBE_SCHEDULE_CRON` (registers a schedule
  * `probe-tick` with `PROBE_SCHEDULE_CATCH_UP` missed fires caught up).
@@ -59,6 +59,7 @@ function probeSettings(): ProbeSettings {
     concurrency: Number(process.env["PROBE_CONCURRENCY"] ?? "10"),
     ...(process.env["PROBE_PREFETCH"] ? { prefetch: Number(process.env["PROBE_PREFETCH"]) } : {}),
     leaseMs: Number(process.env["PROBE_LEASE_MS"] ?? "30000"),
+    ...(process.env["PROBE_BATCH_SIZE"] ? { batchSize: Number(process.env["PROBE_BATCH_SIZE"]) } : {}),
     sleepMs: Number(process.env["PROBE_SLEEP_MS"] ?? "0"),
     deadHookSleepMs: Number(process.env["PROBE_DEAD_HOOK_SLEEP_MS"] ?? "0"),
   };

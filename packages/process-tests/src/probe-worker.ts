@@ -1,6 +1,9 @@
 import {
   AbstractQueueWorker,
   errorCodeOf,
+  PermanentError,
+  type BatchContext,
+  type BatchEntry,
   JOB_STORE,
   LOGGER,
   type DeadJobContext,
@@ -19,6 +22,8 @@ export interface ProbeSettings {
   /** Jobs claimed ahead of free slots; default the worker's adaptive buffer. */
   readonly prefetch?: number;
   readonly leaseMs: number;
+  /** Jobs per `processBatch` call (see {@link ProbeWorker.processBatch}); default 1, no batches. */
+  readonly batchSize?: number;
   /** Each job waits this long (or until its signal aborts). 0: a no-op job. */
   readonly sleepMs: number;
   /** Each `onDead` call waits this long before it records itself (or until its signal aborts). Default 0. */
@@ -51,6 +56,7 @@ export class ProbeWorker extends AbstractQueueWorker<Probe> {
       concurrency: settings.concurrency,
       ...(settings.prefetch === undefined ? {} : { prefetch: settings.prefetch }),
       leaseMs: settings.leaseMs,
+      ...(settings.batchSize === undefined ? {} : { batchSize: settings.batchSize }),
       backoff: { baseMs: 100, maxMs: 1_000 },
     });
     this.#settings = settings;
@@ -67,10 +73,47 @@ export class ProbeWorker extends AbstractQueueWorker<Probe> {
                 values (${ctx.job.id}, ${item.seq}, ${ctx.job.attempt}, ${ctx.workerId})`.execute(executions.db);
     }
     if (sleepMs > 0) await waitOrAbort(sleepMs, ctx.signal);
+    await this.#done(ctx.job.id, ctx.job.attempt);
+  }
+
+  /**
+   * Batch mode: records the start of every job of the batch (with the
+   * batch's size), settles each job that is not `slow` at once — failed as
+   * its `fail` asks, else done and succeeded — then waits `sleepMs` (or
+   * until the batch's signal aborts) and lets the return settle the slow ones.
+   */
+  protected override async processBatch(entries: readonly BatchEntry<Probe>[], ctx: BatchContext<Probe>): Promise<void> {
+    const { executions, sleepMs } = this.#settings;
     if (executions !== undefined) {
-      await sql`update ${sql.id(executions.schema, "executions")} set done_at = clock_timestamp()
-                 where job_id = ${ctx.job.id} and attempt = ${ctx.job.attempt}`.execute(executions.db);
+      const rows = entries.map(({ job, item }) => ({
+        job_id: job.id,
+        seq: item.seq,
+        attempt: job.attempt,
+        worker_id: ctx.workerId,
+        batch_size: entries.length,
+      }));
+      await executions.db.insertInto(`${executions.schema}.executions`).values(rows).execute();
     }
+    const slow = entries.filter((entry) => entry.item.slow === true);
+    for (const entry of entries) {
+      const { fail } = entry.item;
+      if (fail === "permanent") ctx.fail(entry, new PermanentError(`probe ${entry.item.seq} asked to fail for good`));
+      else if (fail === "retry-once" && entry.job.attempt === 1) ctx.fail(entry, new Error(`probe ${entry.item.seq} asked to fail once`));
+      else if (entry.item.slow !== true) {
+        await this.#done(entry.job.id, entry.job.attempt);
+        ctx.succeed(entry);
+      }
+    }
+    if (slow.length === 0) return;
+    if (sleepMs > 0) await waitOrAbort(sleepMs, ctx.signal);
+    for (const entry of slow) await this.#done(entry.job.id, entry.job.attempt);
+  }
+
+  async #done(jobId: string, attempt: number): Promise<void> {
+    const { executions } = this.#settings;
+    if (executions === undefined) return;
+    await sql`update ${sql.id(executions.schema, "executions")} set done_at = clock_timestamp()
+               where job_id = ${jobId} and attempt = ${attempt}`.execute(executions.db);
   }
 
   protected override async onDead(job: JobRecord, error: Error, ctx: DeadJobContext): Promise<void> {
@@ -87,7 +130,7 @@ export class ProbeWorker extends AbstractQueueWorker<Probe> {
 export async function createExecutionsTable(db: Kysely<any>, schema: string): Promise<void> {
   await sql`create table if not exists ${sql.id(schema, "executions")} (
               job_id bigint not null, seq int not null, attempt int not null, worker_id text not null,
-              at timestamptz not null default clock_timestamp(), done_at timestamptz)`.execute(db);
+              at timestamptz not null default clock_timestamp(), done_at timestamptz, batch_size int)`.execute(db);
   await sql`create table if not exists ${sql.id(schema, "dead_hook_calls")} (
               job_id bigint not null, attempt int not null, delivery int not null, worker_id text not null,
               error_code text, error_message text not null, at timestamptz not null default clock_timestamp())`.execute(db);

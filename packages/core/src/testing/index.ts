@@ -6,6 +6,7 @@ export { MemoryTransaction } from "./memory/memory-transaction";
 export type { MemoryTransactionState } from "./memory/memory-transaction";
 export type { StartJobParams } from "./memory/memory-start-job";
 export { runJob } from "./run-job";
+export { runBatch } from "./run-batch";
 export type { RunJobOptions, WorkerResult } from "./run-job";
 export type { RunJobResult, RunJobFacts } from "./run-job-result";
 export { ManualClock } from "./manual-clock";

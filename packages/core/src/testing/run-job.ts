@@ -1,19 +1,12 @@
-import { ConfigError } from "../errors/config-errors";
 import { ShutdownError } from "../errors/job-errors";
-import { logLines } from "../events/log-lines";
-import { RunEvents } from "../events/run-events";
-import { WorkerEvents } from "../events/worker-events";
-import { buildNewJob } from "../job/enqueue-options";
 import type { PayloadOf } from "../job/job-definition";
 import type { JsonObject } from "../job/json-types";
 import type { Logger } from "../logging/logger";
 import type { Clock } from "../time/clock";
-import { rejectUnknownOptions } from "../validation/option-checks";
-import { workerHooks, type AbstractQueueWorker } from "../worker/abstract-queue-worker";
-import { AttemptPipeline } from "../worker/attempt-pipeline";
-import type { ResolvedWorkerOptions } from "../worker/worker-options";
-import { InMemoryJobStore } from "./memory/in-memory-job-store";
-import { toRunJobResult, type RunJobResult } from "./run-job-result";
+import type { AbstractQueueWorker } from "../worker/abstract-queue-worker";
+import type { InMemoryJobStore } from "./memory/in-memory-job-store";
+import type { RunJobResult } from "./run-job-result";
+import { WorkerTestRun } from "./worker-test-run";
 
 /**
  * Options of {@link runJob}.
@@ -47,17 +40,6 @@ export interface RunJobOptions {
   readonly log?: Logger;
 }
 
-const OPTION_KEYS = ["attempt", "maxAttempts", "timeoutMs", "meta", "clock", "store", "signal", "log"];
-
-const QUIET: Logger = {
-  error: () => undefined,
-  warn: () => undefined,
-  info: () => undefined,
-  debug: () => undefined,
-  child: () => QUIET,
-  isLevelEnabled: () => false,
-};
-
 /** The result type a worker's `processItem` declares. */
 export type WorkerResult<W> = W extends AbstractQueueWorker<any, infer R> ? R : unknown;
 
@@ -86,46 +68,20 @@ export async function runJob<W extends AbstractQueueWorker<any, any>>(
   payload: PayloadOf<W["job"]>,
   options: RunJobOptions = {},
 ): Promise<RunJobResult<WorkerResult<W>>> {
-  if (typeof options !== "object" || options === null) throw new ConfigError("options", "must be an object");
-  rejectUnknownOptions("runJob", options, OPTION_KEYS);
-  const clock = options.clock ?? worker.options.clock;
-  const store = options.store ?? new InMemoryJobStore({ clock });
-  if (!(store instanceof InMemoryJobStore)) throw new ConfigError("store", "must be an InMemoryJobStore");
-  const workerOptions: ResolvedWorkerOptions = clock === worker.options.clock ? worker.options : Object.freeze({ ...worker.options, clock });
-  const { queue, workerId } = worker;
-  const log = (options.log ?? QUIET).child({ queue, workerId });
-  const { onDead, ...hooks } = workerHooks(worker);
-  const newJob = buildNewJob<unknown>(worker.job, payload, {
-    ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
-    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-    ...(options.meta === undefined ? {} : { meta: options.meta }),
-  });
-  const claimed = await store.startJob({ job: newJob, workerId, leaseMs: workerOptions.leaseMs, attempt: options.attempt ?? 1 });
-
-  // The run's own hub hears whether onDead failed; the log lines and the worker's listeners hear the rest.
-  const heard = new WorkerEvents({ log });
-  let onDeadError: Error | undefined;
-  heard.on("job.onDeadFailed", (event) => (onDeadError = event.error));
-  const events = new RunEvents([logLines(log, hooks.secretFields), worker.events, heard], { queue, workerId, clock });
-  const pipeline = new AttemptPipeline({ store, log, options: workerOptions, workerId, queue, hooks, onDead, events });
-  const { executor, recorder, deadHooks, leases } = pipeline;
-
-  const attempt = executor.claimed(claimed, clock.now());
+  const run = new WorkerTestRun(worker, options, "runJob");
+  const { executor } = run.pipeline;
+  const claimed = await run.startJob(payload);
+  const attempt = executor.claimed(claimed, (options.clock ?? worker.options.clock).now());
   const release = (): void => attempt.signal.abort(new ShutdownError("runJob's signal aborted"));
   if (options.signal?.aborted) release();
   options.signal?.addEventListener("abort", release, { once: true });
-  pipeline.start();
+  run.pipeline.start();
   try {
-    const { outcome, written } = await executor.run(attempt);
-    await recorder.drain();
-    await deadHooks.stop("when-empty");
-    const job = await store.getJob({ id: claimed.id });
-    // The worker's own writer stored the lines (redacted and trimmed) before the outcome; the test sees what it kept.
-    const logs = (await store.listJobLogs({ jobId: claimed.id })).find((log) => log.attempt === claimed.attempt)?.lines ?? [];
-    return toRunJobResult<WorkerResult<W>>(outcome, written, { job: job!, store, logs, endedAt: clock.now(), onDeadError });
+    const result = await executor.run(attempt);
+    await run.settle();
+    return await run.resultOf<WorkerResult<W>>(claimed, result);
   } finally {
     options.signal?.removeEventListener("abort", release);
-    await deadHooks.stop("now");
-    await leases.stop();
+    await run.stop();
   }
 }

@@ -13,6 +13,7 @@ import { isRetryableByDefault } from "../policy/classify-error";
 import { checkedJobStore } from "../store/checked-job-store";
 import type { JobStore } from "../store/job-store";
 import type { JobHooks } from "./attempt-executor";
+import type { BatchContext, BatchEntry } from "./batch-context";
 import type { DeadHook } from "./dead-hook-runner";
 import type { DeadJobContext } from "./dead-job-context";
 import type { FailureDecision, JobContext } from "./job-context";
@@ -196,6 +197,7 @@ export abstract class AbstractQueueWorker<T, R = unknown> {
     return {
       parse: (payload) => this.parse(payload),
       process: async (item, ctx) => this.processItem(item, ctx),
+      processBatch: async (entries, ctx) => this.processBatch(entries, ctx),
       decide: (item, error, ctx) => this.handleFailure(item, error, ctx),
       secretFields: this.job.secretFields ?? [],
       onDead: (job, error, ctx) => this.onDead(job, error, ctx),
@@ -221,6 +223,36 @@ export abstract class AbstractQueueWorker<T, R = unknown> {
    * lost lease and at shutdown.
    */
   protected abstract processItem(item: T, ctx: JobContext): Promise<R>;
+
+  /**
+   * Does the work for a batch of jobs, when the worker's `batchSize` is
+   * above 1 (one call per handler slot, with up to `batchSize` jobs whose
+   * payloads parsed). Settle a job while the batch runs with
+   * `ctx.succeed(entry, result?)` or `ctx.fail(entry, error)`: its outcome
+   * is written at once. Resolve to succeed every job not settled yet; throw
+   * to fail them all with the error (`handleFailure` then decides, job by
+   * job). Honour `ctx.signal` (the batch's timeout, a lost lease, shutdown)
+   * and each `entry.ctx.signal` (that job cancelled). The default runs
+   * `processItem` on each job in turn.
+   *
+   * @example
+   * ```ts
+   * protected override async processBatch(entries: readonly BatchEntry<Email>[], ctx: BatchContext<Email>) {
+   *   const answers = await this.mailer.sendMany(entries.map((entry) => entry.item), { signal: ctx.signal });
+   *   answers.forEach((answer, index) => (answer.ok ? ctx.succeed(entries[index]!) : ctx.fail(entries[index]!, answer.error)));
+   * }
+   * ```
+   */
+  protected async processBatch(entries: readonly BatchEntry<T>[], ctx: BatchContext<T>): Promise<void> {
+    for (const entry of entries) {
+      if (ctx.signal.aborted) return;
+      try {
+        ctx.succeed(entry, await this.processItem(entry.item, entry.ctx));
+      } catch (thrown) {
+        ctx.fail(entry, thrown);
+      }
+    }
+  }
 
   /**
    * Whether a failure is worth another attempt. Called by the default

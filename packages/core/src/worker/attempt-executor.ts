@@ -11,6 +11,7 @@ import type { JobStore } from "../store/job-store";
 import { AttemptContext } from "./attempt-context";
 import type { AttemptOutcome, WriteResult } from "./attempt-outcome";
 import { AttemptSignal } from "./attempt-signal";
+import type { BatchContext, BatchEntry } from "./batch-context";
 import type { FailureDecision, JobContext } from "./job-context";
 import type { LeaseKeeper } from "./lease-keeper";
 import type { OutcomeRecorder } from "./outcome-recorder";
@@ -25,6 +26,8 @@ const ATTEMPT_OVER = "attempt over";
 export interface JobHooks<T> {
   parse(payload: unknown): T | Promise<T>;
   process(item: T, ctx: JobContext): Promise<unknown>;
+  /** Runs a batch (`batchSize` above 1); see {@link BatchContext}. */
+  processBatch(entries: readonly BatchEntry<T>[], ctx: BatchContext<T>): Promise<void>;
   decide(item: T, error: unknown, ctx: JobContext): FailureDecision | Promise<FailureDecision>;
   /** The job kind's `secretFields`: payload fields kept out of the job's log lines and `last_error`. */
   readonly secretFields: readonly string[];
@@ -98,16 +101,7 @@ export class AttemptExecutor<T> {
    * handler's slot is free from then on, so writes never hold up handlers.
    */
   async run(attempt: Attempt, handled: () => void = () => undefined): Promise<AttemptResult> {
-    const ctx = new AttemptContext({
-      store: this.#store,
-      workerId: this.#workerId,
-      log: this.#log,
-      job: attempt.job,
-      abort: attempt.signal,
-      secretFields: this.#hooks.secretFields,
-      events: this.#events,
-      clock: this.#options.clock,
-    });
+    const ctx = this.contextOf(attempt);
     let outcome: AttemptOutcome;
     if (this.#leases.holds(attempt.job)) {
       this.#events.jobStarted(attempt.job);
@@ -118,7 +112,21 @@ export class AttemptExecutor<T> {
     handled();
     // The last progress value and log lines are stored before the outcome, never after it.
     await ctx.flushProgress();
-    return this.#record(attempt, outcome);
+    return this.record(attempt, outcome);
+  }
+
+  /** The `JobContext` of one attempt, on this executor's store, log and events. */
+  contextOf(attempt: Attempt): AttemptContext {
+    return new AttemptContext({
+      store: this.#store,
+      workerId: this.#workerId,
+      log: this.#log,
+      job: attempt.job,
+      abort: attempt.signal,
+      secretFields: this.#hooks.secretFields,
+      events: this.#events,
+      clock: this.#options.clock,
+    });
   }
 
   /**
@@ -142,10 +150,11 @@ export class AttemptExecutor<T> {
       reason !== undefined && errorCodeOf(reason) === ErrorCode.Cancelled
         ? { kind: "cancelled", error: reason, started: false, durationMs: 0 }
         : { kind: "released", started: false, durationMs: 0 };
-    return this.#record(attempt, outcome);
+    return this.record(attempt, outcome);
   }
 
-  async #record(attempt: Attempt, outcome: AttemptOutcome): Promise<AttemptResult> {
+  /** Records an attempt's outcome (fenced) and stops keeping its lease; never rejects. */
+  async record(attempt: Attempt, outcome: AttemptOutcome): Promise<AttemptResult> {
     try {
       if (this.#superseded.has(attempt)) {
         this.#events.jobOutcome(attempt.job, outcome, "fence-missed");
@@ -176,9 +185,7 @@ export class AttemptExecutor<T> {
       const parsed = this.#hooks.parse(ctx.job.payload);
       item = isThenable(parsed) ? await parsed : parsed;
     } catch (thrown) {
-      const cause = coerceError(thrown);
-      const error = hasErrorCode(cause, ErrorCode.Parse) ? cause : new ParseError(`invalid payload: ${cause.message}`, { cause });
-      return { kind: "dead", error, durationMs: elapsed() };
+      return parseFailed(thrown, elapsed());
     }
     const timeout = this.#startTimeout(ctx.job.timeoutMs, signal);
     let failure: unknown;
@@ -190,7 +197,15 @@ export class AttemptExecutor<T> {
     } finally {
       timeout?.abort(ATTEMPT_OVER);
     }
-    const durationMs = elapsed();
+    return this.failureOutcome(item, failure, ctx, signal, elapsed());
+  }
+
+  /**
+   * The outcome of an attempt whose handler failed with `failure` after
+   * `durationMs`: cancelled, lease lost, released or snoozed when the
+   * failure says so, else what `handleFailure` decides.
+   */
+  async failureOutcome(item: T, failure: unknown, ctx: AttemptContext, signal: AttemptSignal, durationMs: number): Promise<AttemptOutcome> {
     // ctx.transaction already committed the success: whatever happened after it cannot change that.
     if (ctx.completedInTransaction) return { kind: "succeeded", result: undefined, resultJson: null, inTransaction: true, durationMs };
     const code = errorCodeOf(failure);
@@ -246,11 +261,18 @@ export class AttemptExecutor<T> {
  * Nothing ran: the job was cancelled, or the lease lapsed, while the
  * attempt waited in the buffer or the claim's answer arrived late.
  */
-function stoppedBeforeStart(signal: AttemptSignal): AttemptOutcome {
+export function stoppedBeforeStart(signal: AttemptSignal): AttemptOutcome {
   const error = signal.reason ?? new LeaseLostError("the lease ran out before the attempt started");
   signal.abort(error);
   if (errorCodeOf(error) === ErrorCode.Cancelled) return { kind: "cancelled", error, started: false, durationMs: 0 };
   return { kind: "lease-lost", error, started: false, durationMs: 0 };
+}
+
+/** A parse that threw: dead at once, with a `ParseError` (the thrown one, or one wrapping it). */
+export function parseFailed(thrown: unknown, durationMs: number): AttemptOutcome {
+  const cause = coerceError(thrown);
+  const error = hasErrorCode(cause, ErrorCode.Parse) ? cause : new ParseError(`invalid payload: ${cause.message}`, { cause });
+  return { kind: "dead", error, durationMs };
 }
 
 function throwIt(reason: Error): never {

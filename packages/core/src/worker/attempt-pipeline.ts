@@ -2,6 +2,7 @@ import type { RunEvents } from "../events/run-events";
 import type { Logger } from "../logging/logger";
 import type { JobStore } from "../store/job-store";
 import { AttemptExecutor, type JobHooks } from "./attempt-executor";
+import { BatchExecutor } from "./batch-executor";
 import { DeadHookRunner, type DeadHook } from "./dead-hook-runner";
 import { LeaseKeeper } from "./lease-keeper";
 import { OutcomeRecorder } from "./outcome-recorder";
@@ -42,6 +43,8 @@ export class AttemptPipeline<T> {
   readonly deadHooks: DeadHookRunner;
   readonly recorder: OutcomeRecorder;
   readonly executor: AttemptExecutor<T>;
+  /** Runs attempts in batches through the same executor (for `batchSize` above 1). */
+  readonly batches: BatchExecutor<T>;
 
   constructor(parts: AttemptPipelineParts<T>) {
     const { store, options, workerId, log, hooks, events, queue, onDead } = parts;
@@ -57,6 +60,7 @@ export class AttemptPipeline<T> {
       writes: this.leases,
     });
     this.executor = new AttemptExecutor({ store, workerId, log, options, hooks, leases: this.leases, recorder: this.recorder, events });
+    this.batches = new BatchExecutor({ executor: this.executor, hooks, leases: this.leases, events, options, log, workerId });
   }
 
   /** Starts the heartbeat, the lease deadline watcher and the dead-hook runner. */

@@ -132,13 +132,14 @@ export class ClaimLoop<T> {
    * takes at least half the prefetch at a time.
    */
   #room(): number | "none" | "budget-spent" {
-    const { slots, prefetch, options } = this.#parts;
+    const { slots, prefetch } = this.#parts;
     const { maxJobs } = this.#parts.runOptions;
     const budget = maxJobs === undefined ? Infinity : maxJobs - slots.claimedSoFar;
     if (budget <= 0 && slots.buffered === 0) return "budget-spent";
     const ahead = prefetch.target();
-    const room = Math.min(options.concurrency + ahead - slots.running - slots.buffered, budget);
-    return room <= 0 || slots.buffered > Math.floor(ahead / 2) ? "none" : room;
+    const room = Math.min(slots.capacity + ahead - slots.running - slots.buffered, budget);
+    // With batches, the buffer fills at least one whole batch before claims pause.
+    return room <= 0 || slots.buffered > Math.max(Math.floor(ahead / 2), slots.batchSize - 1) ? "none" : room;
   }
 
   /**

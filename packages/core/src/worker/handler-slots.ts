@@ -1,6 +1,8 @@
 import { ShutdownError } from "../errors/job-errors";
 import type { ClaimedJob } from "../job/job-record";
+import type { Clock } from "../time/clock";
 import type { Attempt, AttemptExecutor, AttemptResult } from "./attempt-executor";
+import type { BatchExecutor } from "./batch-executor";
 import type { PrefetchSizer } from "./prefetch-sizer";
 import { newRunCounters, type RunCounters } from "./run-summary";
 import type { WakeUp } from "./wake-up";
@@ -14,7 +16,22 @@ export interface HandlerSlotsParts<T> {
   readonly prefetch: PrefetchSizer;
   /** Woken when a slot frees up or an attempt is recorded: the claim loop may have room again. */
   readonly nudge: WakeUp;
+  /** Present when a slot runs batches (`batchSize` above 1) instead of single attempts. */
+  readonly batches?: BatchSlots<T>;
 }
+
+/** How slots that run batches fill them. */
+export interface BatchSlots<T> {
+  readonly executor: BatchExecutor<T>;
+  /** The most attempts in one batch. */
+  readonly size: number;
+  /** How long a batch short of `size` waits for more claimed attempts. */
+  readonly waitMs: number;
+  readonly clock: Clock;
+}
+
+/** The reason a batch's fill timer is cancelled with when the run stops. */
+const NO_MORE_BATCHES = "no more batches start";
 
 interface Started {
   readonly attempt: Attempt;
@@ -47,8 +64,14 @@ export class HandlerSlots<T> {
    * so one process never runs a job twice at once.
    */
   readonly #started = new Map<string, Started>();
-  /** Handlers running now: what `concurrency` bounds. An attempt whose outcome is being written no longer counts. */
+  /** Attempts in running handlers (what `concurrency` bounds, without batches). An attempt whose outcome is being written no longer counts. */
   #running = 0;
+  /** Batches running now: what `concurrency` bounds, with batches. */
+  #batchesRunning = 0;
+  /** When the buffer last went from empty to holding attempts: a short batch waits from then. */
+  #bufferedSince = 0;
+  /** The timer that starts a short batch once its wait is over. */
+  #fillTimer: AbortController | undefined;
   /** Attempts recorded so far; a claim that raced a recording must not conclude "drained". */
   #recorded = 0;
   /** Attempts recorded so far whose outcome puts the job back in the queue (a retry, a snooze, a give-back): one may be due at once. */
@@ -59,9 +82,19 @@ export class HandlerSlots<T> {
     this.#parts = parts;
   }
 
-  /** Handlers running now. */
+  /** Attempts in running handlers. */
   get running(): number {
     return this.#running;
+  }
+
+  /** How many attempts the handler slots run at once when full: `concurrency`, times the batch size with batches. */
+  get capacity(): number {
+    return this.#parts.concurrency * this.batchSize;
+  }
+
+  /** Attempts per handler call: 1 without batches. */
+  get batchSize(): number {
+    return this.#parts.batches?.size ?? 1;
   }
 
   /** Attempts claimed and waiting in the buffer. */
@@ -102,6 +135,7 @@ export class HandlerSlots<T> {
   claimed(jobs: readonly ClaimedJob[], sentAt: number, claim: number): void {
     const { executor } = this.#parts;
     this.#counters.claimed += jobs.length;
+    if (this.#buffer.length === 0 && this.#parts.batches !== undefined) this.#bufferedSince = this.#parts.batches.clock.now();
     for (const job of jobs) {
       const earlier = this.#started.get(job.id);
       // The same attempt again: a database crash undid the claim of the earlier run (see `WorkerOptions.durableClaims`)
@@ -122,6 +156,7 @@ export class HandlerSlots<T> {
 
   /** Starts buffered attempts while handler slots are free. */
   startBuffered(): void {
+    if (this.#parts.batches !== undefined) return this.#startBatches(this.#parts.batches);
     while (!this.#stopping && this.#running < this.#parts.concurrency && this.#buffer.length > 0) {
       this.#start(this.#buffer.shift()!);
     }
@@ -130,6 +165,7 @@ export class HandlerSlots<T> {
   /** No buffered attempt starts from now on. */
   stop(): void {
     this.#stopping = true;
+    this.#fillTimer?.abort(NO_MORE_BATCHES);
   }
 
   /** Gives every buffered attempt back to the queue without spending it: none of them started. */
@@ -167,14 +203,60 @@ export class HandlerSlots<T> {
       nudge.wake();
     };
     const run = previous === undefined ? executor.run(attempt, freeSlot) : previous.then(() => executor.run(attempt, freeSlot));
-    const done = run.then((result) => {
-      this.#count(result);
-      if (this.#started.get(job.id)?.attempt === attempt) this.#started.delete(job.id);
-      this.#recorded += 1;
-      if (result.written !== "cancelled" && result.outcome.kind !== "succeeded" && result.outcome.kind !== "dead") this.#requeued += 1;
-      nudge.wake();
-    });
+    const done = run.then((result) => this.#settled(attempt, result));
     this.#started.set(job.id, { attempt, done });
+  }
+
+  /** Counts a started attempt's recorded result. */
+  #settled(attempt: Attempt, result: AttemptResult): void {
+    const { id } = attempt.job;
+    this.#count(result);
+    if (this.#started.get(id)?.attempt === attempt) this.#started.delete(id);
+    this.#recorded += 1;
+    if (result.written !== "cancelled" && result.outcome.kind !== "succeeded" && result.outcome.kind !== "dead") this.#requeued += 1;
+    this.#parts.nudge.wake();
+  }
+
+  /** Starts batches while slots are free; a short one only once its wait is over (a timer comes back then). */
+  #startBatches(batches: BatchSlots<T>): void {
+    while (!this.#stopping && this.#batchesRunning < this.#parts.concurrency && this.#buffer.length > 0) {
+      const waitLeft = this.#bufferedSince + batches.waitMs - batches.clock.now();
+      if (this.#buffer.length < batches.size && waitLeft > 0) {
+        if (this.#fillTimer === undefined) this.#waitToFill(batches, waitLeft);
+        return;
+      }
+      this.#startBatch(batches.executor, this.#buffer.splice(0, batches.size));
+      this.#bufferedSince = batches.clock.now();
+    }
+  }
+
+  #waitToFill(batches: BatchSlots<T>, waitMs: number): void {
+    const timer = new AbortController();
+    this.#fillTimer = timer;
+    void batches.clock.sleep(waitMs, timer.signal).then(() => {
+      if (this.#fillTimer === timer) this.#fillTimer = undefined;
+      if (!timer.signal.aborted) this.startBuffered();
+    });
+  }
+
+  #startBatch(executor: BatchExecutor<T>, attempts: readonly Attempt[]): void {
+    const { nudge, prefetch } = this.#parts;
+    this.#running += attempts.length;
+    this.#batchesRunning += 1;
+    // Older attempts of these jobs that this process still runs (see #start) settle first.
+    const previous = attempts.map((attempt) => this.#started.get(attempt.job.id)?.done).filter((done) => done !== undefined);
+    const freeSlot = (): void => {
+      this.#running -= attempts.length;
+      this.#batchesRunning -= 1;
+      for (let index = 0; index < attempts.length; index += 1) prefetch.finished();
+      this.startBuffered();
+      nudge.wake();
+    };
+    const run = previous.length === 0 ? executor.run(attempts, freeSlot) : Promise.all(previous).then(() => executor.run(attempts, freeSlot));
+    for (const [index, attempt] of attempts.entries()) {
+      const done = run.then((results) => this.#settled(attempt, results[index]!));
+      this.#started.set(attempt.job.id, { attempt, done });
+    }
   }
 
   /** The one place the run's counters change, besides the claims. */

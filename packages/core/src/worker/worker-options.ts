@@ -61,6 +61,20 @@ export interface WorkerOptions {
    * failed write claims wait for their flush until a write is confirmed.
    */
   readonly durableClaims?: boolean;
+  /**
+   * Jobs handed to `processBatch` at once. Default 1: each job runs alone
+   * through `processItem`. Above 1, a handler slot takes up to this many
+   * claimed jobs and calls `processBatch` with them; `concurrency` then
+   * counts batches. Each job still has its own attempt, outcome, lease and
+   * history. 1 to 1,000.
+   */
+  readonly batchSize?: number;
+  /**
+   * How long a batch smaller than `batchSize` waits for more claimed jobs
+   * before it starts anyway, in ms. Default 0: a free slot starts with
+   * whatever is claimed. 0 to 60,000.
+   */
+  readonly batchWaitMs?: number;
   /** Retry delays; see `BackoffOptions`. */
   readonly backoff?: Partial<BackoffOptions>;
   /** On shutdown, how long in-flight jobs may still finish before they are given back. Default 30,000. */
@@ -100,6 +114,9 @@ export interface ResolvedWorkerOptions {
   /** How long before the database lease runs out the worker stops the handler (see `leaseMs`). */
   readonly leaseMarginMs: number;
   readonly durableClaims: boolean;
+  /** Jobs per `processBatch` call; 1: no batches. */
+  readonly batchSize: number;
+  readonly batchWaitMs: number;
   readonly backoff: BackoffOptions;
   readonly shutdownTimeoutMs: number;
   readonly onDeadTimeoutMs: number;
@@ -115,9 +132,24 @@ export const WORKER_OPTION_LIMITS = Object.freeze({
   leaseMs: Object.freeze({ min: 200, max: MAX_LEASE_MS, default: 60_000 }),
   shutdownTimeoutMs: Object.freeze({ min: 0, max: 86_400_000, default: 30_000 }),
   onDeadTimeoutMs: Object.freeze({ min: 1, max: 3_600_000, default: 10_000 }),
+  batchSize: Object.freeze({ min: 1, max: 1_000, default: 1 }),
+  batchWaitMs: Object.freeze({ min: 0, max: 60_000, default: 0 }),
 });
 
-const KNOWN = ["concurrency", "prefetch", "leaseMs", "durableClaims", "backoff", "shutdownTimeoutMs", "onDeadTimeoutMs", "workerId", "clock", "random"];
+const KNOWN = [
+  "concurrency",
+  "prefetch",
+  "leaseMs",
+  "durableClaims",
+  "batchSize",
+  "batchWaitMs",
+  "backoff",
+  "shutdownTimeoutMs",
+  "onDeadTimeoutMs",
+  "workerId",
+  "clock",
+  "random",
+];
 
 /** Fills in defaults, validates (messages name the option) and freezes worker options. */
 export function resolveWorkerOptions(input: WorkerOptions = {}): ResolvedWorkerOptions {
@@ -140,6 +172,8 @@ export function resolveWorkerOptions(input: WorkerOptions = {}): ResolvedWorkerO
     heartbeatTimeoutMs: Math.max(25, Math.floor(leaseMs / 6)),
     leaseMarginMs: leaseSafetyMargin(leaseMs),
     durableClaims: input.durableClaims ?? false,
+    batchSize: limited("batchSize", input.batchSize),
+    batchWaitMs: limited("batchWaitMs", input.batchWaitMs),
     backoff: resolveBackoff(input.backoff),
     shutdownTimeoutMs: limited("shutdownTimeoutMs", input.shutdownTimeoutMs),
     onDeadTimeoutMs: limited("onDeadTimeoutMs", input.onDeadTimeoutMs),
@@ -149,7 +183,7 @@ export function resolveWorkerOptions(input: WorkerOptions = {}): ResolvedWorkerO
   });
 }
 
-function limited(option: "concurrency" | "leaseMs" | "shutdownTimeoutMs" | "onDeadTimeoutMs", value: number | undefined): number {
+function limited(option: Exclude<keyof typeof WORKER_OPTION_LIMITS, "prefetch">, value: number | undefined): number {
   const limits = WORKER_OPTION_LIMITS[option];
   return integerOption(option, value ?? limits.default, limits.min, limits.max);
 }

@@ -43,7 +43,15 @@ export class WorkerRun<T> {
     const { store, options, queue, log } = parts;
     this.#pipeline = new AttemptPipeline(parts);
     this.#prefetch = options.adaptivePrefetch ? PrefetchSizer.adaptive(options.prefetch, options.clock) : PrefetchSizer.fixed(options.prefetch);
-    const slots = new HandlerSlots({ executor: this.#pipeline.executor, concurrency: options.concurrency, prefetch: this.#prefetch, nudge: this.#nudge });
+    const { batchSize, batchWaitMs, clock } = options;
+    const batches = batchSize > 1 ? { batches: { executor: this.#pipeline.batches, size: batchSize, waitMs: batchWaitMs, clock } } : {};
+    const slots = new HandlerSlots({
+      executor: this.#pipeline.executor,
+      concurrency: options.concurrency,
+      prefetch: this.#prefetch,
+      nudge: this.#nudge,
+      ...batches,
+    });
     this.#slots = slots;
     this.#pause = new QueuePause({ store, queue, log, clock: options.clock, giveBackBuffered: () => slots.giveBackBuffered() });
   }

@@ -1,3 +1,6 @@
+import { ManualClock } from "../../src/testing/manual-clock";
+import { InMemoryJobStore } from "../../src/testing/memory/in-memory-job-store";
+import { buildNewJob } from "../../src/job/enqueue-options";
 import { defineJob } from "../../src/job/job-definition";
 import type { JobRecord } from "../../src/job/job-record";
 import { createSilentLogger } from "../../src/logging/create-logger";
@@ -50,4 +53,27 @@ export function gate(): { readonly opened: Promise<void>; open(): void } {
 /** Waits for `signal` to abort, then throws its reason, as a handler honouring `ctx.signal` does. */
 export function untilAborted(signal: AbortSignal): Promise<never> {
   return new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+}
+
+/** Enqueues `count` tasks numbered from 0. */
+export function enqueueTasks(store: JobStore, count: number): Promise<unknown> {
+  return store.enqueueMany(Array.from({ length: count }, (_, n) => buildNewJob(Task, { n })));
+}
+
+/** How many tasks are in each state, leaving out the states none is in. */
+export async function taskStates(store: JobStore): Promise<Record<string, number>> {
+  const [counts] = await store.countByQueue({ queues: [Task.name] });
+  return Object.fromEntries(Object.entries(counts!.counts).filter(([, count]) => count > 0));
+}
+
+/** A fresh in-memory store on a manual clock, with the task helpers bound to it. */
+export function freshTasks(): {
+  clock: ManualClock;
+  store: InMemoryJobStore;
+  enqueue: (count: number) => Promise<unknown>;
+  states: () => Promise<Record<string, number>>;
+} {
+  const clock = new ManualClock();
+  const store = new InMemoryJobStore({ clock });
+  return { clock, store, enqueue: (count) => enqueueTasks(store, count), states: () => taskStates(store) };
 }

@@ -3,7 +3,11 @@ import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { expect } from "chai";
+import { PermanentError } from "../../src/errors/job-errors";
+import { InMemoryJobStore } from "../../src/testing/memory/in-memory-job-store";
+import { runBatch } from "../../src/testing/run-batch";
 import { endAttemptSpan, startAttemptSpan, traceEnqueue, withTraceContext } from "../../src/tracing/job-tracing";
+import { BatchTaskWorker } from "../support/batch-task-worker";
 
 describe("job tracing", () => {
   describe("without an OpenTelemetry SDK", () => {
@@ -76,6 +80,23 @@ describe("job tracing", () => {
       expect(attempts[0]?.status).to.deep.include({ code: SpanStatusCode.ERROR, message: "smtp timeout" });
       expect(attempts[0]?.events.map((event) => event.name)).to.deep.equal(["exception"]);
       expect(attempts[1]?.status.code).to.equal(SpanStatusCode.OK);
+    });
+
+    it("gives each job of a batch its own consumer span, ended with its own outcome", async () => {
+      const worker = new BatchTaskWorker(
+        new InMemoryJobStore(),
+        async (entries, ctx) => {
+          ctx.fail(entries[1]!, new PermanentError("refused"));
+        },
+        { batchSize: 3 },
+      );
+      await runBatch(worker, [{ n: 1 }, { n: 2 }, { n: "three" as unknown as number }]);
+      const spans = exporter.getFinishedSpans().filter((span) => span.kind === SpanKind.CONSUMER);
+      expect(spans.map((span) => [span.attributes["messaging.message.id"], span.attributes["stint.job.outcome"]]).sort()).to.deep.equal([
+        ["1", "succeeded"],
+        ["2", "dead"],
+        ["3", "dead"],
+      ]);
     });
 
     it("starts a root span for a job enqueued outside any trace", () => {

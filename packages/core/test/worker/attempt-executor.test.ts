@@ -91,6 +91,7 @@ function setUp(hooks: Partial<JobHooks<{ invoiceId: number }>>) {
     hooks: {
       parse: (payload) => payload as { invoiceId: number },
       process: async () => "sent",
+      processBatch: async () => undefined,
       decide: (): FailureDecision => ({ action: "retry", delayMs: 1_000 }),
       secretFields: [],
       ...hooks,

@@ -12,6 +12,8 @@ describe("resolveWorkerOptions", () => {
       shutdownTimeoutMs: 30_000,
       onDeadTimeoutMs: 10_000,
       durableClaims: false,
+      batchSize: 1,
+      batchWaitMs: 0,
     });
     expect(resolveWorkerOptions({ durableClaims: true })).to.include({ durableClaims: true });
     expect(Object.isFrozen(options)).to.equal(true);
@@ -38,6 +40,9 @@ describe("resolveWorkerOptions", () => {
       [{ prefetch: "lots" }, "`prefetch`"],
       [{ random: 0.5 }, "`random`"],
       [{ durableClaims: "yes" }, "`durableClaims`"],
+      [{ batchSize: 0 }, "`batchSize`"],
+      [{ batchSize: 1_001 }, "`batchSize`"],
+      [{ batchWaitMs: -1 }, "`batchWaitMs`"],
       [{ concurency: 4 }, "`options.concurency`"],
     ];
     for (const [input, name] of cases) {

@@ -6,7 +6,7 @@ import { backoffDelay } from "../../src/policy/backoff";
 import { ManualClock } from "../../src/testing/manual-clock";
 import { InMemoryJobStore } from "../../src/testing/memory/in-memory-job-store";
 import { settle } from "../../src/testing/settle";
-import { gate, Task, TaskWorker, untilAborted, type Handler } from "../support/task-worker";
+import { enqueueTasks, gate, Task, taskStates, TaskWorker, untilAborted, type Handler } from "../support/task-worker";
 
 describe("a worker run on the in-memory store", () => {
   let clock: ManualClock;
@@ -17,11 +17,8 @@ describe("a worker run on the in-memory store", () => {
     store = new InMemoryJobStore({ clock });
   });
 
-  const enqueue = (count: number) => store.enqueueMany(Array.from({ length: count }, (_, n) => buildNewJob(Task, { n })));
-  const states = async (): Promise<Record<string, number>> => {
-    const [counts] = await store.countByQueue({ queues: [Task.name] });
-    return Object.fromEntries(Object.entries(counts!.counts).filter(([, count]) => count > 0));
-  };
+  const enqueue = (count: number) => enqueueTasks(store, count);
+  const states = () => taskStates(store);
 
   it("drains the queue once and stops when no job is due", async () => {
     await enqueue(25);

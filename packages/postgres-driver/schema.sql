@@ -23,7 +23,8 @@ VIEW stint.all_jobs
   jobs.result,
   jobs.last_error,
   jobs.error_code,
-  jobs.progress
+  jobs.progress,
+  jobs.start_by
   FROM stint.jobs
   UNION ALL
   SELECT finished_jobs.id,
@@ -47,7 +48,8 @@ VIEW stint.all_jobs
   finished_jobs.result,
   finished_jobs.last_error,
   finished_jobs.error_code,
-  finished_jobs.progress
+  finished_jobs.progress,
+  finished_jobs.start_by
   FROM stint.finished_jobs;
 
 TABLE stint.dead_hooks
@@ -105,6 +107,7 @@ TABLE stint.finished_jobs
     last_error text
     error_code text
     progress jsonb
+    start_by timestamp with time zone
   CONSTRAINTS
     finished_jobs_finished_at_check CHECK ((finished_at IS NOT NULL))
     finished_jobs_state_check CHECK ((state = ANY (ARRAY['succeeded'::text, 'dead'::text, 'cancelled'::text])))
@@ -146,6 +149,7 @@ TABLE stint.finished_jobs_kept
     last_error text
     error_code text
     progress jsonb
+    start_by timestamp with time zone
   CONSTRAINTS
     finished_jobs_finished_at_check CHECK ((finished_at IS NOT NULL))
     finished_jobs_state_check CHECK ((state = ANY (ARRAY['succeeded'::text, 'dead'::text, 'cancelled'::text])))
@@ -244,6 +248,7 @@ TABLE stint.jobs
     last_error text
     error_code text
     progress jsonb
+    start_by timestamp with time zone
   CONSTRAINTS
     jobs_attempts_check CHECK ((attempts >= 0))
     jobs_max_attempts_check CHECK ((max_attempts >= 1))
@@ -259,6 +264,7 @@ TABLE stint.jobs
     CREATE INDEX jobs_last_error_trgm_idx ON stint.jobs USING gin (last_error gin_trgm_ops) WHERE (last_error IS NOT NULL)
     CREATE INDEX jobs_lease_idx ON stint.jobs USING btree (queue, locked_until) WHERE (state = 'running'::text)
     CREATE UNIQUE INDEX jobs_pkey ON stint.jobs USING btree (id)
+    CREATE INDEX jobs_start_by_idx ON stint.jobs USING btree (start_by) WHERE ((start_by IS NOT NULL) AND (state = ANY (ARRAY['queued'::text, 'failed'::text])))
   TRIGGERS
     CREATE TRIGGER jobs_notify_inserted AFTER INSERT ON stint.jobs FOR EACH ROW WHEN ((new.run_at <= now())) EXECUTE FUNCTION stint.notify_jobs_inserted()
 
@@ -333,6 +339,19 @@ TABLE stint.schedules
   INDEXES
     CREATE INDEX schedules_due_idx ON stint.schedules USING btree (next_run_at) WHERE enabled
     CREATE UNIQUE INDEX schedules_pkey ON stint.schedules USING btree (name)
+
+TABLE stint.unique_windows
+  COLUMNS
+    queue text NOT NULL
+    key text NOT NULL
+    job_id bigint NOT NULL
+    until timestamp with time zone NOT NULL
+  CONSTRAINTS
+    unique_windows_key_check CHECK (((char_length(key) >= 1) AND (char_length(key) <= 1024)))
+    unique_windows_pkey PRIMARY KEY (queue, key)
+  INDEXES
+    CREATE UNIQUE INDEX unique_windows_pkey ON stint.unique_windows USING btree (queue, key)
+    CREATE INDEX unique_windows_until_idx ON stint.unique_windows USING btree (until)
 
 SEQUENCE stint.job_attempts_id_seq AS bigint START 1 INCREMENT 1 CACHE 1 OWNED BY job_attempts.id
 
@@ -794,3 +813,4 @@ MIGRATIONS
   18 job-logs
   19 browse-indexes
   20 enqueue-function-events
+  21 enqueue-windows

@@ -38,6 +38,7 @@ export const JOB_COLUMN_NAMES = Object.freeze([
   "last_error",
   "error_code",
   "progress",
+  "start_by",
 ] as const);
 
 /** A column of a job row. */
@@ -64,6 +65,7 @@ export interface JobRow {
   readonly locked_by: string | null;
   readonly locked_until: Date | number | null;
   readonly dedupe_key: string | null;
+  readonly start_by: Date | number | null;
   readonly last_error: string | null;
   readonly error_code: string | null;
   readonly result: unknown;
@@ -129,6 +131,7 @@ export function toJobRecord(row: JobRow): JobRecord {
     lockedBy: row.locked_by,
     lockedUntil: nullableTimestamp(row.locked_until),
     dedupeKey: row.dedupe_key,
+    startBy: nullableTimestamp(row.start_by),
     lastError: row.last_error,
     errorCode: row.error_code,
     result: row.result,

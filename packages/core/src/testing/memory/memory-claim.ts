@@ -20,7 +20,9 @@ export type ClaimParams = Parameters<JobStore["claimBatch"]>[0];
 export function claimBatch(state: MemoryState, params: ClaimParams): ClaimedBatch {
   const now = state.now();
   const { room, hold } = claimRoom(state, params.queue, params.limit, now);
-  const fits = (row: MemoryJobRow): boolean => params.maxTimeoutMs === undefined || row.timeoutMs === null || row.timeoutMs <= params.maxTimeoutMs;
+  // A job past its start-by deadline never starts: the expiry sweep cancels it.
+  const fits = (row: MemoryJobRow): boolean =>
+    (params.maxTimeoutMs === undefined || row.timeoutMs === null || row.timeoutMs <= params.maxTimeoutMs) && (row.startBy === null || row.startBy > now);
   const rows = [...state.rowsOf(params.queue)];
   const due = rows
     .filter((row) => isWaiting(row.state) && row.runAt <= now && fits(row))

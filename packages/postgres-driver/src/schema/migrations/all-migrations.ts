@@ -17,6 +17,7 @@ import { enqueueFunctionMigration } from "./0016-enqueue-function";
 import { jobEventsMigration } from "./0017-job-events";
 import { jobLogsMigration } from "./0018-job-logs";
 import { browseIndexesMigration } from "./0019-browse-indexes";
+import { enqueueWindowsMigration } from "./0021-enqueue-windows";
 import { enqueueFunctionEventsMigration } from "./0020-enqueue-function-events";
 import type { Migration } from "./migration";
 
@@ -49,4 +50,5 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   jobLogsMigration,
   browseIndexesMigration,
   enqueueFunctionEventsMigration,
+  enqueueWindowsMigration,
 ]);

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { Migration } from "./migration";
-import { enqueueWindowsFunctionStatements } from "./enqueue-windows-function";
+import { enqueueFunctionStatement } from "./enqueue-function-statement";
+import { enqueueWindowsFunctionStatements } from "./enqueue-function-windows";
 
 /**
  * Version 21: unique windows, start-by deadlines and the `enqueue(…)`
@@ -20,7 +21,9 @@ import { enqueueWindowsFunctionStatements } from "./enqueue-windows-function";
  *   may long have moved to `finished_jobs`). Closed windows are reused by
  *   the next enqueue of their key and deleted by the expiry sweep.
  * - `enqueue(…)` gains `unique_key`, `unique_for`, `start_by` and
- *   `expire_in` (see `enqueueWindowsFunctionStatements`).
+ *   `expire_in`, and gives a holder that has started one follow-up under
+ *   `replace` and `debounce` (see `windowParts`); a new function, which
+ *   keeps the old one's grants (see `enqueueWindowsFunctionStatements`).
  */
 export const enqueueWindowsMigration: Migration = Object.freeze({
   version: 21,
@@ -44,7 +47,7 @@ export const enqueueWindowsMigration: Migration = Object.freeze({
   CONSTRAINT unique_windows_pkey PRIMARY KEY (queue, key)
 )`,
       sql`CREATE INDEX unique_windows_until_idx ON ${sql.id(schema, "unique_windows")} (until)`,
-      ...enqueueWindowsFunctionStatements(schema),
+      ...enqueueWindowsFunctionStatements(schema, enqueueFunctionStatement(schema, { events: true, windows: true })),
     ];
   },
 });

@@ -24,7 +24,8 @@ VIEW stint.all_jobs
   jobs.last_error,
   jobs.error_code,
   jobs.progress,
-  jobs.start_by
+  jobs.start_by,
+  jobs.follows
   FROM stint.jobs
   UNION ALL
   SELECT finished_jobs.id,
@@ -49,7 +50,8 @@ VIEW stint.all_jobs
   finished_jobs.last_error,
   finished_jobs.error_code,
   finished_jobs.progress,
-  finished_jobs.start_by
+  finished_jobs.start_by,
+  finished_jobs.follows
   FROM stint.finished_jobs;
 
 TABLE stint.dead_hooks
@@ -108,6 +110,7 @@ TABLE stint.finished_jobs
     error_code text
     progress jsonb
     start_by timestamp with time zone
+    follows bigint
   CONSTRAINTS
     finished_jobs_finished_at_check CHECK ((finished_at IS NOT NULL))
     finished_jobs_state_check CHECK ((state = ANY (ARRAY['succeeded'::text, 'dead'::text, 'cancelled'::text])))
@@ -150,6 +153,7 @@ TABLE stint.finished_jobs_kept
     error_code text
     progress jsonb
     start_by timestamp with time zone
+    follows bigint
   CONSTRAINTS
     finished_jobs_finished_at_check CHECK ((finished_at IS NOT NULL))
     finished_jobs_state_check CHECK ((state = ANY (ARRAY['succeeded'::text, 'dead'::text, 'cancelled'::text])))
@@ -249,6 +253,7 @@ TABLE stint.jobs
     error_code text
     progress jsonb
     start_by timestamp with time zone
+    follows bigint
   CONSTRAINTS
     jobs_attempts_check CHECK ((attempts >= 0))
     jobs_max_attempts_check CHECK ((max_attempts >= 1))
@@ -502,6 +507,7 @@ FUNCTION stint.enqueue
     job_id bigint;
     job_inserted boolean;
     job_start_by timestamptz;
+    job_follows bigint;
     job_window_ms numeric;
     window_id bigint;
     window_job bigint;
@@ -687,10 +693,12 @@ FUNCTION stint.enqueue
       ELSE
         -- replace and debounce: a holder that has started (running, or failed and waiting for its retry) gives its key up
         -- and this job becomes its one follow-up; a queued holder takes this job's fields.
+        -- A claim leaves the follow-up while the job it follows is active.
         UPDATE "stint"."jobs" AS held SET dedupe_key = NULL, updated_at = now()
-         WHERE held.queue = enqueue.queue AND held.dedupe_key = enqueue.dedupe_key AND held.state IN ('running', 'failed');
-        INSERT INTO "stint"."jobs" AS jobs (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta, start_by)
-        VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, enqueue.dedupe_key, job_meta, job_start_by)
+         WHERE held.queue = enqueue.queue AND held.dedupe_key = enqueue.dedupe_key AND held.state IN ('running', 'failed')
+        RETURNING held.id INTO job_follows;
+        INSERT INTO "stint"."jobs" AS jobs (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta, start_by, follows)
+        VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, enqueue.dedupe_key, job_meta, job_start_by, job_follows)
         ON CONFLICT (queue, dedupe_key) WHERE dedupe_key IS NOT NULL AND state IN ('queued', 'running', 'failed')
         DO UPDATE SET payload = excluded.payload, priority = excluded.priority, max_attempts = excluded.max_attempts,
                       timeout_ms = excluded.timeout_ms, run_at = excluded.run_at, meta = excluded.meta, start_by = excluded.start_by, updated_at = now()

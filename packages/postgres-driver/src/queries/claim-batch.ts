@@ -100,8 +100,12 @@ const SLOTS = {
 export function claimBatchStatement(schema: string, params: ClaimBatchParams, withControls = true): RawBuilder<ClaimRow> {
   const jobs = jobsTable(schema);
   const fitsDeadline = params.maxTimeoutMs === undefined ? sql`` : sql`AND (timeout_ms IS NULL OR timeout_ms <= ${params.maxTimeoutMs}::integer)`;
-  // No attempt starts after a job's start-by deadline; the expiry sweep cancels such jobs (see cancelExpiredJobs).
-  const notExpired = sql`AND (start_by IS NULL OR start_by > now())`;
+  // No attempt starts after a job's start-by deadline; the expiry sweep cancels such jobs (see cancelExpiredJobs). A
+  // follow-up run waits while the job it follows is active. OFFSET 0 keeps the lookup a primary-key probe made only for
+  // a row that follows another: without it the planner may hash the whole of jobs once per claim instead.
+  const notExpired = sql`AND (start_by IS NULL OR start_by > now())
+     AND (follows IS NULL OR NOT EXISTS (SELECT FROM ${jobs} AS followed
+                                          WHERE followed.id = ${jobs}.follows AND followed.state IN ('queued', 'running', 'failed') OFFSET 0))`;
   const hasControls = sql`q.name = ${params.queue}::text AND (q.paused OR q.max_running IS NOT NULL OR q.rate_limit IS NOT NULL)`;
   const room = withControls
     ? sql`COALESCE((SELECT room FROM control), ${params.limit}::integer)`

@@ -111,19 +111,20 @@ const DEADLINE_SLOTS: Pick<NewJob, "startBy" | "expireInMs"> = { startBy: valueS
 export function insertStatement(
   schema: string,
   job: NewJob,
-  select?: { readonly id: RawBuilder<unknown>; readonly from: RawBuilder<unknown> },
+  select?: { readonly id: RawBuilder<unknown>; readonly from: RawBuilder<unknown>; readonly follows?: RawBuilder<unknown> },
 ): RawBuilder<unknown> {
   const id = select?.id;
   const runAt = sql`COALESCE(${job.runAt}::timestamptz, now()) + ${millisecondsInterval(job.delayMs)}`;
   const deadline = job.startBy !== undefined && job.startBy !== null;
   const columns = sql.raw(
-    `${id === undefined ? "" : "id, "}queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta${deadline ? ", start_by" : ""}`,
+    `${id === undefined ? "" : "id, "}queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta${deadline ? ", start_by" : ""}${select?.follows === undefined ? "" : ", follows"}`,
   );
+  const follows = select?.follows === undefined ? sql`` : sql`, ${select.follows}`;
   const startBy = deadline ? sql`, COALESCE(${job.startBy}::timestamptz, ${runAt} + ${millisecondsInterval(job.expireInMs as number)})` : sql``;
   return sql`INSERT INTO ${jobsTable(schema)} AS jobs (${columns})
   ${id === undefined ? sql`VALUES (` : sql`SELECT ${id}, `}${job.queue}, ${job.payloadJson}::jsonb, ${job.priority}::smallint, ${job.maxAttempts}::integer,
           ${job.timeoutMs}::integer, ${runAt},
-          ${job.dedupeKey ?? sql`NULL`}::text, ${job.metaJson ?? null}::jsonb${startBy}${
+          ${job.dedupeKey ?? sql`NULL`}::text, ${job.metaJson ?? null}::jsonb${startBy}${follows}${
             select === undefined
               ? sql`)`
               : sql`
@@ -145,7 +146,8 @@ function enqueueStatement(schema: string, job: NewJob): RawBuilder<EnqueueRow> {
 SELECT inserted.id, false AS duplicate FROM inserted ${notified("inserted", sql`true`)}`;
   }
   if (job.onDuplicate === "replace") {
-    // A holder that has started gives its key up first (the insert reads the count, so the update runs before it); a
+    // A holder that has started gives its key up first (the insert reads its id, so the update runs before it), and the
+    // job becomes its follow-up (follows: the claim leaves it while the holder is active); a
     // queued holder takes this job's fields. `xmax` is set on a row this statement updated, 0 on one it inserted. When
     // neither happened (the queued holder started meanwhile), nothing is returned and the statement runs again.
     return sql<EnqueueRow>`WITH released AS (
@@ -154,7 +156,11 @@ SELECT inserted.id, false AS duplicate FROM inserted ${notified("inserted", sql`
   RETURNING id
 ),
 inserted AS (
-  ${insertStatement(schema, job, { id: sql`nextval(${sql.lit(`"${schema}".jobs_id_seq`)}::regclass)`, from: sql`FROM (SELECT count(*) FROM released) AS released_first` })}
+  ${insertStatement(schema, job, {
+    id: sql`nextval(${sql.lit(`"${schema}".jobs_id_seq`)}::regclass)`,
+    from: sql`FROM (SELECT max(id) AS id FROM released) AS released_first`,
+    follows: sql`released_first.id`,
+  })}
   ON CONFLICT ${DEDUPE_CONFLICT_TARGET} DO UPDATE SET payload = excluded.payload, priority = excluded.priority, max_attempts = excluded.max_attempts,
         timeout_ms = excluded.timeout_ms, run_at = excluded.run_at, meta = excluded.meta${startBy}, updated_at = now()
      WHERE jobs.state = 'queued'

@@ -39,6 +39,7 @@ export const JOB_COLUMN_NAMES = Object.freeze([
   "error_code",
   "progress",
   "start_by",
+  "follows",
 ] as const);
 
 /** A column of a job row. */

@@ -109,6 +109,16 @@ export function describeEnqueueWindowsConformance<Tx>(ctx: ConformanceContext<Tx
       assert.equal((await ctx.store().cancelExpiredJobs({ limit: 10_000 })) >= 1, true);
       assert.equal((await ctx.store().getJob({ id }))?.errorCode, ErrorCode.Expired);
     });
+
+    testCase("runs an expired job an operator retries, its deadline cleared", async () => {
+      const queue = ctx.freshQueue();
+      const { id } = await ctx.store().enqueue(newJob(queue, {}, { expireInMs: 1 }));
+      await pastDeadline(ctx, id);
+      assert.equal(await ctx.store().cancelExpiredJobs({ queues: [queue], limit: 10 }), 1);
+      assert.equal(await ctx.store().retryJob({ id }), true);
+      assert.deepStrictEqual([(await ctx.store().getJob({ id }))?.state, (await ctx.store().getJob({ id }))?.startBy], ["queued", null]);
+      assert.equal((await claimOne(ctx.store(), queue, "w")).id, id);
+    });
   });
 
   suite("follow-up runs", () => {
@@ -137,6 +147,19 @@ export function describeEnqueueWindowsConformance<Tx>(ctx: ConformanceContext<Tx
         assert.deepStrictEqual([next?.state, next?.dedupeKey, next?.payload], ["queued", "doc:1", { n: 3 }]);
       });
     }
+
+    testCase("claims a follow-up only once the job it follows has finished, and chains a follow-up of a started follow-up", async () => {
+      const queue = ctx.freshQueue();
+      await ctx.store().enqueue(newJob(queue, { n: 0 }, { dedupeKey: "doc:2", onDuplicate: "replace" }));
+      const holder = await claimOne(ctx.store(), queue, "w");
+      const followUp = await ctx.store().enqueue(newJob(queue, { n: 1 }, { dedupeKey: "doc:2", onDuplicate: "replace" }));
+      assert.deepStrictEqual(await ctx.store().claimBatch({ queue, workerId: "w2", limit: 10, leaseMs: 60_000 }), [], "not while the holder runs");
+      await ctx.store().completeJobs({ workerId: "w", jobs: [{ ...holder, resultJson: null, durationMs: 1 }] });
+      assert.equal((await claimOne(ctx.store(), queue, "w2")).id, followUp.id);
+      const next = await ctx.store().enqueue(newJob(queue, { n: 2 }, { dedupeKey: "doc:2", onDuplicate: "replace" }));
+      assert.equal(next.duplicate, false);
+      assert.deepStrictEqual(await ctx.store().claimBatch({ queue, workerId: "w3", limit: 10, leaseMs: 60_000 }), [], "not while the follow-up runs");
+    });
 
     testCase("keeps a running holder as it is under keep", async () => {
       const queue = ctx.freshQueue();

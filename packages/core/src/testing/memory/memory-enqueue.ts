@@ -70,6 +70,7 @@ async function enqueueInWindow(state: MemoryState, job: NewJob, unique: UniqueWi
 
 /** `holder`, which has started, gives its key up to `row`, inserted as its follow-up (now, or when `transaction` commits). */
 function followUp(state: MemoryState, holder: MemoryJobRow, row: MemoryJobRow, transaction: MemoryTransaction | undefined): string {
+  row.follows = holder.id;
   const release = (): void => {
     holder.dedupeKey = null;
     holder.updatedAt = row.createdAt;

@@ -29,6 +29,8 @@ export interface MemoryJobRow {
   dedupeKey: string | null;
   /** No attempt starts after this instant; `null` for never. */
   startBy: number | null;
+  /** A follow-up run's predecessor (see `enqueueOne`): not claimed while that job is active. */
+  follows: string | null;
   lastError: string | null;
   errorCode: string | null;
   resultJson: string | null;
@@ -110,6 +112,7 @@ export function newJobRow(seq: number, job: NewJob, now: number): MemoryJobRow {
     lockedUntil: null,
     dedupeKey: job.dedupeKey,
     startBy: startByOf(job, (job.runAt?.getTime() ?? now) + job.delayMs),
+    follows: null,
     lastError: null,
     errorCode: null,
     resultJson: null,

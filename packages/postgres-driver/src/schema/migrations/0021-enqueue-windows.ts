@@ -11,6 +11,11 @@ import { enqueueWindowsFunctionStatements } from "./enqueue-function-windows";
  *   starts after it (`startBy`, `expireInMs`); `NULL` for most jobs, so
  *   the column costs a row nothing but its null bit. `all_jobs` is
  *   replaced to show it.
+ * - `jobs.follows` and `finished_jobs.follows`: the job a follow-up run
+ *   follows (`replace`/`debounce` of a key whose holder had started); the
+ *   claim leaves a follow-up while that job is still in `jobs` (active), so
+ *   the two never run at once and a burst of enqueues during one run
+ *   leaves one follow-up. `NULL` for every other job.
  * - `jobs_start_by_idx`, partial on waiting jobs that have a deadline: the
  *   expiry sweep finds expired jobs in it without reading the backlog, and
  *   a queue that never sets a deadline keeps it empty.
@@ -32,8 +37,8 @@ export const enqueueWindowsMigration: Migration = Object.freeze({
     const jobs = sql.id(schema, "jobs");
     const finished = sql.id(schema, "finished_jobs");
     return [
-      sql`ALTER TABLE ${jobs} ADD COLUMN start_by timestamptz`,
-      sql`ALTER TABLE ${finished} ADD COLUMN start_by timestamptz`,
+      sql`ALTER TABLE ${jobs} ADD COLUMN start_by timestamptz, ADD COLUMN follows bigint`,
+      sql`ALTER TABLE ${finished} ADD COLUMN start_by timestamptz, ADD COLUMN follows bigint`,
       sql`CREATE OR REPLACE VIEW ${sql.id(schema, "all_jobs")} AS
   SELECT * FROM ${jobs}
   UNION ALL

@@ -158,8 +158,8 @@ ${
   w?.release ??
   sql`      -- replace and debounce: a queued holder takes this job's fields; one that is running or retrying is kept.
 `
-}      INSERT INTO ${jobs} AS jobs (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta${w?.column ?? NOTHING})
-      VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, enqueue.dedupe_key, job_meta${w?.value ?? NOTHING})
+}      INSERT INTO ${jobs} AS jobs (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta${w?.column ?? NOTHING}${w?.followsColumn ?? NOTHING})
+      VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, enqueue.dedupe_key, job_meta${w?.value ?? NOTHING}${w?.followsValue ?? NOTHING})
       ON CONFLICT (queue, dedupe_key) WHERE dedupe_key IS NOT NULL AND state IN ('queued', 'running', 'failed')
       DO UPDATE SET payload = excluded.payload, priority = excluded.priority, max_attempts = excluded.max_attempts,
                     timeout_ms = excluded.timeout_ms, run_at = excluded.run_at, meta = excluded.meta, ${w?.replaceStartBy ?? NOTHING}updated_at = now()

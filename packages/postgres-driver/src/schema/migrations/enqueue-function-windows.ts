@@ -10,6 +10,9 @@ export interface WindowParts {
   readonly checks: RawBuilder<unknown>;
   /** After `job_run_at` is known: the deadline, and the whole of an enqueue with a unique window. */
   readonly window: RawBuilder<unknown>;
+  /** replace and debounce: the `follows` column and its value, appended to their insert. */
+  readonly followsColumn: RawBuilder<unknown>;
+  readonly followsValue: RawBuilder<unknown>;
   /** The `start_by` column and its value, appended to each insert. */
   readonly column: RawBuilder<unknown>;
   readonly value: RawBuilder<unknown>;
@@ -48,6 +51,7 @@ export function windowParts(schema: string): WindowParts {
   start_by timestamptz DEFAULT NULL,
   expire_in interval DEFAULT NULL`,
     declarations: sql`  job_start_by timestamptz;
+  job_follows bigint;
   job_window_ms numeric;
   window_id bigint;
   window_job bigint;
@@ -104,9 +108,13 @@ ${wholeMilliseconds("expire_in")}  IF enqueue.start_by IS NOT NULL AND enqueue.e
     value: sql`, job_start_by`,
     release: sql`      -- replace and debounce: a holder that has started (running, or failed and waiting for its retry) gives its key up
       -- and this job becomes its one follow-up; a queued holder takes this job's fields.
+      -- A claim leaves the follow-up while the job it follows is active.
       UPDATE ${jobs} AS held SET dedupe_key = NULL, updated_at = now()
-       WHERE held.queue = enqueue.queue AND held.dedupe_key = enqueue.dedupe_key AND held.state IN ('running', 'failed');
+       WHERE held.queue = enqueue.queue AND held.dedupe_key = enqueue.dedupe_key AND held.state IN ('running', 'failed')
+      RETURNING held.id INTO job_follows;
 `,
+    followsColumn: sql`, follows`,
+    followsValue: sql`, job_follows`,
     replaceStartBy: sql`start_by = excluded.start_by, `,
     replaceAgain: sql`    IF job_mode <> 'keep' THEN
       -- The queued holder started between the release and the insert: go round, and this job becomes its follow-up.

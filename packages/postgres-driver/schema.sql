@@ -23,7 +23,9 @@ VIEW stint.all_jobs
   jobs.result,
   jobs.last_error,
   jobs.error_code,
-  jobs.progress
+  jobs.progress,
+  jobs.start_by,
+  jobs.follows
   FROM stint.jobs
   UNION ALL
   SELECT finished_jobs.id,
@@ -47,7 +49,9 @@ VIEW stint.all_jobs
   finished_jobs.result,
   finished_jobs.last_error,
   finished_jobs.error_code,
-  finished_jobs.progress
+  finished_jobs.progress,
+  finished_jobs.start_by,
+  finished_jobs.follows
   FROM stint.finished_jobs;
 
 TABLE stint.dead_hooks
@@ -105,6 +109,8 @@ TABLE stint.finished_jobs
     last_error text
     error_code text
     progress jsonb
+    start_by timestamp with time zone
+    follows bigint
   CONSTRAINTS
     finished_jobs_finished_at_check CHECK ((finished_at IS NOT NULL))
     finished_jobs_state_check CHECK ((state = ANY (ARRAY['succeeded'::text, 'dead'::text, 'cancelled'::text])))
@@ -146,6 +152,8 @@ TABLE stint.finished_jobs_kept
     last_error text
     error_code text
     progress jsonb
+    start_by timestamp with time zone
+    follows bigint
   CONSTRAINTS
     finished_jobs_finished_at_check CHECK ((finished_at IS NOT NULL))
     finished_jobs_state_check CHECK ((state = ANY (ARRAY['succeeded'::text, 'dead'::text, 'cancelled'::text])))
@@ -244,6 +252,8 @@ TABLE stint.jobs
     last_error text
     error_code text
     progress jsonb
+    start_by timestamp with time zone
+    follows bigint
   CONSTRAINTS
     jobs_attempts_check CHECK ((attempts >= 0))
     jobs_max_attempts_check CHECK ((max_attempts >= 1))
@@ -259,6 +269,7 @@ TABLE stint.jobs
     CREATE INDEX jobs_last_error_trgm_idx ON stint.jobs USING gin (last_error gin_trgm_ops) WHERE (last_error IS NOT NULL)
     CREATE INDEX jobs_lease_idx ON stint.jobs USING btree (queue, locked_until) WHERE (state = 'running'::text)
     CREATE UNIQUE INDEX jobs_pkey ON stint.jobs USING btree (id)
+    CREATE INDEX jobs_start_by_idx ON stint.jobs USING btree (start_by) WHERE ((start_by IS NOT NULL) AND (state = ANY (ARRAY['queued'::text, 'failed'::text])))
   TRIGGERS
     CREATE TRIGGER jobs_notify_inserted AFTER INSERT ON stint.jobs FOR EACH ROW WHEN ((new.run_at <= now())) EXECUTE FUNCTION stint.notify_jobs_inserted()
 
@@ -339,6 +350,19 @@ TABLE stint.schedules
   INDEXES
     CREATE INDEX schedules_due_idx ON stint.schedules USING btree (next_run_at) WHERE enabled
     CREATE UNIQUE INDEX schedules_pkey ON stint.schedules USING btree (name)
+
+TABLE stint.unique_windows
+  COLUMNS
+    queue text NOT NULL
+    key text NOT NULL
+    job_id bigint NOT NULL
+    until timestamp with time zone NOT NULL
+  CONSTRAINTS
+    unique_windows_key_check CHECK (((char_length(key) >= 1) AND (char_length(key) <= 1024)))
+    unique_windows_pkey PRIMARY KEY (queue, key)
+  INDEXES
+    CREATE UNIQUE INDEX unique_windows_pkey ON stint.unique_windows USING btree (queue, key)
+    CREATE INDEX unique_windows_until_idx ON stint.unique_windows USING btree (until)
 
 SEQUENCE stint.job_attempts_id_seq AS bigint START 1 INCREMENT 1 CACHE 1 OWNED BY job_attempts.id
 
@@ -494,7 +518,7 @@ FUNCTION stint.drop_detached_history
   $function$
 
 FUNCTION stint.enqueue
-  CREATE OR REPLACE FUNCTION stint.enqueue(queue text, payload jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, delay interval DEFAULT NULL::interval, priority integer DEFAULT 0, max_attempts integer DEFAULT 25, timeout interval DEFAULT NULL::interval, dedupe_key text DEFAULT NULL::text, dedupe text DEFAULT 'keep'::text, meta jsonb DEFAULT NULL::jsonb, max_payload_bytes integer DEFAULT 1048576)
+  CREATE OR REPLACE FUNCTION stint.enqueue(queue text, payload jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, delay interval DEFAULT NULL::interval, priority integer DEFAULT 0, max_attempts integer DEFAULT 25, timeout interval DEFAULT NULL::interval, dedupe_key text DEFAULT NULL::text, dedupe text DEFAULT 'keep'::text, meta jsonb DEFAULT NULL::jsonb, max_payload_bytes integer DEFAULT 1048576, unique_key text DEFAULT NULL::text, unique_for interval DEFAULT NULL::interval, start_by timestamp with time zone DEFAULT NULL::timestamp with time zone, expire_in interval DEFAULT NULL::interval)
    RETURNS bigint
    LANGUAGE plpgsql
    SET search_path TO 'pg_catalog', 'pg_temp'
@@ -511,6 +535,11 @@ FUNCTION stint.enqueue
     json_bytes bigint;
     job_id bigint;
     job_inserted boolean;
+    job_start_by timestamptz;
+    job_follows bigint;
+    job_window_ms numeric;
+    window_id bigint;
+    window_job bigint;
   BEGIN
     IF enqueue.queue IS NULL OR enqueue.queue !~ '^[a-z0-9][a-z0-9_.:-]{0,127}$' THEN
       RAISE EXCEPTION USING ERRCODE = '22023', COLUMN = 'queue', MESSAGE = format(
@@ -558,6 +587,41 @@ FUNCTION stint.enqueue
       RAISE EXCEPTION USING ERRCODE = '22023', COLUMN = 'dedupe',
         MESSAGE = 'dedupe "debounce" needs a delay (or a run_at): the job runs that long after the last enqueue';
     END IF;
+    IF enqueue.unique_key IS NOT NULL AND (enqueue.unique_key = '' OR
+        char_length(enqueue.unique_key) > 256 AND char_length(enqueue.unique_key)
+          + char_length(regexp_replace(enqueue.unique_key, '[^\U00010000-\U0010FFFF]', '', 'g')) > 512) THEN
+      RAISE EXCEPTION USING ERRCODE = '22023', COLUMN = 'unique_key', MESSAGE = format(
+        'unique_key must be a non-empty text of at most 512 characters (UTF-16 code units), got %s', CASE WHEN enqueue.unique_key IS NULL THEN 'NULL' WHEN char_length(enqueue.unique_key) <= 200 THEN to_json(enqueue.unique_key)::text
+          ELSE to_json(left(enqueue.unique_key, 200))::text || format('… (%s characters)', char_length(enqueue.unique_key)) END);
+    END IF;
+    IF (enqueue.unique_key IS NULL) <> (enqueue.unique_for IS NULL) THEN
+      RAISE EXCEPTION USING ERRCODE = '22023', COLUMN = CASE WHEN enqueue.unique_key IS NULL THEN 'unique_key' ELSE 'unique_for' END,
+        MESSAGE = 'unique_key and unique_for go together: a unique window needs a key and a length';
+    END IF;
+    IF enqueue.unique_for IS NOT NULL THEN
+      job_window_ms := extract(epoch FROM enqueue.unique_for) * 1000;
+      IF job_window_ms NOT BETWEEN 1 AND 315360000000 OR job_window_ms <> trunc(job_window_ms) THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', COLUMN = 'unique_for', MESSAGE = format(
+          'unique_for must be whole milliseconds from 1 millisecond to 3650 days, got %s', enqueue.unique_for);
+      END IF;
+    END IF;
+    IF enqueue.unique_key IS NOT NULL AND enqueue.dedupe_key IS NOT NULL THEN
+      RAISE EXCEPTION USING ERRCODE = '22023', COLUMN = 'unique_key',
+        MESSAGE = 'unique_key takes no dedupe_key beside it: a job is kept once by one or the other';
+    END IF;
+    IF enqueue.start_by IS NOT NULL AND NOT isfinite(enqueue.start_by) THEN
+      RAISE EXCEPTION USING ERRCODE = '22023', COLUMN = 'start_by', MESSAGE = format('start_by must be a finite time, got %s', enqueue.start_by);
+    END IF;
+    IF enqueue.expire_in IS NOT NULL THEN
+      job_window_ms := extract(epoch FROM enqueue.expire_in) * 1000;
+      IF job_window_ms NOT BETWEEN 1 AND 315360000000 OR job_window_ms <> trunc(job_window_ms) THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', COLUMN = 'expire_in', MESSAGE = format(
+          'expire_in must be whole milliseconds from 1 millisecond to 3650 days, got %s', enqueue.expire_in);
+      END IF;
+    END IF;
+    IF enqueue.start_by IS NOT NULL AND enqueue.expire_in IS NOT NULL THEN
+      RAISE EXCEPTION USING ERRCODE = '22023', COLUMN = 'start_by', MESSAGE = 'start_by takes no expire_in beside it: give the deadline one way';
+    END IF;
     IF job_limit NOT BETWEEN 2 AND 268435455 THEN
       RAISE EXCEPTION USING ERRCODE = '22023', COLUMN = 'max_payload_bytes',
         MESSAGE = format('max_payload_bytes must be an integer from 2 to 268435455, got %s', job_limit);
@@ -603,9 +667,40 @@ FUNCTION stint.enqueue
     END IF;
 
     job_run_at := coalesce(enqueue.run_at, now()) + coalesce(enqueue.delay, interval '0');
+    job_start_by := coalesce(enqueue.start_by, job_run_at + enqueue.expire_in);
+    IF enqueue.unique_key IS NOT NULL THEN
+      -- The window row's primary key makes concurrent enqueues of one key take turns. An insert that waited for another
+      -- transaction's window finds it below, on a snapshot taken after the wait; a closed window is taken over.
+      FOR turn IN 1..10 LOOP
+        window_id := nextval('"stint".jobs_id_seq'::regclass);
+        INSERT INTO "stint"."unique_windows" AS w (queue, key, job_id, until)
+        VALUES (enqueue.queue, enqueue.unique_key, window_id, now() + enqueue.unique_for)
+        ON CONFLICT (queue, key) DO UPDATE SET job_id = excluded.job_id, until = excluded.until WHERE w.until <= now()
+        RETURNING w.job_id INTO window_job;
+        IF window_job IS NOT NULL THEN
+          INSERT INTO "stint"."jobs" (id, queue, payload, priority, max_attempts, timeout_ms, run_at, meta, start_by)
+          VALUES (window_id, enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, job_meta, job_start_by);
+          job_id := window_id;
+          IF has_table_privilege(format('%I.%I', 'stint', 'job_event_listeners'), 'SELECT')
+             AND has_function_privilege(format('%I.%I(text, text[], bigint[], text[], integer[], jsonb[])', 'stint', 'notify_job_events'), 'EXECUTE') THEN
+            IF EXISTS (SELECT FROM "stint"."job_event_listeners" AS l WHERE l.expires_at > now()) THEN
+              PERFORM "stint"."notify_job_events"(left('stint_events_' || 'stint', 63), ARRAY['enqueued'], ARRAY[job_id], ARRAY[enqueue.queue], ARRAY[0], NULL::jsonb[]);
+            END IF;
+          END IF;
+          RETURN job_id;
+        END IF;
+        SELECT w.job_id INTO window_job FROM "stint"."unique_windows" AS w
+         WHERE w.queue = enqueue.queue AND w.key = enqueue.unique_key AND w.until > now();
+        IF window_job IS NOT NULL THEN
+          RETURN window_job;
+        END IF;
+      END LOOP;
+      RAISE EXCEPTION USING ERRCODE = '40001', MESSAGE = format(
+        'enqueue gave up after 10 tries: the unique key %s of queue %s kept changing hands', to_json(enqueue.unique_key), to_json(enqueue.queue));
+    END IF;
     IF enqueue.dedupe_key IS NULL THEN
-      INSERT INTO "stint"."jobs" (queue, payload, priority, max_attempts, timeout_ms, run_at, meta)
-      VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, job_meta)
+      INSERT INTO "stint"."jobs" (queue, payload, priority, max_attempts, timeout_ms, run_at, meta, start_by)
+      VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, job_meta, job_start_by)
       RETURNING id INTO job_id;
       IF has_table_privilege(format('%I.%I', 'stint', 'job_event_listeners'), 'SELECT')
          AND has_function_privilege(format('%I.%I(text, text[], bigint[], text[], integer[], jsonb[])', 'stint', 'notify_job_events'), 'EXECUTE') THEN
@@ -620,17 +715,22 @@ FUNCTION stint.enqueue
     -- goes round when the holder finished in between (its key is free again).
     FOR turn IN 1..10 LOOP
       IF job_mode = 'keep' THEN
-        INSERT INTO "stint"."jobs" AS jobs (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta)
-        VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, enqueue.dedupe_key, job_meta)
+        INSERT INTO "stint"."jobs" AS jobs (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta, start_by)
+        VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, enqueue.dedupe_key, job_meta, job_start_by)
         ON CONFLICT (queue, dedupe_key) WHERE dedupe_key IS NOT NULL AND state IN ('queued', 'running', 'failed') DO NOTHING
         RETURNING id, true INTO job_id, job_inserted;
       ELSE
-        -- replace and debounce: a queued holder takes this job's fields; one that is running or retrying is kept.
-        INSERT INTO "stint"."jobs" AS jobs (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta)
-        VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, enqueue.dedupe_key, job_meta)
+        -- replace and debounce: a holder that has started (running, or failed and waiting for its retry) gives its key up
+        -- and this job becomes its one follow-up; a queued holder takes this job's fields.
+        -- A claim leaves the follow-up while the job it follows is active.
+        UPDATE "stint"."jobs" AS held SET dedupe_key = NULL, updated_at = now()
+         WHERE held.queue = enqueue.queue AND held.dedupe_key = enqueue.dedupe_key AND held.state IN ('running', 'failed')
+        RETURNING held.id INTO job_follows;
+        INSERT INTO "stint"."jobs" AS jobs (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta, start_by, follows)
+        VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, enqueue.dedupe_key, job_meta, job_start_by, job_follows)
         ON CONFLICT (queue, dedupe_key) WHERE dedupe_key IS NOT NULL AND state IN ('queued', 'running', 'failed')
         DO UPDATE SET payload = excluded.payload, priority = excluded.priority, max_attempts = excluded.max_attempts,
-                      timeout_ms = excluded.timeout_ms, run_at = excluded.run_at, meta = excluded.meta, updated_at = now()
+                      timeout_ms = excluded.timeout_ms, run_at = excluded.run_at, meta = excluded.meta, start_by = excluded.start_by, updated_at = now()
            WHERE jobs.state = 'queued'
         -- xmax is 0 on a row this statement inserted, set on the holder it updated.
         RETURNING id, xmax = 0 INTO job_id, job_inserted;
@@ -645,6 +745,10 @@ FUNCTION stint.enqueue
           END IF;
         END IF;
         RETURN job_id;
+      END IF;
+      IF job_mode <> 'keep' THEN
+        -- The queued holder started between the release and the insert: go round, and this job becomes its follow-up.
+        CONTINUE;
       END IF;
       SELECT held.id INTO job_id FROM "stint"."jobs" AS held
        WHERE held.queue = enqueue.queue AND held.dedupe_key = enqueue.dedupe_key AND held.state IN ('queued', 'running', 'failed');
@@ -824,3 +928,4 @@ MIGRATIONS
   19 browse-indexes
   20 enqueue-function-events
   21 queue-retention
+  22 enqueue-windows

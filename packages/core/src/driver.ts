@@ -67,6 +67,8 @@ export { checkScheduleGrace, declarationIntervalMs } from "./schedule/schedule-g
 export { LATEST_DATE_MS } from "./time/time-bounds";
 
 export { LeaseRescuer } from "./maintenance/lease-rescuer";
+export { BoundedSweep, type BoundedSweepOptions } from "./maintenance/bounded-sweep";
+export { JobExpirer } from "./maintenance/job-expirer";
 export { ScheduleTicker } from "./maintenance/schedule-ticker";
 export type { ScheduleTickerOptions } from "./maintenance/schedule-ticker";
 export { ScheduleDeclarer } from "./maintenance/schedule-declarer";

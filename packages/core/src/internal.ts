@@ -19,7 +19,15 @@
 import "reflect-metadata";
 
 export { coerceError } from "./errors/coerce-error";
-export { MAX_TIMER_MS, MAX_RUNNING_CAP, MIN_SCHEDULE_GRACE_MS, MAX_SCHEDULE_GRACE_MS, DEFAULT_SCHEDULE_GRACE_MS } from "./limits";
+export {
+  MAX_TIMER_MS,
+  MAX_RUNNING_CAP,
+  MIN_SCHEDULE_GRACE_MS,
+  MAX_SCHEDULE_GRACE_MS,
+  DEFAULT_SCHEDULE_GRACE_MS,
+  MAX_UNIQUE_FOR_MS,
+  MAX_EXPIRE_IN_MS,
+} from "./limits";
 export { secretValuesOf, REDACTED } from "./job/secret-fields";
 export { parseRateLimit, formatRateLimit } from "./queue/rate-limit-text";
 export { CANCEL_BATCH_SIZE } from "./client/queue-admin";

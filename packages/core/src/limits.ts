@@ -71,6 +71,15 @@ export const MAX_RESULT_BYTES = DEFAULT_MAX_PAYLOAD_BYTES;
 /** Longest dedupe key, in UTF-16 code units. */
 export const MAX_DEDUPE_KEY_LENGTH = 512;
 
+/** Longest window of `unique: { key, forMs }`: as long as the longest delay. */
+export const MAX_UNIQUE_FOR_MS = MAX_DELAY_MS;
+
+/** Longest `expireInMs`: as long as the longest delay. */
+export const MAX_EXPIRE_IN_MS = MAX_DELAY_MS;
+
+/** Most jobs one pass of the expiry sweep cancels (`cancelExpiredJobs`). */
+export const MAX_EXPIRE_BATCH = 10_000;
+
 /** Longest key of `ctx.once`, in UTF-16 code units. */
 export const MAX_EFFECT_KEY_LENGTH = 512;
 

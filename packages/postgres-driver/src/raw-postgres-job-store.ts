@@ -40,6 +40,8 @@ import {
   type QueueControlsChange,
   type ReadQueueGaugesParams,
   type RescueExpiredLeasesParams,
+  type CancelExpiredJobsParams,
+  type DeleteClosedWindowsParams,
   type RemoveScheduleParams,
   type RescueResult,
   type RetryDeadJobsParams,
@@ -84,6 +86,7 @@ import { markJobsDead } from "./queries/mark-jobs-dead";
 import { ping } from "./queries/ping";
 import { removeSchedule } from "./queries/remove-schedule";
 import { rescueExpiredLeases } from "./queries/rescue-expired-leases";
+import { cancelExpiredJobs, deleteClosedWindows } from "./queries/cancel-expired-jobs";
 import { retryDeadJobs } from "./queries/retry-dead-jobs";
 import { retryJob } from "./queries/retry-job";
 import { runJobNow } from "./queries/run-job-now";
@@ -190,6 +193,14 @@ export class RawPostgresJobStore implements JobStore<PostgresTransaction>, Sched
 
   rescueExpiredLeases(params: RescueExpiredLeasesParams): Promise<RescueResult> {
     return this.#run("rescueExpiredLeases", () => rescueExpiredLeases(this.#db, this.#schema, params));
+  }
+
+  cancelExpiredJobs(params: CancelExpiredJobsParams): Promise<number> {
+    return this.#run("cancelExpiredJobs", () => cancelExpiredJobs(this.#db, this.#schema, params));
+  }
+
+  deleteClosedWindows(params: DeleteClosedWindowsParams): Promise<number> {
+    return this.#run("deleteClosedWindows", () => deleteClosedWindows(this.#db, this.#schema, params));
   }
 
   claimDeadHooks(params: ClaimDeadHooksParams): Promise<readonly DeadHookClaim[]> {

@@ -10,6 +10,7 @@ import {
   MAX_ATTEMPTS,
   MAX_TIMEOUT_MS,
 } from "@stint/core";
+import { MAX_EXPIRE_IN_MS, MAX_UNIQUE_FOR_MS } from "@stint/core/internal";
 import { assertPayloadFitsSchema, buildNewJob, type NewJob } from "@stint/core/driver";
 import { appJobKind } from "../app/app-job-kind";
 import { appModuleOption } from "../app/app-option";
@@ -37,6 +38,11 @@ const FLAGS: Readonly<Record<string, string>> = {
   timeoutMs: "--timeout",
   dedupeKey: "--dedupe-key",
   dedupe: "--dedupe",
+  unique: "--unique-key",
+  "unique.key": "--unique-key",
+  "unique.forMs": "--unique-for",
+  startBy: "--start-by",
+  expireInMs: "--expire-in",
 };
 
 /**
@@ -54,8 +60,8 @@ export const enqueueCommand: Command = {
   name: "enqueue",
   summary: "Add a job (or one per line of an NDJSON file) to a queue",
   usage: [
-    "enqueue <queue> <json> [--app MODULE | --force] [--run-at ISO] [--delay 30s] [--priority N] [--max-attempts N] [--timeout 30s] [--dedupe-key K [--dedupe keep|replace|debounce]] [--meta JSON]",
-    "enqueue <queue> --file PATH|- [--app MODULE | --force] [--run-at ISO] [--delay 30s] [--priority N] [--max-attempts N] [--timeout 30s] [--meta JSON]",
+    "enqueue <queue> <json> [--app MODULE | --force] [--run-at ISO] [--delay 30s] [--priority N] [--max-attempts N] [--timeout 30s] [--dedupe-key K [--dedupe keep|replace|debounce] | --unique-key K --unique-for 1h] [--expire-in 5m | --start-by ISO] [--meta JSON]",
+    "enqueue <queue> --file PATH|- [--app MODULE | --force] [--run-at ISO] [--delay 30s] [--priority N] [--max-attempts N] [--timeout 30s] [--expire-in 5m | --start-by ISO] [--meta JSON]",
   ],
   args: { min: 1, max: 2 },
   json: true,
@@ -72,6 +78,14 @@ export const enqueueCommand: Command = {
       description:
         "with --dedupe-key: keep the active job (default), replace a queued one's payload and run time, or debounce (replace, run --delay after the last enqueue)",
     },
+    "unique-key": {
+      type: "string",
+      value: "KEY",
+      description: "with --unique-for: return the job enqueued with KEY within the window, even if it has finished, instead of adding one",
+    },
+    "unique-for": { type: "string", value: "DURATION", description: "how long the window of --unique-key lasts, from its first enqueue" },
+    "expire-in": { type: "string", value: "DURATION", description: "cancel the job (STINT_EXPIRED) if no attempt has started this long after its run time" },
+    "start-by": { type: "string", value: "ISO", description: "cancel the job (STINT_EXPIRED) if no attempt has started by this time" },
     meta: { type: "string", value: "JSON", description: "a JSON object kept with the job (ctx.meta), at most 8 KiB; with --file, for every job" },
     file: { type: "string", value: "PATH", description: "enqueue one job per line of this NDJSON file; - reads stdin" },
     app: { type: "string", value: "MODULE", description: "take the job kind's defaults from this app module (default: $STINT_APP)" },
@@ -94,6 +108,8 @@ export const enqueueCommand: Command = {
     `  stint enqueue send-invoice '{"invoiceId": 812}' --dedupe-key invoice:812`,
     "  stint enqueue weekly-report '{}' --delay 1h30m --priority 5 --app ./dist/stint-app.js",
     `  stint enqueue rebuild-search '{"documentId": 7}' --dedupe-key doc:7 --dedupe debounce --delay 30s`,
+    `  stint enqueue send-digest '{"userId": 7}' --unique-key digest:7 --unique-for 1h`,
+    `  stint enqueue send-push '{"userId": 7}' --expire-in 5m`,
     `  stint enqueue send-invoice '{"invoiceId": 812}' --meta '{"tenant": "acme"}'`,
     "  stint enqueue send-invoice --file invoices.ndjson",
     "  produce-jobs | stint enqueue send-invoice --file -",
@@ -103,8 +119,9 @@ export const enqueueCommand: Command = {
     const file = stringOption(context, "file");
     if (file !== undefined && payloadText !== undefined) throw usageError("give either a JSON payload or --file, not both");
     if (file === undefined && payloadText === undefined) throw usageError("enqueue: missing the JSON payload (or --file PATH)");
-    if (file !== undefined && stringOption(context, "dedupe-key") !== undefined) {
-      throw usageError("--dedupe-key cannot be used with --file: every line would share the key");
+    for (const key of ["dedupe-key", "unique-key"]) {
+      if (file !== undefined && stringOption(context, key) !== undefined)
+        throw usageError(`--${key} cannot be used with --file: every line would share the key`);
     }
     const options = readEnqueueOptions(context);
     const fallback = defineJob<unknown>(queue);
@@ -147,9 +164,25 @@ function readEnqueueOptions(context: CommandContext): EnqueueOptions {
   if (dedupeKey !== undefined) options.dedupeKey = dedupeKey;
   const dedupe = stringOption(context, "dedupe");
   if (dedupe !== undefined) options.dedupe = dedupe as DedupeMode;
+  Object.assign(options, readWindowOptions(context));
   const meta = stringOption(context, "meta");
   if (meta !== undefined) options.meta = parsePayload(meta, "--meta") as EnqueueOptions["meta"];
   return options;
+}
+
+/** `--unique-key`/`--unique-for` and `--expire-in`/`--start-by`: the unique window and the deadline; their values are checked by `buildNewJob`'s store. */
+function readWindowOptions(context: CommandContext): Pick<EnqueueOptions, "unique" | "expireInMs" | "startBy"> {
+  const uniqueKey = stringOption(context, "unique-key");
+  const uniqueFor = stringOption(context, "unique-for");
+  if ((uniqueKey === undefined) !== (uniqueFor === undefined)) throw usageError("--unique-key and --unique-for go together");
+  const expireIn = stringOption(context, "expire-in");
+  const startBy = stringOption(context, "start-by");
+  if (expireIn !== undefined && startBy !== undefined) throw usageError("give the deadline one way: --expire-in or --start-by, not both");
+  return {
+    ...(uniqueKey === undefined ? {} : { unique: { key: uniqueKey, forMs: durationOption("--unique-for", uniqueFor!, { min: 1, max: MAX_UNIQUE_FOR_MS }) } }),
+    ...(expireIn === undefined ? {} : { expireInMs: durationOption("--expire-in", expireIn, { min: 1, max: MAX_EXPIRE_IN_MS }) }),
+    ...(startBy === undefined ? {} : { startBy: timeValue("--start-by", startBy) }),
+  };
 }
 
 /** `buildNewJob`, with its option names turned into the CLI's flags. */
@@ -167,11 +200,16 @@ async function enqueueOne(context: CommandContext, target: QueueTarget, payload:
   const row = buildRow(target.kind, payload, target.options);
   const queue = target.kind.name;
   const { store } = await connectToQueue(context, target);
-  const result = await store.enqueue(row);
+  // The store checks the values buildNewJob leaves to it (the unique key, …): its errors name the flags too.
+  const result = await store.enqueue(row).catch((thrown: unknown) => {
+    throw asFlagError(thrown, FLAGS);
+  });
   if (context.json) {
     context.out.json({ queue, id: result.id, duplicate: result.duplicate, ...(result.replaced === true ? { replaced: true } : {}) });
   } else if (result.replaced === true) {
     context.out.line(`Replaced the payload and run time of queued job ${result.id} of ${queue} (dedupe key ${JSON.stringify(row.dedupeKey)}).`);
+  } else if (result.duplicate && row.unique != null) {
+    context.out.line(`Not enqueued: job ${result.id} of ${queue} holds the unique window of key ${JSON.stringify(row.unique.key)}.`);
   } else if (result.duplicate) {
     context.out.line(`Not enqueued: job ${result.id} of ${queue} is active with dedupe key ${JSON.stringify(row.dedupeKey)}.`);
   } else {

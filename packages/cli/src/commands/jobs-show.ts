@@ -1,7 +1,7 @@
 import { jobIdArgument } from "../args/option-values";
 import { jobNotFound } from "../cli-error";
 import type { Command } from "../command";
-import { ExitCode, type JsonObject } from "@stint/core";
+import { ErrorCode, ExitCode, type JsonObject } from "@stint/core";
 import { deadLetterLinks, formatDuration } from "@stint/core/internal";
 import { jobJson } from "../output/job-json";
 import { formatTime } from "../output/time-text";
@@ -42,6 +42,7 @@ export const jobsShowCommand: Command = {
       ["attempts", `${job.attempts} of ${job.maxAttempts}`],
       ["priority", String(job.priority)],
       ["run at", formatTime(job.runAt)],
+      ["start by", job.startBy === null ? "-" : `${formatTime(job.startBy)}${job.errorCode === ErrorCode.Expired ? " (expired)" : ""}`],
       ["timeout", job.timeoutMs === null ? "-" : formatDuration(job.timeoutMs)],
       ["dedupe key", job.dedupeKey ?? "-"],
       ["locked by", job.lockedBy ?? "-"],

@@ -11,6 +11,7 @@ export function jobJson(job: JobRecord): Record<string, unknown> {
     attempts: job.attempts,
     maxAttempts: job.maxAttempts,
     runAt: iso(job.runAt),
+    startBy: iso(job.startBy),
     timeoutMs: job.timeoutMs,
     lockedBy: job.lockedBy,
     lockedUntil: iso(job.lockedUntil),

@@ -40,6 +40,8 @@ export const ErrorCode = {
   WorkerDied: "STINT_WORKER_DIED",
   /** An operator cancelled the job: its `error_code`, and the reason a running attempt's `ctx.signal` aborts with. */
   Cancelled: "STINT_CANCELLED",
+  /** A job was not started by its `startBy` (or within its `expireInMs`): it was cancelled without running. Its `error_code`. */
+  Expired: "STINT_EXPIRED",
   /** A job someone waited for (`client.waitFor`) is dead or cancelled: it will not succeed. */
   JobFailed: "STINT_JOB_FAILED",
   /** A job someone waited for did not finish within the wait's `timeoutMs`. */

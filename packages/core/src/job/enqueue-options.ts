@@ -1,5 +1,5 @@
 import { ConfigError } from "../errors/config-errors";
-import type { NewJob } from "../store/job-store";
+import type { NewJob, UniqueWindow } from "../store/job-store";
 import type { JobDefinition } from "./job-definition";
 import { serializePayload } from "./serialize-payload";
 import { DEFAULT_MAX_PAYLOAD_BYTES } from "../limits";
@@ -36,10 +36,38 @@ export interface EnqueueOptions<Tx = unknown> {
    * - `"debounce"`: `replace`, with a `delayMs` or `runAt` required: the job
    *   runs once, that long after the last enqueue of its key.
    *
+   * With `replace` or `debounce`, a holder that has started (`running`, or
+   * `failed` and waiting for its retry) gives the key up to one follow-up
+   * job with this enqueue's fields: later enqueues replace the follow-up
+   * while it waits, so a burst during a run leaves exactly one follow-up,
+   * with the newest payload.
+   *
    * Safe under concurrent enqueues: the key's unique index makes them take
    * turns, and the last to commit wins.
    */
   readonly dedupe?: DedupeMode;
+  /**
+   * At most one job of this queue per `key` for `forMs` after the first
+   * enqueue of the key, whatever becomes of that job: an enqueue within
+   * the window returns the first job (`duplicate: true`), even when it has
+   * finished, failed or been cancelled. Unlike `dedupeKey`, which holds only
+   * while the job is active. Not together with `dedupeKey`; not in
+   * `enqueueMany`.
+   *
+   * @example
+   * ```ts
+   * await client.enqueue(SendDigest, { userId: 7 }, { unique: { key: "digest:7", forMs: 3_600_000 } }); // at most once an hour
+   * ```
+   */
+  readonly unique?: UniqueWindow;
+  /**
+   * No attempt starts after this instant: a job still waiting then is
+   * cancelled without running, with `error_code` `STINT_EXPIRED`. Not
+   * together with `expireInMs`.
+   */
+  readonly startBy?: Date;
+  /** No attempt starts later than this many ms after the job's run time (see `startBy`). */
+  readonly expireInMs?: number;
   /**
    * A small JSON object kept with the job and handed to every attempt as
    * `ctx.meta` (a tenant, a request id, who asked for it), at most
@@ -62,7 +90,20 @@ export type DedupeMode = "keep" | "replace" | "debounce";
 
 const DEDUPE_MODES: readonly DedupeMode[] = ["keep", "replace", "debounce"];
 
-const ENQUEUE_KEYS = ["runAt", "delayMs", "priority", "maxAttempts", "timeoutMs", "dedupeKey", "dedupe", "meta", "transaction"];
+const ENQUEUE_KEYS = [
+  "runAt",
+  "delayMs",
+  "priority",
+  "maxAttempts",
+  "timeoutMs",
+  "dedupeKey",
+  "dedupe",
+  "unique",
+  "startBy",
+  "expireInMs",
+  "meta",
+  "transaction",
+];
 
 /**
  * Builds the row to insert from a job kind, a payload and options: the
@@ -72,7 +113,7 @@ const ENQUEUE_KEYS = ["runAt", "delayMs", "priority", "maxAttempts", "timeoutMs"
  * mode resolved. Throws a `ConfigError` for an unknown option or a dedupe
  * mode its options do not allow, a `PayloadError` for the payload. The
  * values of the other options (priority, attempts, time limit, run time,
- * delay, dedupe key) are checked once, by the store the job is handed to
+ * delay, dedupe key, unique window, expiry) are checked once, by the store the job is handed to
  * (see `CheckedJobStore`), with the same errors; nothing is written then.
  */
 export function buildNewJob<T>(definition: JobDefinition<T, unknown, any>, payload: T, options: EnqueueOptions = {}): NewJob {
@@ -92,6 +133,9 @@ export function buildNewJob<T>(definition: JobDefinition<T, unknown, any>, paylo
     dedupeKey,
     metaJson: serializeMeta(withDeadLetterQueue(options.meta, definition.deadLetterQueue)),
     ...(onDuplicate === "keep" ? {} : { onDuplicate }),
+    ...(options.unique === undefined ? {} : { unique: options.unique }),
+    ...(options.startBy === undefined ? {} : { startBy: options.startBy }),
+    ...(options.expireInMs === undefined ? {} : { expireInMs: options.expireInMs }),
   };
 }
 

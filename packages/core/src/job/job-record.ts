@@ -37,6 +37,8 @@ export interface JobRecord {
   readonly lockedBy: string | null;
   readonly lockedUntil: Date | null;
   readonly dedupeKey: string | null;
+  /** No attempt starts after this instant (`startBy` or `expireInMs` at enqueue); `null` when the job never expires. */
+  readonly startBy: Date | null;
   readonly lastError: string | null;
   readonly errorCode: string | null;
   readonly result: unknown;

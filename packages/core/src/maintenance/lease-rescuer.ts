@@ -1,5 +1,4 @@
-import type { JobStore } from "../store/job-store";
-import type { MaintenanceService } from "./maintenance-service";
+import { BoundedSweep } from "./bounded-sweep";
 
 /**
  * Rescues running jobs whose lease expired (their worker died or stalled):
@@ -13,26 +12,12 @@ import type { MaintenanceService } from "./maintenance-service";
  * await rescuer.runOnce(); // "rescued 2 expired leases (1 retried, 1 dead)"
  * ```
  */
-export class LeaseRescuer implements MaintenanceService {
+export class LeaseRescuer extends BoundedSweep {
   readonly name = "lease-rescue";
-  readonly everyMs: number;
-  readonly #store: JobStore;
-  readonly #queues: readonly string[] | undefined;
-  readonly #batchSize: number;
-
-  constructor(store: JobStore, options: { readonly queues?: readonly string[]; readonly batchSize?: number; readonly everyMs?: number } = {}) {
-    this.#store = store;
-    this.#queues = options.queues;
-    this.#batchSize = options.batchSize ?? 1_000;
-    this.everyMs = options.everyMs ?? 15_000;
-  }
 
   /** One bounded pass (at most `batchSize` jobs). */
   async runOnce(): Promise<string> {
-    const { retried, dead } = await this.#store.rescueExpiredLeases({
-      limit: this.#batchSize,
-      ...(this.#queues === undefined ? {} : { queues: this.#queues }),
-    });
+    const { retried, dead } = await this.store.rescueExpiredLeases(this.scope());
     return `rescued ${retried + dead} expired leases (${retried} retried, ${dead} dead)`;
   }
 }

@@ -1,6 +1,7 @@
 import { coerceError } from "../errors/coerce-error";
 import type { AnyQueueWorker } from "../di/register-core";
 import type { Logger } from "../logging/logger";
+import { JobExpirer } from "../maintenance/job-expirer";
 import { LeaseRescuer } from "../maintenance/lease-rescuer";
 import { MaintenanceLoop } from "../maintenance/maintenance-loop";
 import { RetentionPruner, type RetentionOptions } from "../maintenance/retention-pruner";
@@ -136,6 +137,7 @@ async function prepare(
     await schedules?.declarer.declare();
     if (options.mode === "once") {
       done.push(await new LeaseRescuer(options.store, { queues }).runOnce());
+      done.push(await new JobExpirer(options.store, { queues }).runOnce());
       if (schedules !== undefined) done.push(await schedules.ticker.runOnce());
     }
     return { maintenance: done };
@@ -199,7 +201,7 @@ async function runLoop(
 }
 
 function maintenanceLoop(options: RunWorkersOptions, queues: readonly string[], ticker: ScheduleTicker | undefined): MaintenanceLoop {
-  const services: MaintenanceService[] = [new LeaseRescuer(options.store)];
+  const services: MaintenanceService[] = [new LeaseRescuer(options.store), new JobExpirer(options.store)];
   if (ticker !== undefined) services.push(ticker);
   if (options.retention !== false) services.push(new RetentionPruner(options.store, options.retention ?? {}));
   const log = options.log.child({ role: "maintenance", queues });

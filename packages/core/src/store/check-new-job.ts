@@ -3,6 +3,7 @@ import { ConfigError } from "../errors/config-errors";
 import { assertStorableMeta } from "../job/job-meta";
 import { assertPayloadSize, assertStorableJson } from "../job/serialize-payload";
 import { MAX_ATTEMPTS, MAX_DEDUPE_KEY_LENGTH, MAX_DELAY_MS, MAX_PRIORITY, MAX_TIMEOUT_MS, MIN_PRIORITY } from "../limits";
+import { checkExpiry, checkUniqueWindow } from "./check-new-job-windows";
 import { assertQueueName, assertScheduleName, assertStorableKey } from "../validation/names";
 import { integerOption, isArray } from "../validation/option-checks";
 import type { NewJob } from "./job-store";
@@ -11,7 +12,7 @@ import type { ScheduleSpec } from "./schedule-store";
 /**
  * Checks a `NewJob` before it is written, whoever built it: the queue name
  * (`InvalidNameError`); priority, attempts, time limit, run time, delay,
- * dedupe key and dedupe mode (`ConfigError` naming the field, as the
+ * dedupe key and dedupe mode, unique window and expiry (`ConfigError` naming the field, as the
  * enqueue option of that name would); the payload JSON — a string,
  * storable by `jsonb`, within `maxPayloadBytes` (`PayloadError` naming the
  * size and the limit) — and the meta JSON (an object within
@@ -38,12 +39,15 @@ export function checkNewJob(job: NewJob, maxPayloadBytes: number): void {
   }
   if (job.onDuplicate === "replace" && (job.dedupeKey === null || job.dedupeKey === undefined))
     throw new ConfigError("onDuplicate", '"replace" needs a dedupeKey');
+  checkUniqueWindow(job);
+  checkExpiry(job);
 }
 
 /**
  * Checks every job of a batch (as {@link checkNewJob}) before any is
  * written; the first problem throws and nothing of the batch is inserted.
- * A batch keeps the jobs that hold its dedupe keys: `replace` is refused.
+ * A batch keeps the jobs that hold its dedupe keys: `replace` is refused,
+ * and so is a unique window.
  */
 export function checkNewJobs(jobs: readonly NewJob[], maxPayloadBytes: number): void {
   if (!isArray(jobs)) throw new ConfigError("jobs", "must be an array of NewJob objects");
@@ -51,6 +55,7 @@ export function checkNewJobs(jobs: readonly NewJob[], maxPayloadBytes: number): 
     checkNewJob(job, maxPayloadBytes);
     if (job.onDuplicate === "replace")
       throw new ConfigError("dedupe", 'a batch keeps the jobs that hold its keys; enqueue one by one to "replace" or "debounce"');
+    if (job.unique !== undefined && job.unique !== null) throw new ConfigError("unique", "a batch takes no unique windows; enqueue one by one");
   }
 }
 

@@ -12,6 +12,7 @@ import {
   MAX_PAGE_SIZE,
   MAX_PROGRESS_BYTES,
   MAX_RESCUE_BATCH,
+  MAX_EXPIRE_BATCH,
   MAX_WORKER_ID_LENGTH,
 } from "../limits";
 import { assertQueueName, assertStorableKey, assertStoredQueueName } from "../validation/names";
@@ -32,6 +33,8 @@ import type {
   ListJobsParams,
   ReadQueueGaugesParams,
   RescueExpiredLeasesParams,
+  CancelExpiredJobsParams,
+  DeleteClosedWindowsParams,
   RetryDeadJobsParams,
   RunEffectOnceParams,
   WaitingJobState,
@@ -135,6 +138,15 @@ export function checkRunEffectOnce(params: RunEffectOnceParams, effect: unknown)
 export function checkRescueExpiredLeases(params: RescueExpiredLeasesParams): void {
   integerOption("limit", params.limit, 1, MAX_RESCUE_BATCH);
   checkQueueList(params.queues);
+}
+
+export function checkCancelExpiredJobs(params: CancelExpiredJobsParams): void {
+  integerOption("limit", params.limit, 1, MAX_EXPIRE_BATCH);
+  checkQueueList(params.queues);
+}
+
+export function checkDeleteClosedWindows(params: DeleteClosedWindowsParams): void {
+  integerOption("limit", params.limit, 1, MAX_EXPIRE_BATCH);
 }
 
 export function checkJobIdParams(params: JobIdParams): void {

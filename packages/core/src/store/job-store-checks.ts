@@ -79,6 +79,8 @@ export const JOB_STORE_CHECKS: { readonly [K in StoreCall]: CallCheck<K> | null 
   listQueueControls: null,
 
   rescueExpiredLeases: check.checkRescueExpiredLeases,
+  cancelExpiredJobs: check.checkCancelExpiredJobs,
+  deleteClosedWindows: check.checkDeleteClosedWindows,
   deleteFinishedBefore: check.checkDeleteFinishedBefore,
   deleteEffectsBefore: check.checkDeleteEffectsBefore,
   ping: null,

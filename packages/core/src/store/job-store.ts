@@ -30,12 +30,29 @@ export interface NewJob {
    * with this job's, if it is still `queued` (one that started is kept).
    */
   readonly onDuplicate?: "keep" | "replace";
+  /**
+   * At most one job of the queue per `key` for `forMs` after the first
+   * enqueue, whatever becomes of it: a later enqueue within the window
+   * returns the first job, even when it has finished. `null` or left out
+   * for none; never together with a `dedupeKey`.
+   */
+  readonly unique?: UniqueWindow | null;
+  /** No attempt starts after this instant; `null` or left out for none (see `expireInMs`). */
+  readonly startBy?: Date | null;
+  /** No attempt starts later than this many ms after the job's `run_at`; `null` or left out for none. Never with `startBy`. */
+  readonly expireInMs?: number | null;
+}
+
+/** A unique window: see {@link NewJob.unique}. */
+export interface UniqueWindow {
+  readonly key: string;
+  readonly forMs: number;
 }
 
 /** What enqueue says about one job. */
 export interface EnqueueResult {
   readonly id: string;
-  /** True when an active job of the queue already held the dedupe key; `id` is that job's. */
+  /** True when an active job of the queue already held the dedupe key (or a job of the queue holds the unique window); `id` is that job's. */
   readonly duplicate: boolean;
   /** True when that job was `queued` and took this enqueue's payload and run time (`onDuplicate: "replace"`). */
   readonly replaced?: boolean;

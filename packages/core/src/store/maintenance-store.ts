@@ -1,4 +1,11 @@
-import type { DeleteEffectsBeforeParams, DeleteFinishedBeforeParams, RescueExpiredLeasesParams, RescueResult } from "./store-params";
+import type {
+  CancelExpiredJobsParams,
+  DeleteClosedWindowsParams,
+  DeleteEffectsBeforeParams,
+  DeleteFinishedBeforeParams,
+  RescueExpiredLeasesParams,
+  RescueResult,
+} from "./store-params";
 
 /**
  * The calls of the maintenance loop, `stint prune` and readiness probes:
@@ -20,6 +27,22 @@ export interface MaintenanceStore {
    * `markJobsDead`). One conditional update, at most `limit` rows.
    */
   rescueExpiredLeases(params: RescueExpiredLeasesParams): Promise<RescueResult>;
+
+  /**
+   * Cancels waiting (`queued`, `failed`) jobs whose `startBy` has passed,
+   * with `error_code` `STINT_EXPIRED`, as `cancelJobs` would (their waiters
+   * told), oldest deadline first, skipping rows another statement holds; at
+   * most `limit`. A claim never starts such a job, so this only settles
+   * them; returns how many it cancelled.
+   */
+  cancelExpiredJobs(params: CancelExpiredJobsParams): Promise<number>;
+
+  /**
+   * Forgets up to `limit` unique windows that have closed; returns how
+   * many. An enqueue never returns a closed window's job, whether or not
+   * this has run: it keeps the store the size of the open windows.
+   */
+  deleteClosedWindows(params: DeleteClosedWindowsParams): Promise<number>;
 
   /**
    * Deletes finished jobs in `states` whose `finished_at` is older than

@@ -79,6 +79,20 @@ export interface RescueExpiredLeasesParams {
   readonly limit: number;
 }
 
+/** What {@link JobStore.cancelExpiredJobs} takes. */
+export interface CancelExpiredJobsParams {
+  /** Only these queues; all queues when left out. */
+  readonly queues?: readonly string[];
+  /** At most this many jobs per call (1 to `MAX_EXPIRE_BATCH`). */
+  readonly limit: number;
+}
+
+/** What {@link JobStore.deleteClosedWindows} takes. */
+export interface DeleteClosedWindowsParams {
+  /** At most this many windows per call (1 to `MAX_EXPIRE_BATCH`). */
+  readonly limit: number;
+}
+
 /** What {@link JobStore.rescueExpiredLeases} did. */
 export interface RescueResult {
   /** Jobs put back to `failed`, due now. */

@@ -68,6 +68,7 @@ function jobRecord(state: JobState, fields: Partial<JobRecord>): JobRecord {
     lockedBy: null,
     lockedUntil: null,
     dedupeKey: null,
+    startBy: null,
     lastError: null,
     errorCode: null,
     result: null,

@@ -105,7 +105,7 @@ describe("InMemoryJobStore", () => {
   });
 
   describe("dedupe modes", () => {
-    it("replaces a queued holder's payload, run time and priority, and keeps one that started", async () => {
+    it("replaces a queued holder's payload, run time and priority, and gives one that started a follow-up", async () => {
       const { id } = await store.enqueue(job(1, { dedupeKey: "k", priority: 1 }));
       const replaced = await store.enqueue(job(2, { dedupeKey: "k", dedupe: "replace", priority: 5, delayMs: 60_000 }));
       expect(replaced).to.deep.equal({ id, duplicate: true, replaced: true });
@@ -116,8 +116,11 @@ describe("InMemoryJobStore", () => {
 
       await clock.advance(60_000);
       await store.claimBatch({ queue: Report.name, workerId: "w", limit: 1, leaseMs: 60_000 });
-      expect(await store.enqueue(job(3, { dedupeKey: "k", dedupe: "replace" }))).to.deep.equal({ id, duplicate: true });
+      const followUp = await store.enqueue(job(3, { dedupeKey: "k", dedupe: "replace" }));
+      expect(followUp.duplicate).to.equal(false);
+      expect(followUp.id).to.not.equal(id);
       expect((await store.getJob({ id }))?.payload, "a running job is kept as it is").to.deep.equal({ reportId: 2 });
+      expect((await store.getJob({ id: followUp.id }))?.payload).to.deep.equal({ reportId: 3 });
     });
 
     it("debounces: each enqueue of the key pushes the one job's run time back", async () => {

@@ -76,6 +76,7 @@ function jobRecord(id: string): JobRecord {
     lockedBy: "w",
     lockedUntil: null,
     dedupeKey: null,
+    startBy: null,
     lastError: "Error: boom",
     errorCode: ErrorCode.Unknown,
     result: null,

@@ -1,4 +1,4 @@
-import { MAX_JOB_LOG_BYTES, MAX_JOB_LOG_LINES, type AttemptRecord, type JobRecord } from "@stint/core";
+import { ErrorCode, MAX_JOB_LOG_BYTES, MAX_JOB_LOG_LINES, type AttemptRecord, type JobRecord } from "@stint/core";
 import { deadLetterLinks } from "@stint/core/internal";
 import type { JobDetail, ShownJobLog } from "../data/job-detail-data";
 import { formatDuration, timeElement } from "../html/format";
@@ -55,6 +55,7 @@ function fieldsTable(job: JobRecord): Html {
     ["Attempts", `${job.attempts} of ${job.maxAttempts}`],
     ["Priority", String(job.priority)],
     ["Run at", timeElement(job.runAt)],
+    ["Start by", job.startBy === null ? "–" : html`${timeElement(job.startBy)}${job.errorCode === ErrorCode.Expired ? " (expired)" : ""}`],
     ["Created", timeElement(job.createdAt)],
     ["Started", timeElement(job.startedAt)],
     ["Finished", timeElement(job.finishedAt)],

@@ -1,9 +1,9 @@
 import type { CancelJobsParams } from "@stint/core/driver";
-import { sql, type Kysely } from "kysely";
+import { sql, type Kysely, type RawBuilder } from "kysely";
 import { announceFinished } from "./announce-finished";
 import { notifyJobEvents } from "./notify-job-events";
 import { jobsTable } from "./job-row";
-import { moveToFinished } from "./finished-jobs";
+import { moveToFinished, type JobValues } from "./finished-jobs";
 
 /**
  * Cancels up to `limit` jobs of a queue that wait in `states` (`queued`,
@@ -39,13 +39,30 @@ import { moveToFinished } from "./finished-jobs";
  * ```
  */
 export async function cancelJobs(executor: Kysely<any>, schema: string, params: CancelJobsParams): Promise<number> {
-  const jobs = jobsTable(schema);
-  const { rows } = await sql<{ cancelled: string }>`WITH picked AS MATERIALIZED (
-  SELECT id FROM ${jobs}
+  const pick = sql`SELECT id FROM ${jobsTable(schema)}
    WHERE queue = ${params.queue} AND state IN ('queued', 'failed') AND state = ANY(${[...params.states]}::text[])
    ORDER BY priority DESC, run_at, id
    LIMIT ${params.limit}::integer
-   FOR UPDATE SKIP LOCKED
+   FOR UPDATE SKIP LOCKED`;
+  return cancelPicked(executor, schema, pick, {});
+}
+
+/**
+ * Cancels the waiting jobs `pick` selects (and locks) in one statement:
+ * deleted from `jobs`, moved to `finished_jobs` as `cancelled` with
+ * `finished_at = now()` and any other `values`, their waiters and the
+ * event listeners told. Returns how many. The one shape of every bulk
+ * cancel (`cancelJobs`, `cancelExpiredJobs`).
+ *
+ * @example
+ * ```ts
+ * await cancelPicked(db, "stint", sql`SELECT id FROM … FOR UPDATE SKIP LOCKED`, { error_code: sql`'STINT_EXPIRED'` });
+ * ```
+ */
+export async function cancelPicked(executor: Kysely<any>, schema: string, pick: RawBuilder<unknown>, values: JobValues): Promise<number> {
+  const jobs = jobsTable(schema);
+  const { rows } = await sql<{ cancelled: string }>`WITH picked AS MATERIALIZED (
+  ${pick}
 ),
 cancelled AS (
   DELETE FROM ${jobs} AS jobs
@@ -54,7 +71,7 @@ cancelled AS (
   RETURNING jobs.*
 ),
 moved AS (
-  ${moveToFinished(schema, "cancelled", { state: sql`'cancelled'`, finished_at: sql`now()`, locked_until: sql`NULL`, updated_at: sql`now()` })}
+  ${moveToFinished(schema, "cancelled", { state: sql`'cancelled'`, finished_at: sql`now()`, locked_until: sql`NULL`, updated_at: sql`now()`, ...values })}
 )
 SELECT count(*) AS cancelled, ${announceFinished(schema, sql`array_agg(id)`)} AS announced,
        ${notifyJobEvents(schema, sql`cancelled`, { kind: sql`'cancelled'`, attempt: sql.ref("attempts") })} AS notified

@@ -100,13 +100,19 @@ const SLOTS = {
 export function claimBatchStatement(schema: string, params: ClaimBatchParams, withControls = true): RawBuilder<ClaimRow> {
   const jobs = jobsTable(schema);
   const fitsDeadline = params.maxTimeoutMs === undefined ? sql`` : sql`AND (timeout_ms IS NULL OR timeout_ms <= ${params.maxTimeoutMs}::integer)`;
+  // No attempt starts after a job's start-by deadline; the expiry sweep cancels such jobs (see cancelExpiredJobs). A
+  // follow-up run waits while the job it follows is active. OFFSET 0 keeps the lookup a primary-key probe made only for
+  // a row that follows another: without it the planner may hash the whole of jobs once per claim instead.
+  const notExpired = sql`AND (start_by IS NULL OR start_by > now())
+     AND (follows IS NULL OR NOT EXISTS (SELECT FROM ${jobs} AS followed
+                                          WHERE followed.id = ${jobs}.follows AND followed.state IN ('queued', 'running', 'failed') OFFSET 0))`;
   const hasControls = sql`q.name = ${params.queue}::text AND (q.paused OR q.max_running IS NOT NULL OR q.rate_limit IS NOT NULL)`;
   const room = withControls
     ? sql`COALESCE((SELECT room FROM control), ${params.limit}::integer)`
     : sql`CASE WHEN EXISTS (SELECT FROM ${sql.id(schema, "queues")} AS q WHERE ${hasControls})
           THEN ${sql.id(schema, "controls_apply")}(${params.queue}::text) ELSE ${params.limit}::integer END`;
   const pickDue = (column: "id" | "ctid"): RawBuilder<unknown> => sql`SELECT ${sql.raw(column)} FROM ${jobs}
-   WHERE queue = ${params.queue} AND state IN ('queued', 'failed') AND run_at <= now() ${fitsDeadline}
+   WHERE queue = ${params.queue} AND state IN ('queued', 'failed') AND run_at <= now() ${fitsDeadline} ${notExpired}
    ORDER BY priority DESC, run_at, id
    LIMIT ${room}
    FOR UPDATE SKIP LOCKED`;
@@ -158,7 +164,7 @@ due AS MATERIALIZED (
 ),
 expired AS MATERIALIZED (
   SELECT id, attempts, locked_by, started_at, locked_until FROM ${jobs}
-   WHERE queue = ${params.queue} AND state = 'running' AND locked_until < now() AND attempts < max_attempts ${fitsDeadline}
+   WHERE queue = ${params.queue} AND state = 'running' AND locked_until < now() AND attempts < max_attempts ${fitsDeadline} ${notExpired}
    ORDER BY locked_until
    LIMIT greatest(${room} - (SELECT count(*) FROM due), 0)
    FOR UPDATE SKIP LOCKED

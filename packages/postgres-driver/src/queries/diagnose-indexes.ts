@@ -41,6 +41,9 @@ export const EXPECTED_INDEXES: readonly ExpectedIndex[] = Object.freeze([
   { table: "finished_jobs", name: "finished_jobs_queue_idx", since: 19 },
   { table: "jobs", name: "jobs_last_error_trgm_idx", since: 19, optional: true },
   { table: "finished_jobs", name: "finished_jobs_last_error_trgm_idx", since: 19, optional: true },
+  { table: "jobs", name: "jobs_start_by_idx", since: 21 },
+  { table: "unique_windows", name: "unique_windows_pkey", since: 21 },
+  { table: "unique_windows", name: "unique_windows_until_idx", since: 21 },
 ]);
 
 /** An index found in the schema. */

@@ -88,16 +88,19 @@ function enqueueManyStatement(schema: string, jobs: readonly NewJob[]): RawBuild
                 ${jobs.map((job) => job.runAt)}::timestamptz[],
                 ${jobs.map((job) => job.delayMs)}::double precision[],
                 ${jobs.map((job) => job.dedupeKey)}::text[],
-                ${jobs.map((job) => job.metaJson ?? null)}::text[])
-         WITH ORDINALITY AS i(queue, payload, priority, max_attempts, timeout_ms, run_at, delay_ms, dedupe_key, meta, ord)
+                ${jobs.map((job) => job.metaJson ?? null)}::text[],
+                ${jobs.map((job) => job.startBy ?? null)}::timestamptz[],
+                ${jobs.map((job) => job.expireInMs ?? null)}::double precision[])
+         WITH ORDINALITY AS i(queue, payload, priority, max_attempts, timeout_ms, run_at, delay_ms, dedupe_key, meta, start_by, expire_in_ms, ord)
 ),
 fresh AS MATERIALIZED (
   SELECT nextval(${sequence}::regclass) AS id, input.* FROM input WHERE input.ord = input.first_ord ORDER BY input.ord
 ),
 inserted AS (
-  INSERT INTO ${table} (id, queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta)
+  INSERT INTO ${table} (id, queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta, start_by)
   SELECT id, queue, payload::jsonb, priority, max_attempts, timeout_ms,
-         COALESCE(run_at, now()) + delay_ms * interval '1 millisecond', dedupe_key, meta::jsonb
+         COALESCE(run_at, now()) + delay_ms * interval '1 millisecond', dedupe_key, meta::jsonb,
+         COALESCE(start_by, COALESCE(run_at, now()) + (delay_ms + expire_in_ms) * interval '1 millisecond')
     FROM fresh
    ORDER BY queue COLLATE "C", dedupe_key COLLATE "C", ord
   ON CONFLICT ${DEDUPE_CONFLICT_TARGET} DO NOTHING
@@ -141,7 +144,8 @@ const PLAIN_INSERTS = new CompiledStatements();
  * ```
  */
 async function insertWithoutKeys(statements: Statements, schema: string, jobs: readonly NewJob[]): Promise<readonly EnqueueResult[]> {
-  const statement = PLAIN_INSERTS.statement(schema, () => plainInsertStatement(schema), {
+  const deadlines = jobs.some((job) => job.startBy != null || job.expireInMs != null);
+  const statement = PLAIN_INSERTS.statement(`${schema}:${deadlines}`, () => plainInsertStatement(schema, deadlines), {
     queues: jobs.map((job) => job.queue),
     payloads: `[${jobs.map((job) => job.payloadJson).join(",")}]`,
     priorities: jobs.map((job) => job.priority),
@@ -150,6 +154,7 @@ async function insertWithoutKeys(statements: Statements, schema: string, jobs: r
     runAts: jobs.map((job) => job.runAt),
     delays: jobs.map((job) => job.delayMs),
     metas: jobs.map((job) => job.metaJson ?? null),
+    ...(deadlines ? { startBys: jobs.map((job) => job.startBy ?? null), expireIns: jobs.map((job) => job.expireInMs ?? null) } : {}),
   });
   const { rows } = await statements.run<{ readonly id: string }>(statement);
   if (rows.length !== jobs.length) throw new InfrastructureError(`enqueueMany inserted ${rows.length} of ${jobs.length} jobs`);
@@ -157,17 +162,26 @@ async function insertWithoutKeys(statements: Statements, schema: string, jobs: r
   return Object.freeze(ids.map((id) => Object.freeze({ id, duplicate: false })));
 }
 
-function plainInsertStatement(schema: string): RawBuilder<{ readonly id: string }> {
+function plainInsertStatement(schema: string, deadlines: boolean): RawBuilder<{ readonly id: string }> {
   const sequence = `"${schema}".jobs_id_seq`;
+  // Only a batch with deadlines reads and writes them, so a batch without stays the statement it was.
+  const [column, value, arrays, names] = deadlines
+    ? [
+        sql`, start_by`,
+        sql`, COALESCE(i.start_by, COALESCE(i.run_at, now()) + (i.delay_ms + i.expire_in_ms) * interval '1 millisecond')`,
+        sql`, unnest(${valueSlot("startBys")}::timestamptz[]), unnest(${valueSlot("expireIns")}::double precision[])`,
+        sql`, start_by, expire_in_ms`,
+      ]
+    : [sql``, sql``, sql``, sql``];
   return sql<{ readonly id: string }>`WITH inserted AS (
-INSERT INTO ${jobsTable(schema)} (id, queue, payload, priority, max_attempts, timeout_ms, run_at, meta)
+INSERT INTO ${jobsTable(schema)} (id, queue, payload, priority, max_attempts, timeout_ms, run_at, meta${column})
 SELECT nextval(${sql.lit(sequence)}::regclass), i.queue, i.payload, i.priority, i.max_attempts, i.timeout_ms,
-       COALESCE(i.run_at, now()) + i.delay_ms * interval '1 millisecond', i.meta::jsonb
+       COALESCE(i.run_at, now()) + i.delay_ms * interval '1 millisecond', i.meta::jsonb${value}
   FROM ROWS FROM (unnest(${valueSlot("queues")}::text[]), jsonb_array_elements(${valueSlot("payloads")}::jsonb),
                   unnest(${valueSlot("priorities")}::smallint[]), unnest(${valueSlot("maxAttempts")}::integer[]),
                   unnest(${valueSlot("timeouts")}::integer[]), unnest(${valueSlot("runAts")}::timestamptz[]),
-                  unnest(${valueSlot("delays")}::double precision[]), unnest(${valueSlot("metas")}::text[]))
-       WITH ORDINALITY AS i(queue, payload, priority, max_attempts, timeout_ms, run_at, delay_ms, meta, ord)
+                  unnest(${valueSlot("delays")}::double precision[]), unnest(${valueSlot("metas")}::text[])${arrays})
+       WITH ORDINALITY AS i(queue, payload, priority, max_attempts, timeout_ms, run_at, delay_ms, meta${names}, ord)
  ORDER BY i.ord
 RETURNING id, queue
 )

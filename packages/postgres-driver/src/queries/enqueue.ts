@@ -6,22 +6,28 @@ import { DEDUPE_CONFLICT_TARGET, isActive, MAX_DEDUPE_TRIES } from "./active-sta
 import { jobsTable, millisecondsInterval } from "./job-row";
 import { CompiledStatements, valueSlot } from "./compiled-statement";
 import { joinNotifying } from "./notify-job-events";
+import { enqueueInWindowStatement } from "./enqueue-in-window";
 
 /**
  * Inserts one job, or finds the active job of the queue that holds its
- * dedupe key. `run_at` is computed on the database clock. A job without a
- * dedupe key is a plain insert (and the listeners' notice): it cannot be a duplicate,
- * and the statement is on the path from enqueue to handler start.
+ * dedupe key (or the first job of its open unique window). `run_at` and
+ * `start_by` are computed on the database clock. A job without a dedupe
+ * key, unique window or deadline is a plain insert (and the listeners'
+ * notice): it cannot be a duplicate, and the statement is on the path from
+ * enqueue to handler start; a deadline adds one column to it.
  *
- * With "replace", a holder that is running or waiting for a retry is left
- * alone (the update's WHERE is false, so nothing is returned and the
- * lookup finds it). Concurrent enqueues of one key take turns on the
- * unique index; the last to commit wins.
+ * With "replace", a queued holder takes the job's fields, and a holder that
+ * has started (running, or failed and waiting for its retry) gives its key
+ * up: the statement clears the holder's `dedupe_key` and inserts the job
+ * as its follow-up, which later enqueues of the key replace while it
+ * waits. Concurrent enqueues of one key take turns on the holder's row
+ * lock and the unique index; the last to commit wins.
  *
  * Under READ COMMITTED the insert may wait for another transaction that
  * inserts the same key and then skip its row, while the lookup's snapshot
- * (taken before the wait) cannot see that job yet: the statement then
- * returns nothing and runs again, at most `MAX_DEDUPE_TRIES` times.
+ * (taken before the wait) cannot see that job yet; and a replace may find
+ * that its queued holder started meanwhile. The statement then returns
+ * nothing and runs again, at most `MAX_DEDUPE_TRIES` times.
  *
  * @example
  * ```ts
@@ -29,21 +35,47 @@ import { joinNotifying } from "./notify-job-events";
  * ```
  */
 export async function enqueue(statements: Statements, schema: string, job: NewJob): Promise<EnqueueResult> {
-  const variant = job.dedupeKey === null ? "plain" : job.onDuplicate === "replace" ? "replace" : "keep";
-  const build = (): RawBuilder<EnqueueRow> =>
-    enqueueStatement(schema, { ...SLOTS, dedupeKey: variant === "plain" ? null : SLOTS.dedupeKey, onDuplicate: variant === "replace" ? "replace" : "keep" });
+  const variant = variantOf(job);
+  const deadline = hasDeadline(job);
+  const key = `${schema}:${variant}:${deadline}`;
+  const build = (): RawBuilder<EnqueueRow> => {
+    const slots = { ...SLOTS, ...(deadline ? DEADLINE_SLOTS : {}) };
+    if (variant === "unique") return enqueueInWindowStatement(schema, slots);
+    return enqueueStatement(schema, {
+      ...slots,
+      dedupeKey: variant === "plain" ? null : SLOTS.dedupeKey,
+      onDuplicate: variant === "replace" ? "replace" : "keep",
+    });
+  };
+  const values = {
+    ...job,
+    ...(job.unique ? { uniqueKey: job.unique.key, uniqueForMs: job.unique.forMs } : {}),
+    startBy: job.startBy ?? null,
+    expireInMs: job.expireInMs ?? null,
+  };
   for (let tries = 0; tries < MAX_DEDUPE_TRIES; tries += 1) {
-    const { rows } = await statements.run<EnqueueRow>(ENQUEUES.statement(`${schema}:${variant}`, build, job));
+    const { rows } = await statements.run<EnqueueRow>(ENQUEUES.statement(key, build, values));
     const row = rows[0];
     if (row !== undefined) return Object.freeze({ id: String(row.id), duplicate: row.duplicate, ...(row.replaced ? { replaced: true } : {}) });
   }
-  throw new InfrastructureError(
-    `enqueue gave up after ${MAX_DEDUPE_TRIES} tries: the dedupe key ${JSON.stringify(job.dedupeKey)} of queue "${job.queue}" kept changing hands`,
-  );
+  const held = job.unique ? `unique key ${JSON.stringify(job.unique.key)}` : `dedupe key ${JSON.stringify(job.dedupeKey)}`;
+  throw new InfrastructureError(`enqueue gave up after ${MAX_DEDUPE_TRIES} tries: the ${held} of queue "${job.queue}" kept changing hands`);
+}
+
+/** Which statement enqueues `job`. */
+function variantOf(job: NewJob): "plain" | "keep" | "replace" | "unique" {
+  if (job.unique !== undefined && job.unique !== null) return "unique";
+  if (job.dedupeKey === null) return "plain";
+  return job.onDuplicate === "replace" ? "replace" : "keep";
+}
+
+/** Whether `job` has a start-by deadline (either way of giving one). */
+function hasDeadline(job: NewJob): boolean {
+  return (job.startBy !== undefined && job.startBy !== null) || (job.expireInMs !== undefined && job.expireInMs !== null);
 }
 
 /** What the enqueue statement answers. */
-interface EnqueueRow {
+export interface EnqueueRow {
   readonly id: string;
   readonly duplicate: boolean;
   readonly replaced?: boolean;
@@ -63,14 +95,47 @@ const SLOTS: NewJob = {
   delayMs: valueSlot("delayMs"),
   dedupeKey: valueSlot("dedupeKey"),
   metaJson: valueSlot("metaJson"),
+  unique: { key: valueSlot("uniqueKey"), forMs: valueSlot("uniqueForMs") },
 };
+
+/** The slots of a deadline, in the variants of jobs that have one. */
+const DEADLINE_SLOTS: Pick<NewJob, "startBy" | "expireInMs"> = { startBy: valueSlot("startBy"), expireInMs: valueSlot("expireInMs") };
+
+/**
+ * `INSERT INTO jobs (…) VALUES (…)` of one job, or with `select` `INSERT …
+ * SELECT <id>, … <from>` (a `FROM`/`WHERE` tail that says when, and after
+ * what, the row is inserted); `start_by` only for a job with a deadline
+ * (`startBy`, or `expireInMs` after `run_at`), so the plain insert stays
+ * what it was.
+ */
+export function insertStatement(
+  schema: string,
+  job: NewJob,
+  select?: { readonly id: RawBuilder<unknown>; readonly from: RawBuilder<unknown>; readonly follows?: RawBuilder<unknown> },
+): RawBuilder<unknown> {
+  const id = select?.id;
+  const runAt = sql`COALESCE(${job.runAt}::timestamptz, now()) + ${millisecondsInterval(job.delayMs)}`;
+  const deadline = job.startBy !== undefined && job.startBy !== null;
+  const columns = sql.raw(
+    `${id === undefined ? "" : "id, "}queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta${deadline ? ", start_by" : ""}${select?.follows === undefined ? "" : ", follows"}`,
+  );
+  const follows = select?.follows === undefined ? sql`` : sql`, ${select.follows}`;
+  const startBy = deadline ? sql`, COALESCE(${job.startBy}::timestamptz, ${runAt} + ${millisecondsInterval(job.expireInMs as number)})` : sql``;
+  return sql`INSERT INTO ${jobsTable(schema)} AS jobs (${columns})
+  ${id === undefined ? sql`VALUES (` : sql`SELECT ${id}, `}${job.queue}, ${job.payloadJson}::jsonb, ${job.priority}::smallint, ${job.maxAttempts}::integer,
+          ${job.timeoutMs}::integer, ${runAt},
+          ${job.dedupeKey ?? sql`NULL`}::text, ${job.metaJson ?? null}::jsonb${startBy}${follows}${
+            select === undefined
+              ? sql`)`
+              : sql`
+  ${select.from}`
+          }`;
+}
 
 function enqueueStatement(schema: string, job: NewJob): RawBuilder<EnqueueRow> {
   const jobs = jobsTable(schema);
-  const insert = sql`INSERT INTO ${jobs} AS jobs (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta)
-  VALUES (${job.queue}, ${job.payloadJson}::jsonb, ${job.priority}::smallint, ${job.maxAttempts}::integer,
-          ${job.timeoutMs}::integer, COALESCE(${job.runAt}::timestamptz, now()) + ${millisecondsInterval(job.delayMs)},
-          ${job.dedupeKey ?? sql`NULL`}::text, ${job.metaJson ?? null}::jsonb)`;
+  const insert = insertStatement(schema, job);
+  const startBy = job.startBy !== undefined && job.startBy !== null ? sql`, start_by = excluded.start_by` : sql`, start_by = NULL`;
   // Listeners hear of an inserted job (not of a dedupe hit, nor of a replaced holder).
   const notified = (source: string, inserted: RawBuilder<unknown>): RawBuilder<unknown> =>
     joinNotifying(schema, sql.id(source), { kind: sql`CASE WHEN ${inserted} THEN 'enqueued' END`, attempt: sql`0` });
@@ -80,20 +145,35 @@ function enqueueStatement(schema: string, job: NewJob): RawBuilder<EnqueueRow> {
 )
 SELECT inserted.id, false AS duplicate FROM inserted ${notified("inserted", sql`true`)}`;
   }
-  // replace: a queued holder of the key takes this job's fields; `xmax` is set on a row this statement updated, 0 on one it inserted.
-  const onConflict =
-    job.onDuplicate === "replace"
-      ? sql`DO UPDATE SET payload = excluded.payload, priority = excluded.priority, max_attempts = excluded.max_attempts,
-        timeout_ms = excluded.timeout_ms, run_at = excluded.run_at, meta = excluded.meta, updated_at = now()
+  if (job.onDuplicate === "replace") {
+    // A holder that has started gives its key up first (the insert reads its id, so the update runs before it), and the
+    // job becomes its follow-up (follows: the claim leaves it while the holder is active); a
+    // queued holder takes this job's fields. `xmax` is set on a row this statement updated, 0 on one it inserted. When
+    // neither happened (the queued holder started meanwhile), nothing is returned and the statement runs again.
+    return sql<EnqueueRow>`WITH released AS (
+  UPDATE ${jobs} SET dedupe_key = NULL, updated_at = now()
+   WHERE queue = ${job.queue} AND dedupe_key = ${job.dedupeKey}::text AND state IN ('running', 'failed')
+  RETURNING id
+),
+inserted AS (
+  ${insertStatement(schema, job, {
+    id: sql`nextval(${sql.lit(`"${schema}".jobs_id_seq`)}::regclass)`,
+    from: sql`FROM (SELECT max(id) AS id FROM released) AS released_first`,
+    follows: sql`released_first.id`,
+  })}
+  ON CONFLICT ${DEDUPE_CONFLICT_TARGET} DO UPDATE SET payload = excluded.payload, priority = excluded.priority, max_attempts = excluded.max_attempts,
+        timeout_ms = excluded.timeout_ms, run_at = excluded.run_at, meta = excluded.meta${startBy}, updated_at = now()
      WHERE jobs.state = 'queued'
-  RETURNING id, queue, xmax <> 0 AS replaced`
-      : sql`DO NOTHING
-  RETURNING id, queue, false AS replaced`;
+  RETURNING id, queue, xmax <> 0 AS replaced
+)
+SELECT inserted.id, inserted.replaced AS duplicate, inserted.replaced FROM inserted ${notified("inserted", sql`NOT inserted.replaced`)}`;
+  }
   return sql<EnqueueRow>`WITH inserted AS (
   ${insert}
-  ON CONFLICT ${DEDUPE_CONFLICT_TARGET} ${onConflict}
+  ON CONFLICT ${DEDUPE_CONFLICT_TARGET} DO NOTHING
+  RETURNING id, queue
 )
-SELECT inserted.id, inserted.replaced AS duplicate, inserted.replaced FROM inserted ${notified("inserted", sql`NOT inserted.replaced`)}
+SELECT inserted.id, false AS duplicate, false AS replaced FROM inserted ${notified("inserted", sql`true`)}
 UNION ALL
 SELECT id, true AS duplicate, false AS replaced FROM ${jobs}
  WHERE queue = ${job.queue} AND dedupe_key = ${job.dedupeKey}::text AND ${isActive()}

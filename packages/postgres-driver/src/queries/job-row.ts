@@ -38,6 +38,8 @@ export const JOB_COLUMN_NAMES = Object.freeze([
   "last_error",
   "error_code",
   "progress",
+  "start_by",
+  "follows",
 ] as const);
 
 /** A column of a job row. */
@@ -64,6 +66,7 @@ export interface JobRow {
   readonly locked_by: string | null;
   readonly locked_until: Date | number | null;
   readonly dedupe_key: string | null;
+  readonly start_by: Date | number | null;
   readonly last_error: string | null;
   readonly error_code: string | null;
   readonly result: unknown;
@@ -129,6 +132,7 @@ export function toJobRecord(row: JobRow): JobRecord {
     lockedBy: row.locked_by,
     lockedUntil: nullableTimestamp(row.locked_until),
     dedupeKey: row.dedupe_key,
+    startBy: nullableTimestamp(row.start_by),
     lastError: row.last_error,
     errorCode: row.error_code,
     result: row.result,

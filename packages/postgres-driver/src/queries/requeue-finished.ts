@@ -8,7 +8,8 @@ import type { JobEventColumns } from "./notify-job-events";
  * What a retried job's row gets, in place (`UPDATE jobs AS <row> SET …`) or
  * on its way back from `finished_jobs` (see {@link requeueFinished}):
  * `queued`, due now, with a fresh attempt budget (`max_attempts = attempts
- * + max_attempts`) and its lease and `finished_at` cleared. `row` names the
+ * + max_attempts`) and its lease, `finished_at` and start-by deadline
+ * cleared (an operator's retry of an expired job means "run it"). `row` names the
  * row the values are computed from; every other column is kept.
  *
  * @example
@@ -24,6 +25,7 @@ export function requeuedValues(row: RawBuilder<unknown>): JobValues {
     locked_by: sql`NULL`,
     locked_until: sql`NULL`,
     finished_at: sql`NULL`,
+    start_by: sql`NULL`,
     updated_at: sql`now()`,
   };
 }

@@ -20,6 +20,7 @@ import { sql } from "kysely";
 import pg from "pg";
 import { createTestSchema, type TestSchema } from "../../src/testing";
 import { JsonText, sqlEnqueue, type SqlEnqueueOptions } from "./sql-enqueue";
+import { WINDOW_CASES } from "./window-cases";
 
 /** The job kind the library's side enqueues as: no options, so the library's defaults. */
 const Parity = defineJob<unknown>("parity");
@@ -256,7 +257,7 @@ describe("the enqueue SQL function refuses what the library refuses", () => {
     return rows[0]!.jobs;
   }
 
-  for (const c of CASES) {
+  for (const c of [...CASES, ...WINDOW_CASES] as readonly Case[]) {
     it(`${c.refused === undefined ? "accepts" : "refuses"} ${c.what}, as the library does`, async () => {
       const library = await libraryRefusal(c);
       expect(library, `the library ${library === undefined ? "accepted" : `refused: ${library.message}`}`).to.satisfy((refusal: Error | undefined) =>

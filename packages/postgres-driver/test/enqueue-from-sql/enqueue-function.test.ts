@@ -109,7 +109,7 @@ describe("the enqueue SQL function", () => {
     }
   });
 
-  it("keeps the holder of a dedupe key and returns its id; replace and debounce update a queued holder; a running holder is kept", async () => {
+  it("keeps the holder of a dedupe key and returns its id; replace and debounce update a queued holder and give a running one a follow-up", async () => {
     const first = await sqlEnqueue(client, test.schema, "digest", { edits: 1 }, { dedupe_key: "doc:7", delay: "1 minute" });
     const kept = await sqlEnqueue(client, test.schema, "digest", { edits: 2 }, { dedupe_key: "doc:7" });
     expect(kept.id, "the holder's id").to.equal(first.id);
@@ -136,12 +136,17 @@ describe("the enqueue SQL function", () => {
     const [claimed] = await test.store.claimBatch({ queue: "digest", workerId: "w", limit: 1, leaseMs: 60_000 });
     expect(claimed?.id).to.equal(first.id);
     const onRunning = await sqlEnqueue(client, test.schema, "digest", { edits: 6 }, { dedupe_key: "doc:7", dedupe: "replace" });
-    expect(onRunning.id, "a running holder is kept under replace").to.equal(first.id);
-    expect(await job(first.id)).to.deep.include({ state: "running", payload: { edits: 4 } });
+    expect(onRunning.id, "a running holder gets a follow-up under replace").to.not.equal(first.id);
+    expect(await job(first.id)).to.deep.include({ state: "running", payload: { edits: 4 }, dedupeKey: null });
+    const again = await sqlEnqueue(client, test.schema, "digest", { edits: 7 }, { dedupe_key: "doc:7", dedupe: "replace" });
+    expect(again.id, "one follow-up, replaced").to.equal(onRunning.id);
+    expect(await job(onRunning.id)).to.deep.include({ state: "queued", payload: { edits: 7 }, dedupeKey: "doc:7" });
 
     await test.store.completeJobs({ workerId: "w", jobs: [{ ...claimed!, resultJson: null, durationMs: 1 }] });
-    const fresh = await sqlEnqueue(client, test.schema, "digest", { edits: 7 }, { dedupe_key: "doc:7" });
-    expect(fresh.id, "a finished job frees its key").to.not.equal(first.id);
+    await test.store.cancelJob({ id: onRunning.id! });
+    const fresh = await sqlEnqueue(client, test.schema, "digest", { edits: 8 }, { dedupe_key: "doc:7" });
+    expect(fresh.id, "finished jobs free their key").to.not.equal(first.id);
+    expect(fresh.id).to.not.equal(onRunning.id);
   });
 
   for (const dedupe of ["keep", "replace", "debounce"]) {

@@ -11,6 +11,10 @@ export interface SqlEnqueueOptions {
   readonly dedupe?: string | null;
   readonly meta?: unknown;
   readonly max_payload_bytes?: number | null;
+  readonly unique_key?: string | null;
+  readonly unique_for?: string | null;
+  readonly start_by?: Date | string | null;
+  readonly expire_in?: string | null;
 }
 
 /** The SQL type each option's parameter is cast to. */
@@ -24,6 +28,10 @@ const OPTION_TYPES: Readonly<Record<keyof SqlEnqueueOptions, string>> = {
   dedupe: "text",
   meta: "jsonb",
   max_payload_bytes: "integer",
+  unique_key: "text",
+  unique_for: "interval",
+  start_by: "timestamptz",
+  expire_in: "interval",
 };
 
 /** How a call of the function ended: the job's id, or the error PostgreSQL raised. */

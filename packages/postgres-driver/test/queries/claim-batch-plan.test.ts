@@ -95,7 +95,9 @@ describe("the claim statement's plan", () => {
         const plan = await claimPlan(undefined, false, limit);
         expect(plan, plan).to.contain("jobs_claim_idx");
         expect(plan.match(/Tid Scan on jobs/g), plan).to.have.length(2);
-        expect(plan, plan).to.not.match(/Seq Scan on jobs|Hash Join|Bitmap|jobs_pkey/);
+        // The one primary-key probe allowed is the follow-up's look at the job it follows, run only for such rows.
+        const picking = plan.replace(/^.*Index Scan using jobs_pkey on jobs followed.*$/gm, "");
+        expect(picking, plan).to.not.match(/Seq Scan on jobs|Hash Join|Bitmap|jobs_pkey/);
         expect(plan, plan).to.not.contain("jobs_lease_idx");
       }
     }

@@ -52,7 +52,10 @@ describe("migration 15 (finished-jobs) on an installation with history", () => {
     await sql`INSERT INTO ${jobs} (queue, payload, max_attempts) SELECT ${QUEUE}, jsonb_build_object('n', n), 3
         FROM generate_series(1, ${BACKLOG}::integer) AS n`.execute(db);
     await sql`ANALYZE ${jobs}`.execute(db);
-    const legacyFingerprint = sql<{ rows: string; fingerprint: string }>`SELECT count(*) AS rows, sum(hashtext(legacy::text)::bigint) AS fingerprint`;
+    const legacyFingerprint = sql<{
+      rows: string;
+      fingerprint: string;
+    }>`SELECT count(*) AS rows, sum(hashtext((to_jsonb(legacy) - 'start_by' - 'follows')::text)::bigint) AS fingerprint`;
     const { rows: legacyBefore } = await sql<{ rows: string; fingerprint: string; last_id: string }>`${legacyFingerprint}, max(id) AS last_id
       FROM ${jobs} AS legacy WHERE state IN ('succeeded', 'dead', 'cancelled')`.execute(db);
     expect(legacyBefore[0]?.rows).to.equal(String(HISTORY));

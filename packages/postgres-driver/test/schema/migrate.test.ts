@@ -47,6 +47,7 @@ const TABLES = [
   "migrations",
   "queues",
   "schedules",
+  "unique_windows",
 ];
 
 /** A Kysely whose pool fails the test if anything reaches it. */

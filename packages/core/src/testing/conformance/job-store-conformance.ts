@@ -6,6 +6,7 @@ import { describeDeadHooksConformance } from "./dead-hooks-conformance";
 import { describeDeadLetterConformance } from "./dead-letter-conformance";
 import { describeEffectsConformance } from "./effects-conformance";
 import { describeEnqueueConformance } from "./enqueue-conformance";
+import { describeEnqueueWindowsConformance } from "./enqueue-windows-conformance";
 import { describeFenceConformance } from "./fence-conformance";
 import { describeFinishedHistoryConformance } from "./finished-history-conformance";
 import { describeGaugesConformance } from "./gauges-conformance";
@@ -21,7 +22,8 @@ import { afterTests, beforeTests, suite } from "./test-runner";
  * runner's `describe` and `it` (mocha; jest or vitest with globals): claim
  * order and limits, exclusivity under racing claimers, lease expiry and
  * rescue, the owner/attempt fence on every write after a claim, dedupe keys
- * under concurrency, transactional and batch enqueue, the operator calls,
+ * under concurrency, unique windows, start-by deadlines and follow-up runs,
+ * transactional and batch enqueue, the operator calls,
  * the queue controls, the metrics gauges, listing, retention and bulk
  * retry, effects run once per key, completion in the job's own
  * transaction, attempt history, meta and progress, a handler's meta
@@ -65,6 +67,7 @@ export function describeJobStoreConformance<Tx>(name: string, factory: JobStoreH
     });
 
     describeEnqueueConformance(ctx);
+    describeEnqueueWindowsConformance(ctx);
     describeClaimConformance(ctx);
     describeFenceConformance(ctx);
     describeOperationsConformance(ctx);

@@ -2,7 +2,7 @@ import type { ClaimedBatch } from "../../queue/queue-controls";
 import type { JobStore } from "../../store/job-store";
 import { recordLapsedAttempt } from "./memory-history";
 import { claimRoom } from "./memory-queue-controls";
-import { inClaimOrder, isWaiting, toClaimedJob, type MemoryJobRow } from "./memory-rows";
+import { inClaimOrder, isActive, isWaiting, toClaimedJob, type MemoryJobRow } from "./memory-rows";
 import type { MemoryState } from "./memory-state";
 
 /** What {@link claimBatch} takes: the parameters of `JobStore.claimBatch`. */
@@ -20,7 +20,12 @@ export type ClaimParams = Parameters<JobStore["claimBatch"]>[0];
 export function claimBatch(state: MemoryState, params: ClaimParams): ClaimedBatch {
   const now = state.now();
   const { room, hold } = claimRoom(state, params.queue, params.limit, now);
-  const fits = (row: MemoryJobRow): boolean => params.maxTimeoutMs === undefined || row.timeoutMs === null || row.timeoutMs <= params.maxTimeoutMs;
+  // A job past its start-by deadline never starts (the expiry sweep cancels it); a follow-up waits for the job it follows.
+  const followed = (row: MemoryJobRow): boolean => row.follows !== null && isActive(state.jobs.get(row.follows)?.state ?? "succeeded");
+  const fits = (row: MemoryJobRow): boolean =>
+    (params.maxTimeoutMs === undefined || row.timeoutMs === null || row.timeoutMs <= params.maxTimeoutMs) &&
+    (row.startBy === null || row.startBy > now) &&
+    !followed(row);
   const rows = [...state.rowsOf(params.queue)];
   const due = rows
     .filter((row) => isWaiting(row.state) && row.runAt <= now && fits(row))

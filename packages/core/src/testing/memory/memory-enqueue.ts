@@ -1,19 +1,23 @@
 import { ConfigError } from "../../errors/config-errors";
-import type { EnqueueResult, NewJob } from "../../store/job-store";
-import { newJobRow, type MemoryJobRow } from "./memory-rows";
-import { keyOf, type KeyHold, type MemoryState } from "./memory-state";
+import type { EnqueueResult, NewJob, UniqueWindow } from "../../store/job-store";
+import { newJobRow, startByOf, type MemoryJobRow } from "./memory-rows";
+import { keyOf, windowKeyOf, type KeyHold, type MemoryState } from "./memory-state";
 import { transactionEnded, type MemoryTransaction } from "./memory-transaction";
 
 /**
  * Inserts one job, or finds the active job of its queue that holds its
  * dedupe key; with `onDuplicate: "replace"` a `queued` holder takes the
- * job's payload, priority, attempts, timeout, run time and meta. With a
- * transaction the job (or the replacement) is written when it commits, and
- * its key is held until then: an enqueue of the key outside the
- * transaction waits for it to end, as the unique index makes PostgreSQL wait.
+ * job's payload, priority, attempts, timeout, run time and meta, and one
+ * that has started (`running`, `failed`) gives its key up to this job, a
+ * follow-up. With a transaction the job (or the replacement) is written
+ * when it commits, and its key is held until then: an enqueue of the key
+ * outside the transaction waits for it to end, as the unique index makes
+ * PostgreSQL wait. A unique window is kept the same way (see
+ * {@link enqueueInWindow}).
  */
 export async function enqueueOne(state: MemoryState, job: NewJob, transaction: MemoryTransaction | undefined): Promise<EnqueueResult> {
   checkPayloadText(job);
+  if (job.unique !== undefined && job.unique !== null) return enqueueInWindow(state, job, job.unique, transaction);
   for (;;) {
     const busy = job.dedupeKey === null ? undefined : heldElsewhere(state, keyOf(job.queue, job.dedupeKey), transaction);
     if (busy !== undefined) {
@@ -23,10 +27,61 @@ export async function enqueueOne(state: MemoryState, job: NewJob, transaction: M
     const now = state.now();
     const holder = job.dedupeKey === null ? undefined : holderFor(state, job.queue, job.dedupeKey, transaction);
     if (holder === undefined) return Object.freeze({ id: insert(state, newJobRow(state.nextId(), job, now), transaction), duplicate: false });
-    if (job.onDuplicate !== "replace" || holder.state !== "queued") return Object.freeze({ id: holder.id, duplicate: true });
+    if (job.onDuplicate !== "replace") return Object.freeze({ id: holder.id, duplicate: true });
+    if (holder.state !== "queued") return Object.freeze({ id: followUp(state, holder, newJobRow(state.nextId(), job, now), transaction), duplicate: false });
     write(state, transaction, holder, () => replace(holder, job, now));
     return Object.freeze({ id: holder.id, duplicate: true, replaced: true });
   }
+}
+
+/**
+ * Inserts a job with a unique window: the first job of the window's key
+ * whose window is still open, as `transaction` sees it, is returned as a
+ * duplicate whatever its state; otherwise the job is inserted and the key's
+ * window starts now. Another open transaction's window of the key is
+ * waited for, as the window table's primary key makes PostgreSQL wait.
+ */
+async function enqueueInWindow(state: MemoryState, job: NewJob, unique: UniqueWindow, transaction: MemoryTransaction | undefined): Promise<EnqueueResult> {
+  const holdKey = windowKeyOf(job.queue, unique.key);
+  for (;;) {
+    const busy = heldElsewhere(state, holdKey, transaction);
+    if (busy !== undefined) {
+      await busy;
+      continue;
+    }
+    const now = state.now();
+    const own = transaction === undefined ? undefined : state.keyHolds.get(holdKey);
+    if (own?.transaction === transaction && own !== undefined) return Object.freeze({ id: own.row.id, duplicate: true });
+    const open = state.uniqueWindows.get(keyOf(job.queue, unique.key));
+    if (open !== undefined && open.until > now) return Object.freeze({ id: open.jobId, duplicate: true });
+    const row = newJobRow(state.nextId(), job, now);
+    const start = (): void => {
+      state.insert(row);
+      state.uniqueWindows.set(keyOf(job.queue, unique.key), { jobId: row.id, until: now + unique.forMs });
+    };
+    if (transaction === undefined) start();
+    else {
+      state.keyHolds.set(holdKey, { transaction, ended: transactionEnded(transaction), row });
+      transaction.onCommit(start);
+    }
+    return Object.freeze({ id: row.id, duplicate: false });
+  }
+}
+
+/** `holder`, which has started, gives its key up to `row`, inserted as its follow-up (now, or when `transaction` commits). */
+function followUp(state: MemoryState, holder: MemoryJobRow, row: MemoryJobRow, transaction: MemoryTransaction | undefined): string {
+  row.follows = holder.id;
+  const release = (): void => {
+    holder.dedupeKey = null;
+    holder.updatedAt = row.createdAt;
+    state.insert(row);
+  };
+  if (transaction === undefined) release();
+  else {
+    state.keyHolds.set(keyOf(row.queue, row.dedupeKey!), { transaction, ended: transactionEnded(transaction), row });
+    transaction.onCommit(release);
+  }
+  return row.id;
 }
 
 /**
@@ -114,6 +169,7 @@ function replace(holder: MemoryJobRow, job: NewJob, now: number): void {
   holder.maxAttempts = job.maxAttempts;
   holder.timeoutMs = job.timeoutMs;
   holder.runAt = (job.runAt?.getTime() ?? now) + job.delayMs;
+  holder.startBy = startByOf(job, holder.runAt);
   holder.metaJson = job.metaJson ?? null;
   holder.updatedAt = now;
 }

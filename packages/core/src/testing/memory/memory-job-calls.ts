@@ -8,6 +8,7 @@ import { completeJobs, extendLeases, markJobsDead, scheduleRetries, writeProgres
 import { listAttempts } from "./memory-history";
 import { appendJobLog, listJobLogs, updateJobMeta } from "./memory-job-writes";
 import { rescueExpiredLeases } from "./memory-lease-rescue";
+import { cancelExpiredJobs, deleteClosedWindows } from "./memory-expiry";
 import { cancelJob, cancelJobs, retryDeadJobs, retryJob, runJobNow } from "./memory-operator-calls";
 import { listQueueControls, setQueueControls } from "./memory-queue-controls";
 import { countByQueue, getJob, listJobs, readQueueGauges } from "./memory-reads";
@@ -51,6 +52,8 @@ const MEMORY_CALLS: { readonly [K in StoreCall]: MemoryCall<K> } = Object.freeze
   listQueueControls,
 
   rescueExpiredLeases,
+  cancelExpiredJobs,
+  deleteClosedWindows,
   deleteFinishedBefore,
   deleteEffectsBefore,
   ping: () => undefined,

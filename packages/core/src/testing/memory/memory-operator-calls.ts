@@ -128,6 +128,7 @@ function requeue(row: MemoryJobRow, now: number): void {
   row.lockedBy = null;
   row.lockedUntil = null;
   row.finishedAt = null;
+  row.startBy = null;
   row.updatedAt = now;
 }
 

@@ -26,7 +26,12 @@ export interface MemoryJobRow {
   timeoutMs: number | null;
   lockedBy: string | null;
   lockedUntil: number | null;
-  readonly dedupeKey: string | null;
+  /** Not `readonly`: a holder that has started gives its key up to a follow-up (see `enqueueOne`). */
+  dedupeKey: string | null;
+  /** No attempt starts after this instant; `null` for never. */
+  startBy: number | null;
+  /** A follow-up run's predecessor (see `enqueueOne`): not claimed while that job is active. */
+  follows: string | null;
   lastError: string | null;
   errorCode: string | null;
   resultJson: string | null;
@@ -108,6 +113,8 @@ export function newJobRow(seq: number, job: NewJob, now: number): MemoryJobRow {
     lockedBy: null,
     lockedUntil: null,
     dedupeKey: job.dedupeKey,
+    startBy: startByOf(job, (job.runAt?.getTime() ?? now) + job.delayMs),
+    follows: null,
     lastError: null,
     errorCode: null,
     resultJson: null,
@@ -119,6 +126,12 @@ export function newJobRow(seq: number, job: NewJob, now: number): MemoryJobRow {
     metaJson: job.metaJson ?? null,
     progressJson: null,
   };
+}
+
+/** The deadline a job's `startBy` or `expireInMs` (counted from its run time) gives it, or `null`. */
+export function startByOf(job: NewJob, runAt: number): number | null {
+  if (job.startBy !== undefined && job.startBy !== null) return job.startBy.getTime();
+  return job.expireInMs === undefined || job.expireInMs === null ? null : runAt + job.expireInMs;
 }
 
 /** Whether a job in `state` holds its dedupe key (`queued`, `running`, `failed`). */
@@ -185,6 +198,7 @@ export function toJobRecord(row: MemoryJobRow): JobRecord {
     lockedBy: row.lockedBy,
     lockedUntil: dateOf(row.lockedUntil),
     dedupeKey: row.dedupeKey,
+    startBy: dateOf(row.startBy),
     lastError: row.lastError,
     errorCode: row.errorCode,
     result: parsedJson(row.resultJson),

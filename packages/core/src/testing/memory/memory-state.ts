@@ -35,7 +35,9 @@ export class MemoryState {
   readonly queues = new Map<string, MemoryQueueRow>();
   /** Periodic schedules by name. */
   readonly schedules = new Map<string, MemoryScheduleRow>();
-  /** Dedupe keys held by open transactions, by {@link keyOf}. */
+  /** Unique windows by {@link keyOf} of queue and key: the first job's id, and when the window closes. */
+  readonly uniqueWindows = new Map<string, { readonly jobId: string; readonly until: number }>();
+  /** Dedupe keys held by open transactions, by {@link keyOf}; unique window keys by {@link windowKeyOf}. */
   readonly keyHolds = new Map<string, KeyHold>();
   readonly #byQueue = new Map<string, Map<string, MemoryJobRow>>();
   #lastId = 0;
@@ -99,4 +101,9 @@ export class MemoryState {
 /** The key of {@link MemoryState.keyHolds} for a queue's dedupe key. */
 export function keyOf(queue: string, dedupeKey: string): string {
   return `${queue}\u0000${dedupeKey}`;
+}
+
+/** The key of {@link MemoryState.keyHolds} for a queue's unique window key (apart from its dedupe keys). */
+export function windowKeyOf(queue: string, key: string): string {
+  return `window\u0000${keyOf(queue, key)}`;
 }

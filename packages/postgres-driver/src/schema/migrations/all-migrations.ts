@@ -19,6 +19,7 @@ import { jobLogsMigration } from "./0018-job-logs";
 import { browseIndexesMigration } from "./0019-browse-indexes";
 import { enqueueFunctionEventsMigration } from "./0020-enqueue-function-events";
 import { queueRetentionMigration } from "./0021-queue-retention";
+import { enqueueWindowsMigration } from "./0022-enqueue-windows";
 import type { Migration } from "./migration";
 
 /**
@@ -51,4 +52,5 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   browseIndexesMigration,
   enqueueFunctionEventsMigration,
   queueRetentionMigration,
+  enqueueWindowsMigration,
 ]);

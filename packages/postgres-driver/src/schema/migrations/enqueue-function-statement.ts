@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from "kysely";
+import { windowParts } from "./enqueue-function-windows";
 
 const NOTHING = sql``;
 
@@ -15,10 +16,14 @@ const NOTHING = sql``;
  * const statement = enqueueFunctionStatement("stint", { events: true }); // CREATE OR REPLACE FUNCTION "stint".enqueue(…)
  * ```
  */
-export function enqueueFunctionStatement(schema: string, { events }: { readonly events: boolean }): RawBuilder<unknown> {
+export function enqueueFunctionStatement(
+  schema: string,
+  { events, windows = false }: { readonly events: boolean; readonly windows?: boolean },
+): RawBuilder<unknown> {
   const jobs = sql.id(schema, "jobs");
   const enqueue = sql.id(schema, "enqueue");
-  return sql`${sql.raw(events ? "CREATE OR REPLACE" : "CREATE")} FUNCTION ${enqueue}(
+  const w = windows ? windowParts(schema) : undefined;
+  return sql`${sql.raw(events && !windows ? "CREATE OR REPLACE" : "CREATE")} FUNCTION ${enqueue}(
   queue text,
   payload jsonb,
   run_at timestamptz DEFAULT NULL,
@@ -29,7 +34,7 @@ export function enqueueFunctionStatement(schema: string, { events }: { readonly 
   dedupe_key text DEFAULT NULL,
   dedupe text DEFAULT 'keep',
   meta jsonb DEFAULT NULL,
-  max_payload_bytes integer DEFAULT 1048576
+  max_payload_bytes integer DEFAULT 1048576${w?.parameters ?? NOTHING}
 ) RETURNS bigint
 LANGUAGE plpgsql VOLATILE SECURITY INVOKER SET search_path = pg_catalog, pg_temp AS $function$
 #variable_conflict use_column
@@ -43,7 +48,7 @@ DECLARE
   job_run_at timestamptz;
   json_bytes bigint;
   job_id bigint;
-${events ? sql`  job_inserted boolean;\n` : NOTHING}BEGIN
+${events ? sql`  job_inserted boolean;\n` : NOTHING}${w?.declarations ?? NOTHING}BEGIN
   IF enqueue.queue IS NULL OR enqueue.queue !~ '^[a-z0-9][a-z0-9_.:-]{0,127}$' THEN
     RAISE EXCEPTION USING ERRCODE = '22023', COLUMN = 'queue', MESSAGE = format(
       'queue must be 1-128 characters of lower-case letters, digits and _ . : - starting with a letter or digit, got %s',
@@ -88,7 +93,7 @@ ${events ? sql`  job_inserted boolean;\n` : NOTHING}BEGIN
     RAISE EXCEPTION USING ERRCODE = '22023', COLUMN = 'dedupe',
       MESSAGE = 'dedupe "debounce" needs a delay (or a run_at): the job runs that long after the last enqueue';
   END IF;
-  IF job_limit NOT BETWEEN 2 AND 268435455 THEN
+${w?.checks ?? NOTHING}  IF job_limit NOT BETWEEN 2 AND 268435455 THEN
     RAISE EXCEPTION USING ERRCODE = '22023', COLUMN = 'max_payload_bytes',
       MESSAGE = format('max_payload_bytes must be an integer from 2 to 268435455, got %s', job_limit);
   END IF;
@@ -133,9 +138,9 @@ ${events ? sql`  job_inserted boolean;\n` : NOTHING}BEGIN
   END IF;
 
   job_run_at := coalesce(enqueue.run_at, now()) + coalesce(enqueue.delay, interval '0');
-  IF enqueue.dedupe_key IS NULL THEN
-    INSERT INTO ${jobs} (queue, payload, priority, max_attempts, timeout_ms, run_at, meta)
-    VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, job_meta)
+${w?.window ?? NOTHING}  IF enqueue.dedupe_key IS NULL THEN
+    INSERT INTO ${jobs} (queue, payload, priority, max_attempts, timeout_ms, run_at, meta${w?.column ?? NOTHING})
+    VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, job_meta${w?.value ?? NOTHING})
     RETURNING id INTO job_id;
 ${events ? sql`    ${notifyEnqueued(schema, "    ")}\n` : NOTHING}    RETURN job_id;
   END IF;
@@ -144,24 +149,27 @@ ${events ? sql`    ${notifyEnqueued(schema, "    ")}\n` : NOTHING}    RETURN job
   -- goes round when the holder finished in between (its key is free again).
   FOR turn IN 1..10 LOOP
     IF job_mode = 'keep' THEN
-      INSERT INTO ${jobs} AS jobs (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta)
-      VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, enqueue.dedupe_key, job_meta)
+      INSERT INTO ${jobs} AS jobs (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta${w?.column ?? NOTHING})
+      VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, enqueue.dedupe_key, job_meta${w?.value ?? NOTHING})
       ON CONFLICT (queue, dedupe_key) WHERE dedupe_key IS NOT NULL AND state IN ('queued', 'running', 'failed') DO NOTHING
       ${events ? sql`RETURNING id, true INTO job_id, job_inserted;` : sql`RETURNING id INTO job_id;`}
     ELSE
-      -- replace and debounce: a queued holder takes this job's fields; one that is running or retrying is kept.
-      INSERT INTO ${jobs} AS jobs (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta)
-      VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, enqueue.dedupe_key, job_meta)
+${
+  w?.release ??
+  sql`      -- replace and debounce: a queued holder takes this job's fields; one that is running or retrying is kept.
+`
+}      INSERT INTO ${jobs} AS jobs (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta${w?.column ?? NOTHING}${w?.followsColumn ?? NOTHING})
+      VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, enqueue.dedupe_key, job_meta${w?.value ?? NOTHING}${w?.followsValue ?? NOTHING})
       ON CONFLICT (queue, dedupe_key) WHERE dedupe_key IS NOT NULL AND state IN ('queued', 'running', 'failed')
       DO UPDATE SET payload = excluded.payload, priority = excluded.priority, max_attempts = excluded.max_attempts,
-                    timeout_ms = excluded.timeout_ms, run_at = excluded.run_at, meta = excluded.meta, updated_at = now()
+                    timeout_ms = excluded.timeout_ms, run_at = excluded.run_at, meta = excluded.meta, ${w?.replaceStartBy ?? NOTHING}updated_at = now()
          WHERE jobs.state = 'queued'
 ${events ? sql`      -- xmax is 0 on a row this statement inserted, set on the holder it updated.\n` : NOTHING}      ${events ? sql`RETURNING id, xmax = 0 INTO job_id, job_inserted;` : sql`RETURNING id INTO job_id;`}
     END IF;
     IF job_id IS NOT NULL THEN
 ${events ? sql`      IF job_inserted THEN\n        ${notifyEnqueued(schema, "        ")}\n      END IF;\n` : NOTHING}      RETURN job_id;
     END IF;
-    SELECT held.id INTO job_id FROM ${jobs} AS held
+${w?.replaceAgain ?? NOTHING}    SELECT held.id INTO job_id FROM ${jobs} AS held
      WHERE held.queue = enqueue.queue AND held.dedupe_key = enqueue.dedupe_key AND held.state IN ('queued', 'running', 'failed');
     IF job_id IS NOT NULL THEN
       RETURN job_id;
@@ -181,7 +189,7 @@ $function$`;
  * the one `jobEventChannel` names, computed in the function so that the
  * text names no schema twice.
  */
-function notifyEnqueued(schema: string, indent: string): RawBuilder<unknown> {
+export function notifyEnqueued(schema: string, indent: string): RawBuilder<unknown> {
   const at = sql.raw(`\n${indent}`);
   const listeners = sql.id(schema, "job_event_listeners");
   const notifyFunction = sql.id(schema, "notify_job_events");
@@ -189,7 +197,7 @@ function notifyEnqueued(schema: string, indent: string): RawBuilder<unknown> {
 }
 
 /** A character class of every character below U+10000: removing them leaves the ones UTF-16 writes as two units. */
-const NOT_ASTRAL = String.raw`[^\U00010000-\U0010FFFF]`;
+export const NOT_ASTRAL = String.raw`[^\U00010000-\U0010FFFF]`;
 
 /** A JSON string in PostgreSQL's text of a `jsonb` value, or a separator (`:` or `,`) with the space PostgreSQL writes after it. */
 const STRING_OR_SEPARATOR = String.raw`("(?:[^"\\]|\\.)*")|([,:]) `;
@@ -210,7 +218,7 @@ function tooDeep(value: RawBuilder<unknown>): RawBuilder<boolean> {
 }
 
 /** A text for an error message: JSON-quoted, cut at 200 characters with its length, or NULL. */
-function shown(value: RawBuilder<unknown>): RawBuilder<unknown> {
+export function shown(value: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`CASE WHEN ${value} IS NULL THEN 'NULL' WHEN char_length(${value}) <= 200 THEN to_json(${value})::text
         ELSE to_json(left(${value}, 200))::text || format('… (%s characters)', char_length(${value})) END`;
 }

@@ -1,0 +1,41 @@
+import { ErrorCode } from "../../errors/error-codes";
+import { isWaiting } from "./memory-rows";
+import type { MemoryState } from "./memory-state";
+
+/**
+ * Cancels up to `limit` waiting jobs whose start-by deadline has passed,
+ * oldest deadline first, with `STINT_EXPIRED` and a `last_error` naming
+ * the deadline; returns how many.
+ */
+export function cancelExpiredJobs(state: MemoryState, params: { readonly queues?: readonly string[]; readonly limit: number }): number {
+  const now = state.now();
+  const expired = [...state.jobs.values()]
+    .filter((row) => isWaiting(row.state) && row.startBy !== null && row.startBy <= now && (params.queues === undefined || params.queues.includes(row.queue)))
+    .sort((a, b) => a.startBy! - b.startBy! || a.seq - b.seq)
+    .slice(0, params.limit);
+  for (const row of expired) {
+    row.state = "cancelled";
+    row.errorCode = ErrorCode.Expired;
+    row.lastError = expiredError(row.startBy!);
+    row.finishedAt = now;
+    row.lockedUntil = null;
+    row.updatedAt = now;
+  }
+  return expired.length;
+}
+
+/** The `last_error` of an expired job (the PostgreSQL store writes the same text). */
+function expiredError(startBy: number): string {
+  return `Not started by ${new Date(startBy).toISOString()}, its start-by deadline: cancelled without running.`;
+}
+
+/** Forgets up to `limit` unique windows that have closed; returns how many. */
+export function deleteClosedWindows(state: MemoryState, params: { readonly limit: number }): number {
+  const now = state.now();
+  const closed = [...state.uniqueWindows.entries()]
+    .filter(([, window]) => window.until <= now)
+    .sort(([, a], [, b]) => a.until - b.until)
+    .slice(0, params.limit);
+  for (const [key] of closed) state.uniqueWindows.delete(key);
+  return closed.length;
+}

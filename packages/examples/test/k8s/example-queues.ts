@@ -8,6 +8,8 @@ export interface ExampleQueue {
   readonly timeoutMs: number | null;
   /** What the worker's constructor sets (its code values, for the settings resolution). */
   readonly code: Partial<TunableSettings>;
+  /** The job kind's dead-letter queue, or `null`. */
+  readonly deadLetterQueue: string | null;
 }
 
 /**
@@ -21,7 +23,7 @@ export async function exampleQueues(): Promise<readonly ExampleQueue[]> {
     return resolveWorkers(app.container).map((worker) => {
       const { concurrency, prefetch, leaseMs, shutdownTimeoutMs } = worker.givenOptions;
       const code = Object.fromEntries(Object.entries({ concurrency, prefetch, leaseMs, shutdownTimeoutMs }).filter(([, value]) => value !== undefined));
-      return { queue: worker.queue, timeoutMs: worker.job.defaults.timeoutMs, code };
+      return { queue: worker.queue, timeoutMs: worker.job.defaults.timeoutMs, code, deadLetterQueue: worker.job.deadLetterQueue ?? null };
     });
   } finally {
     await app.close();

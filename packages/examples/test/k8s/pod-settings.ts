@@ -22,14 +22,18 @@ export function settingFlags(pod: StintPod): SettingFlags {
 /**
  * The settings each queue of a worker pod runs with, resolved by core from
  * the pod's flags, its literal env values and the example workers'
- * constructors: what `stint run --print-config` prints in that pod.
+ * constructors, with each job kind's dead-letter queue: what `stint run
+ * --print-config` prints in that pod.
  */
 export function podSettings(pod: StintPod, queues: readonly ExampleQueue[]): RunSettings {
-  return resolveRunSettings({
-    queues: pod.args.positionals.map((queue) => ({ queue, code: queues.find((candidate) => candidate.queue === queue)?.code ?? {} })),
+  const kindOf = (queue: string): ExampleQueue | undefined => queues.find((candidate) => candidate.queue === queue);
+  const settings = resolveRunSettings({
+    queues: pod.args.positionals.map((queue) => ({ queue, code: kindOf(queue)?.code ?? {} })),
     flags: settingFlags(pod),
     env: literalEnv(pod),
   });
+  // The job kind's dead-letter queue rides along, as the run's container settings carry it.
+  return { ...settings, queues: settings.queues.map((entry) => ({ ...entry, deadLetterQueue: kindOf(entry.queue)?.deadLetterQueue ?? null })) };
 }
 
 /** The text that set a value in the manifest (`65s` of `STINT_SHUTDOWN_TIMEOUT: 65s`), or `undefined` for a code or default value. */

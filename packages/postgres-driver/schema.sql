@@ -25,7 +25,9 @@ VIEW stint.all_jobs
   jobs.error_code,
   jobs.progress,
   jobs.start_by,
-  jobs.follows
+  jobs.follows,
+  jobs.group_key,
+  jobs.serial
   FROM stint.jobs
   UNION ALL
   SELECT finished_jobs.id,
@@ -51,7 +53,9 @@ VIEW stint.all_jobs
   finished_jobs.error_code,
   finished_jobs.progress,
   finished_jobs.start_by,
-  finished_jobs.follows
+  finished_jobs.follows,
+  finished_jobs.group_key,
+  finished_jobs.serial
   FROM stint.finished_jobs;
 
 TABLE stint.dead_hooks
@@ -111,6 +115,8 @@ TABLE stint.finished_jobs
     progress jsonb
     start_by timestamp with time zone
     follows bigint
+    group_key text NOT NULL DEFAULT ''::text
+    serial text
   CONSTRAINTS
     finished_jobs_finished_at_check CHECK ((finished_at IS NOT NULL))
     finished_jobs_state_check CHECK ((state = ANY (ARRAY['succeeded'::text, 'dead'::text, 'cancelled'::text])))
@@ -154,6 +160,8 @@ TABLE stint.finished_jobs_kept
     progress jsonb
     start_by timestamp with time zone
     follows bigint
+    group_key text NOT NULL DEFAULT ''::text
+    serial text
   CONSTRAINTS
     finished_jobs_finished_at_check CHECK ((finished_at IS NOT NULL))
     finished_jobs_state_check CHECK ((state = ANY (ARRAY['succeeded'::text, 'dead'::text, 'cancelled'::text])))
@@ -202,6 +210,20 @@ TABLE stint.job_event_listeners
     job_event_listeners_pkey PRIMARY KEY (listener)
   INDEXES
     CREATE UNIQUE INDEX job_event_listeners_pkey ON stint.job_event_listeners USING btree (listener)
+
+TABLE stint.job_groups
+  WITH (fillfactor=50)
+  COLUMNS
+    queue text NOT NULL
+    group_key text NOT NULL
+    serial boolean NOT NULL DEFAULT false
+    served_at timestamp with time zone NOT NULL DEFAULT '-infinity'::timestamp with time zone
+    held_by bigint
+  CONSTRAINTS
+    job_groups_pkey PRIMARY KEY (queue, group_key)
+  INDEXES
+    CREATE UNIQUE INDEX job_groups_pkey ON stint.job_groups USING btree (queue, group_key)
+    CREATE INDEX job_groups_turn_idx ON stint.job_groups USING btree (queue, served_at, group_key)
 
 TABLE stint.job_logs
   COLUMNS
@@ -254,23 +276,30 @@ TABLE stint.jobs
     progress jsonb
     start_by timestamp with time zone
     follows bigint
+    group_key text NOT NULL DEFAULT ''::text
+    serial text
   CONSTRAINTS
     jobs_attempts_check CHECK ((attempts >= 0))
+    jobs_group_key_check CHECK ((char_length(group_key) <= 256))
     jobs_max_attempts_check CHECK ((max_attempts >= 1))
     jobs_pkey PRIMARY KEY (id)
     jobs_queue_check CHECK (((char_length(queue) >= 1) AND (char_length(queue) <= 128)))
     jobs_running_is_locked CHECK (((state <> 'running'::text) OR ((locked_by IS NOT NULL) AND (locked_until IS NOT NULL))))
+    jobs_serial_check CHECK (((serial IS NULL) OR ((serial = ANY (ARRAY['hold'::text, 'release'::text])) AND (group_key <> ''::text))))
     jobs_state_check CHECK ((state = ANY (ARRAY['queued'::text, 'running'::text, 'succeeded'::text, 'failed'::text, 'dead'::text, 'cancelled'::text])))
     jobs_timeout_ms_check CHECK ((timeout_ms > 0))
   INDEXES
-    CREATE INDEX jobs_claim_idx ON stint.jobs USING btree (queue, priority DESC, run_at, id) WHERE (state = ANY (ARRAY['queued'::text, 'failed'::text]))
+    CREATE INDEX jobs_claim_idx ON stint.jobs USING btree (queue, group_key, priority DESC, run_at, id) WHERE (state = ANY (ARRAY['queued'::text, 'failed'::text]))
     CREATE UNIQUE INDEX jobs_dedupe_key_idx ON stint.jobs USING btree (queue, dedupe_key) WHERE ((dedupe_key IS NOT NULL) AND (state = ANY (ARRAY['queued'::text, 'running'::text, 'failed'::text])))
     CREATE INDEX jobs_finished_idx ON stint.jobs USING btree (state, finished_at) INCLUDE (queue) WHERE (state = ANY (ARRAY['dead'::text, 'cancelled'::text]))
+    CREATE INDEX jobs_group_running_idx ON stint.jobs USING btree (queue, group_key) WHERE ((state = 'running'::text) AND (group_key <> ''::text))
     CREATE INDEX jobs_last_error_trgm_idx ON stint.jobs USING gin (last_error gin_trgm_ops) WHERE (last_error IS NOT NULL)
     CREATE INDEX jobs_lease_idx ON stint.jobs USING btree (queue, locked_until) WHERE (state = 'running'::text)
+    CREATE INDEX jobs_line_idx ON stint.jobs USING btree (queue, group_key, id) WHERE ((serial IS NOT NULL) AND (state = ANY (ARRAY['queued'::text, 'failed'::text])))
     CREATE UNIQUE INDEX jobs_pkey ON stint.jobs USING btree (id)
     CREATE INDEX jobs_start_by_idx ON stint.jobs USING btree (start_by) WHERE ((start_by IS NOT NULL) AND (state = ANY (ARRAY['queued'::text, 'failed'::text])))
   TRIGGERS
+    CREATE TRIGGER jobs_enter_group AFTER INSERT OR UPDATE OF state ON stint.jobs FOR EACH ROW WHEN (((new.group_key <> ''::text) AND (new.state = ANY (ARRAY['queued'::text, 'failed'::text])))) EXECUTE FUNCTION stint.enter_job_group()
     CREATE TRIGGER jobs_notify_inserted AFTER INSERT ON stint.jobs FOR EACH ROW WHEN ((new.run_at <= now())) EXECUTE FUNCTION stint.notify_jobs_inserted()
 
 TABLE stint.leader_leases
@@ -306,10 +335,13 @@ TABLE stint.queues
     succeeded_days integer
     dead_days integer
     cancelled_days integer
+    grouped boolean NOT NULL DEFAULT false
+    max_running_per_group integer
   CONSTRAINTS
     queues_cancelled_days_check CHECK (((cancelled_days >= 0) AND (cancelled_days <= 36500)))
     queues_dead_days_check CHECK (((dead_days >= 0) AND (dead_days <= 36500)))
     queues_max_running_check CHECK ((max_running >= 1))
+    queues_max_running_per_group_check CHECK ((max_running_per_group >= 1))
     queues_name_check CHECK (((char_length(name) >= 1) AND (char_length(name) <= 128)))
     queues_pkey PRIMARY KEY (name)
     queues_rate_complete CHECK (((rate_limit IS NULL) = (rate_period_ms IS NULL)))
@@ -319,7 +351,7 @@ TABLE stint.queues
   INDEXES
     CREATE UNIQUE INDEX queues_pkey ON stint.queues USING btree (name)
   TRIGGERS
-    CREATE TRIGGER queues_notify_changed AFTER INSERT OR UPDATE OF paused, max_running, rate_limit, rate_period_ms ON stint.queues FOR EACH ROW EXECUTE FUNCTION stint.notify_queue_changed()
+    CREATE TRIGGER queues_notify_changed AFTER INSERT OR UPDATE OF paused, max_running, rate_limit, rate_period_ms, max_running_per_group ON stint.queues FOR EACH ROW EXECUTE FUNCTION stint.notify_queue_changed()
 
 TABLE stint.schedules
   COLUMNS
@@ -367,6 +399,107 @@ TABLE stint.unique_windows
 SEQUENCE stint.job_attempts_id_seq AS bigint START 1 INCREMENT 1 CACHE 1 OWNED BY job_attempts.id
 
 SEQUENCE stint.jobs_id_seq AS bigint START 1 INCREMENT 1 CACHE 1 OWNED BY jobs.id
+
+FUNCTION stint.claim_group_turns
+  CREATE OR REPLACE FUNCTION stint.claim_group_turns(queue_name text, wanted integer)
+   RETURNS TABLE(turn_key text, turn_serial boolean, take integer)
+   LANGUAGE plpgsql
+  AS $function$
+  DECLARE
+    cap integer;
+    fair integer;
+    keys text[];
+    serials boolean[];
+    helds bigint[];
+    rooms integer[];
+    bases integer[];
+    empty text[];
+    slack integer;
+    saturated integer;
+    extra integer;
+    give integer;
+    i integer;
+  BEGIN
+    IF wanted IS NULL OR wanted <= 0 THEN
+      RETURN;
+    END IF;
+    SELECT q.max_running_per_group INTO cap FROM "stint"."queues" AS q WHERE q.name = queue_name;
+    WITH turns AS (
+      SELECT g.group_key, g.served_at FROM "stint"."job_groups" AS g
+       WHERE g.queue = queue_name
+       ORDER BY g.served_at, g.group_key
+       LIMIT wanted
+         FOR NO KEY UPDATE SKIP LOCKED
+    ), served AS (
+      UPDATE "stint"."job_groups" AS g SET served_at = clock_timestamp()
+        FROM turns
+       WHERE g.queue = queue_name AND g.group_key = turns.group_key
+      RETURNING g.group_key, g.serial, g.held_by, turns.served_at AS turn
+    )
+    SELECT array_agg(served.group_key ORDER BY served.turn, served.group_key),
+           array_agg(served.serial ORDER BY served.turn, served.group_key),
+           array_agg(served.held_by ORDER BY served.turn, served.group_key)
+      INTO keys, serials, helds
+      FROM served;
+    IF keys IS NULL THEN
+      RETURN;
+    END IF;
+    fair := ceil(wanted::numeric / cardinality(keys))::integer;
+    -- rooms: how many each turn could take now: its due jobs within its cap (counted up to fair + 1: more than a share
+    -- counts as "as many as its cap allows"); a line, its head or nothing.
+    SELECT array_agg(CASE WHEN t.serial THEN CASE WHEN t.held IS NULL AND running.n = 0 AND due.n > 0 THEN 1 ELSE 0 END
+                          WHEN due.n > fair THEN CASE WHEN t.key = '' OR cap IS NULL THEN wanted ELSE greatest(cap - running.n, 0) END
+                          WHEN t.key = '' OR cap IS NULL THEN due.n
+                          ELSE least(due.n, greatest(cap - running.n, 0)) END ORDER BY t.n),
+           array_agg(t.key) FILTER (WHERE due.n = 0 AND t.key <> '' AND t.held IS NULL)
+      INTO rooms, empty
+      FROM unnest(keys, serials, helds) WITH ORDINALITY AS t(key, serial, held, n)
+      CROSS JOIN LATERAL (
+        SELECT count(*)::integer AS n FROM (
+          SELECT FROM "stint"."jobs" AS j
+           WHERE j.queue = queue_name AND j.group_key = t.key AND j.state IN ('queued', 'failed') AND (t.serial OR j.run_at <= now())
+           LIMIT CASE WHEN t.serial THEN 1 ELSE fair + 1 END) AS d) AS due
+      CROSS JOIN LATERAL (
+        SELECT count(*)::integer AS n FROM (
+          SELECT FROM "stint"."jobs" AS j
+           WHERE t.key <> '' AND (t.serial OR cap IS NOT NULL)
+             AND j.queue = queue_name AND j.group_key = t.key AND j.group_key <> '' AND j.state = 'running'
+           LIMIT coalesce(cap, 1)) AS r) AS running;
+    IF empty IS NOT NULL THEN
+      SELECT array_agg(locked.group_key) INTO empty FROM (
+        SELECT g.group_key FROM "stint"."job_groups" AS g WHERE g.queue = queue_name AND g.group_key = ANY(empty) FOR UPDATE SKIP LOCKED) AS locked;
+      DELETE FROM "stint"."job_groups" AS g
+       WHERE g.queue = queue_name AND g.group_key = ANY(empty) AND g.held_by IS NULL
+         AND NOT EXISTS (SELECT FROM "stint"."jobs" AS j WHERE j.queue = queue_name AND j.group_key = g.group_key AND j.state IN ('queued', 'failed'));
+    END IF;
+    -- An even share each, then what is left over to the turns that have more, in turn order.
+    bases := array_fill(0, ARRAY[cardinality(keys)]);
+    slack := wanted;
+    saturated := 0;
+    FOR i IN 1 .. cardinality(keys) LOOP
+      bases[i] := least(rooms[i], fair, slack);
+      slack := slack - bases[i];
+      IF rooms[i] > bases[i] THEN
+        saturated := saturated + 1;
+      END IF;
+    END LOOP;
+    IF slack > 0 AND saturated > 0 THEN
+      extra := ceil(slack::numeric / saturated)::integer;
+      FOR i IN 1 .. cardinality(keys) LOOP
+        EXIT WHEN slack = 0;
+        IF rooms[i] > bases[i] THEN
+          give := least(extra, rooms[i] - bases[i], slack);
+          bases[i] := bases[i] + give;
+          slack := slack - give;
+        END IF;
+      END LOOP;
+    END IF;
+    RETURN QUERY
+    SELECT t.key, t.serial, t.take
+      FROM unnest(keys, serials, bases) AS t(key, serial, take)
+     WHERE t.take > 0;
+  END
+  $function$
 
 FUNCTION stint.claim_room
   CREATE OR REPLACE FUNCTION stint.claim_room(queue_name text, wanted integer, OUT room integer, OUT paused boolean, OUT retry_after_ms integer)
@@ -808,6 +941,44 @@ FUNCTION stint.ensure_history_partitions
   END
   $function$
 
+FUNCTION stint.enter_job_group
+  CREATE OR REPLACE FUNCTION stint.enter_job_group()
+   RETURNS trigger
+   LANGUAGE plpgsql
+  AS $function$
+  DECLARE
+    line boolean;
+    holder bigint;
+  BEGIN
+    LOOP
+      SELECT g.serial, g.held_by INTO line, holder FROM "stint"."job_groups" AS g
+       WHERE g.queue = NEW.queue AND g.group_key = NEW.group_key
+         FOR KEY SHARE;
+      EXIT WHEN FOUND;
+      INSERT INTO "stint"."job_groups" AS g (queue, group_key, serial) VALUES (NEW.queue, NEW.group_key, NEW.serial IS NOT NULL)
+        ON CONFLICT DO NOTHING
+        RETURNING g.serial, g.held_by INTO line, holder;
+      IF FOUND THEN
+        IF NOT EXISTS (SELECT FROM "stint"."queues" AS q WHERE q.name = NEW.queue AND q.grouped) THEN
+          INSERT INTO "stint"."queues" AS q (name, grouped) VALUES (NEW.queue, true)
+            ON CONFLICT (name) DO UPDATE SET grouped = true, updated_at = now() WHERE NOT q.grouped;
+          INSERT INTO "stint"."job_groups" (queue, group_key) VALUES (NEW.queue, '') ON CONFLICT DO NOTHING;
+        END IF;
+        EXIT;
+      END IF;
+    END LOOP;
+    IF line <> (NEW.serial IS NOT NULL) THEN
+      RAISE EXCEPTION 'key % of queue % is %; a job cannot use it as %', quote_literal(NEW.group_key), quote_literal(NEW.queue),
+        CASE WHEN line THEN 'a serial key' ELSE 'a group' END, CASE WHEN line THEN 'a group' ELSE 'a serial key' END
+        USING ERRCODE = '22023';
+    END IF;
+    IF holder = NEW.id THEN
+      UPDATE "stint"."job_groups" AS g SET held_by = NULL WHERE g.queue = NEW.queue AND g.group_key = NEW.group_key AND g.held_by = NEW.id;
+    END IF;
+    RETURN NULL;
+  END
+  $function$
+
 FUNCTION stint.notify_awaited
   CREATE OR REPLACE FUNCTION stint.notify_awaited(channel text, finished bigint[])
    RETURNS integer
@@ -929,3 +1100,4 @@ MIGRATIONS
   20 enqueue-function-events
   21 queue-retention
   22 enqueue-windows
+  23 job-groups

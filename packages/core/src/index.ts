@@ -67,7 +67,7 @@ export type { EnqueueOptions, DedupeMode } from "./job/enqueue-options";
 export type { JsonValue, JsonObject } from "./job/json-types";
 export { redact, redactText, redactingLogger } from "./job/secret-fields";
 
-export type { JobStore, EnqueueResult, UniqueWindow, StoreTransaction, QueueCounts, QueueGauges } from "./store/job-store";
+export type { JobStore, EnqueueResult, UniqueWindow, SerialOnDead, StoreTransaction, QueueCounts, QueueGauges } from "./store/job-store";
 export type { ProducerStore } from "./store/producer-store";
 export type { WorkerStore } from "./store/worker-store";
 export type { OperatorStore } from "./store/operator-store";

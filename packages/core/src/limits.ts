@@ -71,6 +71,9 @@ export const MAX_RESULT_BYTES = DEFAULT_MAX_PAYLOAD_BYTES;
 /** Longest dedupe key, in UTF-16 code units. */
 export const MAX_DEDUPE_KEY_LENGTH = 512;
 
+/** Longest group or serial key, in UTF-16 code units. */
+export const MAX_GROUP_KEY_LENGTH = 256;
+
 /** Longest window of `unique: { key, forMs }`: as long as the longest delay. */
 export const MAX_UNIQUE_FOR_MS = MAX_DELAY_MS;
 

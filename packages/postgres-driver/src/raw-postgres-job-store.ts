@@ -45,6 +45,7 @@ import {
   type RemoveScheduleParams,
   type RescueResult,
   type RetryDeadJobsParams,
+  type LineParams,
   type RunEffectOnceParams,
   type ScheduleFire,
   type ScheduleRetriesParams,
@@ -88,6 +89,7 @@ import { removeSchedule } from "./queries/remove-schedule";
 import { rescueExpiredLeases } from "./queries/rescue-expired-leases";
 import { cancelExpiredJobs, deleteClosedWindows } from "./queries/cancel-expired-jobs";
 import { retryDeadJobs } from "./queries/retry-dead-jobs";
+import { releaseLine } from "./queries/release-line";
 import { retryJob } from "./queries/retry-job";
 import { runJobNow } from "./queries/run-job-now";
 import { runEffectOnce } from "./queries/run-effect-once";
@@ -129,7 +131,7 @@ export class RawPostgresJobStore implements JobStore<PostgresTransaction>, Sched
   readonly #schema: string;
   readonly #completions: JobCompletionSource | undefined;
   /** The queues whose last claim found controls on them: their next claim is sent with the controls at once. */
-  readonly #controlledQueues: ControlledQueues = new Set();
+  readonly #controlledQueues: ControlledQueues = new Map();
   readonly #historyUpkeep: HistoryUpkeep;
 
   constructor(parts: RawPostgresJobStoreParts) {
@@ -289,6 +291,10 @@ export class RawPostgresJobStore implements JobStore<PostgresTransaction>, Sched
 
   retryDeadJobs(params: RetryDeadJobsParams): Promise<number> {
     return this.#run("retryDeadJobs", () => retryDeadJobs(this.#db, this.#schema, params));
+  }
+
+  releaseLine(params: LineParams): Promise<boolean> {
+    return this.#run("releaseLine", () => releaseLine(this.#db, this.#schema, params));
   }
 
   ping(): Promise<void> {

@@ -15,6 +15,8 @@ export type QueueRef = Pick<JobDefinition<never>, "name"> | string;
 export interface QueueLimits {
   /** At most this many jobs of the queue running at once, across every worker. */
   readonly maxRunning?: number | null;
+  /** At most this many jobs of one group (`group` at enqueue) running at once, across every worker. */
+  readonly maxRunningPerGroup?: number | null;
   /** At most this many starts per period: `"100/min"`, `"50/s"`, or `{ limit, periodMs }`. */
   readonly rateLimit?: RateLimit | string | null;
 }
@@ -75,9 +77,10 @@ export class QueueAdmin {
 
   /** Sets or removes the queue's running cap and rate limit. */
   limit(queue: QueueRef, limits: QueueLimits): Promise<QueueControls> {
-    const { maxRunning, rateLimit } = limits;
+    const { maxRunning, maxRunningPerGroup, rateLimit } = limits;
     return this.#store.setQueueControls(nameOf(queue), {
       ...(maxRunning === undefined ? {} : { maxRunning }),
+      ...(maxRunningPerGroup === undefined ? {} : { maxRunningPerGroup }),
       ...(rateLimit === undefined ? {} : { rateLimit: typeof rateLimit === "string" ? parseRateLimit(rateLimit) : rateLimit }),
     });
   }
@@ -96,6 +99,20 @@ export class QueueAdmin {
    */
   retain(queue: QueueRef, retention: QueueRetentionChange): Promise<QueueControls> {
     return this.#store.setQueueControls(nameOf(queue), { retention });
+  }
+
+  /**
+   * Lets a serial line that a dead job holds go on (see
+   * `EnqueueOptions.serialKey`): the line's next job may start; the dead
+   * job stays dead. False when the line is not held.
+   *
+   * @example
+   * ```ts
+   * await admin.releaseLine(PostLedgerEntry, "account:42");
+   * ```
+   */
+  releaseLine(queue: QueueRef, key: string): Promise<boolean> {
+    return this.#store.releaseLine({ queue: nameOf(queue), key });
   }
 
   /**

@@ -1,5 +1,5 @@
 import { ConfigError } from "../errors/config-errors";
-import type { NewJob, UniqueWindow } from "../store/job-store";
+import type { NewJob, SerialOnDead, UniqueWindow } from "../store/job-store";
 import type { JobDefinition } from "./job-definition";
 import { serializePayload } from "./serialize-payload";
 import { DEFAULT_MAX_PAYLOAD_BYTES } from "../limits";
@@ -69,6 +69,36 @@ export interface EnqueueOptions<Tx = unknown> {
   /** No attempt starts later than this many ms after the job's run time (see `startBy`). */
   readonly expireInMs?: number;
   /**
+   * The job's group: a tenant, a customer, an account. Claims of a queue
+   * with groups take turns among the groups that have due jobs, least
+   * recently served first, so one group's backlog cannot starve another's;
+   * the queue's `maxRunningPerGroup` caps how many of one group run at once,
+   * across every process. Jobs without a group take one turn together.
+   * Not together with `serialKey`.
+   *
+   * @example
+   * ```ts
+   * await client.enqueue(SyncMailbox, { mailboxId: 7 }, { group: "tenant:acme" });
+   * ```
+   */
+  readonly group?: string;
+  /**
+   * Jobs of the queue that share this key run one at a time, in enqueue
+   * order, across every process: the next starts once the one before it has
+   * succeeded (or been cancelled). One that fails holds the line through its
+   * retries; one that dies holds it too, until it is retried or the line is
+   * released (see `serialOnDead`). A serial key takes its turn among the
+   * queue's groups. Not together with `group`; the order ignores `priority`.
+   *
+   * @example
+   * ```ts
+   * await client.enqueue(PostLedgerEntry, { accountId: 42, cents: -500 }, { serialKey: "account:42" });
+   * ```
+   */
+  readonly serialKey?: string;
+  /** With `serialKey`: a job that dies `"hold"`s its line (the default) or `"release"`s it to the next job. */
+  readonly serialOnDead?: SerialOnDead;
+  /**
    * A small JSON object kept with the job and handed to every attempt as
    * `ctx.meta` (a tenant, a request id, who asked for it), at most
    * `MAX_META_BYTES` (8 KiB) of JSON. Keys starting with `stint.` and
@@ -101,6 +131,9 @@ const ENQUEUE_KEYS = [
   "unique",
   "startBy",
   "expireInMs",
+  "group",
+  "serialKey",
+  "serialOnDead",
   "meta",
   "transaction",
 ];
@@ -136,7 +169,18 @@ export function buildNewJob<T>(definition: JobDefinition<T, unknown, any>, paylo
     ...(options.unique === undefined ? {} : { unique: options.unique }),
     ...(options.startBy === undefined ? {} : { startBy: options.startBy }),
     ...(options.expireInMs === undefined ? {} : { expireInMs: options.expireInMs }),
+    ...groupOf(options),
   };
+}
+
+/** The `groupKey` and `serial` of a job from its `group`, `serialKey` and `serialOnDead` options. */
+function groupOf(options: EnqueueOptions): Pick<NewJob, "groupKey" | "serial"> {
+  const { group, serialKey, serialOnDead } = options;
+  if (group !== undefined && serialKey !== undefined)
+    throw new ConfigError("serialKey", "takes no group beside it: a serial key takes its own turn among the queue's groups");
+  if (serialOnDead !== undefined && serialKey === undefined) throw new ConfigError("serialOnDead", "needs a serialKey");
+  if (serialKey !== undefined) return { groupKey: serialKey, serial: serialOnDead ?? "hold" };
+  return group === undefined ? {} : { groupKey: group };
 }
 
 function dedupeModeOf(options: EnqueueOptions, dedupeKey: string | null, delayMs: number): "keep" | "replace" {

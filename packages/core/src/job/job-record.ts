@@ -39,6 +39,10 @@ export interface JobRecord {
   readonly dedupeKey: string | null;
   /** No attempt starts after this instant (`startBy` or `expireInMs` at enqueue); `null` when the job never expires. */
   readonly startBy: Date | null;
+  /** The job's group (`group` at enqueue), or `null`. */
+  readonly group: string | null;
+  /** The job's serial key (`serialKey` at enqueue), or `null`. */
+  readonly serialKey: string | null;
   readonly lastError: string | null;
   readonly errorCode: string | null;
   readonly result: unknown;

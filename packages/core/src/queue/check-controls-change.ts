@@ -5,8 +5,8 @@ import { checkRateLimit } from "./rate-limit-text";
 import { MAX_RETENTION_DAYS, MAX_RUNNING_CAP } from "../limits";
 
 /**
- * `change`, checked: `paused` a boolean, `maxRunning` a whole number from 1
- * or `null`, `rateLimit` a valid limit or `null`, `retention` (see
+ * `change`, checked: `paused` a boolean, `maxRunning` and
+ * `maxRunningPerGroup` whole numbers from 1 or `null`, `rateLimit` a valid limit or `null`, `retention` (see
  * {@link checkRetentionChange}), nothing else.
  *
  * @example
@@ -17,17 +17,22 @@ import { MAX_RETENTION_DAYS, MAX_RUNNING_CAP } from "../limits";
  */
 export function checkControlsChange(change: QueueControlsChange): QueueControlsChange {
   if (typeof change !== "object" || change === null) throw new ConfigError("change", "must be an object");
-  rejectUnknownOptions("change", change, ["paused", "maxRunning", "rateLimit", "retention"]);
+  rejectUnknownOptions("change", change, ["paused", "maxRunning", "maxRunningPerGroup", "rateLimit", "retention"]);
   if (change.paused !== undefined && typeof change.paused !== "boolean") throw new ConfigError("paused", "must be true or false");
-  const { maxRunning, rateLimit } = change;
-  if (maxRunning !== undefined && maxRunning !== null && (!Number.isInteger(maxRunning) || maxRunning < 1 || maxRunning > MAX_RUNNING_CAP)) {
-    throw new ConfigError("maxRunning", `must be a whole number from 1 to ${MAX_RUNNING_CAP}, or null for no cap; got ${String(maxRunning)}`);
-  }
+  const { rateLimit } = change;
+  checkCap("maxRunning", change.maxRunning);
+  checkCap("maxRunningPerGroup", change.maxRunningPerGroup);
   return Object.freeze({
     ...change,
     ...(rateLimit === undefined || rateLimit === null ? {} : { rateLimit: checkRateLimit(rateLimit) }),
     ...(change.retention === undefined ? {} : { retention: checkRetentionChange(change.retention) }),
   });
+}
+
+function checkCap(field: string, cap: number | null | undefined): void {
+  if (cap !== undefined && cap !== null && (!Number.isInteger(cap) || cap < 1 || cap > MAX_RUNNING_CAP)) {
+    throw new ConfigError(field, `must be a whole number from 1 to ${MAX_RUNNING_CAP}, or null for no cap; got ${String(cap)}`);
+  }
 }
 
 const RETENTION_FIELDS = ["succeededDays", "deadDays", "cancelledDays"] as const;

@@ -20,7 +20,7 @@ export interface RateLimit {
  * @example
  * ```ts
  * const controls: QueueControls = {
- *   queue: "send-invoice-email", paused: false, maxRunning: 3, rateLimit: { limit: 100, periodMs: 60_000 },
+ *   queue: "send-invoice-email", paused: false, maxRunning: 3, maxRunningPerGroup: null, rateLimit: { limit: 100, periodMs: 60_000 },
  *   retention: { succeededDays: null, deadDays: 90, cancelledDays: null }, updatedAt: new Date(),
  * };
  * ```
@@ -30,6 +30,8 @@ export interface QueueControls {
   readonly paused: boolean;
   /** `null`: no cap. */
   readonly maxRunning: number | null;
+  /** At most this many jobs of one group running at once, across every worker (see `EnqueueOptions.group`); `null`: no cap. */
+  readonly maxRunningPerGroup: number | null;
   /** `null`: no limit. */
   readonly rateLimit: RateLimit | null;
   /** How long the queue keeps its finished jobs, where it differs from the global retention. */
@@ -61,6 +63,7 @@ export type QueueRetentionChange = Partial<QueueRetention>;
 export interface QueueControlsChange {
   readonly paused?: boolean;
   readonly maxRunning?: number | null;
+  readonly maxRunningPerGroup?: number | null;
   readonly rateLimit?: RateLimit | null;
   readonly retention?: QueueRetentionChange;
 }

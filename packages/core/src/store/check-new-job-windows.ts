@@ -1,5 +1,5 @@
 import { ConfigError } from "../errors/config-errors";
-import { MAX_DEDUPE_KEY_LENGTH, MAX_EXPIRE_IN_MS, MAX_UNIQUE_FOR_MS } from "../limits";
+import { MAX_DEDUPE_KEY_LENGTH, MAX_EXPIRE_IN_MS, MAX_GROUP_KEY_LENGTH, MAX_UNIQUE_FOR_MS } from "../limits";
 import { assertStorableKey } from "../validation/names";
 import { integerOption } from "../validation/option-checks";
 import type { NewJob } from "./job-store";
@@ -45,4 +45,23 @@ export function checkExpiry(job: NewJob): void {
   if (hasStartBy && !(startBy instanceof Date && Number.isFinite(startBy.getTime()))) throw new ConfigError("startBy", "must be a valid Date");
   if (hasExpireIn) integerOption("expireInMs", expireInMs, 1, MAX_EXPIRE_IN_MS);
   if (hasStartBy && hasExpireIn) throw new ConfigError("startBy", "takes no expireInMs beside it: give the deadline one way");
+}
+
+/**
+ * Checks a job's group: a storable `groupKey` of at most
+ * `MAX_GROUP_KEY_LENGTH` characters, and `serial` only with one
+ * (`"hold"` or `"release"`).
+ *
+ * @example
+ * ```ts
+ * checkGroup({ ...job, groupKey: "" }); // ConfigError: groupKey must be …
+ * ```
+ */
+export function checkGroup(job: NewJob): void {
+  const { groupKey, serial } = job;
+  const field = serial === undefined || serial === null ? "group" : "serialKey";
+  if (groupKey !== undefined && groupKey !== null) assertStorableKey(field, groupKey, MAX_GROUP_KEY_LENGTH);
+  if (serial === undefined || serial === null) return;
+  if (serial !== "hold" && serial !== "release") throw new ConfigError("serialOnDead", `must be "hold" or "release", got ${JSON.stringify(serial)}`);
+  if (groupKey === undefined || groupKey === null) throw new ConfigError("serialOnDead", "needs a serialKey");
 }

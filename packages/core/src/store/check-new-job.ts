@@ -3,7 +3,7 @@ import { ConfigError } from "../errors/config-errors";
 import { assertStorableMeta } from "../job/job-meta";
 import { assertPayloadSize, assertStorableJson } from "../job/serialize-payload";
 import { MAX_ATTEMPTS, MAX_DEDUPE_KEY_LENGTH, MAX_DELAY_MS, MAX_PRIORITY, MAX_TIMEOUT_MS, MIN_PRIORITY } from "../limits";
-import { checkExpiry, checkUniqueWindow } from "./check-new-job-windows";
+import { checkExpiry, checkGroup, checkUniqueWindow } from "./check-new-job-windows";
 import { assertQueueName, assertScheduleName, assertStorableKey } from "../validation/names";
 import { integerOption, isArray } from "../validation/option-checks";
 import type { NewJob } from "./job-store";
@@ -12,7 +12,7 @@ import type { ScheduleSpec } from "./schedule-store";
 /**
  * Checks a `NewJob` before it is written, whoever built it: the queue name
  * (`InvalidNameError`); priority, attempts, time limit, run time, delay,
- * dedupe key and dedupe mode, unique window and expiry (`ConfigError` naming the field, as the
+ * dedupe key and dedupe mode, unique window, expiry and group (`ConfigError` naming the field, as the
  * enqueue option of that name would); the payload JSON — a string,
  * storable by `jsonb`, within `maxPayloadBytes` (`PayloadError` naming the
  * size and the limit) — and the meta JSON (an object within
@@ -41,6 +41,7 @@ export function checkNewJob(job: NewJob, maxPayloadBytes: number): void {
     throw new ConfigError("onDuplicate", '"replace" needs a dedupeKey');
   checkUniqueWindow(job);
   checkExpiry(job);
+  checkGroup(job);
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   MAX_RESCUE_BATCH,
   MAX_EXPIRE_BATCH,
   MAX_WORKER_ID_LENGTH,
+  MAX_GROUP_KEY_LENGTH,
 } from "../limits";
 import { assertQueueName, assertStorableKey, assertStoredQueueName } from "../validation/names";
 import { integerOption, isArray } from "../validation/option-checks";
@@ -29,6 +30,7 @@ import type {
   ExtendLeasesParams,
   FinishDeadHooksParams,
   JobIdParams,
+  LineParams,
   ListAttemptsParams,
   ListJobsParams,
   ReadQueueGaugesParams,
@@ -199,6 +201,11 @@ export function checkCancelJobs(params: CancelJobsParams): void {
 export function checkRetryDeadJobs(params: RetryDeadJobsParams): void {
   assertStoredQueueName(params.queue);
   integerOption("limit", params.limit, 1, MAX_BATCH_SIZE);
+}
+
+export function checkLineParams(params: LineParams): void {
+  assertStoredQueueName(params.queue);
+  assertStorableKey("key", params.key, MAX_GROUP_KEY_LENGTH);
 }
 
 function checkClaim(params: { readonly queue: string; readonly workerId: string; readonly limit: number; readonly leaseMs: number }): void {

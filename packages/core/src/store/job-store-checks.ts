@@ -70,6 +70,7 @@ export const JOB_STORE_CHECKS: { readonly [K in StoreCall]: CallCheck<K> | null 
   retryJob: check.checkJobIdParams,
   runJobNow: check.checkJobIdParams,
   retryDeadJobs: check.checkRetryDeadJobs,
+  releaseLine: check.checkLineParams,
   /** Hands the store the change as `checkControlsChange` returns it: checked, frozen, with nothing but its three fields. */
   setQueueControls(queue, change) {
     // A name that breaks the rule reaches the store, which only updates a queues row that already holds it.

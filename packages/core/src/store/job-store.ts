@@ -41,7 +41,23 @@ export interface NewJob {
   readonly startBy?: Date | null;
   /** No attempt starts later than this many ms after the job's `run_at`; `null` or left out for none. Never with `startBy`. */
   readonly expireInMs?: number | null;
+  /**
+   * The job's group (a tenant, a customer), or its serial key when `serial`
+   * is set; `null` or left out for none. Claims of a queue with groups take
+   * turns among them, and a queue's `maxRunningPerGroup` caps each.
+   */
+  readonly groupKey?: string | null;
+  /**
+   * Set when `groupKey` is a serial key: the key's jobs run one at a time,
+   * in enqueue order. What the line does when one of them dies: `hold`
+   * (nothing behind it runs until it is retried, or the line is released)
+   * or `release` (the next one runs). `null` or left out: not serial.
+   */
+  readonly serial?: SerialOnDead | null;
 }
+
+/** What a serial line does when one of its jobs dies: see {@link NewJob.serial}. */
+export type SerialOnDead = "hold" | "release";
 
 /** A unique window: see {@link NewJob.unique}. */
 export interface UniqueWindow {

@@ -7,6 +7,7 @@ import type {
   ListJobsParams,
   ReadQueueGaugesParams,
   RetryDeadJobsParams,
+  LineParams,
 } from "./store-params";
 import type { JobLogRecord } from "../job/job-log";
 import type { JobRecord } from "../job/job-record";
@@ -99,6 +100,13 @@ export interface OperatorStore {
    * active job are left dead. Returns how many it queued.
    */
   retryDeadJobs(params: RetryDeadJobsParams): Promise<number>;
+
+  /**
+   * Lets a serial line that a dead job holds (see `EnqueueOptions.serialKey`)
+   * go on: its next job may start; the dead job stays dead. False when the
+   * line is not held.
+   */
+  releaseLine(params: LineParams): Promise<boolean>;
 
   /**
    * Changes the operator controls of `queue` (pause, running cap, rate

@@ -193,6 +193,13 @@ export interface RetryDeadJobsParams {
   readonly limit: number;
 }
 
+/** What {@link JobStore.releaseLine} takes: a serial line, by its queue and key. */
+export interface LineParams {
+  readonly queue: string;
+  /** The line's serial key (`serialKey` at enqueue). */
+  readonly key: string;
+}
+
 /** The states {@link JobStore.cancelJobs} may cancel in bulk: jobs no worker holds. */
 export type WaitingJobState = "queued" | "failed";
 

@@ -68,6 +68,8 @@ function jobRecord(state: JobState, fields: Partial<JobRecord>): JobRecord {
     lockedBy: null,
     lockedUntil: null,
     dedupeKey: null,
+    group: null,
+    serialKey: null,
     startBy: null,
     lastError: null,
     errorCode: null,

@@ -17,6 +17,7 @@ function controls(queue: string, retention: Partial<QueueRetention>): QueueContr
     queue,
     paused: false,
     maxRunning: null,
+    maxRunningPerGroup: null,
     rateLimit: null,
     retention: { succeededDays: null, deadDays: null, cancelledDays: null, ...retention },
     updatedAt: new Date(0),

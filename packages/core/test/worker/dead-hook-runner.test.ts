@@ -76,6 +76,8 @@ function jobRecord(id: string): JobRecord {
     lockedBy: "w",
     lockedUntil: null,
     dedupeKey: null,
+    group: null,
+    serialKey: null,
     startBy: null,
     lastError: "Error: boom",
     errorCode: ErrorCode.Unknown,

@@ -8,7 +8,8 @@ import { moveToFinished, type JobValues } from "./finished-jobs";
 /**
  * Cancels up to `limit` jobs of a queue that wait in `states` (`queued`,
  * `failed`: no worker holds them) in one statement, as `cancelJob` would
- * (moved to `finished_jobs` as `cancelled`, `finished_at = now()`), in claim order; returns how many,
+ * (moved to `finished_jobs` as `cancelled`, `finished_at = now()`), in the claim index's order (jobs
+ * without a group first, then group by group, each in claim order); returns how many,
  * and tells their waiters (see `announceFinished`). Candidates come from
  * `jobs_claim_idx` (the literal `state IN ('queued', 'failed')` lets the
  * planner use the partial index; `$2` narrows it) and are locked `FOR
@@ -22,7 +23,7 @@ import { moveToFinished, type JobValues } from "./finished-jobs";
  * WITH picked AS MATERIALIZED (
  *   SELECT id FROM "stint"."jobs"
  *    WHERE queue = $1 AND state IN ('queued', 'failed') AND state = ANY($2::text[])
- *    ORDER BY priority DESC, run_at, id
+ *    ORDER BY group_key, priority DESC, run_at, id
  *    LIMIT $3
  *    FOR UPDATE SKIP LOCKED),
  * cancelled AS (DELETE FROM "stint"."jobs" AS jobs USING picked WHERE jobs.id = picked.id RETURNING jobs.*),
@@ -41,7 +42,7 @@ import { moveToFinished, type JobValues } from "./finished-jobs";
 export async function cancelJobs(executor: Kysely<any>, schema: string, params: CancelJobsParams): Promise<number> {
   const pick = sql`SELECT id FROM ${jobsTable(schema)}
    WHERE queue = ${params.queue} AND state IN ('queued', 'failed') AND state = ANY(${[...params.states]}::text[])
-   ORDER BY priority DESC, run_at, id
+   ORDER BY group_key, priority DESC, run_at, id
    LIMIT ${params.limit}::integer
    FOR UPDATE SKIP LOCKED`;
   return cancelPicked(executor, schema, pick, {});

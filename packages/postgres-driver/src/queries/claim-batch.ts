@@ -40,42 +40,54 @@ import { notifyJobEvents } from "./notify-job-events";
 export async function claimBatch(statements: Statements, schema: string, params: ClaimBatchParams, controlled: ControlledQueues): Promise<ClaimedBatch> {
   if (!controlled.has(params.queue)) {
     try {
-      return claimedBatch((await runClaim(statements, schema, params, false)).rows);
+      return claimedBatch((await runClaim(statements, schema, params, "plain")).rows);
     } catch (thrown) {
       if ((thrown as { code?: unknown } | null)?.code !== CONTROLS_APPLY_SQLSTATE) throw thrown;
-      controlled.add(params.queue);
+      controlled.set(params.queue, "controlled");
     }
   }
-  const { rows } = await runClaim(statements, schema, params, true);
+  const mode = controlled.get(params.queue) === "grouped" ? "grouped" : "controlled";
+  const { rows } = await runClaim(statements, schema, params, mode);
   const control = rows.find((row) => row.held_paused !== null);
   if (control === undefined) {
     controlled.delete(params.queue);
     return claimedBatch(rows);
   }
   const jobs = rows.filter((row) => row !== control);
+  if ((control.held_grouped === true) !== (mode === "grouped")) {
+    // The queue gained its first group since the last claim: from now on it takes turns among groups. What this claim
+    // left of its limit is asked for at once, the grouped way, rather than left to the next wake-up.
+    controlled.set(params.queue, control.held_grouped === true ? "grouped" : "controlled");
+    if (jobs.length < params.limit && control.held_paused !== true) {
+      const more = await claimBatch(statements, schema, { ...params, limit: params.limit - jobs.length }, controlled);
+      return Object.freeze(Object.assign([...claimedBatch(jobs), ...more], more.hold === undefined ? {} : { hold: more.hold }));
+    }
+  }
   if (control.held_paused !== true && control.held_retry_ms === null) return claimedBatch(jobs);
   return claimedBatch(jobs, { paused: control.held_paused === true, retryAfterMs: control.held_retry_ms });
 }
 
 /**
- * The queues whose last claim found controls on them (see {@link claimBatch});
- * one set per store. A queue wrongly left out costs one refused statement;
- * one wrongly kept costs the controls' lookup until its next claim.
+ * How each queue's last claim found it (see {@link claimBatch}); one map per
+ * store. A queue missing here has no controls and no groups as far as this
+ * store knows: it is claimed with the plain statement, which refuses
+ * (`SQ901`) when that is no longer true. A queue wrongly left out costs one
+ * refused statement; one wrongly kept costs the controls' lookup until its
+ * next claim.
  */
-export type ControlledQueues = Set<string>;
+export type ControlledQueues = Map<string, "controlled" | "grouped">;
 
-function runClaim(statements: Statements, schema: string, params: ClaimBatchParams, withControls: boolean): Promise<StatementResult<ClaimRow>> {
+/** Which claim statement runs: without controls, with them, or with them and turns among groups. */
+type ClaimMode = "plain" | "controlled" | "grouped";
+
+function runClaim(statements: Statements, schema: string, params: ClaimBatchParams, mode: ClaimMode): Promise<StatementResult<ClaimRow>> {
   const takeOverExpired = params.takeOverExpired !== false;
   const fitsDeadline = params.maxTimeoutMs !== undefined;
   const durable = params.durable === true;
   const statement = CLAIMS.statement(
-    `${schema}:${takeOverExpired}:${fitsDeadline}:${withControls}:${durable}`,
+    `${schema}:${takeOverExpired}:${fitsDeadline}:${mode}:${durable}`,
     () =>
-      claimBatchStatement(
-        schema,
-        { ...SLOTS, takeOverExpired, durable, ...(fitsDeadline ? { maxTimeoutMs: valueSlot<number>("maxTimeoutMs") } : {}) },
-        withControls,
-      ),
+      claimBatchStatement(schema, { ...SLOTS, takeOverExpired, durable, ...(fitsDeadline ? { maxTimeoutMs: valueSlot<number>("maxTimeoutMs") } : {}) }, mode),
     params,
   );
   return statements.run<ClaimRow>(statement);
@@ -93,30 +105,40 @@ const SLOTS = {
 } as const;
 
 /**
- * The claim statement itself (exported for plan tests and `EXPLAIN`):
- * with the queue's controls applied, or (`withControls: false`) with a
- * check that the queue has none, which raises `SQ901` when it does.
+ * The claim statement itself (exported for plan tests and `EXPLAIN`), in
+ * one of three modes:
+ * - `"plain"`: with a check that the queue has no controls and no groups,
+ *   which raises `SQ901` when it has;
+ * - `"controlled"`: the queue's controls applied (`claim_room`);
+ * - `"grouped"`: the controls applied, and the room shared among the
+ *   queue's groups and serial lines (`claim_group_turns`, see
+ *   `claimGroupTurnsFunction`): each group's due jobs are one range of
+ *   `jobs_claim_idx`, each line's head one entry of `jobs_line_idx`.
+ *
+ * In the first two only jobs without a group are claimed (`group_key =
+ * ''`, the claim index's first range of the queue).
  */
-export function claimBatchStatement(schema: string, params: ClaimBatchParams, withControls = true): RawBuilder<ClaimRow> {
+export function claimBatchStatement(schema: string, params: ClaimBatchParams, mode: ClaimMode = "controlled"): RawBuilder<ClaimRow> {
   const jobs = jobsTable(schema);
+  const withControls = mode !== "plain";
   const fitsDeadline = params.maxTimeoutMs === undefined ? sql`` : sql`AND (timeout_ms IS NULL OR timeout_ms <= ${params.maxTimeoutMs}::integer)`;
   // No attempt starts after a job's start-by deadline; the expiry sweep cancels such jobs (see cancelExpiredJobs). A
   // follow-up run waits while the job it follows is active. OFFSET 0 keeps the lookup a primary-key probe made only for
   // a row that follows another: without it the planner may hash the whole of jobs once per claim instead.
-  const notExpired = sql`AND (start_by IS NULL OR start_by > now())
-     AND (follows IS NULL OR NOT EXISTS (SELECT FROM ${jobs} AS followed
-                                          WHERE followed.id = ${jobs}.follows AND followed.state IN ('queued', 'running', 'failed') OFFSET 0))`;
-  const hasControls = sql`q.name = ${params.queue}::text AND (q.paused OR q.max_running IS NOT NULL OR q.rate_limit IS NOT NULL)`;
+  const notExpired = (row: RawBuilder<unknown>): RawBuilder<unknown> => sql`AND (${row}.start_by IS NULL OR ${row}.start_by > now())
+     AND (${row}.follows IS NULL OR NOT EXISTS (SELECT FROM ${jobs} AS followed
+                                          WHERE followed.id = ${row}.follows AND followed.state IN ('queued', 'running', 'failed') OFFSET 0))`;
+  const hasControls = sql`q.name = ${params.queue}::text AND (q.paused OR q.max_running IS NOT NULL OR q.rate_limit IS NOT NULL OR q.grouped)`;
   const room = withControls
     ? sql`COALESCE((SELECT room FROM control), ${params.limit}::integer)`
     : sql`CASE WHEN EXISTS (SELECT FROM ${sql.id(schema, "queues")} AS q WHERE ${hasControls})
           THEN ${sql.id(schema, "controls_apply")}(${params.queue}::text) ELSE ${params.limit}::integer END`;
   const pickDue = (column: "id" | "ctid"): RawBuilder<unknown> => sql`SELECT ${sql.raw(column)} FROM ${jobs}
-   WHERE queue = ${params.queue} AND state IN ('queued', 'failed') AND run_at <= now() ${fitsDeadline} ${notExpired}
+   WHERE queue = ${params.queue} AND group_key = '' AND state IN ('queued', 'failed') AND run_at <= now() ${fitsDeadline} ${notExpired(jobs)}
    ORDER BY priority DESC, run_at, id
    LIMIT ${room}
    FOR UPDATE SKIP LOCKED`;
-  const due = pickDue("id");
+  const due = mode === "grouped" ? dueByTurns(schema, params, sql`${fitsDeadline} ${notExpired(sql.id("j"))}`) : pickDue("id");
   // Without expired leases the picked rows are found where they lie (see docs/schema.md, "The claim").
   // Unless asked to wait, the claim's transaction does not wait for its WAL flush (see docs/schema.md, "The claim"): an
   // uncorrelated subquery, run once before the update reads a row.
@@ -135,21 +157,32 @@ export function claimBatchStatement(schema: string, params: ClaimBatchParams, wi
   // Job-event listeners hear of the claimed jobs (see notifyJobEvents) in a condition true for every row: uncorrelated,
   // it runs once, before the rows, and adds no join to the answer.
   const notified = sql`WHERE ${notifyJobEvents(schema, sql`claimed`, { kind: sql`'started'`, attempt: sql.ref("attempts") })} >= 0`;
+  // A grouped claim that found every group held by other claims asks again soon rather than at the next wake-up.
+  const retryAfter =
+    mode === "grouped"
+      ? sql`COALESCE(control.retry_after_ms, CASE WHEN control.room > 0 AND NOT EXISTS (SELECT FROM turns) THEN ${sql.lit(GROUPS_BUSY_RETRY_MS)}::integer END)`
+      : sql`control.retry_after_ms`;
   // With controls, the claimed rows and one more, with a null id, that says what the controls did.
   const answer = withControls
-    ? sql`SELECT claimed.*, NULL::boolean AS held_paused, NULL::integer AS held_retry_ms FROM claimed ${notified}
+    ? sql`SELECT claimed.*, NULL::boolean AS held_paused, NULL::integer AS held_retry_ms, NULL::boolean AS held_grouped FROM claimed ${notified}
 UNION ALL
 SELECT NULL::bigint, ${params.queue}::text, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer, NULL::smallint, NULL::integer, NULL::float8, NULL::float8,
-       control.paused, control.retry_after_ms
+       control.paused, ${retryAfter}, control.grouped
   FROM control`
     : sql`SELECT claimed.* FROM claimed ${notified}`;
   // claim_room takes the queue's name from the row, so it runs only for a queue whose row holds a control.
   const control = withControls
     ? sql`control AS MATERIALIZED (
-  SELECT room.* FROM ${sql.id(schema, "queues")} AS q CROSS JOIN LATERAL ${sql.id(schema, "claim_room")}(q.name, ${params.limit}::integer) AS room
+  SELECT room.*, q.grouped FROM ${sql.id(schema, "queues")} AS q CROSS JOIN LATERAL ${sql.id(schema, "claim_room")}(q.name, ${params.limit}::integer) AS room
    WHERE ${hasControls}),`
     : sql``;
-  if (params.takeOverExpired === false) {
+  const turns =
+    mode === "grouped"
+      ? sql`turns AS MATERIALIZED (
+  SELECT * FROM ${sql.id(schema, "claim_group_turns")}(${params.queue}::text, ${room})
+),`
+      : sql``;
+  if (params.takeOverExpired === false && mode !== "grouped") {
     return sql<ClaimRow>`WITH ${control}
 claimed AS (
   ${claim}
@@ -158,20 +191,25 @@ claimed AS (
 )
 ${answer}`;
   }
-  return sql<ClaimRow>`WITH ${control}
-due AS MATERIALIZED (
-  ${due}
-),
-expired AS MATERIALIZED (
+  const expired =
+    params.takeOverExpired === false
+      ? sql`expired AS (SELECT NULL::bigint AS id WHERE false),`
+      : sql`expired AS MATERIALIZED (
   SELECT id, attempts, locked_by, started_at, locked_until FROM ${jobs}
-   WHERE queue = ${params.queue} AND state = 'running' AND locked_until < now() AND attempts < max_attempts ${fitsDeadline} ${notExpired}
+   WHERE queue = ${params.queue} AND state = 'running' AND locked_until < now() AND attempts < max_attempts ${fitsDeadline} ${notExpired(jobs)}
    ORDER BY locked_until
    LIMIT greatest(${room} - (SELECT count(*) FROM due), 0)
    FOR UPDATE SKIP LOCKED
 ),
 lease_lost AS (
   ${leaseLostInsert(schema, "expired", sql`'worker ' || ${params.workerId}::text`)}
+),`;
+  return sql<ClaimRow>`WITH ${control}
+${turns}
+due AS MATERIALIZED (
+  ${due}
 ),
+${expired}
 claimed AS (
   ${claim}
    WHERE jobs.id = ANY(ARRAY(SELECT id FROM due UNION ALL SELECT id FROM expired)) ${commit}
@@ -180,5 +218,38 @@ claimed AS (
 ${answer}`;
 }
 
+/** How soon a grouped claim that found every group held by other claims asks again, in ms. */
+const GROUPS_BUSY_RETRY_MS = 5;
+
+/**
+ * The due jobs of the turns `claim_group_turns` gave this claim: from a
+ * group, its `take` first jobs in the claim index's order; from a serial
+ * line, its head (lowest id among its waiting jobs) when that is due.
+ * A line whose head waits for a retry stays held: nothing behind it runs.
+ */
+function dueByTurns(schema: string, params: ClaimBatchParams, filters: RawBuilder<unknown>): RawBuilder<unknown> {
+  const jobs = jobsTable(schema);
+  return sql`SELECT picked.id FROM turns CROSS JOIN LATERAL (
+    SELECT j.id FROM ${jobs} AS j
+     WHERE j.queue = ${params.queue} AND j.group_key = turns.turn_key AND j.state IN ('queued', 'failed') AND j.run_at <= now() ${filters}
+     ORDER BY j.priority DESC, j.run_at, j.id
+     LIMIT turns.take
+       FOR UPDATE SKIP LOCKED) AS picked
+   WHERE NOT turns.turn_serial
+  UNION ALL
+  SELECT head.id FROM turns CROSS JOIN LATERAL (
+    SELECT j.id FROM ${jobs} AS j
+     WHERE j.id = (SELECT line.id FROM ${jobs} AS line
+                    WHERE line.queue = ${params.queue} AND line.group_key = turns.turn_key AND line.serial IS NOT NULL AND line.state IN ('queued', 'failed')
+                    ORDER BY line.id LIMIT 1)
+       AND j.run_at <= now() ${filters}
+       FOR UPDATE SKIP LOCKED) AS head
+   WHERE turns.turn_serial AND turns.take > 0`;
+}
+
 /** A claimed job's row, or the one row that says what the queue's controls did (id null; `held_*` null in claimed rows). */
-type ClaimRow = ClaimedRow & { readonly held_paused: boolean | null; readonly held_retry_ms: number | null };
+type ClaimRow = ClaimedRow & {
+  readonly held_paused: boolean | null;
+  readonly held_retry_ms: number | null;
+  readonly held_grouped?: boolean | null;
+};

@@ -44,6 +44,10 @@ export const EXPECTED_INDEXES: readonly ExpectedIndex[] = Object.freeze([
   { table: "jobs", name: "jobs_start_by_idx", since: 21 },
   { table: "unique_windows", name: "unique_windows_pkey", since: 21 },
   { table: "unique_windows", name: "unique_windows_until_idx", since: 21 },
+  { table: "jobs", name: "jobs_line_idx", since: 23 },
+  { table: "jobs", name: "jobs_group_running_idx", since: 23 },
+  { table: "job_groups", name: "job_groups_pkey", since: 23 },
+  { table: "job_groups", name: "job_groups_turn_idx", since: 23 },
 ]);
 
 /** An index found in the schema. */

@@ -6,6 +6,7 @@ import { DEDUPE_CONFLICT_TARGET, isActive, MAX_DEDUPE_TRIES } from "./active-sta
 import { CompiledStatements, valueSlot } from "./compiled-statement";
 import { compileStatement } from "./named-statement";
 import { jobsTable } from "./job-row";
+import { hasGroup } from "./enqueue";
 import { joinNotifying, notifyJobEvents } from "./notify-job-events";
 
 interface BatchRow {
@@ -90,17 +91,19 @@ function enqueueManyStatement(schema: string, jobs: readonly NewJob[]): RawBuild
                 ${jobs.map((job) => job.dedupeKey)}::text[],
                 ${jobs.map((job) => job.metaJson ?? null)}::text[],
                 ${jobs.map((job) => job.startBy ?? null)}::timestamptz[],
-                ${jobs.map((job) => job.expireInMs ?? null)}::double precision[])
-         WITH ORDINALITY AS i(queue, payload, priority, max_attempts, timeout_ms, run_at, delay_ms, dedupe_key, meta, start_by, expire_in_ms, ord)
+                ${jobs.map((job) => job.expireInMs ?? null)}::double precision[],
+                ${jobs.map((job) => job.groupKey ?? "")}::text[],
+                ${jobs.map((job) => job.serial ?? null)}::text[])
+         WITH ORDINALITY AS i(queue, payload, priority, max_attempts, timeout_ms, run_at, delay_ms, dedupe_key, meta, start_by, expire_in_ms, group_key, serial, ord)
 ),
 fresh AS MATERIALIZED (
   SELECT nextval(${sequence}::regclass) AS id, input.* FROM input WHERE input.ord = input.first_ord ORDER BY input.ord
 ),
 inserted AS (
-  INSERT INTO ${table} (id, queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta, start_by)
+  INSERT INTO ${table} (id, queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta, start_by, group_key, serial)
   SELECT id, queue, payload::jsonb, priority, max_attempts, timeout_ms,
          COALESCE(run_at, now()) + delay_ms * interval '1 millisecond', dedupe_key, meta::jsonb,
-         COALESCE(start_by, COALESCE(run_at, now()) + (delay_ms + expire_in_ms) * interval '1 millisecond')
+         COALESCE(start_by, COALESCE(run_at, now()) + (delay_ms + expire_in_ms) * interval '1 millisecond'), group_key, serial
     FROM fresh
    ORDER BY queue COLLATE "C", dedupe_key COLLATE "C", ord
   ON CONFLICT ${DEDUPE_CONFLICT_TARGET} DO NOTHING
@@ -145,7 +148,8 @@ const PLAIN_INSERTS = new CompiledStatements();
  */
 async function insertWithoutKeys(statements: Statements, schema: string, jobs: readonly NewJob[]): Promise<readonly EnqueueResult[]> {
   const deadlines = jobs.some((job) => job.startBy != null || job.expireInMs != null);
-  const statement = PLAIN_INSERTS.statement(`${schema}:${deadlines}`, () => plainInsertStatement(schema, deadlines), {
+  const groups = jobs.some(hasGroup);
+  const statement = PLAIN_INSERTS.statement(`${schema}:${deadlines}:${groups}`, () => plainInsertStatement(schema, deadlines, groups), {
     queues: jobs.map((job) => job.queue),
     payloads: `[${jobs.map((job) => job.payloadJson).join(",")}]`,
     priorities: jobs.map((job) => job.priority),
@@ -155,6 +159,7 @@ async function insertWithoutKeys(statements: Statements, schema: string, jobs: r
     delays: jobs.map((job) => job.delayMs),
     metas: jobs.map((job) => job.metaJson ?? null),
     ...(deadlines ? { startBys: jobs.map((job) => job.startBy ?? null), expireIns: jobs.map((job) => job.expireInMs ?? null) } : {}),
+    ...(groups ? { groupKeys: jobs.map((job) => job.groupKey ?? ""), serials: jobs.map((job) => job.serial ?? null) } : {}),
   });
   const { rows } = await statements.run<{ readonly id: string }>(statement);
   if (rows.length !== jobs.length) throw new InfrastructureError(`enqueueMany inserted ${rows.length} of ${jobs.length} jobs`);
@@ -162,17 +167,27 @@ async function insertWithoutKeys(statements: Statements, schema: string, jobs: r
   return Object.freeze(ids.map((id) => Object.freeze({ id, duplicate: false })));
 }
 
-function plainInsertStatement(schema: string, deadlines: boolean): RawBuilder<{ readonly id: string }> {
+function plainInsertStatement(schema: string, deadlines: boolean, groups: boolean): RawBuilder<{ readonly id: string }> {
   const sequence = `"${schema}".jobs_id_seq`;
-  // Only a batch with deadlines reads and writes them, so a batch without stays the statement it was.
-  const [column, value, arrays, names] = deadlines
+  // Only a batch with deadlines (or groups) reads and writes them, so a batch without stays the statement it was.
+  const none = [sql``, sql``, sql``, sql``];
+  const deadline = deadlines
     ? [
         sql`, start_by`,
         sql`, COALESCE(i.start_by, COALESCE(i.run_at, now()) + (i.delay_ms + i.expire_in_ms) * interval '1 millisecond')`,
         sql`, unnest(${valueSlot("startBys")}::timestamptz[]), unnest(${valueSlot("expireIns")}::double precision[])`,
         sql`, start_by, expire_in_ms`,
       ]
-    : [sql``, sql``, sql``, sql``];
+    : none;
+  const group = groups
+    ? [
+        sql`, group_key, serial`,
+        sql`, i.group_key, i.serial`,
+        sql`, unnest(${valueSlot("groupKeys")}::text[]), unnest(${valueSlot("serials")}::text[])`,
+        sql`, group_key, serial`,
+      ]
+    : none;
+  const [column, value, arrays, names] = deadline.map((part, index) => sql`${part}${group[index]}`);
   return sql<{ readonly id: string }>`WITH inserted AS (
 INSERT INTO ${jobsTable(schema)} (id, queue, payload, priority, max_attempts, timeout_ms, run_at, meta${column})
 SELECT nextval(${sql.lit(sequence)}::regclass), i.queue, i.payload, i.priority, i.max_attempts, i.timeout_ms,

@@ -37,9 +37,10 @@ import { enqueueInWindowStatement } from "./enqueue-in-window";
 export async function enqueue(statements: Statements, schema: string, job: NewJob): Promise<EnqueueResult> {
   const variant = variantOf(job);
   const deadline = hasDeadline(job);
-  const key = `${schema}:${variant}:${deadline}`;
+  const grouped = hasGroup(job);
+  const key = `${schema}:${variant}:${deadline}:${grouped}`;
   const build = (): RawBuilder<EnqueueRow> => {
-    const slots = { ...SLOTS, ...(deadline ? DEADLINE_SLOTS : {}) };
+    const slots = { ...SLOTS, ...(deadline ? DEADLINE_SLOTS : {}), ...(grouped ? GROUP_SLOTS : {}) };
     if (variant === "unique") return enqueueInWindowStatement(schema, slots);
     return enqueueStatement(schema, {
       ...slots,
@@ -52,6 +53,8 @@ export async function enqueue(statements: Statements, schema: string, job: NewJo
     ...(job.unique ? { uniqueKey: job.unique.key, uniqueForMs: job.unique.forMs } : {}),
     startBy: job.startBy ?? null,
     expireInMs: job.expireInMs ?? null,
+    groupKey: job.groupKey ?? null,
+    serial: job.serial ?? null,
   };
   for (let tries = 0; tries < MAX_DEDUPE_TRIES; tries += 1) {
     const { rows } = await statements.run<EnqueueRow>(ENQUEUES.statement(key, build, values));
@@ -72,6 +75,11 @@ function variantOf(job: NewJob): "plain" | "keep" | "replace" | "unique" {
 /** Whether `job` has a start-by deadline (either way of giving one). */
 function hasDeadline(job: NewJob): boolean {
   return (job.startBy !== undefined && job.startBy !== null) || (job.expireInMs !== undefined && job.expireInMs !== null);
+}
+
+/** Whether `job` has a group or a serial key. */
+export function hasGroup(job: NewJob): boolean {
+  return job.groupKey !== undefined && job.groupKey !== null;
 }
 
 /** What the enqueue statement answers. */
@@ -101,12 +109,16 @@ const SLOTS: NewJob = {
 /** The slots of a deadline, in the variants of jobs that have one. */
 const DEADLINE_SLOTS: Pick<NewJob, "startBy" | "expireInMs"> = { startBy: valueSlot("startBy"), expireInMs: valueSlot("expireInMs") };
 
+/** The slots of a group or serial key, in the variants of jobs that have one. */
+const GROUP_SLOTS: Pick<NewJob, "groupKey" | "serial"> = { groupKey: valueSlot("groupKey"), serial: valueSlot("serial") };
+
 /**
  * `INSERT INTO jobs (…) VALUES (…)` of one job, or with `select` `INSERT …
  * SELECT <id>, … <from>` (a `FROM`/`WHERE` tail that says when, and after
  * what, the row is inserted); `start_by` only for a job with a deadline
- * (`startBy`, or `expireInMs` after `run_at`), so the plain insert stays
- * what it was.
+ * (`startBy`, or `expireInMs` after `run_at`), and `group_key` and
+ * `serial` only for a job with a group or serial key, so the plain insert
+ * stays what it was.
  */
 export function insertStatement(
   schema: string,
@@ -116,15 +128,17 @@ export function insertStatement(
   const id = select?.id;
   const runAt = sql`COALESCE(${job.runAt}::timestamptz, now()) + ${millisecondsInterval(job.delayMs)}`;
   const deadline = job.startBy !== undefined && job.startBy !== null;
+  const grouped = hasGroup(job);
   const columns = sql.raw(
-    `${id === undefined ? "" : "id, "}queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta${deadline ? ", start_by" : ""}${select?.follows === undefined ? "" : ", follows"}`,
+    `${id === undefined ? "" : "id, "}queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta${deadline ? ", start_by" : ""}${grouped ? ", group_key, serial" : ""}${select?.follows === undefined ? "" : ", follows"}`,
   );
+  const group = grouped ? sql`, ${job.groupKey}::text, ${job.serial ?? null}::text` : sql``;
   const follows = select?.follows === undefined ? sql`` : sql`, ${select.follows}`;
   const startBy = deadline ? sql`, COALESCE(${job.startBy}::timestamptz, ${runAt} + ${millisecondsInterval(job.expireInMs as number)})` : sql``;
   return sql`INSERT INTO ${jobsTable(schema)} AS jobs (${columns})
   ${id === undefined ? sql`VALUES (` : sql`SELECT ${id}, `}${job.queue}, ${job.payloadJson}::jsonb, ${job.priority}::smallint, ${job.maxAttempts}::integer,
           ${job.timeoutMs}::integer, ${runAt},
-          ${job.dedupeKey ?? sql`NULL`}::text, ${job.metaJson ?? null}::jsonb${startBy}${follows}${
+          ${job.dedupeKey ?? sql`NULL`}::text, ${job.metaJson ?? null}::jsonb${startBy}${group}${follows}${
             select === undefined
               ? sql`)`
               : sql`

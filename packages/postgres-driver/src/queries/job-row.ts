@@ -40,6 +40,8 @@ export const JOB_COLUMN_NAMES = Object.freeze([
   "progress",
   "start_by",
   "follows",
+  "group_key",
+  "serial",
 ] as const);
 
 /** A column of a job row. */
@@ -67,6 +69,8 @@ export interface JobRow {
   readonly locked_until: Date | number | null;
   readonly dedupe_key: string | null;
   readonly start_by: Date | number | null;
+  readonly group_key: string;
+  readonly serial: string | null;
   readonly last_error: string | null;
   readonly error_code: string | null;
   readonly result: unknown;
@@ -133,6 +137,8 @@ export function toJobRecord(row: JobRow): JobRecord {
     lockedUntil: nullableTimestamp(row.locked_until),
     dedupeKey: row.dedupe_key,
     startBy: nullableTimestamp(row.start_by),
+    group: row.serial === null && row.group_key !== "" ? row.group_key : null,
+    serialKey: row.serial === null ? null : row.group_key,
     lastError: row.last_error,
     errorCode: row.error_code,
     result: row.result,

@@ -1,4 +1,5 @@
 import type { MarkJobsDeadParams } from "@stint/core/driver";
+import { lineHoldInsert } from "./line-hold";
 import { sql } from "kysely";
 import type { Statements } from "../connection/statement";
 import { finalizeMovingAttempts, millisecondsBetween, workerDuration } from "./attempt-history";
@@ -78,9 +79,10 @@ export async function markJobsDead(statements: Statements, schema: string, param
       also: routes
         ? [
             deadHookInsert(schema, "finalized"),
+            lineHoldInsert(schema, "removed"),
             deadLetterInsert(schema, "removed", { errorCode: sql.ref("removed.finished_error_code"), lastError: sql.ref("removed.finished_last_error") }),
           ]
-        : [deadHookInsert(schema, "finalized")],
+        : [deadHookInsert(schema, "finalized"), lineHoldInsert(schema, "removed")],
       ...(routes ? { returning: deadLetterIdColumn(schema) } : {}),
       event: sql`'dead'`,
     },

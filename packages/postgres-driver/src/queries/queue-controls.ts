@@ -9,6 +9,7 @@ interface ControlsRow {
   readonly name: string;
   readonly paused: boolean;
   readonly max_running: number | null;
+  readonly max_running_per_group: number | null;
   readonly rate_limit: number | null;
   readonly rate_period_ms: number | null;
   readonly succeeded_days: number | null;
@@ -17,7 +18,7 @@ interface ControlsRow {
   readonly updated_at: Date | number;
 }
 
-const CONTROL_COLUMNS = sql`name, paused, max_running, rate_limit, rate_period_ms, succeeded_days, dead_days, cancelled_days, updated_at`;
+const CONTROL_COLUMNS = sql`name, paused, max_running, max_running_per_group, rate_limit, rate_period_ms, succeeded_days, dead_days, cancelled_days, updated_at`;
 
 /** The `queues` column of each field of a queue's retention. */
 const RETENTION_COLUMNS = { succeededDays: "succeeded_days", deadDays: "dead_days", cancelledDays: "cancelled_days" } as const;
@@ -33,10 +34,10 @@ const RETENTION_COLUMNS = { succeededDays: "succeeded_days", deadDays: "dead_day
  *
  * ### SQL
  * ```sql
- * INSERT INTO "stint"."queues" AS q (name, paused, max_running, rate_limit, rate_period_ms, succeeded_days, dead_days, cancelled_days)
- * VALUES ($1, coalesce($2, false), $3, $4, $5, $6, $7, $8)
+ * INSERT INTO "stint"."queues" AS q (name, paused, max_running, max_running_per_group, rate_limit, rate_period_ms, succeeded_days, dead_days, cancelled_days)
+ * VALUES ($1, coalesce($2, false), $3, $4, $5, $6, $7, $8, $9)
  * ON CONFLICT (name) DO UPDATE SET <the fields given>, updated_at = now()
- * RETURNING name, paused, max_running, rate_limit, rate_period_ms, succeeded_days, dead_days, cancelled_days, updated_at
+ * RETURNING name, paused, max_running, max_running_per_group, rate_limit, rate_period_ms, succeeded_days, dead_days, cancelled_days, updated_at
  * ```
  *
  * @example
@@ -48,6 +49,7 @@ export async function setQueueControls(db: Kysely<any>, schema: string, queue: s
   const sets: RawBuilder<unknown>[] = [sql`updated_at = now()`];
   if (change.paused !== undefined) sets.push(sql`paused = ${change.paused}`);
   if (change.maxRunning !== undefined) sets.push(sql`max_running = ${change.maxRunning}::integer`);
+  if (change.maxRunningPerGroup !== undefined) sets.push(sql`max_running_per_group = ${change.maxRunningPerGroup}::integer`);
   if (change.rateLimit !== undefined) {
     sets.push(sql`rate_limit = ${change.rateLimit?.limit ?? null}::integer, rate_period_ms = ${change.rateLimit?.periodMs ?? null}::integer`);
     sets.push(sql`rate_tokens = NULL, rate_refilled_at = NULL`);
@@ -65,8 +67,8 @@ export async function setQueueControls(db: Kysely<any>, schema: string, queue: s
     return toQueueControls(updated[0]!);
   }
   const { rows } = await sql<ControlsRow>`INSERT INTO ${queuesTable(schema)} AS q
-      (name, paused, max_running, rate_limit, rate_period_ms, succeeded_days, dead_days, cancelled_days)
-    VALUES (${queue}, ${change.paused ?? false}, ${change.maxRunning ?? null}::integer, ${change.rateLimit?.limit ?? null}::integer,
+      (name, paused, max_running, max_running_per_group, rate_limit, rate_period_ms, succeeded_days, dead_days, cancelled_days)
+    VALUES (${queue}, ${change.paused ?? false}, ${change.maxRunning ?? null}::integer, ${change.maxRunningPerGroup ?? null}::integer, ${change.rateLimit?.limit ?? null}::integer,
             ${change.rateLimit?.periodMs ?? null}::integer, ${retention.succeededDays ?? null}::integer, ${retention.deadDays ?? null}::integer,
             ${retention.cancelledDays ?? null}::integer)
     ON CONFLICT (name) DO UPDATE SET ${sql.join(sets)}
@@ -95,6 +97,7 @@ function toQueueControls(row: ControlsRow): QueueControls {
     queue: row.name,
     paused: row.paused,
     maxRunning: row.max_running,
+    maxRunningPerGroup: row.max_running_per_group,
     rateLimit: row.rate_limit === null || row.rate_period_ms === null ? null : Object.freeze({ limit: row.rate_limit, periodMs: row.rate_period_ms }),
     retention: Object.freeze({ succeededDays: row.succeeded_days, deadDays: row.dead_days, cancelledDays: row.cancelled_days }),
     updatedAt: timestampValue(row.updated_at),

@@ -1,5 +1,6 @@
 import type { RescueExpiredLeasesParams, RescueResult } from "@stint/core/driver";
 import { ErrorCode } from "@stint/core";
+import { lineHoldInsert } from "./line-hold";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { leaseLostInsert, millisecondsBetween } from "./attempt-history";
 import { deadHookInsert } from "./dead-hooks-table";
@@ -84,6 +85,9 @@ hooks AS (
 ),
 copies AS (
   ${deadLetterInsert(schema, "died", { errorCode: sql`${ErrorCode.WorkerDied}::text`, lastError: sql.ref("died.died_last_error") })}
+),
+holds AS (
+  ${lineHoldInsert(schema, "died")}
 )
 SELECT count(*) FILTER (WHERE state = 'failed') AS retried,
        count(*) FILTER (WHERE state = 'dead') AS dead,

@@ -17,8 +17,8 @@ describe("the claim statement's plan", () => {
   /** The plans of both forms of the claim (with the queue's controls, and without them), one after the other. */
   async function claimPlan(maxTimeoutMs?: number, takeOverExpired = true, limit = 10): Promise<string> {
     const plans: string[] = [];
-    for (const withControls of [true, false]) {
-      const claim = claimBatchStatement(test.schema, { queue: "queue-2", workerId: "w", limit, leaseMs: 60_000, maxTimeoutMs, takeOverExpired }, withControls);
+    for (const mode of ["controlled", "plain"] as const) {
+      const claim = claimBatchStatement(test.schema, { queue: "queue-2", workerId: "w", limit, leaseMs: 60_000, maxTimeoutMs, takeOverExpired }, mode);
       const { rows } = await sql<{ "QUERY PLAN": string }>`EXPLAIN ${claim}`.execute(test.db);
       plans.push(rows.map((row) => row["QUERY PLAN"]).join("\n"));
     }
@@ -38,20 +38,16 @@ describe("the claim statement's plan", () => {
   it("commits without waiting for its WAL flush unless asked to, in every form", async () => {
     await fill();
     for (const takeOverExpired of [false, true]) {
-      for (const withControls of [false, true]) {
+      for (const mode of ["plain", "controlled", "grouped"] as const) {
         for (const durable of [false, true]) {
-          const claim = claimBatchStatement(
-            test.schema,
-            { queue: "queue-2", workerId: "w", limit: 1, leaseMs: 60_000, takeOverExpired, durable },
-            withControls,
-          );
+          const claim = claimBatchStatement(test.schema, { queue: "queue-2", workerId: "w", limit: 1, leaseMs: 60_000, takeOverExpired, durable }, mode);
           // In a transaction of its own, the setting the claim leaves is the one its commit goes by.
           const setting = await test.db.transaction().execute(async (tx) => {
             await claim.execute(tx);
             const { rows } = await sql<{ value: string }>`SELECT current_setting('synchronous_commit') AS value`.execute(tx);
             return rows[0]?.value;
           });
-          expect(setting, JSON.stringify({ takeOverExpired, withControls, durable })).to.equal(durable ? "on" : "off");
+          expect(setting, JSON.stringify({ takeOverExpired, mode, durable })).to.equal(durable ? "on" : "off");
         }
       }
     }

@@ -86,7 +86,7 @@ describe("queue controls on PostgreSQL", () => {
   });
 
   it("claims a queue without controls in the short form, and switches to the controls' form as soon as a control appears, and back", async () => {
-    const controlled: ControlledQueues = new Set();
+    const controlled: ControlledQueues = new Map();
     const claimOf = (limit: number) => claimBatch(test.statements, test.schema, { queue: "mail", workerId: "w1", limit, leaseMs: 60_000 }, controlled);
     await enqueue("mail", 6);
     expect(await claimOf(1)).to.have.length(1);
@@ -113,7 +113,7 @@ describe("queue controls on PostgreSQL", () => {
   it("refuses the short form of a claim for a queue with controls before it changes anything", async () => {
     await enqueue("mail", 2);
     await test.store.setQueueControls("mail", { maxRunning: 1 });
-    const short = claimBatchStatement(test.schema, { queue: "mail", workerId: "w1", limit: 2, leaseMs: 60_000 }, false);
+    const short = claimBatchStatement(test.schema, { queue: "mail", workerId: "w1", limit: 2, leaseMs: 60_000 }, "plain");
     const refusal = await short.execute(test.db).then(
       () => undefined,
       (thrown: unknown) => thrown as { code?: string; message?: string },

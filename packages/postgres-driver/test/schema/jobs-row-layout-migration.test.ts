@@ -29,9 +29,10 @@ describe("migration 6 (jobs-row-layout)", () => {
              ('mail', '{"to":"c"}', 'succeeded', 0, 1, 25, 'w1', NULL, NULL, NULL, NULL, '{"ok":true}', now(), now(), 12, NULL, NULL),
              ('sms', '{"to":"d"}', 'dead', 0, 3, 3, 'w2', NULL, NULL, 'boom', 'STINT_PERMANENT', NULL, now(), now(), 40, NULL, NULL)`.execute(db);
     await sql`GRANT SELECT ON ${jobs} TO PUBLIC`.execute(db);
-    // start_by and follows are version 22's: the rows are compared as version 6 wrote them.
+    // start_by and follows are version 22's, group_key and serial 23's: the rows are compared as version 6 wrote them.
+    const later = ["start_by", "follows", "group_key", "serial"];
     const rowsOf = async () =>
-      (await sql<Record<string, unknown>>`SELECT to_jsonb(jobs) - 'start_by' - 'follows' AS row FROM ${jobs} AS jobs ORDER BY id`.execute(db)).rows;
+      (await sql<Record<string, unknown>>`SELECT to_jsonb(jobs) - ${later}::text[] AS row FROM ${jobs} AS jobs ORDER BY id`.execute(db)).rows;
     const before = await rowsOf();
 
     // The finished rows stay in jobs, where this layout's checks look for them (version 15's move has its own test).
@@ -41,8 +42,8 @@ describe("migration 6 (jobs-row-layout)", () => {
 
     const { rows: columns } = await sql<{ name: string }>`SELECT attname AS name FROM pg_attribute
       WHERE attrelid = ${`${schema}.jobs`}::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`.execute(db);
-    // Columns later versions append (start_by, follows: 21) come after version 6's order.
-    const version6 = columns.map((column) => column.name).filter((name) => name !== "start_by" && name !== "follows");
+    // Columns later versions append (start_by, follows: 22; group_key, serial: 23) come after version 6's order.
+    const version6 = columns.map((column) => column.name).filter((name) => !later.includes(name));
     expect(version6.slice(-12)).to.deep.equal([
       "attempts",
       "locked_by",
@@ -67,9 +68,10 @@ describe("migration 6 (jobs-row-layout)", () => {
     const { rows: indexes } = await sql<{
       name: string;
     }>`SELECT indexname AS name FROM pg_indexes WHERE schemaname = ${schema} AND tablename = 'jobs' ORDER BY 1`.execute(db);
-    // Migration 19's trigram index on last_error exists only where pg_trgm could be created, and 21's start_by index is
-    // 21's: neither is migration 6's.
-    const kept = indexes.map((index) => index.name).filter((name) => name !== "jobs_last_error_trgm_idx" && name !== "jobs_start_by_idx");
+    // Migration 19's trigram index on last_error exists only where pg_trgm could be created, 21's start_by index and
+    // 23's line and group indexes are later versions': none is migration 6's.
+    const laterIndexes = ["jobs_last_error_trgm_idx", "jobs_start_by_idx", "jobs_line_idx", "jobs_group_running_idx"];
+    const kept = indexes.map((index) => index.name).filter((name) => !laterIndexes.includes(name));
     expect(kept).to.deep.equal(["jobs_claim_idx", "jobs_dedupe_key_idx", "jobs_finished_idx", "jobs_lease_idx", "jobs_pkey"]);
 
     // The sequence carries on after the copied ids, and the dedupe key is still unique among active jobs.

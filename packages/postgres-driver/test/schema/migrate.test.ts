@@ -40,6 +40,7 @@ const TABLES = [
   "finished_jobs_kept",
   "job_attempts",
   "job_event_listeners",
+  "job_groups",
   "job_logs",
   "job_waiters",
   "jobs",

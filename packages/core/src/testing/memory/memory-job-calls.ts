@@ -10,6 +10,7 @@ import { appendJobLog, listJobLogs, updateJobMeta } from "./memory-job-writes";
 import { rescueExpiredLeases } from "./memory-lease-rescue";
 import { cancelExpiredJobs, deleteClosedWindows } from "./memory-expiry";
 import { cancelJob, cancelJobs, retryDeadJobs, retryJob, runJobNow } from "./memory-operator-calls";
+import { releaseLine } from "./memory-groups";
 import { listQueueControls, setQueueControls } from "./memory-queue-controls";
 import { countByQueue, getJob, listJobs, readQueueGauges } from "./memory-reads";
 import { deleteEffectsBefore, deleteFinishedBefore } from "./memory-retention";
@@ -48,6 +49,7 @@ const MEMORY_CALLS: { readonly [K in StoreCall]: MemoryCall<K> } = Object.freeze
   retryJob: (state, params) => retryJob(state, params.id),
   runJobNow: (state, params) => runJobNow(state, params.id),
   retryDeadJobs,
+  releaseLine,
   setQueueControls,
   listQueueControls,
 

@@ -21,6 +21,7 @@ export function setQueueControls(state: MemoryState, queue: string, checked: Que
     queue,
     paused: false,
     maxRunning: null,
+    maxRunningPerGroup: null,
     rateLimit: null,
     rateTokens: null,
     rateRefilledAt: null,
@@ -29,6 +30,7 @@ export function setQueueControls(state: MemoryState, queue: string, checked: Que
   };
   if (checked.paused !== undefined) row.paused = checked.paused;
   if (checked.maxRunning !== undefined) row.maxRunning = checked.maxRunning;
+  if (checked.maxRunningPerGroup !== undefined) row.maxRunningPerGroup = checked.maxRunningPerGroup;
   if (checked.rateLimit !== undefined) {
     row.rateLimit = checked.rateLimit === null ? null : Object.freeze({ limit: checked.rateLimit.limit, periodMs: checked.rateLimit.periodMs });
     row.rateTokens = null;
@@ -50,6 +52,7 @@ function toQueueControls(row: MemoryQueueRow): QueueControls {
     queue: row.queue,
     paused: row.paused,
     maxRunning: row.maxRunning,
+    maxRunningPerGroup: row.maxRunningPerGroup,
     rateLimit: row.rateLimit,
     retention: row.retention,
     updatedAt: new Date(row.updatedAt),

@@ -3,7 +3,7 @@ import type { ClaimedJob, JobRecord } from "../../job/job-record";
 import type { JobState } from "../../job/job-state";
 import type { JsonObject, JsonValue } from "../../job/json-types";
 import type { AttemptOutcomeName } from "../../store/attempt-record";
-import type { NewJob } from "../../store/job-store";
+import type { NewJob, SerialOnDead } from "../../store/job-store";
 import type { QueueRetention } from "../../queue/queue-controls";
 
 /**
@@ -32,6 +32,10 @@ export interface MemoryJobRow {
   startBy: number | null;
   /** A follow-up run's predecessor (see `enqueueOne`): not claimed while that job is active. */
   follows: string | null;
+  /** The job's group or serial key; `""` for none. */
+  readonly groupKey: string;
+  /** Set for a serial key: what its line does when the job dies. */
+  readonly serial: SerialOnDead | null;
   lastError: string | null;
   errorCode: string | null;
   resultJson: string | null;
@@ -90,6 +94,7 @@ export interface MemoryQueueRow {
   readonly queue: string;
   paused: boolean;
   maxRunning: number | null;
+  maxRunningPerGroup: number | null;
   rateLimit: { readonly limit: number; readonly periodMs: number } | null;
   rateTokens: number | null;
   rateRefilledAt: number | null;
@@ -115,6 +120,8 @@ export function newJobRow(seq: number, job: NewJob, now: number): MemoryJobRow {
     dedupeKey: job.dedupeKey,
     startBy: startByOf(job, (job.runAt?.getTime() ?? now) + job.delayMs),
     follows: null,
+    groupKey: job.groupKey ?? "",
+    serial: job.serial ?? null,
     lastError: null,
     errorCode: null,
     resultJson: null,
@@ -199,6 +206,8 @@ export function toJobRecord(row: MemoryJobRow): JobRecord {
     lockedUntil: dateOf(row.lockedUntil),
     dedupeKey: row.dedupeKey,
     startBy: dateOf(row.startBy),
+    group: row.serial === null && row.groupKey !== "" ? row.groupKey : null,
+    serialKey: row.serial === null ? null : row.groupKey,
     lastError: row.lastError,
     errorCode: row.errorCode,
     result: parsedJson(row.resultJson),

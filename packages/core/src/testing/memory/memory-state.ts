@@ -39,6 +39,8 @@ export class MemoryState {
   readonly uniqueWindows = new Map<string, { readonly jobId: string; readonly until: number }>();
   /** Dedupe keys held by open transactions, by {@link keyOf}; unique window keys by {@link windowKeyOf}. */
   readonly keyHolds = new Map<string, KeyHold>();
+  /** Serial lines held by a dead job, by {@link keyOf} of queue and key: the dead job's id. */
+  readonly heldLines = new Map<string, string>();
   readonly #byQueue = new Map<string, Map<string, MemoryJobRow>>();
   #lastId = 0;
 

@@ -20,6 +20,7 @@ import { browseIndexesMigration } from "./0019-browse-indexes";
 import { enqueueFunctionEventsMigration } from "./0020-enqueue-function-events";
 import { queueRetentionMigration } from "./0021-queue-retention";
 import { enqueueWindowsMigration } from "./0022-enqueue-windows";
+import { jobGroupsMigration } from "./0023-job-groups";
 import type { Migration } from "./migration";
 
 /**
@@ -53,4 +54,5 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   enqueueFunctionEventsMigration,
   queueRetentionMigration,
   enqueueWindowsMigration,
+  jobGroupsMigration,
 ]);

@@ -1,0 +1,185 @@
+import { sql, type RawBuilder } from "kysely";
+
+/**
+ * `enter_job_group()`, the trigger that gives a waiting grouped job's group
+ * a row in `job_groups` (version 23). It runs for a row of `jobs` that is
+ * inserted, or set back to `queued` or `failed`, with a group key.
+ *
+ * The group's row is locked `FOR KEY SHARE` until the job's transaction
+ * ends: a claim removes an empty group only after locking its row `FOR
+ * UPDATE SKIP LOCKED` (see `claimGroupTurnsFunction`), which such a lock
+ * refuses, and then looks for waiting jobs with a fresh snapshot. So a
+ * group is never removed while a job of it waits, whatever the timing, and
+ * enqueues of one group never wait for each other (key-share locks do not
+ * conflict). When the row is missing the trigger inserts it, and when
+ * another transaction inserted it first, locks it on the next turn.
+ *
+ * The first group of a queue also sets `queues.grouped` and adds the
+ * queue's turn for jobs without a group (`group_key = ''`, never removed).
+ * A key is either a group or a serial line, never both at once. A line's
+ * dead job that comes back (retried) releases the line it held.
+ */
+export function enterJobGroupFunction(schema: string): RawBuilder<unknown> {
+  const groups = sql.id(schema, "job_groups");
+  const queues = sql.id(schema, "queues");
+  return sql`CREATE FUNCTION ${sql.id(schema, "enter_job_group")}() RETURNS trigger
+LANGUAGE plpgsql AS $function$
+DECLARE
+  line boolean;
+  holder bigint;
+BEGIN
+  LOOP
+    SELECT g.serial, g.held_by INTO line, holder FROM ${groups} AS g
+     WHERE g.queue = NEW.queue AND g.group_key = NEW.group_key
+       FOR KEY SHARE;
+    EXIT WHEN FOUND;
+    INSERT INTO ${groups} AS g (queue, group_key, serial) VALUES (NEW.queue, NEW.group_key, NEW.serial IS NOT NULL)
+      ON CONFLICT DO NOTHING
+      RETURNING g.serial, g.held_by INTO line, holder;
+    IF FOUND THEN
+      IF NOT EXISTS (SELECT FROM ${queues} AS q WHERE q.name = NEW.queue AND q.grouped) THEN
+        INSERT INTO ${queues} AS q (name, grouped) VALUES (NEW.queue, true)
+          ON CONFLICT (name) DO UPDATE SET grouped = true, updated_at = now() WHERE NOT q.grouped;
+        INSERT INTO ${groups} (queue, group_key) VALUES (NEW.queue, '') ON CONFLICT DO NOTHING;
+      END IF;
+      EXIT;
+    END IF;
+  END LOOP;
+  IF line <> (NEW.serial IS NOT NULL) THEN
+    RAISE EXCEPTION 'key % of queue % is %; a job cannot use it as %', quote_literal(NEW.group_key), quote_literal(NEW.queue),
+      CASE WHEN line THEN 'a serial key' ELSE 'a group' END, CASE WHEN line THEN 'a group' ELSE 'a serial key' END
+      USING ERRCODE = '22023';
+  END IF;
+  IF holder = NEW.id THEN
+    UPDATE ${groups} AS g SET held_by = NULL WHERE g.queue = NEW.queue AND g.group_key = NEW.group_key AND g.held_by = NEW.id;
+  END IF;
+  RETURN NULL;
+END
+$function$`;
+}
+
+/**
+ * `claim_group_turns(queue, wanted)`: the groups a claim of a grouped queue
+ * takes jobs from, and how many from each (version 23).
+ *
+ * 1. It takes the `wanted` least recently served groups of the queue that
+ *    no other claim holds (`FOR NO KEY UPDATE SKIP LOCKED`), and sends them
+ *    to the back of the rotation (`served_at`). The lock lasts until the
+ *    claim commits, so two claims never serve one group at once: that is
+ *    what makes the per-group cap and a line's one-at-a-time exact.
+ * 2. With a fresh snapshot (a new statement, after the locks), it counts
+ *    each group's due jobs, up to one more than an even share, and, where a
+ *    cap or a line needs it, its running ones: a claim that committed a
+ *    moment ago is counted.
+ * 3. Each group with due jobs gets an even share of `wanted`, cut to what
+ *    it has and to the room its cap leaves; what the others leave over goes
+ *    to the groups that have more, in turn order. A serial line gets one
+ *    job when nothing of it runs and no dead job holds it.
+ * 4. Groups without due jobs (not the queue's own `''` turn, nor a held
+ *    line) are removed when nothing of them waits at all, each only once
+ *    locked `FOR UPDATE SKIP LOCKED` and seen empty by one more fresh
+ *    snapshot (see `enterJobGroupFunction`).
+ */
+export function claimGroupTurnsFunction(schema: string): RawBuilder<unknown> {
+  const groups = sql.id(schema, "job_groups");
+  const jobs = sql.id(schema, "jobs");
+  const queues = sql.id(schema, "queues");
+  return sql`CREATE FUNCTION ${sql.id(schema, "claim_group_turns")}(queue_name text, wanted integer)
+  RETURNS TABLE (turn_key text, turn_serial boolean, take integer)
+LANGUAGE plpgsql AS $function$
+DECLARE
+  cap integer;
+  fair integer;
+  keys text[];
+  serials boolean[];
+  helds bigint[];
+  rooms integer[];
+  bases integer[];
+  empty text[];
+  slack integer;
+  saturated integer;
+  extra integer;
+  give integer;
+  i integer;
+BEGIN
+  IF wanted IS NULL OR wanted <= 0 THEN
+    RETURN;
+  END IF;
+  SELECT q.max_running_per_group INTO cap FROM ${queues} AS q WHERE q.name = queue_name;
+  WITH turns AS (
+    SELECT g.group_key, g.served_at FROM ${groups} AS g
+     WHERE g.queue = queue_name
+     ORDER BY g.served_at, g.group_key
+     LIMIT wanted
+       FOR NO KEY UPDATE SKIP LOCKED
+  ), served AS (
+    UPDATE ${groups} AS g SET served_at = clock_timestamp()
+      FROM turns
+     WHERE g.queue = queue_name AND g.group_key = turns.group_key
+    RETURNING g.group_key, g.serial, g.held_by, turns.served_at AS turn
+  )
+  SELECT array_agg(served.group_key ORDER BY served.turn, served.group_key),
+         array_agg(served.serial ORDER BY served.turn, served.group_key),
+         array_agg(served.held_by ORDER BY served.turn, served.group_key)
+    INTO keys, serials, helds
+    FROM served;
+  IF keys IS NULL THEN
+    RETURN;
+  END IF;
+  fair := ceil(wanted::numeric / cardinality(keys))::integer;
+  -- rooms: how many each turn could take now: its due jobs within its cap (counted up to fair + 1: more than a share
+  -- counts as "as many as its cap allows"); a line, its head or nothing.
+  SELECT array_agg(CASE WHEN t.serial THEN CASE WHEN t.held IS NULL AND running.n = 0 AND due.n > 0 THEN 1 ELSE 0 END
+                        WHEN due.n > fair THEN CASE WHEN t.key = '' OR cap IS NULL THEN wanted ELSE greatest(cap - running.n, 0) END
+                        WHEN t.key = '' OR cap IS NULL THEN due.n
+                        ELSE least(due.n, greatest(cap - running.n, 0)) END ORDER BY t.n),
+         array_agg(t.key) FILTER (WHERE due.n = 0 AND t.key <> '' AND t.held IS NULL)
+    INTO rooms, empty
+    FROM unnest(keys, serials, helds) WITH ORDINALITY AS t(key, serial, held, n)
+    CROSS JOIN LATERAL (
+      SELECT count(*)::integer AS n FROM (
+        SELECT FROM ${jobs} AS j
+         WHERE j.queue = queue_name AND j.group_key = t.key AND j.state IN ('queued', 'failed') AND (t.serial OR j.run_at <= now())
+         LIMIT CASE WHEN t.serial THEN 1 ELSE fair + 1 END) AS d) AS due
+    CROSS JOIN LATERAL (
+      SELECT count(*)::integer AS n FROM (
+        SELECT FROM ${jobs} AS j
+         WHERE t.key <> '' AND (t.serial OR cap IS NOT NULL)
+           AND j.queue = queue_name AND j.group_key = t.key AND j.group_key <> '' AND j.state = 'running'
+         LIMIT coalesce(cap, 1)) AS r) AS running;
+  IF empty IS NOT NULL THEN
+    SELECT array_agg(locked.group_key) INTO empty FROM (
+      SELECT g.group_key FROM ${groups} AS g WHERE g.queue = queue_name AND g.group_key = ANY(empty) FOR UPDATE SKIP LOCKED) AS locked;
+    DELETE FROM ${groups} AS g
+     WHERE g.queue = queue_name AND g.group_key = ANY(empty) AND g.held_by IS NULL
+       AND NOT EXISTS (SELECT FROM ${jobs} AS j WHERE j.queue = queue_name AND j.group_key = g.group_key AND j.state IN ('queued', 'failed'));
+  END IF;
+  -- An even share each, then what is left over to the turns that have more, in turn order.
+  bases := array_fill(0, ARRAY[cardinality(keys)]);
+  slack := wanted;
+  saturated := 0;
+  FOR i IN 1 .. cardinality(keys) LOOP
+    bases[i] := least(rooms[i], fair, slack);
+    slack := slack - bases[i];
+    IF rooms[i] > bases[i] THEN
+      saturated := saturated + 1;
+    END IF;
+  END LOOP;
+  IF slack > 0 AND saturated > 0 THEN
+    extra := ceil(slack::numeric / saturated)::integer;
+    FOR i IN 1 .. cardinality(keys) LOOP
+      EXIT WHEN slack = 0;
+      IF rooms[i] > bases[i] THEN
+        give := least(extra, rooms[i] - bases[i], slack);
+        bases[i] := bases[i] + give;
+        slack := slack - give;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN QUERY
+  SELECT t.key, t.serial, t.take
+    FROM unnest(keys, serials, bases) AS t(key, serial, take)
+   WHERE t.take > 0;
+END
+$function$`;
+}

@@ -3,7 +3,7 @@ import { planQueuesRetention, planRetention } from "@stint/core/internal";
 import { assertQueueName, MAX_BATCH_SIZE, MAX_EXPIRE_BATCH } from "@stint/core/driver";
 import { countClosedWindows, ensureHistoryPartitions, previewRetention } from "@stint/postgres-driver";
 import { decimalValue, integerValue } from "../args/option-values";
-import { STATE_DAYS_OPTIONS, stateDaysOptions } from "../args/state-days-options";
+import { PRUNE_DEFAULT_DAYS, STATE_DAYS_OPTIONS, stateDaysOptions } from "../args/state-days-options";
 import { flagOption, stringOption, type Command } from "../command";
 import { startProgress } from "../output/progress";
 import { formatCount, formatTable } from "../output/table";
@@ -12,9 +12,6 @@ import { printPrunePreview } from "./prune-preview";
 type FinishedState = "succeeded" | "dead" | "cancelled";
 
 const DAY_MS = 86_400_000;
-
-/** The days `stint prune` keeps each state when not told. */
-const DEFAULT_DAYS: Readonly<Record<FinishedState, number>> = { succeeded: 7, dead: 30, cancelled: 30 };
 
 /**
  * `stint prune`: deletes finished jobs older than a retention per state —
@@ -34,7 +31,7 @@ export const pruneCommand: Command = {
   args: { min: 0, max: 0 },
   json: true,
   options: {
-    ...stateDaysOptions("DAYS", (state) => `delete ${state} jobs finished more than DAYS ago (default ${DEFAULT_DAYS[state]})`),
+    ...stateDaysOptions("DAYS", (state) => `delete ${state} jobs finished more than DAYS ago (default ${PRUNE_DEFAULT_DAYS[state]})`),
     "effects-days": { type: "string", value: "DAYS", description: "delete ctx.once ledger entries older than DAYS (default 30; not with --queue)" },
     batch: { type: "string", value: "N", description: "rows per DELETE statement, 1 to 100000 (default 1000)" },
     queue: { type: "string", value: "Q,…", description: "only jobs of these queues (default: every queue)" },
@@ -55,7 +52,7 @@ export const pruneCommand: Command = {
   async run(context) {
     const retention: [FinishedState, number][] = STATE_DAYS_OPTIONS.map(([state, option]) => [
       state,
-      decimalValue(`--${option}`, stringOption(context, option) ?? String(DEFAULT_DAYS[state]), 36_500),
+      decimalValue(`--${option}`, stringOption(context, option) ?? String(PRUNE_DEFAULT_DAYS[state]), 36_500),
     ]);
     const effectsDays = decimalValue("--effects-days", stringOption(context, "effects-days") ?? "30", 36_500);
     const batch = integerValue("--batch", stringOption(context, "batch") ?? "1000", 1, MAX_BATCH_SIZE);

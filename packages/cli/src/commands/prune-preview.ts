@@ -33,7 +33,18 @@ export function printPrunePreview(context: CommandContext, preview: RetentionPre
   const total = wouldDelete.succeeded + wouldDelete.dead + wouldDelete.cancelled;
   if (context.json) {
     const retentionDays = { ...Object.fromEntries(given.retention), effects: given.effectsDays };
-    context.out.json({ dryRun: true, wouldDelete, total, inPartitions, rowByRow, waiting, partitions, effects: preview.effects ?? null, windows: closedWindows, retentionDays });
+    context.out.json({
+      dryRun: true,
+      wouldDelete,
+      total,
+      inPartitions,
+      rowByRow,
+      waiting,
+      partitions,
+      effects: preview.effects ?? null,
+      windows: closedWindows,
+      retentionDays,
+    });
     return ExitCode.Ok;
   }
   context.out.line(

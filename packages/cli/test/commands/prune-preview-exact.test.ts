@@ -128,7 +128,9 @@ describe("stint prune --dry-run decides a partition's drop on what earlier passe
 
     const pruned = await stint(["prune", ...flags, "--schema", test.schema, "--json"]);
     expect((pruned.json() as { deleted: Counts }).deleted).to.deep.equal(preview.wouldDelete);
-    const { rows } = await sql<{ found: boolean }>`SELECT to_regclass(format('%I.%I', ${test.schema}::text, ${day}::text)) IS NOT NULL AS found`.execute(test.db);
+    const { rows } = await sql<{ found: boolean }>`SELECT to_regclass(format('%I.%I', ${test.schema}::text, ${day}::text)) IS NOT NULL AS found`.execute(
+      test.db,
+    );
     expect(rows[0]!.found, "the prune dropped the day whole").to.equal(false);
   });
 });

@@ -61,7 +61,10 @@ describe("stint retention, and dead-letter links in stint jobs show", () => {
       maintenance: { succeededDays: 7, deadDays: 30, cancelledDays: 7 },
       prune: { succeededDays: 7, deadDays: 30, cancelledDays: 30 },
     });
-    expect(json.queues.map((entry) => entry.queue), "the app's queues too").to.deep.equal(["audit", "cli-echo", "cli-hang", "mail", "thumbs"]);
+    expect(
+      json.queues.map((entry) => entry.queue),
+      "the app's queues too",
+    ).to.deep.equal(["audit", "cli-echo", "cli-hang", "mail", "thumbs"]);
     expect(json.queues[0]).to.deep.equal({
       queue: "audit",
       retentionDays: { succeededDays: 90, deadDays: 365, cancelledDays: null },

@@ -5,9 +5,10 @@ import { BoundedSweep } from "./bounded-sweep";
  * `expireInMs`), with `STINT_EXPIRED`, and forgets unique windows that
  * have closed, of its queues (all of them in the loop-mode leader's
  * sweep; a once-mode run's own queues, so a deployment of CronJobs alone
- * keeps the window table the size of the open windows too). A claim never starts such a job whether or not this has
- * run; it moves them to the history, where waiters, listings and the
- * dashboard see them as cancelled, and out of the claim's way.
+ * keeps the window table the size of the open windows too). A claim
+ * never starts such a job whether or not this has run; it moves them to
+ * the history, where waiters, listings and the dashboard see them as
+ * cancelled, and out of the claim's way.
  *
  * @example
  * ```ts

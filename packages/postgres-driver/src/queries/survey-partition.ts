@@ -18,8 +18,9 @@ export interface PartitionSurvey {
  * reading the whole partition, since they are copied while `finished_jobs`
  * is locked. `gone` (a condition on its rows) leaves out rows an earlier
  * pass of a preview would have deleted, so the preview decides on what
- * that pass would have left. When the pass deletes succeeded jobs, what stays is dead or
- * cancelled, found through the partition's copy of `finished_jobs_dead_idx`;
+ * that pass would have left. When the pass deletes succeeded jobs, what
+ * stays is dead or cancelled, found through the partition's copy of
+ * `finished_jobs_dead_idx`;
  * otherwise the partition itself must hold at most that many rows. Counts
  * stop one past the limit, so a survey costs at most that many rows read.
  *
@@ -45,8 +46,8 @@ export async function surveyPartition(
 ): Promise<PartitionSurvey> {
   const { states } = pass;
   const table = sql.id(schema, partition.name);
-  const countUpTo = (executor: Kysely<any>, table: RawBuilder<unknown>, where: RawBuilder<unknown>) =>
-    countRowsUpTo(executor, table, gone === undefined ? where : sql`(${where}) AND NOT coalesce(${gone}, false)`);
+  const countUpTo = (on: Kysely<any>, of: RawBuilder<unknown>, where: RawBuilder<unknown>) =>
+    countRowsUpTo(on, of, gone === undefined ? where : sql`(${where}) AND NOT coalesce(${gone}, false)`);
   const others = sql`state <> ALL(${[...states]}::text[])`;
   const spared = pass.exceptQueues ?? [];
   // Rows of the spared queues in the pass's states stay too: through the partition's copy of finished_jobs_queue_idx.

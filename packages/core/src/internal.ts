@@ -56,4 +56,5 @@ export type { DeadLetterLinks } from "./job/dead-letter";
 export { numberOption } from "./validation/option-checks";
 export { infiniteTimeName } from "./time/time-bounds";
 export { planQueuesRetention, planRetention } from "./maintenance/queue-retention-plan";
+export { DEFAULT_RETENTION_DAYS } from "./maintenance/retention-pruner";
 export type { GlobalRetention, RetentionStep } from "./maintenance/queue-retention-plan";

@@ -36,6 +36,7 @@ export { previewRetention } from "./queries/preview-retention";
 export type { CountsByState, PartitionDropPreview, RetentionPassPreview, RetentionPreview, RetentionPreviewParams } from "./queries/preview-retention";
 export type { RetainedState, RetentionPass } from "./queries/retention-plan";
 export { ensureHistoryPartitions } from "./queries/ensure-history-partitions";
+export { countClosedWindows } from "./queries/count-closed-windows";
 
 export { migrate } from "./schema/migrate";
 export type { MigrateOptions, MigrateResult } from "./schema/migrate";

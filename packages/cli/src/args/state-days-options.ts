@@ -8,6 +8,12 @@ export const STATE_DAYS_OPTIONS = [
 ] as const;
 
 /**
+ * The days `stint prune` keeps each state when not told: its global
+ * retention, where a queue has no days of its own.
+ */
+export const PRUNE_DEFAULT_DAYS: Readonly<Record<(typeof STATE_DAYS_OPTIONS)[number][0], number>> = Object.freeze({ succeeded: 7, dead: 30, cancelled: 30 });
+
+/**
  * The `--succeeded-days`, `--dead-days` and `--cancelled-days` options of a
  * command, each described by `describe(state)`: `stint prune` and
  * `stint retention` take the same three.

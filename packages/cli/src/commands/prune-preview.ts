@@ -15,15 +15,16 @@ export interface PruneRetention {
  * per state): per state, the jobs that would go with whole partitions, row
  * by row, and those past their retention that wait for their whole day;
  * then the partitions that would be dropped whole, with the jobs they hold
- * and the jobs of other states they would move to `finished_jobs_kept`.
- * With `--json`, the same as one document. Returns the exit code.
+ * and the jobs of other states they would move to `finished_jobs_kept`;
+ * then the effect records and the `closedWindows` unique windows that would
+ * go. With `--json`, the same as one document. Returns the exit code.
  *
  * @example
  * ```ts
- * return printPrunePreview(context, await previewRetention(db, schema, { passes }), { retention, effectsDays: 30 });
+ * return printPrunePreview(context, await previewRetention(db, schema, { passes }), { retention, effectsDays: 30 }, await countClosedWindows(db, schema));
  * ```
  */
-export function printPrunePreview(context: CommandContext, preview: RetentionPreview, given: PruneRetention): number {
+export function printPrunePreview(context: CommandContext, preview: RetentionPreview, given: PruneRetention, closedWindows: number): number {
   const inPartitions = sum(preview.passes.map((pass) => pass.inPartitions));
   const rowByRow = sum(preview.passes.map((pass) => pass.rowByRow));
   const waiting = sum(preview.passes.map((pass) => pass.waiting));
@@ -32,7 +33,18 @@ export function printPrunePreview(context: CommandContext, preview: RetentionPre
   const total = wouldDelete.succeeded + wouldDelete.dead + wouldDelete.cancelled;
   if (context.json) {
     const retentionDays = { ...Object.fromEntries(given.retention), effects: given.effectsDays };
-    context.out.json({ dryRun: true, wouldDelete, total, inPartitions, rowByRow, waiting, partitions, effects: preview.effects ?? null, retentionDays });
+    context.out.json({
+      dryRun: true,
+      wouldDelete,
+      total,
+      inPartitions,
+      rowByRow,
+      waiting,
+      partitions,
+      effects: preview.effects ?? null,
+      windows: closedWindows,
+      retentionDays,
+    });
     return ExitCode.Ok;
   }
   context.out.line(
@@ -75,6 +87,7 @@ export function printPrunePreview(context: CommandContext, preview: RetentionPre
     context.out.line(`${formatCount(sumOf(waiting))} more are past their retention but stay until their whole day is (at most a day).`);
   }
   if (preview.effects !== undefined) context.out.line(`${formatCount(preview.effects)} effect records older than ${given.effectsDays} days would go.`);
+  context.out.line(`${formatCount(closedWindows)} closed unique windows would go.`);
   return ExitCode.Ok;
 }
 

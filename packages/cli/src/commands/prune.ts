@@ -1,9 +1,9 @@
 import { ExitCode } from "@stint/core";
 import { planQueuesRetention, planRetention } from "@stint/core/internal";
-import { assertQueueName, MAX_BATCH_SIZE } from "@stint/core/driver";
-import { ensureHistoryPartitions, previewRetention } from "@stint/postgres-driver";
+import { assertQueueName, MAX_BATCH_SIZE, MAX_EXPIRE_BATCH } from "@stint/core/driver";
+import { countClosedWindows, ensureHistoryPartitions, previewRetention } from "@stint/postgres-driver";
 import { decimalValue, integerValue } from "../args/option-values";
-import { STATE_DAYS_OPTIONS, stateDaysOptions } from "../args/state-days-options";
+import { PRUNE_DEFAULT_DAYS, STATE_DAYS_OPTIONS, stateDaysOptions } from "../args/state-days-options";
 import { flagOption, stringOption, type Command } from "../command";
 import { startProgress } from "../output/progress";
 import { formatCount, formatTable } from "../output/table";
@@ -13,16 +13,16 @@ type FinishedState = "succeeded" | "dead" | "cancelled";
 
 const DAY_MS = 86_400_000;
 
-/** The days `stint prune` keeps each state when not told. */
-const DEFAULT_DAYS: Readonly<Record<FinishedState, number>> = { succeeded: 7, dead: 30, cancelled: 30 };
-
 /**
  * `stint prune`: deletes finished jobs older than a retention per state —
  * whole day partitions of the history where it can, a batch per statement
  * (skipping rows others hold locked) elsewhere — until a batch comes back
- * short, and prints how many it deleted. Like a retention pass of the
- * maintenance loop, it first makes the history's day partitions a week
- * ahead. With `--dry-run`, it only reads, and says what would go.
+ * short, and prints how many it deleted; then old keys of the effects
+ * ledger and closed unique windows (those of `--queue`, when given), so a
+ * deployment without a loop-mode leader keeps both tables small. Like a
+ * retention pass of the maintenance loop, it first makes the history's day
+ * partitions a week ahead. With `--dry-run`, it only reads, and says what
+ * would go.
  */
 export const pruneCommand: Command = {
   name: "prune",
@@ -31,7 +31,7 @@ export const pruneCommand: Command = {
   args: { min: 0, max: 0 },
   json: true,
   options: {
-    ...stateDaysOptions("DAYS", (state) => `delete ${state} jobs finished more than DAYS ago (default ${DEFAULT_DAYS[state]})`),
+    ...stateDaysOptions("DAYS", (state) => `delete ${state} jobs finished more than DAYS ago (default ${PRUNE_DEFAULT_DAYS[state]})`),
     "effects-days": { type: "string", value: "DAYS", description: "delete ctx.once ledger entries older than DAYS (default 30; not with --queue)" },
     batch: { type: "string", value: "N", description: "rows per DELETE statement, 1 to 100000 (default 1000)" },
     queue: { type: "string", value: "Q,…", description: "only jobs of these queues (default: every queue)" },
@@ -46,11 +46,13 @@ export const pruneCommand: Command = {
     "Keep ledger entries longer than any job that could repeat their key may live.",
     "A queue with a retention of its own (see `stint retention`) keeps its jobs by it, whatever the days given here;",
     "its jobs kept longer move to finished_jobs_kept when their day is dropped.",
+    "It also deletes the unique windows that have closed (of the --queue queues, when given); a loop-mode leader",
+    "and each `stint run --once` (for its queues) do too.",
   ],
   async run(context) {
     const retention: [FinishedState, number][] = STATE_DAYS_OPTIONS.map(([state, option]) => [
       state,
-      decimalValue(`--${option}`, stringOption(context, option) ?? String(DEFAULT_DAYS[state]), 36_500),
+      decimalValue(`--${option}`, stringOption(context, option) ?? String(PRUNE_DEFAULT_DAYS[state]), 36_500),
     ]);
     const effectsDays = decimalValue("--effects-days", stringOption(context, "effects-days") ?? "30", 36_500);
     const batch = integerValue("--batch", stringOption(context, "batch") ?? "1000", 1, MAX_BATCH_SIZE);
@@ -65,13 +67,15 @@ export const pruneCommand: Command = {
     if (flagOption(context, "dry-run")) {
       const passes = steps;
       const effectsOlderThanMs = queues === undefined ? Math.round(effectsDays * DAY_MS) : undefined;
-      return printPrunePreview(context, await previewRetention(db, schema, { passes, effectsOlderThanMs }), { retention, effectsDays });
+      const preview = await previewRetention(db, schema, { passes, effectsOlderThanMs });
+      return printPrunePreview(context, preview, { retention, effectsDays }, await countClosedWindows(db, schema, queues === undefined ? {} : { queues }));
     }
     await ensureHistoryPartitions(db, schema);
     const deleted: Record<FinishedState, number> = { succeeded: 0, dead: 0, cancelled: 0 };
     const progress = startProgress(context.io.stderr, { label: "prune", unit: "jobs deleted" });
     let interrupted = false;
     let effects = 0;
+    let windows = 0;
     try {
       for (const step of steps) {
         for (;;) {
@@ -96,12 +100,22 @@ export const pruneCommand: Command = {
         effects += count;
         if (count < batch) break;
       }
+      const windowBatch = Math.min(batch, MAX_EXPIRE_BATCH);
+      while (!interrupted) {
+        if (context.signal.aborted) {
+          interrupted = true;
+          break;
+        }
+        const count = await store.deleteClosedWindows({ ...(queues === undefined ? {} : { queues }), limit: windowBatch });
+        windows += count;
+        if (count < windowBatch) break;
+      }
     } finally {
       progress.stop();
     }
     const total = deleted.succeeded + deleted.dead + deleted.cancelled;
     if (context.json) {
-      context.out.json({ deleted, total, effects, interrupted, retentionDays: { ...Object.fromEntries(retention), effects: effectsDays } });
+      context.out.json({ deleted, total, effects, windows, interrupted, retentionDays: { ...Object.fromEntries(retention), effects: effectsDays } });
       return interrupted ? ExitCode.Interrupted : ExitCode.Ok;
     }
     context.out.line(
@@ -112,6 +126,7 @@ export const pruneCommand: Command = {
     );
     context.out.line(`${interrupted ? "Interrupted after deleting" : "Deleted"} ${formatCount(total)} finished jobs.`);
     if (queues === undefined) context.out.line(`Deleted ${formatCount(effects)} effect records older than ${effectsDays} days.`);
+    context.out.line(`Deleted ${formatCount(windows)} closed unique windows.`);
     return interrupted ? ExitCode.Interrupted : ExitCode.Ok;
   },
 };

@@ -10,6 +10,7 @@ import { assertStintApp, loadCreateApp, type StintApp } from "../app/load-app";
 import { startRunProgress, type RunProgress } from "../output/run-progress";
 import { connectionSettingRows, type ConnectionSettingRow } from "../output/connection-settings";
 import { formatSettings } from "../output/settings-table";
+import { runRetention, type RunRetention } from "../output/run-retention";
 
 /**
  * `stint run`: loads the application's composition root and runs the
@@ -73,7 +74,9 @@ export const runCommand: Command = {
     "createApp gets the level of --log-level or STINT_LOG_LEVEL as env.logLevel.",
     "Every process declares the app's schedules at start and hourly; a schedule no process has declared for",
     "--schedule-grace (STINT_SCHEDULE_GRACE, default 1d) stops firing: one deleted from the code stops by itself.",
-    "--print-config prints a table (one JSON document with --json) and needs no database connection.",
+    "--print-config prints a table (one JSON document with --json) and needs no database connection. Its",
+    "retention row is the run's global retention (none with --once: run `stint prune` on a CronJob); a queue's own",
+    "retention lives in the database: `stint retention` lists every queue's.",
     "",
     "Behind a connection pooler (PgBouncer in pool_mode=transaction, or what a managed PostgreSQL hands out),",
     "DATABASE_URL alone works. Two variables, read by registerPostgresDriver and shown by --print-config, tune it:",
@@ -110,7 +113,10 @@ export const runCommand: Command = {
     try {
       assertQueuesKnown(app, queues, specifier);
       const runOptions = { ...options, queues, flags, env: context.io.env };
-      if (printConfig) return printSettings(context, resolveContainerSettings(app.container, runOptions), connectionSettingRows(app.container, context.io.env));
+      if (printConfig) {
+        const settings = resolveContainerSettings(app.container, runOptions);
+        return printSettings(context, settings, connectionSettingRows(app.container, context.io.env), runRetention(options.mode));
+      }
       if (showProgress) progress = await startRunProgress({ queues, store: connection!.store, stream: context.io.stderr });
       const report = await runFromContainer(app.container, { ...runOptions, signal: context.signal });
       await progress?.stop();
@@ -148,12 +154,17 @@ function askedLogLevel(queues: readonly string[], flags: SettingFlags, context: 
   return logLevel.source.kind === "default" ? undefined : logLevel.value;
 }
 
-function printSettings(context: CommandContext, settings: ReturnType<typeof resolveContainerSettings>, database: readonly ConnectionSettingRow[]): number {
+function printSettings(
+  context: CommandContext,
+  settings: ReturnType<typeof resolveContainerSettings>,
+  database: readonly ConnectionSettingRow[],
+  retention: RunRetention,
+): number {
   if (context.json) {
-    context.out.json({ ...settings, database });
+    context.out.json({ ...settings, retention, database });
   } else {
     for (const warning of settings.warnings) context.out.note(`stint: warning: ${warning}`);
-    context.out.line(formatSettings(settings, database));
+    context.out.line(formatSettings(settings, database, retention));
   }
   return ExitCode.Ok;
 }

@@ -1,6 +1,7 @@
 import { describeSource, LOG_LEVEL_SETTING, SCHEDULE_GRACE_SETTING, TUNABLE_SETTINGS, type RunSettings, type SettingSpec } from "@stint/core/internal";
 import type { TunableSetting } from "@stint/core";
 import type { ConnectionSettingRow } from "./connection-settings";
+import { retentionRow, type RunRetention } from "./run-retention";
 import { formatTable } from "./table";
 
 /**
@@ -8,8 +9,10 @@ import { formatTable } from "./table";
  * per queue, each setting under its flag's name, its value as the flag and
  * the variable spell it, and where it came from, and the job kind's
  * dead-letter queue; then the process-wide log
- * level and schedule grace, and the connection settings
- * (`prepared-statements`, `session-database-url`) when given.
+ * level, schedule grace and, when given, retention (its global days; each
+ * queue's own are in the database, see `stint retention`), and the
+ * connection settings (`prepared-statements`, `session-database-url`)
+ * when given.
  *
  * @example
  * ```ts
@@ -25,7 +28,7 @@ import { formatTable } from "./table";
  * // (database) prepared-statements auto default
  * ```
  */
-export function formatSettings(settings: RunSettings, database: readonly ConnectionSettingRow[] = []): string {
+export function formatSettings(settings: RunSettings, database: readonly ConnectionSettingRow[] = [], retention?: RunRetention): string {
   const rows = settings.queues.flatMap(({ queue, settings: values, deadLetterQueue }) => [
     ...(Object.keys(TUNABLE_SETTINGS) as TunableSetting[]).map((key) => {
       const spec = TUNABLE_SETTINGS[key] as SettingSpec<unknown>;
@@ -36,6 +39,7 @@ export function formatSettings(settings: RunSettings, database: readonly Connect
   const { logLevel, scheduleGraceMs } = settings;
   rows.push(["(all)", LOG_LEVEL_SETTING.flag.slice(2), logLevel.value, describeSource(logLevel.source)]);
   rows.push(["(all)", SCHEDULE_GRACE_SETTING.flag.slice(2), SCHEDULE_GRACE_SETTING.format(scheduleGraceMs.value), describeSource(scheduleGraceMs.source)]);
+  if (retention !== undefined) rows.push(["(all)", "retention", ...retentionRow(retention)]);
   for (const row of database) rows.push(["(database)", row.setting, row.value ?? "(the DATABASE_URL)", row.source]);
   return formatTable([{ title: "queue" }, { title: "setting" }, { title: "value" }, { title: "source" }], rows);
 }

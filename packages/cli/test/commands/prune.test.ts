@@ -1,5 +1,7 @@
 import { expect } from "chai";
 import { sql } from "kysely";
+import { defineJob } from "@stint/core";
+import { buildNewJob } from "@stint/core/driver";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
 import { ExitCode } from "../../src/index";
 import { stint } from "../helpers/run-stint";
@@ -34,6 +36,7 @@ describe("stint prune", () => {
       "cancelled    30 days        0",
       "Deleted 12 finished jobs.",
       "Deleted 0 effect records older than 30 days.",
+      "Deleted 0 closed unique windows.",
       "",
     ]);
     const counts = await test.store.countByQueue();
@@ -48,6 +51,35 @@ describe("stint prune", () => {
     expect(result.json()).to.deep.include({ effects: 1 });
     const { rows } = await sql<{ key: string }>`select key from ${sql.id(test.schema, "effects")}`.execute(test.db);
     expect(rows.map((row) => row.key)).to.deep.equal(["new"]);
+  });
+
+  it("deletes the closed unique windows, only of the queues asked for with --queue, and counts them with --dry-run", async () => {
+    const windows = sql.id(test.schema, "unique_windows");
+    for (const queue of ["mail", "other"]) {
+      const kind = defineJob<{ n: number }>(queue);
+      await test.store.enqueue(buildNewJob(kind, { n: 1 }, { unique: { key: "closed", forMs: 60_000 } }));
+      await test.store.enqueue(buildNewJob(kind, { n: 2 }, { unique: { key: "open", forMs: 3_600_000 } }));
+    }
+    await sql`UPDATE ${windows} SET until = now() - interval '1 minute' WHERE key = 'closed'`.execute(test.db);
+    const left = async () => (await sql<{ queue: string; key: string }>`SELECT queue, key FROM ${windows} ORDER BY queue, key`.execute(test.db)).rows;
+
+    const preview = await stint(["prune", "--dry-run", "--schema", test.schema]);
+    expect(preview.stdout).to.include("2 closed unique windows would go.\n");
+    expect((await stint(["prune", "--dry-run", "--queue", "mail", "--schema", test.schema, "--json"])).json()).to.deep.include({ windows: 1 });
+
+    const mail = await stint(["prune", "--queue", "mail", "--schema", test.schema, "--json"]);
+    expect(mail.json()).to.deep.include({ windows: 1 });
+    expect(await left()).to.deep.equal([
+      { queue: "mail", key: "open" },
+      { queue: "other", key: "closed" },
+      { queue: "other", key: "open" },
+    ]);
+    const all = await stint(["prune", "--batch", "1", "--schema", test.schema]);
+    expect(all.stdout).to.include("Deleted 1 closed unique windows.\n");
+    expect(await left()).to.deep.equal([
+      { queue: "mail", key: "open" },
+      { queue: "other", key: "open" },
+    ]);
   });
 
   it("prunes only the queues asked for", async () => {

@@ -1,9 +1,12 @@
+import { join } from "node:path";
 import { expect } from "chai";
 import { buildNewJob } from "@stint/core/driver";
 import { defineJob } from "@stint/core";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
 import { ExitCode } from "../../src/index";
 import { stint } from "../helpers/run-stint";
+
+const APP = join(__dirname, "..", "fixtures", "test-app.js");
 
 describe("stint retention, and dead-letter links in stint jobs show", () => {
   let test: TestSchema;
@@ -30,6 +33,49 @@ describe("stint retention, and dead-letter links in stint jobs show", () => {
 
     const reset = await stint(["retention", "audit", "--succeeded-days", "global", "--dead-days", "global", "--schema", test.schema]);
     expect(reset.stdout).to.equal("audit: keeps finished jobs as the global retention\n");
+  });
+
+  it("lists every queue's retention from the database without a queue: its own days, or the global ones", async () => {
+    await stint(["retention", "audit", "--dead-days", "365", "--succeeded-days", "90", "--force", "--schema", test.schema]);
+    await stint(["retention", "thumbs", "--cancelled-days", "0", "--force", "--schema", test.schema]);
+    await test.store.enqueue(buildNewJob(defineJob<{ n: number }>("mail"), { n: 1 }));
+
+    const listed = await stint(["retention", "--schema", test.schema]);
+    expect(listed.code).to.equal(ExitCode.Ok);
+    expect(listed.stdout.split("\n")).to.deep.equal([
+      "queue   succeeded    dead          cancelled",
+      "------  -----------  ------------  -----------",
+      "audit   90d (own)    365d (own)    7d (global)",
+      "mail    7d (global)  30d (global)  7d (global)",
+      "thumbs  7d (global)  30d (global)  0d (own)",
+      "Global: the retention of stint run's maintenance pass (succeeded and cancelled 7d, dead 30d); " +
+        "stint prune keeps its --succeeded-days, --dead-days and --cancelled-days there (default 7, 30, 30).",
+      "",
+    ]);
+
+    const json = (await stint(["retention", "--app", APP, "--schema", test.schema, "--json"])).json() as {
+      global: unknown;
+      queues: { queue: string; retentionDays: unknown; effectiveDays: unknown }[];
+    };
+    expect(json.global).to.deep.equal({
+      maintenance: { succeededDays: 7, deadDays: 30, cancelledDays: 7 },
+      prune: { succeededDays: 7, deadDays: 30, cancelledDays: 30 },
+    });
+    expect(
+      json.queues.map((entry) => entry.queue),
+      "the app's queues too",
+    ).to.deep.equal(["audit", "cli-echo", "cli-hang", "mail", "thumbs"]);
+    expect(json.queues[0]).to.deep.equal({
+      queue: "audit",
+      retentionDays: { succeededDays: 90, deadDays: 365, cancelledDays: null },
+      effectiveDays: { succeededDays: 90, deadDays: 365, cancelledDays: 7 },
+    });
+  });
+
+  it("refuses days without a queue (exit 2)", async () => {
+    const refused = await stint(["retention", "--dead-days", "3", "--schema", test.schema]);
+    expect(refused.code).to.equal(ExitCode.Usage);
+    expect(refused.stderr).to.contain("name the queue whose retention to set");
   });
 
   it("refuses a bad number of days, naming the option, and changes nothing", async () => {

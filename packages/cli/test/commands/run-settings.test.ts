@@ -55,7 +55,7 @@ describe("stint run settings", () => {
     expect(result.stdout).to.equal(
       [
         "queue       setting               value                                  source",
-        "----------  --------------------  -------------------------------------  ------------------------------",
+        "----------  --------------------  -------------------------------------  ---------------------------------------",
         "cli-echo    concurrency           2                                      flag --concurrency",
         "cli-echo    prefetch              0                                      env STINT_PREFETCH",
         "cli-echo    lease                 1m                                     default",
@@ -70,6 +70,7 @@ describe("stint run settings", () => {
         "cli-hang    dead-letter-queue     -                                      code (job kind)",
         "(all)       log-level             warn                                   env STINT_LOG_LEVEL",
         "(all)       schedule-grace        2d                                     env STINT_SCHEDULE_GRACE",
+        "(all)       retention             succeeded 7d, dead 30d, cancelled 7d   default; a queue's own: stint retention",
         "(database)  prepared-statements   off                                    env STINT_PREPARED_STATEMENTS",
         "(database)  session-database-url  postgres://app:***@db-direct:5432/app  env STINT_SESSION_DATABASE_URL",
         "",
@@ -100,11 +101,22 @@ describe("stint run settings", () => {
       logLevel: { value: "debug", source: { kind: "flag", name: "--log-level" } },
       scheduleGraceMs: { value: 43_200_000, source: { kind: "flag", name: "--schedule-grace" } },
       warnings: ["STINT_CONCURENCY is not a stint setting and is ignored; did you mean STINT_CONCURRENCY?"],
+      retention: {
+        globalDays: { succeededDays: 7, deadDays: 30, cancelledDays: 7 },
+        queueDays: "in the database, not read here: stint retention lists every queue's",
+      },
       database: [
         { setting: "prepared-statements", value: "auto", source: "default" },
         { setting: "session-database-url", value: null, source: "default" },
       ],
     });
+  });
+
+  it("says with --print-config --once that the run prunes nothing, and where each queue's retention is", async () => {
+    const result = await stint(["run", "cli-echo", "--once", "--app", APP, "--print-config", "--schema", test.schema], { env: { DATABASE_URL: UNREACHABLE } });
+    expect(result.code).to.equal(ExitCode.Ok);
+    const row = result.stdout.split("\n").find((line) => line.startsWith("(all)") && line.includes("retention"));
+    expect(row?.split(/\s{2,}/)).to.deep.equal(["(all)", "retention", "none", "once mode prunes nothing (stint prune does); a queue's own: stint retention"]);
   });
 
   it("refuses an invalid flag or variable before it connects, naming it (exit 78)", async () => {

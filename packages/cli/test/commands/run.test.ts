@@ -1,5 +1,7 @@
 import { join } from "node:path";
 import { expect } from "chai";
+import { sql } from "kysely";
+import { defineJob } from "@stint/core";
 import { buildNewJob } from "@stint/core/driver";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
 import { ExitCode } from "../../src/index";
@@ -35,6 +37,25 @@ describe("stint run", () => {
     expect(report.totals).to.include({ claimed: 3, succeeded: 2, dead: 1 });
     const [counts] = await test.store.countByQueue({ queues: ["cli-echo"] });
     expect(counts!.counts).to.include({ succeeded: 2, dead: 1, queued: 0 });
+  });
+
+  it("forgets the closed unique windows of its queues in once mode, and leaves other queues' to stint prune", async () => {
+    const Other = defineJob<{ n: number }>("cli-other");
+    await test.store.enqueue(buildNewJob(Echo, { text: "a" }, { unique: { key: "closed", forMs: 60_000 } }));
+    await test.store.enqueue(buildNewJob(Echo, { text: "b" }, { unique: { key: "open", forMs: 3_600_000 } }));
+    await test.store.enqueue(buildNewJob(Other, { n: 1 }, { unique: { key: "closed", forMs: 60_000 } }));
+    await sql`UPDATE ${sql.id(test.schema, "unique_windows")} SET until = now() - interval '1 minute' WHERE key = 'closed'`.execute(test.db);
+
+    const result = await run(["cli-echo", "--once", "--app", APP]);
+    expect(result.code).to.equal(ExitCode.Ok);
+    expect((result.json() as { maintenance: string[] }).maintenance).to.include("cancelled 0 expired jobs, forgot 1 closed unique windows");
+    const { rows } = await sql<{ queue: string; key: string }>`SELECT queue, key FROM ${sql.id(test.schema, "unique_windows")} ORDER BY queue, key`.execute(
+      test.db,
+    );
+    expect(rows).to.deep.equal([
+      { queue: "cli-echo", key: "open" },
+      { queue: "cli-other", key: "closed" },
+    ]);
   });
 
   it("accepts --json and prints the same summary", async () => {

@@ -3,9 +3,12 @@ import { BoundedSweep } from "./bounded-sweep";
 /**
  * Cancels waiting jobs whose start-by deadline passed (`startBy`,
  * `expireInMs`), with `STINT_EXPIRED`, and forgets unique windows that
- * have closed. A claim never starts such a job whether or not this has
- * run; it moves them to the history, where waiters, listings and the
- * dashboard see them as cancelled, and out of the claim's way.
+ * have closed, of its queues (all of them in the loop-mode leader's
+ * sweep; a once-mode run's own queues, so a deployment of CronJobs alone
+ * keeps the window table the size of the open windows too). A claim
+ * never starts such a job whether or not this has run; it moves them to
+ * the history, where waiters, listings and the dashboard see them as
+ * cancelled, and out of the claim's way.
  *
  * @example
  * ```ts
@@ -18,10 +21,8 @@ export class JobExpirer extends BoundedSweep {
 
   /** One bounded pass (at most `batchSize` jobs, and as many windows). */
   async runOnce(): Promise<string> {
-    const { limit } = this.scope();
     const cancelled = await this.store.cancelExpiredJobs(this.scope());
-    // Windows are not per queue: a sweep of some queues leaves them to a sweep of all.
-    const forgotten = this.queues === undefined ? await this.store.deleteClosedWindows({ limit }) : 0;
+    const forgotten = await this.store.deleteClosedWindows(this.scope());
     return `cancelled ${cancelled} expired jobs, forgot ${forgotten} closed unique windows`;
   }
 }

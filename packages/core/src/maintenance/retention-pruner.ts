@@ -34,6 +34,18 @@ export interface HistoryPartitionUpkeep {
   ensureHistoryPartitions(): Promise<number>;
 }
 
+/**
+ * The days a `RetentionPruner` keeps finished jobs and ledger keys when its
+ * options do not say (cancelled jobs as succeeded ones): the global
+ * retention of `stint run`'s maintenance pass, which passes none.
+ *
+ * @example
+ * ```ts
+ * DEFAULT_RETENTION_DAYS.deadDays; // 30
+ * ```
+ */
+export const DEFAULT_RETENTION_DAYS = Object.freeze({ succeededDays: 7, deadDays: 30, effectsDays: 30 });
+
 const DAY_MS = 86_400_000;
 const KNOWN = ["succeededDays", "deadDays", "effectsDays", "batchSize", "maxBatches", "everyMs"];
 
@@ -70,9 +82,9 @@ export class RetentionPruner implements MaintenanceService {
   constructor(store: JobStore, options: RetentionOptions = {}) {
     rejectUnknownOptions("retention", options, KNOWN);
     this.#store = store;
-    this.#succeededMs = integerOption("retention.succeededDays", options.succeededDays ?? 7, 0, MAX_RETENTION_DAYS) * DAY_MS;
-    this.#deadMs = integerOption("retention.deadDays", options.deadDays ?? 30, 0, MAX_RETENTION_DAYS) * DAY_MS;
-    this.#effectsMs = integerOption("retention.effectsDays", options.effectsDays ?? 30, 0, MAX_RETENTION_DAYS) * DAY_MS;
+    this.#succeededMs = integerOption("retention.succeededDays", options.succeededDays ?? DEFAULT_RETENTION_DAYS.succeededDays, 0, MAX_RETENTION_DAYS) * DAY_MS;
+    this.#deadMs = integerOption("retention.deadDays", options.deadDays ?? DEFAULT_RETENTION_DAYS.deadDays, 0, MAX_RETENTION_DAYS) * DAY_MS;
+    this.#effectsMs = integerOption("retention.effectsDays", options.effectsDays ?? DEFAULT_RETENTION_DAYS.effectsDays, 0, MAX_RETENTION_DAYS) * DAY_MS;
     this.#batchSize = integerOption("retention.batchSize", options.batchSize ?? 1_000, 1, MAX_BATCH_SIZE);
     this.#maxBatches = integerOption("retention.maxBatches", options.maxBatches ?? 100, 1, 1_000_000);
     this.everyMs = integerOption("retention.everyMs", options.everyMs ?? 600_000, 1_000, 86_400_000);

@@ -149,6 +149,7 @@ export function checkCancelExpiredJobs(params: CancelExpiredJobsParams): void {
 
 export function checkDeleteClosedWindows(params: DeleteClosedWindowsParams): void {
   integerOption("limit", params.limit, 1, MAX_EXPIRE_BATCH);
+  checkQueueList(params.queues);
 }
 
 export function checkJobIdParams(params: JobIdParams): void {

@@ -38,9 +38,10 @@ export interface MaintenanceStore {
   cancelExpiredJobs(params: CancelExpiredJobsParams): Promise<number>;
 
   /**
-   * Forgets up to `limit` unique windows that have closed; returns how
-   * many. An enqueue never returns a closed window's job, whether or not
-   * this has run: it keeps the store the size of the open windows.
+   * Forgets up to `limit` unique windows that have closed (of `queues`,
+   * when given); returns how many. An enqueue never returns a closed
+   * window's job, whether or not this has run: it keeps the store the size
+   * of the open windows.
    */
   deleteClosedWindows(params: DeleteClosedWindowsParams): Promise<number>;
 

@@ -89,6 +89,8 @@ export interface CancelExpiredJobsParams {
 
 /** What {@link JobStore.deleteClosedWindows} takes. */
 export interface DeleteClosedWindowsParams {
+  /** Only the windows of these queues; all queues when left out. */
+  readonly queues?: readonly string[];
   /** At most this many windows per call (1 to `MAX_EXPIRE_BATCH`). */
   readonly limit: number;
 }

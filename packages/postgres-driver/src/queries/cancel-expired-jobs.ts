@@ -1,4 +1,4 @@
-import type { CancelExpiredJobsParams } from "@stint/core/driver";
+import type { CancelExpiredJobsParams, DeleteClosedWindowsParams } from "@stint/core/driver";
 import { sql, type Kysely } from "kysely";
 import { cancelPicked } from "./cancel-jobs";
 import { jobsTable } from "./job-row";
@@ -44,20 +44,33 @@ export async function cancelExpiredJobs(executor: Kysely<any>, schema: string, p
 
 /**
  * Deletes up to `limit` unique windows that have closed (their `until` has
- * passed), from `unique_windows_until_idx`; returns how many. An enqueue
- * of a closed window's key reuses its row, so this only keeps the table
- * the size of the open windows.
+ * passed), of `queues` when given, from `unique_windows_until_idx`;
+ * returns how many. An enqueue of a closed window's key reuses its row, so
+ * this only keeps the table the size of the open windows. The loop-mode
+ * expiry sweep calls it for every queue, a once-mode run for its own
+ * queues, and `stint prune` until none is left.
+ *
+ * ### SQL
+ * ```sql
+ * WITH closed AS (
+ *   DELETE FROM "stint"."unique_windows" AS w
+ *    WHERE (w.queue, w.key) IN (SELECT queue, key FROM "stint"."unique_windows"
+ *      WHERE until <= now() [AND queue = ANY($1)] ORDER BY until LIMIT $2 FOR UPDATE SKIP LOCKED)
+ *   RETURNING 1)
+ * SELECT count(*) AS deleted FROM closed
+ * ```
  *
  * @example
  * ```ts
- * const forgotten = await deleteClosedWindows(db, "stint", { limit: 1_000 });
+ * const forgotten = await deleteClosedWindows(db, "stint", { queues: ["digest"], limit: 1_000 });
  * ```
  */
-export async function deleteClosedWindows(executor: Kysely<any>, schema: string, params: { readonly limit: number }): Promise<number> {
+export async function deleteClosedWindows(executor: Kysely<any>, schema: string, params: DeleteClosedWindowsParams): Promise<number> {
   const windows = sql.id(schema, "unique_windows");
+  const inQueues = params.queues === undefined ? sql`` : sql`AND queue = ANY(${[...params.queues]}::text[])`;
   const { rows } = await sql<{ deleted: string }>`WITH closed AS (
   DELETE FROM ${windows} AS w
-   WHERE (w.queue, w.key) IN (SELECT queue, key FROM ${windows} WHERE until <= now() ORDER BY until LIMIT ${params.limit}::integer FOR UPDATE SKIP LOCKED)
+   WHERE (w.queue, w.key) IN (SELECT queue, key FROM ${windows} WHERE until <= now() ${inQueues} ORDER BY until LIMIT ${params.limit}::integer FOR UPDATE SKIP LOCKED)
   RETURNING 1
 )
 SELECT count(*) AS deleted FROM closed`.execute(executor);

@@ -1,7 +1,7 @@
-import { sql, type Kysely } from "kysely";
+import { sql, type Kysely, type RawBuilder } from "kysely";
 import { KEPT_PARTITION, listExpiredPartitions } from "./history-partitions";
 import { millisecondsInterval } from "./job-row";
-import { deletesWithinDays, dropsPartitions, sparedQueues, type RetainedState, type RetentionPass } from "./retention-plan";
+import { deletesWithinDays, sparedQueues, type RetainedState, type RetentionPass } from "./retention-plan";
 import { surveyPartition } from "./survey-partition";
 
 /** What {@link previewRetention} takes. */
@@ -27,7 +27,11 @@ export interface PartitionDropPreview {
 /** Jobs per finished state. */
 export type CountsByState = Readonly<Record<RetainedState, number>>;
 
-/** What one pass would delete. */
+/**
+ * What one pass would delete, of what the passes before it leave: a job
+ * is counted by one pass at most, so the passes' sums are what the prune
+ * deletes.
+ */
 export interface RetentionPassPreview {
   readonly pass: RetentionPass;
   /** Jobs that would go with the partitions dropped whole. */
@@ -36,7 +40,8 @@ export interface RetentionPassPreview {
   readonly rowByRow: CountsByState;
   /**
    * Jobs past the cutoff that stay for now, in day partitions not wholly
-   * past it: they go when their whole day is, at most a day later.
+   * past it, and that no pass would delete: they go when their whole day
+   * is, at most a day later. Counted by the first pass they are past.
    */
   readonly waiting: CountsByState;
   /** The partitions it would drop whole, oldest first. */
@@ -50,10 +55,22 @@ export interface RetentionPreview {
   readonly effects: number | undefined;
 }
 
+/** Jobs of one table and state, by the first pass that would delete them (`deleter`) and the first whose cutoff they are past. */
 interface PastCutoff {
   readonly source: string;
   readonly state: RetainedState;
+  readonly deleter: number | null;
+  readonly past: number;
   readonly n: string;
+}
+
+/** How one pass would go, decided before anything is counted. */
+interface PassLayout {
+  readonly pass: RetentionPass;
+  /** The partitions it drops whole, with what they keep. */
+  readonly drops: Map<string, { name: string; day: string; jobs: number; kept: number }>;
+  /** Where it deletes row by row (all of `finished_jobs` when `undefined`): it leaves the rest of its jobs past the cutoff waiting for their day. */
+  readonly rowSources: ReadonlySet<string> | undefined;
 }
 
 /**
@@ -63,22 +80,31 @@ interface PastCutoff {
  * would put back into `finished_jobs_kept`), how many row by row, and how
  * many are past the cutoff but wait for their whole day. It decides as
  * `deleteFinishedBefore` does (`listExpiredPartitions`, `surveyPartition`,
- * `deletesWithinDays`); a later pass sees the partitions an earlier one
- * would drop as gone, their kept rows in `finished_jobs_kept`. The counts
- * read every row past each cutoff once: an operator's command, not a
- * maintenance one.
+ * `deletesWithinDays`), pass after pass: a later pass sees the partitions
+ * an earlier one would drop as gone, their kept rows in
+ * `finished_jobs_kept`, and the rows an earlier one would delete as
+ * deleted. So a job is counted once, by the first pass that would delete
+ * it (a queue's own shorter retention after the global one, say), and a
+ * job waiting for its day in one pass but deleted by a later one counts as
+ * deleted: the totals are what a prune running these passes deletes. One
+ * statement counts every row past the lowest cutoff once: an operator's
+ * command, not a maintenance one.
  *
  * ### SQL
  * ```sql
- * -- per pass, after listExpiredPartitions and surveyPartition:
- * SELECT c.relname AS source, f.state, count(*) AS n
- *   FROM "stint"."finished_jobs" AS f JOIN pg_class AS c ON c.oid = f.tableoid
- *  WHERE f.state = ANY($1::text[]) AND f.finished_at < now() - $2 * interval '1 millisecond' [AND f.queue = ANY($3::text[])]
- *  GROUP BY c.relname, f.state
- * UNION ALL
- * SELECT 'jobs', state, count(*) FROM "stint"."jobs"
- *  WHERE state = ANY($1::text[]) AND finished_at < now() - $2 * interval '1 millisecond' [AND queue = ANY($3::text[])]
- *  GROUP BY state;
+ * -- after listExpiredPartitions and surveyPartition for each pass:
+ * SELECT source, state, deleter, past, count(*) AS n FROM (
+ *   SELECT c.relname AS source, f.state,
+ *          CASE WHEN <pass 0 deletes it> THEN 0 WHEN <pass 1 deletes it> THEN 1 … END AS deleter,
+ *          CASE WHEN <past pass 0's cutoff> THEN 0 … END AS past
+ *     FROM "stint"."finished_jobs" AS f JOIN pg_class AS c ON c.oid = f.tableoid
+ *    WHERE f.finished_at < now() - <the lowest cutoff> AND (<past pass 0's cutoff> OR …)
+ *   UNION ALL
+ *   SELECT 'jobs', state, CASE … END, CASE … END FROM "stint"."jobs" WHERE … ) AS rows
+ *  GROUP BY source, state, deleter, past;
+ * -- <past pass i's cutoff>: state = ANY($states) AND finished_at < now() - $ms * interval '1 millisecond'
+ * --                          [AND queue = ANY($queues) | AND queue <> ALL($exceptQueues)]
+ * -- <pass i deletes it>: <past its cutoff> [AND c.relname = ANY($tables it deletes from)]
  * SELECT count(*) AS n FROM "stint"."effects" WHERE created_at < now() - $4 * interval '1 millisecond';
  * ```
  *
@@ -90,57 +116,88 @@ interface PastCutoff {
  * ```
  */
 export async function previewRetention(executor: Kysely<any>, schema: string, params: RetentionPreviewParams): Promise<RetentionPreview> {
-  const droppedBefore = new Set<string>();
-  const passes: RetentionPassPreview[] = [];
-  for (const pass of params.passes) {
-    const drops = new Map<string, { name: string; day: string; jobs: number; kept: number }>();
-    const thinned = new Set<string>();
-    if (dropsPartitions(pass) && pass.states.length > 0) {
-      for (const partition of await listExpiredPartitions(executor, schema, pass.olderThanMs)) {
-        if (droppedBefore.has(partition.name)) continue;
-        const survey = await surveyPartition(executor, schema, partition, pass);
-        if (survey.drop) drops.set(partition.name, { ...partition, jobs: 0, kept: survey.kept });
-        else thinned.add(partition.name);
-      }
+  const layouts: PassLayout[] = [];
+  for (const pass of params.passes) layouts.push(await layOut(executor, schema, pass, layouts));
+  const counts = layouts.map(() => ({ inPartitions: zeros(), rowByRow: zeros(), waiting: zeros() }));
+  for (const { source, state, deleter, past, n } of await countPastCutoff(executor, schema, layouts)) {
+    const count = Number(n);
+    if (deleter === null) {
+      counts[past]!.waiting[state] += count;
+      continue;
     }
-    const inPartitions = zeros();
-    const rowByRow = zeros();
-    const waiting = zeros();
-    for (const { source, state, n } of await countPastCutoff(executor, schema, pass)) {
-      const count = Number(n);
-      const drop = drops.get(source);
-      if (drop !== undefined) {
-        drop.jobs += count;
-        inPartitions[state] += count;
-      } else if (source === "jobs" || source === KEPT_PARTITION || droppedBefore.has(source) || thinned.has(source) || deletesWithinDays(pass)) {
-        rowByRow[state] += count;
-      } else {
-        waiting[state] += count;
-      }
-    }
-    for (const name of drops.keys()) droppedBefore.add(name);
-    const partitions = [...drops.values()].sort((a, b) => a.day.localeCompare(b.day)).map((drop) => Object.freeze({ ...drop }));
-    passes.push(Object.freeze({ pass, inPartitions, rowByRow, waiting, partitions: Object.freeze(partitions) }));
+    const drop = layouts[deleter]!.drops.get(source);
+    if (drop !== undefined) drop.jobs += count;
+    counts[deleter]![drop === undefined ? "rowByRow" : "inPartitions"][state] += count;
   }
+  const passes = layouts.map(({ pass, drops }, index) => {
+    const partitions = [...drops.values()].sort((a, b) => a.day.localeCompare(b.day)).map((drop) => Object.freeze({ ...drop }));
+    return Object.freeze({ pass, ...counts[index]!, partitions: Object.freeze(partitions) });
+  });
   const effects = params.effectsOlderThanMs === undefined ? undefined : await countEffectsBefore(executor, schema, params.effectsOlderThanMs);
   return Object.freeze({ passes: Object.freeze(passes), effects });
 }
 
-/** The pass's jobs past its cutoff, per table (`jobs`, or a partition of `finished_jobs`) and state. */
-async function countPastCutoff(executor: Kysely<any>, schema: string, pass: RetentionPass): Promise<readonly PastCutoff[]> {
-  if (pass.states.length === 0 || pass.queues?.length === 0) return [];
-  const states = sql`${[...pass.states]}::text[]`;
-  const cutoff = sql`now() - ${millisecondsInterval(pass.olderThanMs)}`;
-  const queues = pass.queues === undefined ? undefined : sql`${[...pass.queues]}::text[]`;
-  const { rows } = await sql<PastCutoff>`SELECT c.relname AS source, f.state, count(*) AS n
-  FROM ${sql.id(schema, "finished_jobs")} AS f
-  JOIN pg_class AS c ON c.oid = f.tableoid
- WHERE f.state = ANY(${states}) AND f.finished_at < ${cutoff} ${queues === undefined ? sparedQueues(pass) : sql`AND f.queue = ANY(${queues})`}
- GROUP BY c.relname, f.state
-UNION ALL
-SELECT 'jobs', state, count(*) FROM ${sql.id(schema, "jobs")}
- WHERE state = ANY(${states}) AND finished_at < ${cutoff} ${queues === undefined ? sparedQueues(pass) : sql`AND queue = ANY(${queues})`}
- GROUP BY state`.execute(executor);
+/**
+ * Which partitions `pass` would drop whole and where it would delete row
+ * by row, after the passes `before`: it lists the partitions wholly past
+ * its cutoff that none of them drops, and surveys each without the rows
+ * they would have deleted from it.
+ */
+async function layOut(executor: Kysely<any>, schema: string, pass: RetentionPass, before: readonly PassLayout[]): Promise<PassLayout> {
+  const drops: PassLayout["drops"] = new Map();
+  if (deletesWithinDays(pass)) return { pass, drops, rowSources: undefined };
+  const droppedBefore = new Set(before.flatMap((layout) => [...layout.drops.keys()]));
+  const rowSources = new Set([KEPT_PARTITION, ...droppedBefore]);
+  if (pass.states.length > 0) {
+    for (const partition of await listExpiredPartitions(executor, schema, pass.olderThanMs)) {
+      if (droppedBefore.has(partition.name)) continue;
+      const gone = before.filter((layout) => deletesFrom(layout, partition.name)).map((layout) => pastCutoff(layout.pass));
+      const survey = await surveyPartition(executor, schema, partition, pass, gone.length === 0 ? undefined : sql.join(gone, sql` OR `));
+      if (survey.drop) drops.set(partition.name, { ...partition, jobs: 0, kept: survey.kept });
+      else rowSources.add(partition.name);
+    }
+  }
+  return { pass, drops, rowSources };
+}
+
+/** Whether the pass of `layout` deletes rows of `source` (a partition of `finished_jobs`), whole or row by row. */
+function deletesFrom(layout: PassLayout, source: string): boolean {
+  return layout.rowSources === undefined || layout.rowSources.has(source) || layout.drops.has(source);
+}
+
+/** Its jobs past its cutoff, wherever they are: `jobs` or `finished_jobs` (columns unqualified, so it reads either). */
+function pastCutoff(pass: RetentionPass): RawBuilder<unknown> {
+  if (pass.states.length === 0 || pass.queues?.length === 0) return sql`false`;
+  const queues = pass.queues === undefined ? sparedQueues(pass) : sql`AND queue = ANY(${[...pass.queues]}::text[])`;
+  return sql`(state = ANY(${[...pass.states]}::text[]) AND finished_at < now() - ${millisecondsInterval(pass.olderThanMs)} ${queues})`;
+}
+
+/** Every job past some pass's cutoff, once, per table (`jobs`, or a partition of `finished_jobs`), state, first deleting pass and first pass it is past. */
+async function countPastCutoff(executor: Kysely<any>, schema: string, layouts: readonly PassLayout[]): Promise<readonly PastCutoff[]> {
+  if (layouts.length === 0) return [];
+  const past = layouts.map((layout) => pastCutoff(layout.pass));
+  const firstOf = (conditions: readonly RawBuilder<unknown>[]) =>
+    sql`CASE ${sql.join(
+      conditions.map((condition, index) => sql`WHEN ${condition} THEN ${index}::integer`),
+      sql` `,
+    )} END`;
+  const deletedFrom = layouts.map((layout, index) =>
+    layout.rowSources === undefined ? past[index]! : sql`(${past[index]!} AND c.relname = ANY(${[...layout.rowSources, ...layout.drops.keys()]}::text[]))`,
+  );
+  const anyPast = sql.join(past, sql` OR `);
+  // The lowest cutoff, said once more on its own, lets the planner skip the partitions none reaches.
+  const lowest = sql`now() - ${millisecondsInterval(Math.min(...layouts.map((layout) => layout.pass.olderThanMs)))}`;
+  const { rows } = await sql<PastCutoff>`SELECT source, state, deleter, past, count(*) AS n FROM (
+  SELECT c.relname AS source, f.state, ${firstOf(deletedFrom)} AS deleter, ${firstOf(past)} AS past
+    FROM ${sql.id(schema, "finished_jobs")} AS f
+    JOIN pg_class AS c ON c.oid = f.tableoid
+   WHERE f.finished_at < ${lowest} AND (${anyPast})
+  UNION ALL
+  SELECT 'jobs', state, ${firstOf(past)}, ${firstOf(past)}
+    FROM ${sql.id(schema, "jobs")}
+   WHERE finished_at < ${lowest} AND (${anyPast})
+) AS rows
+ GROUP BY source, state, deleter, past`.execute(executor);
   return rows;
 }
 

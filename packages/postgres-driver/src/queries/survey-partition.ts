@@ -16,8 +16,11 @@ export interface PartitionSurvey {
  * states', and the pass's `exceptQueues`' rows in its states) are at most
  * `MAX_KEPT_PER_DROP`, and can be found without
  * reading the whole partition, since they are copied while `finished_jobs`
- * is locked. When the pass deletes succeeded jobs, what stays is dead or
- * cancelled, found through the partition's copy of `finished_jobs_dead_idx`;
+ * is locked. `gone` (a condition on its rows) leaves out rows an earlier
+ * pass of a preview would have deleted, so the preview decides on what
+ * that pass would have left. When the pass deletes succeeded jobs, what
+ * stays is dead or cancelled, found through the partition's copy of
+ * `finished_jobs_dead_idx`;
  * otherwise the partition itself must hold at most that many rows. Counts
  * stop one past the limit, so a survey costs at most that many rows read.
  *
@@ -39,9 +42,12 @@ export async function surveyPartition(
   schema: string,
   partition: HistoryPartition,
   pass: Pick<RetentionPass, "states" | "exceptQueues">,
+  gone?: RawBuilder<unknown>,
 ): Promise<PartitionSurvey> {
   const { states } = pass;
   const table = sql.id(schema, partition.name);
+  const countUpTo = (on: Kysely<any>, of: RawBuilder<unknown>, where: RawBuilder<unknown>) =>
+    countRowsUpTo(on, of, gone === undefined ? where : sql`(${where}) AND NOT coalesce(${gone}, false)`);
   const others = sql`state <> ALL(${[...states]}::text[])`;
   const spared = pass.exceptQueues ?? [];
   // Rows of the spared queues in the pass's states stay too: through the partition's copy of finished_jobs_queue_idx.
@@ -58,7 +64,7 @@ export async function surveyPartition(
 }
 
 /** Rows of `table` matching `where`, counted up to one past `MAX_KEPT_PER_DROP`. */
-async function countUpTo(executor: Kysely<any>, table: RawBuilder<unknown>, where: RawBuilder<unknown>): Promise<number> {
+async function countRowsUpTo(executor: Kysely<any>, table: RawBuilder<unknown>, where: RawBuilder<unknown>): Promise<number> {
   const { rows } = await sql<{ n: string }>`SELECT count(*) AS n
   FROM (SELECT 1 FROM ${table} WHERE ${where} LIMIT ${MAX_KEPT_PER_DROP + 1}::integer) AS counted`.execute(executor);
   return Number(rows[0]?.n ?? 0);

@@ -35,6 +35,20 @@ export function describeEnqueueWindowsConformance<Tx>(ctx: ConformanceContext<Tx
       assert.deepStrictEqual(third, { id: second.id, duplicate: true });
     });
 
+    testCase("forgets closed windows of the queues asked for, and keeps open ones and other queues'", async () => {
+      const [mine, other] = [ctx.freshQueue(), ctx.freshQueue()];
+      const closing = await ctx.store().enqueue(newJob(mine, { n: 1 }, { unique: { key: "short", forMs: 200 } }));
+      await ctx.store().enqueue(newJob(other, { n: 2 }, { unique: { key: "short", forMs: 200 } }));
+      const open = await ctx.store().enqueue(newJob(mine, { n: 3 }, { unique: { key: "long", forMs: 3_600_000 } }));
+      const created = (await ctx.store().getJob({ id: closing.id }))!.createdAt.getTime();
+      await ctx.harness().waitUntilPast(new Date(created + 201));
+      assert.equal(await ctx.store().deleteClosedWindows({ queues: [mine], limit: 100 }), 1);
+      assert.equal(await ctx.store().deleteClosedWindows({ queues: [mine], limit: 100 }), 0, "nothing closed is left in the queue asked for");
+      assert.equal(await ctx.store().deleteClosedWindows({ queues: [other], limit: 100 }), 1, "the other queue's closed window was kept");
+      const again = await ctx.store().enqueue(newJob(mine, { n: 4 }, { unique: { key: "long", forMs: 3_600_000 } }));
+      assert.deepStrictEqual(again, { id: open.id, duplicate: true }, "the open window is kept");
+    });
+
     testCase("gives 16 concurrent enqueuers of one window the same single job", async () => {
       for (let round = 0; round < 5; round += 1) {
         const queue = ctx.freshQueue();

@@ -57,7 +57,7 @@ async function enqueueInWindow(state: MemoryState, job: NewJob, unique: UniqueWi
     const row = newJobRow(state.nextId(), job, now);
     const start = (): void => {
       state.insert(row);
-      state.uniqueWindows.set(keyOf(job.queue, unique.key), { jobId: row.id, until: now + unique.forMs });
+      state.uniqueWindows.set(keyOf(job.queue, unique.key), { queue: job.queue, jobId: row.id, until: now + unique.forMs });
     };
     if (transaction === undefined) start();
     else {

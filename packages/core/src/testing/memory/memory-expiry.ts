@@ -29,11 +29,11 @@ function expiredError(startBy: number): string {
   return `Not started by ${new Date(startBy).toISOString()}, its start-by deadline: cancelled without running.`;
 }
 
-/** Forgets up to `limit` unique windows that have closed; returns how many. */
-export function deleteClosedWindows(state: MemoryState, params: { readonly limit: number }): number {
+/** Forgets up to `limit` unique windows that have closed (of `queues`, when given); returns how many. */
+export function deleteClosedWindows(state: MemoryState, params: { readonly queues?: readonly string[]; readonly limit: number }): number {
   const now = state.now();
   const closed = [...state.uniqueWindows.entries()]
-    .filter(([, window]) => window.until <= now)
+    .filter(([, window]) => window.until <= now && (params.queues === undefined || params.queues.includes(window.queue)))
     .sort(([, a], [, b]) => a.until - b.until)
     .slice(0, params.limit);
   for (const [key] of closed) state.uniqueWindows.delete(key);

@@ -36,7 +36,7 @@ export class MemoryState {
   /** Periodic schedules by name. */
   readonly schedules = new Map<string, MemoryScheduleRow>();
   /** Unique windows by {@link keyOf} of queue and key: the first job's id, and when the window closes. */
-  readonly uniqueWindows = new Map<string, { readonly jobId: string; readonly until: number }>();
+  readonly uniqueWindows = new Map<string, { readonly queue: string; readonly jobId: string; readonly until: number }>();
   /** Dedupe keys held by open transactions, by {@link keyOf}; unique window keys by {@link windowKeyOf}. */
   readonly keyHolds = new Map<string, KeyHold>();
   /** Serial lines held by a dead job, by {@link keyOf} of queue and key: the dead job's id. */

@@ -252,12 +252,17 @@ export class HandlerSlots<T> {
       this.startBuffered();
       nudge.wake();
     };
-    const run = previous.length === 0 ? executor.run(attempts, freeSlot) : Promise.all(previous).then(() => executor.run(attempts, freeSlot));
-    for (const [index, attempt] of attempts.entries()) {
-      const done = run.then((results) => this.#settled(attempt, results[index]!));
-      this.#started.set(attempt.job.id, { attempt, done });
-    }
+    // Each attempt is counted the moment its outcome is recorded (the executor says so; its answers always come
+    // later than this call), and the batch's attempts share one promise for "recorded".
+    const run =
+      previous.length === 0
+        ? executor.run(attempts, freeSlot, this.#settledInBatch)
+        : Promise.all(previous).then(() => executor.run(attempts, freeSlot, this.#settledInBatch));
+    const done = run.then(ignore);
+    for (const attempt of attempts) this.#started.set(attempt.job.id, { attempt, done });
   }
+
+  readonly #settledInBatch = (attempt: Attempt, result: AttemptResult): void => this.#settled(attempt, result);
 
   /** The one place the run's counters change, besides the claims. */
   #count({ outcome, written }: AttemptResult): void {
@@ -273,3 +278,5 @@ export class HandlerSlots<T> {
     else counters.released += 1;
   }
 }
+
+function ignore(): void {}

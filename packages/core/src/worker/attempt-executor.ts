@@ -63,6 +63,8 @@ export class AttemptExecutor<T> {
   readonly #events: RunEvents;
   /** Attempts whose claim a crash undid and that were claimed again (see {@link supersede}). */
   readonly #superseded = new WeakSet<Attempt>();
+  /** Whether {@link supersede} was ever called: until it is, no attempt needs the look-up. */
+  #supersededAny = false;
 
   constructor(parts: {
     readonly store: JobStore;
@@ -136,6 +138,7 @@ export class AttemptExecutor<T> {
    */
   supersede(attempt: Attempt): void {
     this.#superseded.add(attempt);
+    this.#supersededAny = true;
     attempt.signal.abort(
       new LeaseLostError(
         `lost the lease on job ${attempt.job.id} (attempt ${attempt.job.attempt}): a database crash undid its claim, and the same attempt was claimed again`,
@@ -174,7 +177,7 @@ export class AttemptExecutor<T> {
    */
   async recordSucceeded(attempts: readonly Attempt[], outcomes: readonly SucceededOutcome[]): Promise<AttemptResult[]> {
     // An attempt whose claim a crash undid writes nothing (see supersede): that rare group goes one attempt at a time.
-    if (attempts.some((attempt) => this.#superseded.has(attempt))) return Promise.all(attempts.map((attempt, index) => this.record(attempt, outcomes[index]!)));
+    if (this.#supersededAny && attempts.some((attempt) => this.#superseded.has(attempt))) return Promise.all(attempts.map((attempt, index) => this.record(attempt, outcomes[index]!)));
     const results: AttemptResult[] = new Array(attempts.length);
     try {
       const written = await this.#recorder.recordSucceeded(

@@ -244,7 +244,11 @@ export class HandlerSlots<T> {
     this.#running += attempts.length;
     this.#batchesRunning += 1;
     // Older attempts of these jobs that this process still runs (see #start) settle first.
-    const previous = attempts.map((attempt) => this.#started.get(attempt.job.id)?.done).filter((done) => done !== undefined);
+    const previous: Promise<void>[] = [];
+    for (const attempt of attempts) {
+      const done = this.#started.get(attempt.job.id)?.done;
+      if (done !== undefined) previous.push(done);
+    }
     const freeSlot = (): void => {
       this.#running -= attempts.length;
       this.#batchesRunning -= 1;

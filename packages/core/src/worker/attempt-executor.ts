@@ -177,8 +177,9 @@ export class AttemptExecutor<T> {
    */
   async recordSucceeded(attempts: readonly Attempt[], outcomes: readonly SucceededOutcome[]): Promise<AttemptResult[]> {
     // An attempt whose claim a crash undid writes nothing (see supersede): that rare group goes one attempt at a time.
-    if (this.#supersededAny && attempts.some((attempt) => this.#superseded.has(attempt))) return Promise.all(attempts.map((attempt, index) => this.record(attempt, outcomes[index]!)));
-    const results: AttemptResult[] = new Array(attempts.length);
+    if (this.#supersededAny && attempts.some((attempt) => this.#superseded.has(attempt)))
+      return Promise.all(attempts.map((attempt, index) => this.record(attempt, outcomes[index]!)));
+    const results = new Array<AttemptResult>(attempts.length);
     try {
       const written = await this.#recorder.recordSucceeded(
         attempts.map((attempt) => attempt.job),

@@ -183,13 +183,12 @@ export class BatchRun<T> {
   /** What `processBatch` gets besides its entries; its logger is made on first use. */
   #context(size: number): BatchContext<T> {
     const { log, workerId } = this.#parts;
-    const run = this;
+    const batchLog = (): Logger => (this.#log ??= log.child({ batchSize: size }));
     return {
       workerId,
       signal: this.#stop.signal,
       get log(): Logger {
-        run.#log ??= log.child({ batchSize: size });
-        return run.#log;
+        return batchLog();
       },
       succeed: (entry, result) => this.#jobOf(entry, "succeed").settleSucceeded(result),
       fail: (entry, error) => this.#jobOf(entry, "fail").settleFailed(error),

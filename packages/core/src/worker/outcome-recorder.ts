@@ -97,14 +97,14 @@ export class OutcomeRecorder {
    * rejects. None may have been completed by `ctx.transaction` already.
    */
   async recordSucceeded(jobs: readonly ClaimedJob[], outcomes: readonly SucceededOutcome[]): Promise<WriteResult[]> {
-    const rows: CompletedJob[] = new Array(jobs.length);
+    const rows = new Array<CompletedJob>(jobs.length);
     for (let index = 0; index < jobs.length; index += 1) {
       const { id, attempt } = jobs[index]!;
       const { resultJson, durationMs } = outcomes[index]!;
       rows[index] = { id, attempt, resultJson, durationMs: Math.round(durationMs) };
     }
     const results = await this.#completions.writeMany(rows);
-    const written: WriteResult[] = new Array(jobs.length);
+    const written = new Array<WriteResult>(jobs.length);
     for (let index = 0; index < jobs.length; index += 1) {
       const job = jobs[index]!;
       const result = results[index]!;

@@ -165,4 +165,3 @@ export class WriteBatcher<Row extends JobAttempt> {
     return results;
   }
 }
-

@@ -29,7 +29,12 @@ describe("completeJobs on PostgreSQL", () => {
         ...rest.map((job) => ({ id: job.id, attempt: job.attempt, resultJson: null, durationMs: 3 })),
       ],
     });
-    expect([...applied].sort()).to.deep.equal(claimed.filter((job) => job !== stale).map((job) => job.id).sort());
+    expect([...applied].sort()).to.deep.equal(
+      claimed
+        .filter((job) => job !== stale)
+        .map((job) => job.id)
+        .sort(),
+    );
     const read = (id: string) => test.store.getJob({ id });
     expect(await read(withObject!.id)).to.deep.include({ state: "succeeded", result: { sent: [1, 2] }, durationMs: 41 });
     expect(await read(withText!.id)).to.deep.include({ state: "succeeded", result: "a,b", durationMs: 7 });
@@ -44,6 +49,8 @@ describe("completeJobs on PostgreSQL", () => {
   it("answers no ids when no attempt applied", async () => {
     await test.store.enqueue(newJob("batch", { n: 1 }));
     const [job] = await test.store.claimBatch({ queue: "batch", workerId: "w", limit: 1, leaseMs: 60_000 });
-    expect(await test.store.completeJobs({ workerId: "other", jobs: [{ id: job!.id, attempt: job!.attempt, resultJson: null, durationMs: 1 }] })).to.deep.equal([]);
+    expect(await test.store.completeJobs({ workerId: "other", jobs: [{ id: job!.id, attempt: job!.attempt, resultJson: null, durationMs: 1 }] })).to.deep.equal(
+      [],
+    );
   });
 });

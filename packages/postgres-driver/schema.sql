@@ -419,6 +419,9 @@ FUNCTION stint.claim_group_turns
     saturated integer;
     extra integer;
     give integer;
+    served integer;
+    last integer;
+    reach integer := wanted * 2 + 4;
     i integer;
   BEGIN
     IF wanted IS NULL OR wanted <= 0 THEN
@@ -429,15 +432,15 @@ FUNCTION stint.claim_group_turns
       FROM (SELECT g.group_key, g.serial FROM "stint"."job_groups" AS g
              WHERE g.queue = queue_name AND (after IS NULL OR g.group_key > after)
              ORDER BY g.group_key
-             LIMIT wanted) AS t;
-    IF coalesce(cardinality(keys), 0) < wanted AND after IS NOT NULL THEN
+             LIMIT reach) AS t;
+    IF coalesce(cardinality(keys), 0) < reach AND after IS NOT NULL THEN
       -- Round again from the first group, up to where this turn began.
       SELECT array_agg(t.group_key ORDER BY t.group_key), array_agg(t.serial ORDER BY t.group_key)
         INTO more_keys, more_serials
         FROM (SELECT g.group_key, g.serial FROM "stint"."job_groups" AS g
                WHERE g.queue = queue_name AND g.group_key <= after
                ORDER BY g.group_key
-               LIMIT wanted - coalesce(cardinality(keys), 0)) AS t;
+               LIMIT reach - coalesce(cardinality(keys), 0)) AS t;
       keys := coalesce(keys, '{}') || coalesce(more_keys, '{}');
       serials := coalesce(serials, '{}') || coalesce(more_serials, '{}');
     END IF;
@@ -462,9 +465,10 @@ FUNCTION stint.claim_group_turns
     ELSE
       helds := array_fill(NULL::bigint, ARRAY[cardinality(keys)]);
     END IF;
-    fair := ceil(wanted::numeric / cardinality(keys))::integer;
-    -- rooms: how many each turn could take now: its due jobs within its cap (counted up to fair + 1: more than a share
-    -- counts as "as many as its cap allows"); a line, its head or nothing.
+    -- rooms: how many each turn could take now: its due jobs within its cap (counted up to one more than an even share
+    -- among as many groups as the claim wants: more than that counts as "as many as its cap allows"); a line, its head or
+    -- nothing.
+    fair := ceil(wanted::numeric / least(wanted, cardinality(keys)))::integer;
     SELECT array_agg(CASE WHEN t.serial THEN CASE WHEN t.held IS NULL AND running.n = 0 AND due.n > 0 THEN 1 ELSE 0 END
                           WHEN due.n > fair THEN CASE WHEN t.key = '' OR cap IS NULL THEN wanted ELSE greatest(cap - running.n, 0) END
                           WHEN t.key = '' OR cap IS NULL THEN due.n
@@ -490,11 +494,29 @@ FUNCTION stint.claim_group_turns
        WHERE g.queue = queue_name AND g.group_key = ANY(empty) AND g.held_by IS NULL
          AND NOT EXISTS (SELECT FROM "stint"."jobs" AS j WHERE j.queue = queue_name AND j.group_key = g.group_key AND j.state IN ('queued', 'failed'));
     END IF;
+    -- This claim serves the first "wanted" turns that can take something; the turns it passes on the way, with nothing
+    -- due or at their cap, get their turn too (nothing), and the ones after the last it serves wait for the next claim.
+    served := 0;
+    last := cardinality(keys);
+    FOR i IN 1 .. cardinality(keys) LOOP
+      IF rooms[i] > 0 THEN
+        served := served + 1;
+        IF served = wanted THEN
+          last := i;
+          EXIT;
+        END IF;
+      END IF;
+    END LOOP;
+    IF served = 0 THEN
+      RETURN QUERY SELECT t.key, t.serial, 0 FROM unnest(keys, serials) AS t(key, serial);
+      RETURN;
+    END IF;
     -- An even share each, then what is left over to the turns that have more, in turn order.
-    bases := array_fill(0, ARRAY[cardinality(keys)]);
+    fair := ceil(wanted::numeric / served)::integer;
+    bases := array_fill(0, ARRAY[last]);
     slack := wanted;
     saturated := 0;
-    FOR i IN 1 .. cardinality(keys) LOOP
+    FOR i IN 1 .. last LOOP
       bases[i] := least(rooms[i], fair, slack);
       slack := slack - bases[i];
       IF rooms[i] > bases[i] THEN
@@ -503,7 +525,7 @@ FUNCTION stint.claim_group_turns
     END LOOP;
     IF slack > 0 AND saturated > 0 THEN
       extra := ceil(slack::numeric / saturated)::integer;
-      FOR i IN 1 .. cardinality(keys) LOOP
+      FOR i IN 1 .. last LOOP
         EXIT WHEN slack = 0;
         IF rooms[i] > bases[i] THEN
           give := least(extra, rooms[i] - bases[i], slack);
@@ -514,7 +536,7 @@ FUNCTION stint.claim_group_turns
     END IF;
     RETURN QUERY
     SELECT t.key, t.serial, t.take
-      FROM unnest(keys, serials, bases) AS t(key, serial, take);
+      FROM unnest(keys[1:last], serials[1:last], bases) AS t(key, serial, take);
   END
   $function$
 

@@ -59,32 +59,34 @@ $function$`;
 }
 
 /**
- * `claim_group_turns(queue, wanted, after)`: the groups a claim of a grouped
- * queue takes jobs from, and how many from each (version 23).
+ * `claim_group_turns(queue, wanted, after, cap)`: the groups a claim of a
+ * grouped queue takes jobs from, and how many from each (version 23).
  *
- * 1. It takes up to `wanted` groups of the queue in key order, starting
- *    after `after` (the last group this worker's previous claim took) and
- *    wrapping round: each claimer goes round every group, so none waits
- *    more than one round of it. Nothing is written to take a turn: the
- *    rotation lives in the claimer. Groups under a cap (`cap`, the queue's
- *    `max_running_per_group`) and serial lines are locked (`FOR NO KEY
- *    UPDATE SKIP LOCKED`) until the claim commits, and passed over when
+ * 1. It looks at up to `2 × wanted + 4` groups of the queue in key order,
+ *    starting after `after` (the last group the claimer's previous claim
+ *    passed) and wrapping round: each claimer goes round every group, so
+ *    none waits more than one round of it. Nothing is written to take a
+ *    turn: the rotation lives in the claimer. Groups under a cap (`cap`, the
+ *    queue's `max_running_per_group`) and serial lines are locked (`FOR NO
+ *    KEY UPDATE SKIP LOCKED`) until the claim commits, and passed over when
  *    another claim holds them, so two claims never serve one at once: that
  *    is what makes the per-group cap and a line's one-at-a-time exact.
  * 2. With a fresh snapshot (a new statement, after the locks), it counts
  *    each group's due jobs, up to one more than an even share, and, where a
  *    cap or a line needs it, its running ones: a claim that committed a
  *    moment ago is counted.
- * 3. Each group with due jobs gets an even share of `wanted`, cut to what
- *    it has and to the room its cap leaves; what the others leave over goes
- *    to the groups that have more, in turn order. A serial line gets one
- *    job when nothing of it runs and no dead job holds it.
+ * 3. It serves the first `wanted` of them that can take something (due
+ *    jobs, room under the cap; a serial line when nothing of it runs and no
+ *    dead job holds it): an even share of `wanted` each, cut to what it has
+ *    and to the room its cap leaves; what the others leave over goes to the
+ *    groups that have more, in turn order. A serial line gets one job.
  * 4. Groups without waiting jobs (not the queue's own `''` turn, nor a held
  *    line) are removed, each only once locked `FOR UPDATE SKIP LOCKED` and
  *    seen empty by one more fresh snapshot (see `enterJobGroupFunction`).
  *
- * Returns every group it took, in turn order, with `take` 0 for those that
- * get nothing: the last one is where the claimer's next turn starts.
+ * Returns the groups it passed, in turn order, up to the last it serves,
+ * with `take` 0 for those that get nothing: the last one is where the
+ * claimer's next turn starts.
  */
 export function claimGroupTurnsFunction(schema: string): RawBuilder<unknown> {
   const groups = sql.id(schema, "job_groups");
@@ -108,6 +110,9 @@ DECLARE
   saturated integer;
   extra integer;
   give integer;
+  served integer;
+  last integer;
+  reach integer := wanted * 2 + 4;
   i integer;
 BEGIN
   IF wanted IS NULL OR wanted <= 0 THEN
@@ -118,15 +123,15 @@ BEGIN
     FROM (SELECT g.group_key, g.serial FROM ${groups} AS g
            WHERE g.queue = queue_name AND (after IS NULL OR g.group_key > after)
            ORDER BY g.group_key
-           LIMIT wanted) AS t;
-  IF coalesce(cardinality(keys), 0) < wanted AND after IS NOT NULL THEN
+           LIMIT reach) AS t;
+  IF coalesce(cardinality(keys), 0) < reach AND after IS NOT NULL THEN
     -- Round again from the first group, up to where this turn began.
     SELECT array_agg(t.group_key ORDER BY t.group_key), array_agg(t.serial ORDER BY t.group_key)
       INTO more_keys, more_serials
       FROM (SELECT g.group_key, g.serial FROM ${groups} AS g
              WHERE g.queue = queue_name AND g.group_key <= after
              ORDER BY g.group_key
-             LIMIT wanted - coalesce(cardinality(keys), 0)) AS t;
+             LIMIT reach - coalesce(cardinality(keys), 0)) AS t;
     keys := coalesce(keys, '{}') || coalesce(more_keys, '{}');
     serials := coalesce(serials, '{}') || coalesce(more_serials, '{}');
   END IF;
@@ -151,9 +156,10 @@ BEGIN
   ELSE
     helds := array_fill(NULL::bigint, ARRAY[cardinality(keys)]);
   END IF;
-  fair := ceil(wanted::numeric / cardinality(keys))::integer;
-  -- rooms: how many each turn could take now: its due jobs within its cap (counted up to fair + 1: more than a share
-  -- counts as "as many as its cap allows"); a line, its head or nothing.
+  -- rooms: how many each turn could take now: its due jobs within its cap (counted up to one more than an even share
+  -- among as many groups as the claim wants: more than that counts as "as many as its cap allows"); a line, its head or
+  -- nothing.
+  fair := ceil(wanted::numeric / least(wanted, cardinality(keys)))::integer;
   SELECT array_agg(CASE WHEN t.serial THEN CASE WHEN t.held IS NULL AND running.n = 0 AND due.n > 0 THEN 1 ELSE 0 END
                         WHEN due.n > fair THEN CASE WHEN t.key = '' OR cap IS NULL THEN wanted ELSE greatest(cap - running.n, 0) END
                         WHEN t.key = '' OR cap IS NULL THEN due.n
@@ -179,11 +185,29 @@ BEGIN
      WHERE g.queue = queue_name AND g.group_key = ANY(empty) AND g.held_by IS NULL
        AND NOT EXISTS (SELECT FROM ${jobs} AS j WHERE j.queue = queue_name AND j.group_key = g.group_key AND j.state IN ('queued', 'failed'));
   END IF;
+  -- This claim serves the first "wanted" turns that can take something; the turns it passes on the way, with nothing
+  -- due or at their cap, get their turn too (nothing), and the ones after the last it serves wait for the next claim.
+  served := 0;
+  last := cardinality(keys);
+  FOR i IN 1 .. cardinality(keys) LOOP
+    IF rooms[i] > 0 THEN
+      served := served + 1;
+      IF served = wanted THEN
+        last := i;
+        EXIT;
+      END IF;
+    END IF;
+  END LOOP;
+  IF served = 0 THEN
+    RETURN QUERY SELECT t.key, t.serial, 0 FROM unnest(keys, serials) AS t(key, serial);
+    RETURN;
+  END IF;
   -- An even share each, then what is left over to the turns that have more, in turn order.
-  bases := array_fill(0, ARRAY[cardinality(keys)]);
+  fair := ceil(wanted::numeric / served)::integer;
+  bases := array_fill(0, ARRAY[last]);
   slack := wanted;
   saturated := 0;
-  FOR i IN 1 .. cardinality(keys) LOOP
+  FOR i IN 1 .. last LOOP
     bases[i] := least(rooms[i], fair, slack);
     slack := slack - bases[i];
     IF rooms[i] > bases[i] THEN
@@ -192,7 +216,7 @@ BEGIN
   END LOOP;
   IF slack > 0 AND saturated > 0 THEN
     extra := ceil(slack::numeric / saturated)::integer;
-    FOR i IN 1 .. cardinality(keys) LOOP
+    FOR i IN 1 .. last LOOP
       EXIT WHEN slack = 0;
       IF rooms[i] > bases[i] THEN
         give := least(extra, rooms[i] - bases[i], slack);
@@ -203,7 +227,7 @@ BEGIN
   END IF;
   RETURN QUERY
   SELECT t.key, t.serial, t.take
-    FROM unnest(keys, serials, bases) AS t(key, serial, take);
+    FROM unnest(keys[1:last], serials[1:last], bases) AS t(key, serial, take);
 END
 $function$`;
 }

@@ -1,4 +1,4 @@
-import { DatabaseError, InfrastructureError, MissingPasswordError, SchemaMissingError, errorCodeOf } from "@stint/core";
+import { ConfigError, DatabaseError, InfrastructureError, MissingPasswordError, SchemaMissingError, errorCodeOf } from "@stint/core";
 import { isPreparedStatementClash } from "./connection/prepared-statements";
 import { DEFAULT_SCHEMA } from "./schema/default-schema";
 
@@ -101,6 +101,10 @@ export interface ErrorScope {
  *   `MissingPasswordError` (`STINT_CONFIG`; with MD5 authentication the
  *   server cannot tell a missing password from a wrong one, and answers
  *   28P01, a `DatabaseError`);
+ * - a job's key refused because it is a group and a serial key at once in
+ *   its queue (SQLSTATE 22023 from the trigger `enter_job_group`) →
+ *   `ConfigError` naming the option (`serialKey` or `group`) and the key,
+ *   as the in-memory store throws it;
  * - a named prepared statement refused with SQLSTATE 42P05 or 26000 (what
  *   a transaction pooler does to them, when `preparedStatements` is `"on"`)
  *   → `DatabaseError` whose message names the pooler and the setting;
@@ -124,6 +128,8 @@ export function interpretError(thrown: unknown, operation: string, scope: ErrorS
   const message = `${operation} failed: ${messageOf(thrown)}${sqlState !== undefined && isPreparedStatementClash({ code: sqlState }) ? POOLER_HINT : ""}`;
   const setupProblem = missingSchema(thrown, sqlState, message, scope.schema) ?? missingPassword(thrown, operation);
   if (setupProblem !== undefined) return setupProblem;
+  const refusedKey = groupKeyConflict(thrown, sqlState);
+  if (refusedKey !== undefined) return refusedKey;
   if (sqlState !== undefined) {
     return isRetryableSqlState(sqlState)
       ? new InfrastructureError(message, { cause: thrown, sqlState })
@@ -163,6 +169,20 @@ function missingSchema(thrown: unknown, sqlState: string | undefined, message: s
   if (!namesWord(messageOf(thrown), schema)) return undefined;
   const command = schema === DEFAULT_SCHEMA ? "stint migrate" : `stint migrate --schema ${schema}`;
   return new SchemaMissingError(`${message} — schema "${schema}" is not migrated: run \`${command}\``, { schema, sqlState, cause: thrown });
+}
+
+/** What `enter_job_group` raises (SQLSTATE 22023) for a key used as a group and as a serial key in one queue; its own text, never translated. */
+const GROUP_KEY_CONFLICT = /^key (?:E?'(?:[^']|'')*') of queue (?:E?'(?:[^']|'')*') is (?:a group|a serial key); a job cannot use it as (a serial key|a group)$/;
+
+/** A job's key refused as a group and a serial key at once: the caller's options are wrong, not the database. */
+function groupKeyConflict(thrown: unknown, sqlState: string | undefined): ConfigError | undefined {
+  if (sqlState !== "22023") return undefined;
+  for (const error of errorChain(thrown)) {
+    const said = (error as { message?: unknown }).message;
+    const match = typeof said === "string" ? GROUP_KEY_CONFLICT.exec(said) : null;
+    if (match !== null) return new ConfigError(match[1] === "a serial key" ? "serialKey" : "group", said as string, { cause: thrown });
+  }
+  return undefined;
 }
 
 /** True when `word` occurs in `text` with no identifier character right before or after it. */

@@ -15,8 +15,8 @@ import { describeIssues, type PayloadIssue } from "../job/payload-issues";
 export class ConfigError extends StintError {
   readonly option: string;
 
-  constructor(option: string, problem: string) {
-    super(ErrorCode.Config, `Invalid option \`${option}\`: ${problem}`);
+  constructor(option: string, problem: string, options?: { cause?: unknown }) {
+    super(ErrorCode.Config, `Invalid option \`${option}\`: ${problem}`, options);
     this.option = option;
   }
 }

@@ -1,5 +1,6 @@
 import type { ClaimedBatch } from "../../queue/queue-controls";
 import type { JobStore } from "../../store/job-store";
+import { dueByTurns, isGrouped } from "./memory-groups";
 import { recordLapsedAttempt } from "./memory-history";
 import { claimRoom } from "./memory-queue-controls";
 import { inClaimOrder, isActive, isWaiting, toClaimedJob, type MemoryJobRow } from "./memory-rows";
@@ -10,7 +11,8 @@ export type ClaimParams = Parameters<JobStore["claimBatch"]>[0];
 
 /**
  * Claims up to `limit` jobs of a queue, within its controls: due `queued`
- * and `failed` jobs first (claim order), then, to fill the batch and unless
+ * and `failed` jobs first (claim order; in a queue with groups, by turns
+ * among them, see `dueByTurns`), then, to fill the batch and unless
  * `takeOverExpired` is false, `running` jobs whose lease lapsed with
  * attempts left, oldest lease first (each one's lapsed attempt recorded as
  * `lease-lost`). Each becomes `running`, owned by the worker until
@@ -27,10 +29,12 @@ export function claimBatch(state: MemoryState, params: ClaimParams): ClaimedBatc
     (row.startBy === null || row.startBy > now) &&
     !followed(row);
   const rows = [...state.rowsOf(params.queue)];
-  const due = rows
-    .filter((row) => isWaiting(row.state) && row.runAt <= now && fits(row))
-    .sort(inClaimOrder)
-    .slice(0, room);
+  const due = isGrouped(state, params.queue)
+    ? dueByTurns(state, params.queue, room, now, fits)
+    : rows
+        .filter((row) => isWaiting(row.state) && row.runAt <= now && fits(row))
+        .sort(inClaimOrder)
+        .slice(0, room);
   const expired =
     params.takeOverExpired === false
       ? []

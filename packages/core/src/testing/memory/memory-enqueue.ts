@@ -1,5 +1,6 @@
 import { ConfigError } from "../../errors/config-errors";
 import type { EnqueueResult, NewJob, UniqueWindow } from "../../store/job-store";
+import { checkGroupKeys, insertJob } from "./memory-groups";
 import { newJobRow, startByOf, type MemoryJobRow } from "./memory-rows";
 import { keyOf, windowKeyOf, type KeyHold, type MemoryState } from "./memory-state";
 import { transactionEnded, type MemoryTransaction } from "./memory-transaction";
@@ -26,6 +27,7 @@ export async function enqueueOne(state: MemoryState, job: NewJob, transaction: M
     }
     const now = state.now();
     const holder = job.dedupeKey === null ? undefined : holderFor(state, job.queue, job.dedupeKey, transaction);
+    if (holder === undefined || (job.onDuplicate === "replace" && holder.state !== "queued")) checkGroupKeys(state, [job]);
     if (holder === undefined) return Object.freeze({ id: insert(state, newJobRow(state.nextId(), job, now), transaction), duplicate: false });
     if (job.onDuplicate !== "replace") return Object.freeze({ id: holder.id, duplicate: true });
     if (holder.state !== "queued") return Object.freeze({ id: followUp(state, holder, newJobRow(state.nextId(), job, now), transaction), duplicate: false });
@@ -54,9 +56,10 @@ async function enqueueInWindow(state: MemoryState, job: NewJob, unique: UniqueWi
     if (own?.transaction === transaction && own !== undefined) return Object.freeze({ id: own.row.id, duplicate: true });
     const open = state.uniqueWindows.get(keyOf(job.queue, unique.key));
     if (open !== undefined && open.until > now) return Object.freeze({ id: open.jobId, duplicate: true });
+    checkGroupKeys(state, [job]);
     const row = newJobRow(state.nextId(), job, now);
     const start = (): void => {
-      state.insert(row);
+      insertJob(state, row);
       state.uniqueWindows.set(keyOf(job.queue, unique.key), { queue: job.queue, jobId: row.id, until: now + unique.forMs });
     };
     if (transaction === undefined) start();
@@ -74,7 +77,7 @@ function followUp(state: MemoryState, holder: MemoryJobRow, row: MemoryJobRow, t
   const release = (): void => {
     holder.dedupeKey = null;
     holder.updatedAt = row.createdAt;
-    state.insert(row);
+    insertJob(state, row);
   };
   if (transaction === undefined) release();
   else {
@@ -97,6 +100,7 @@ export async function enqueueBatch(state: MemoryState, jobs: readonly NewJob[], 
       await busy;
       continue;
     }
+    checkGroupKeys(state, jobsToInsert(state, jobs, transaction));
     const now = state.now();
     const firstOfKey = new Map<string, string>();
     return Object.freeze(
@@ -113,6 +117,18 @@ export async function enqueueBatch(state: MemoryState, jobs: readonly NewJob[], 
       }),
     );
   }
+}
+
+/** The jobs of a batch that {@link enqueueBatch} inserts: each one without a dedupe key, or the first of a key no active job holds. */
+function jobsToInsert(state: MemoryState, jobs: readonly NewJob[], transaction: MemoryTransaction | undefined): NewJob[] {
+  const keys = new Set<string>();
+  return jobs.filter((job) => {
+    if (job.dedupeKey === null) return true;
+    const key = keyOf(job.queue, job.dedupeKey);
+    if (keys.has(key)) return false;
+    keys.add(key);
+    return holderFor(state, job.queue, job.dedupeKey, transaction) === undefined;
+  });
 }
 
 /**
@@ -147,7 +163,7 @@ function holderFor(state: MemoryState, queue: string, dedupeKey: string, transac
 
 /** Inserts `row` now, or when `transaction` commits (holding its key until the transaction ends). */
 function insert(state: MemoryState, row: MemoryJobRow, transaction: MemoryTransaction | undefined): string {
-  write(state, transaction, row, () => state.insert(row));
+  write(state, transaction, row, () => insertJob(state, row));
   return row.id;
 }
 

@@ -2,6 +2,7 @@ import type { CompletedJob, DeadJob, JobAttempt, ProgressWrite, RetryingJob } fr
 import type { ExtendedLeases } from "../../store/store-params";
 import { recordDeath } from "./memory-dead-hooks";
 import { routeDeadLetter } from "./memory-dead-letter";
+import { enterGroup, holdLine } from "./memory-groups";
 import { durationBetween, recordFinishedAttempt, workerDuration } from "./memory-history";
 import { jobKey, type MemoryJobRow } from "./memory-rows";
 import type { MemoryState } from "./memory-state";
@@ -91,10 +92,15 @@ export function scheduleRetries(state: MemoryState, params: { readonly workerId:
     }
     if (!job.spendAttempt) row.maxAttempts += 1;
     row.updatedAt = now;
+    enterGroup(state, row);
   });
 }
 
-/** Gives up on held attempts: `dead` with their failures, each with its history record, pending `onDead` hook and dead-letter copy. */
+/**
+ * Gives up on held attempts: `dead` with their failures, each with its
+ * history record, pending `onDead` hook and dead-letter copy; a serial job
+ * whose line holds on death holds its line.
+ */
 export function markJobsDead(state: MemoryState, params: { readonly workerId: string; readonly jobs: readonly DeadJob[] }): readonly string[] {
   const now = state.now();
   return eachHeld(state, params.workerId, params.jobs, (row, job) => {
@@ -109,6 +115,7 @@ export function markJobsDead(state: MemoryState, params: { readonly workerId: st
     row.updatedAt = now;
     recordDeath(state, row, now);
     routeDeadLetter(state, row, now);
+    holdLine(state, row);
   });
 }
 

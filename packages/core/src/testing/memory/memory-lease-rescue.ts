@@ -1,13 +1,15 @@
 import { ErrorCode } from "../../errors/error-codes";
 import { recordDeath } from "./memory-dead-hooks";
 import { routeDeadLetter } from "./memory-dead-letter";
+import { enterGroup, holdLine } from "./memory-groups";
 import { durationBetween, recordLapsedAttempt } from "./memory-history";
 import type { MemoryState } from "./memory-state";
 
 /**
  * Handles up to `limit` `running` jobs whose lease lapsed, oldest lease
  * first: those with attempts left become `failed`, due now; the others
- * `dead`, with a pending `onDead` hook. Both record `STINT_WORKER_DIED`, a
+ * `dead`, with a pending `onDead` hook (and holding its serial line when
+ * the line holds on death). Both record `STINT_WORKER_DIED`, a
  * `last_error` naming the attempt, and the attempt's `lease-lost` history.
  */
 export function rescueExpiredLeases(
@@ -36,11 +38,14 @@ export function rescueExpiredLeases(
       (again ? " Retrying." : " No attempts left.");
     row.lockedUntil = null;
     row.updatedAt = now;
-    if (again) retried += 1;
-    else {
+    if (again) {
+      retried += 1;
+      enterGroup(state, row);
+    } else {
       dead += 1;
       recordDeath(state, row, now);
       routeDeadLetter(state, row, now);
+      holdLine(state, row);
     }
   }
   return Object.freeze({ retried, dead });

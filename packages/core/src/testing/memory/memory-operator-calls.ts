@@ -1,5 +1,6 @@
 import { ErrorCode } from "../../errors/error-codes";
 import { DatabaseError } from "../../errors/infrastructure-error";
+import { checkGroupKeys, reenterGroup } from "./memory-groups";
 import { durationBetween } from "./memory-history";
 import { inClaimOrder, isActive, isWaiting, jobKey, type MemoryJobRow } from "./memory-rows";
 import { keyOf, type MemoryState } from "./memory-state";
@@ -21,12 +22,13 @@ export function cancelJob(state: MemoryState, id: string): boolean {
 
 /**
  * Cancels up to `limit` jobs of `queue` in `states` (`queued`, `failed`),
- * in claim order, as {@link cancelJob} would; returns how many.
+ * as {@link cancelJob} would, in the PostgreSQL store's order (jobs without
+ * a group first, then group by group, each in claim order); returns how many.
  */
 export function cancelJobs(state: MemoryState, params: { readonly queue: string; readonly states: readonly string[]; readonly limit: number }): number {
   const picked = [...state.rowsOf(params.queue)]
     .filter((row) => isWaiting(row.state) && params.states.includes(row.state))
-    .sort(inClaimOrder)
+    .sort((a, b) => (a.groupKey < b.groupKey ? -1 : a.groupKey > b.groupKey ? 1 : inClaimOrder(a, b)))
     .slice(0, params.limit);
   const now = state.now();
   for (const row of picked) cancel(state, row, now);
@@ -75,7 +77,8 @@ export async function retryJob(state: MemoryState, id: string): Promise<boolean>
     );
   }
   if (!(row.state === "dead" || row.state === "cancelled" || row.state === "failed")) return false;
-  requeue(row, state.now());
+  checkGroupKeys(state, [row]);
+  requeue(state, row, state.now());
   return true;
 }
 
@@ -101,12 +104,12 @@ export function retryDeadJobs(state: MemoryState, params: { readonly queue: stri
       lastOfKey.set(row.dedupeKey, row);
   }
   const picked = eligible.filter((row) => row.dedupeKey === null || lastOfKey.get(row.dedupeKey) === row);
+  checkGroupKeys(state, picked);
   const now = state.now();
-  for (const row of picked) requeue(row, now);
+  for (const row of picked) requeue(state, row, now);
   return picked.length;
 }
 
-/** `queued`, due now, with a fresh budget of attempts; lease and finish cleared. */
 /**
  * Makes a `queued` or `failed` job due now (its `runAt` lowered to now,
  * attempts kept). False when the job does not exist or is not waiting.
@@ -121,7 +124,8 @@ export function runJobNow(state: MemoryState, id: string): boolean {
   return true;
 }
 
-function requeue(row: MemoryJobRow, now: number): void {
+/** `queued`, due now, with a fresh budget of attempts; lease and finish cleared; back in its group or line, which it no longer holds. */
+function requeue(state: MemoryState, row: MemoryJobRow, now: number): void {
   row.state = "queued";
   row.runAt = now;
   row.maxAttempts = row.attempts + row.maxAttempts;
@@ -130,6 +134,7 @@ function requeue(row: MemoryJobRow, now: number): void {
   row.finishedAt = null;
   row.startBy = null;
   row.updatedAt = now;
+  reenterGroup(state, row);
 }
 
 /** Waits while an open transaction holds the key. */

@@ -41,6 +41,14 @@ export class MemoryState {
   readonly keyHolds = new Map<string, KeyHold>();
   /** Serial lines held by a dead job, by {@link keyOf} of queue and key: the dead job's id. */
   readonly heldLines = new Map<string, string>();
+  /**
+   * The turns of each grouped queue (one per group or serial line with
+   * waiting jobs, and `""` for the jobs without a group), by queue, then
+   * key: what `job_groups` holds in PostgreSQL (see `memory-groups.ts`).
+   */
+  readonly groupTurns = new Map<string, Map<string, GroupTurn>>();
+  /** The last value given to a {@link GroupTurn.servedAt}: turns are ordered by it, never by the clock, which a test may stop. */
+  lastServed = 0;
   readonly #byQueue = new Map<string, Map<string, MemoryJobRow>>();
   #lastId = 0;
 
@@ -98,6 +106,14 @@ export class MemoryState {
     if (rows === undefined) this.attempts.set(row.jobId, [row]);
     else rows.push(row);
   }
+}
+
+/** A group's or a serial line's place in its queue's rotation. */
+export interface GroupTurn {
+  /** Whether the key is a serial line's (fixed when the turn is created: a key is one or the other). */
+  readonly serial: boolean;
+  /** When the turn was last served, as an increasing count; `-Infinity` until its first claim. */
+  servedAt: number;
 }
 
 /** The key of {@link MemoryState.keyHolds} for a queue's dedupe key. */

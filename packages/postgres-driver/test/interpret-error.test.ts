@@ -1,4 +1,4 @@
-import { DatabaseError, ErrorCode, InfrastructureError, PermanentError, errorCodeOf } from "@stint/core";
+import { ConfigError, DatabaseError, ErrorCode, InfrastructureError, PermanentError, errorCodeOf } from "@stint/core";
 import { expect } from "chai";
 import { sql } from "kysely";
 import { interpretError, isRetryableSqlState } from "../src/interpret-error";
@@ -27,6 +27,18 @@ describe("interpretError", () => {
       expect(error).to.include({ sqlState: code, cause });
       expect(error.message).to.equal(`enqueue failed: server said ${code}`);
     }
+  });
+
+  it("turns a key refused as a group and a serial key at once into a ConfigError naming the option, and other 22023s into DatabaseError", () => {
+    const asSerial = serverError("22023", "key 'acme' of queue 'mail' is a group; a job cannot use it as a serial key");
+    const serial = interpretError(asSerial, "enqueue");
+    expect(serial).to.be.instanceOf(ConfigError);
+    expect(serial).to.include({ option: "serialKey", cause: asSerial });
+    expect(serial.message).to.equal("Invalid option `serialKey`: key 'acme' of queue 'mail' is a group; a job cannot use it as a serial key");
+    const asGroup = interpretError(serverError("22023", "key E'a\\\\b''c' of queue 'mail' is a serial key; a job cannot use it as a group"), "enqueueMany");
+    expect(asGroup).to.be.instanceOf(ConfigError).and.include({ option: "group" });
+    expect(interpretError(serverError("22023", "priority must be from -32768 to 32767, got 40000"), "enqueue")).to.be.instanceOf(DatabaseError);
+    expect(interpretError(serverError("22P02", "key 'acme' of queue 'mail' is a group; a job cannot use it as a serial key"), "enqueue")).to.be.instanceOf(DatabaseError);
   });
 
   it("treats socket errors and pg's connection messages as InfrastructureError", () => {

@@ -4,6 +4,7 @@ import { newJob } from "@stint/core/testing";
 import { defineJob, ConfigError } from "@stint/core";
 import { buildNewJob, type NewJob } from "@stint/core/driver";
 import { createTestSchema, type TestSchema } from "../../src/testing";
+import { ScriptedWorker, TaskJob } from "../worker-lifecycle/scripted-worker";
 
 describe("groups and serial lines on PostgreSQL", () => {
   let test: TestSchema;
@@ -152,9 +153,28 @@ describe("groups and serial lines on PostgreSQL", () => {
       () => undefined,
       (thrown: unknown) => thrown as Error,
     );
+    expect(refused).to.be.instanceOf(ConfigError).and.include({ option: "serialKey" });
     expect(refused?.message).to.match(/key 'acme' of queue 'mail' is a group/);
     const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.id(test.schema, "jobs")}`.execute(test.db);
     expect(rows[0]!.n).to.equal(1);
+  });
+
+  it("lets a draining worker end once a grouped queue has nothing due, rather than being told to ask again", async () => {
+    await test.store.enqueue(buildNewJob(TaskJob, { n: 1 }, { group: "acme" }));
+    await test.store.enqueue(buildNewJob(TaskJob, { n: 2 }, { serialKey: "doc-1" }));
+    const summary = await new ScriptedWorker(test.store, { process: async () => ({ ok: true }) }).start({ maxRuntimeMs: 5_000 });
+    expect(summary).to.include({ succeeded: 2, stoppedBecause: "drained" });
+  });
+
+  it("answers a claim of a line that runs a job with nothing, and nothing that asking again soon would change", async () => {
+    await test.store.enqueueMany([
+      newJob("ledger", { n: 0 }, { groupKey: "acct-1", serial: "hold" }),
+      newJob("ledger", { n: 1 }, { groupKey: "acct-1", serial: "hold" }),
+    ]);
+    expect(await claim("ledger", 10)).to.have.length(1);
+    const held = await claim("ledger", 10);
+    expect(held).to.have.length(0);
+    expect(held.hold).to.equal(undefined);
   });
 
   it("keeps the group and serial key in the job's record, through the move to the history", async () => {

@@ -10,6 +10,7 @@ import { describeEnqueueWindowsConformance } from "./enqueue-windows-conformance
 import { describeFenceConformance } from "./fence-conformance";
 import { describeFinishedHistoryConformance } from "./finished-history-conformance";
 import { describeGaugesConformance } from "./gauges-conformance";
+import { describeGroupsConformance } from "./groups-conformance";
 import { describeHistoryConformance } from "./history-conformance";
 import { describeJobWritesConformance } from "./job-writes-conformance";
 import { describeListingConformance } from "./listing-conformance";
@@ -24,7 +25,8 @@ import { afterTests, beforeTests, suite } from "./test-runner";
  * rescue, the owner/attempt fence on every write after a claim, dedupe keys
  * under concurrency, unique windows, start-by deadlines and follow-up runs,
  * transactional and batch enqueue, the operator calls,
- * the queue controls, the metrics gauges, listing, retention and bulk
+ * the queue controls, groups (turns, even shares, the per-group cap) and
+ * serial lines (one job at a time, in order, held by a dead job), the metrics gauges, listing, retention and bulk
  * retry, effects run once per key, completion in the job's own
  * transaction, attempt history, meta and progress, a handler's meta
  * updates and log lines (fenced, capped), the pending `onDead`
@@ -72,6 +74,7 @@ export function describeJobStoreConformance<Tx>(name: string, factory: JobStoreH
     describeFenceConformance(ctx);
     describeOperationsConformance(ctx);
     describeControlsConformance(ctx);
+    describeGroupsConformance(ctx);
     describeGaugesConformance(ctx);
     describeListingConformance(ctx);
     describeRetentionConformance(ctx);

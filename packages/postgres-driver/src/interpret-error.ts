@@ -172,7 +172,8 @@ function missingSchema(thrown: unknown, sqlState: string | undefined, message: s
 }
 
 /** What `enter_job_group` raises (SQLSTATE 22023) for a key used as a group and as a serial key in one queue; its own text, never translated. */
-const GROUP_KEY_CONFLICT = /^key (?:E?'(?:[^']|'')*') of queue (?:E?'(?:[^']|'')*') is (?:a group|a serial key); a job cannot use it as (a serial key|a group)$/;
+const GROUP_KEY_CONFLICT =
+  /^key (?:E?'(?:[^']|'')*') of queue (?:E?'(?:[^']|'')*') is (?:a group|a serial key); a job cannot use it as (a serial key|a group)$/;
 
 /** A job's key refused as a group and a serial key at once: the caller's options are wrong, not the database. */
 function groupKeyConflict(thrown: unknown, sqlState: string | undefined): ConfigError | undefined {

@@ -38,7 +38,9 @@ describe("interpretError", () => {
     const asGroup = interpretError(serverError("22023", "key E'a\\\\b''c' of queue 'mail' is a serial key; a job cannot use it as a group"), "enqueueMany");
     expect(asGroup).to.be.instanceOf(ConfigError).and.include({ option: "group" });
     expect(interpretError(serverError("22023", "priority must be from -32768 to 32767, got 40000"), "enqueue")).to.be.instanceOf(DatabaseError);
-    expect(interpretError(serverError("22P02", "key 'acme' of queue 'mail' is a group; a job cannot use it as a serial key"), "enqueue")).to.be.instanceOf(DatabaseError);
+    expect(interpretError(serverError("22P02", "key 'acme' of queue 'mail' is a group; a job cannot use it as a serial key"), "enqueue")).to.be.instanceOf(
+      DatabaseError,
+    );
   });
 
   it("treats socket errors and pg's connection messages as InfrastructureError", () => {

@@ -17,7 +17,12 @@ type Step =
   | { readonly kind: "advance"; readonly ms: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({ kind: fc.constant("enqueue" as const), key: fc.nat(KEYS.length - 1), priority: fc.integer({ min: -2, max: 2 }), delayMs: fc.constantFrom(0, 0, 50) }),
+  fc.record({
+    kind: fc.constant("enqueue" as const),
+    key: fc.nat(KEYS.length - 1),
+    priority: fc.integer({ min: -2, max: 2 }),
+    delayMs: fc.constantFrom(0, 0, 50),
+  }),
   fc.record({ kind: fc.constant("claim" as const), worker: fc.nat(WORKERS.length - 1), limit: fc.integer({ min: 1, max: 6 }) }),
   fc.record({ kind: fc.constant("complete" as const), pick: fc.nat() }),
   fc.record({ kind: fc.constant("retry" as const), pick: fc.nat(), delayMs: fc.constantFrom(0, 30) }),
@@ -56,7 +61,10 @@ async function check(steps: readonly Step[]): Promise<void> {
   };
   const picked = (pick: number): Running | undefined => [...running.values()][pick % Math.max(running.size, 1)];
   const complete = async (entry: Running): Promise<void> => {
-    const done = await store.completeJobs({ workerId: entry.workerId, jobs: [{ id: entry.job.id, attempt: entry.job.attempt, resultJson: null, durationMs: 1 }] });
+    const done = await store.completeJobs({
+      workerId: entry.workerId,
+      jobs: [{ id: entry.job.id, attempt: entry.job.attempt, resultJson: null, durationMs: 1 }],
+    });
     expect(done).to.deep.equal([entry.job.id]);
     running.delete(entry.job.id);
     succeeded.add(entry.job.id);

@@ -21,7 +21,8 @@ export function describeGroupsConformance<Tx>(ctx: ConformanceContext<Tx>): void
     ctx.store().markJobsDead({ workerId, jobs: [{ id: job.id, attempt: job.attempt, failure: { message: "Error: gone", code: null } }] });
   const groupOf = (job: ClaimedJob) => (job.payload as { group?: string }).group ?? "";
   const numberOf = (job: ClaimedJob | undefined) => (job?.payload as { n?: number } | undefined)?.n;
-  const countsOf = (jobs: readonly ClaimedJob[]) => jobs.reduce<Record<string, number>>((all, job) => ({ ...all, [groupOf(job)]: (all[groupOf(job)] ?? 0) + 1 }), {});
+  const countsOf = (jobs: readonly ClaimedJob[]) =>
+    jobs.reduce<Record<string, number>>((all, job) => ({ ...all, [groupOf(job)]: (all[groupOf(job)] ?? 0) + 1 }), {});
   const waiting = async (queue: string) => {
     const [counts] = await ctx.store().countByQueue({ queues: [queue] });
     return (counts?.counts.queued ?? 0) + (counts?.counts.failed ?? 0);
@@ -34,11 +35,7 @@ export function describeGroupsConformance<Tx>(ctx: ConformanceContext<Tx>): void
       await grouped(queue, "b", 3);
       const jobs = await claim(queue, 10);
       assert.deepStrictEqual(countsOf(jobs), { a: 7, b: 3 });
-      assert.deepStrictEqual(
-        jobs.filter((job) => groupOf(job) === "b").map(numberOf),
-        [0, 1, 2],
-        "within a group, claim order",
-      );
+      assert.deepStrictEqual(jobs.filter((job) => groupOf(job) === "b").map(numberOf), [0, 1, 2], "within a group, claim order");
     });
 
     testCase("shares a claim evenly among groups with due jobs, and goes round them in key order from where the last claim stopped", async () => {
@@ -69,10 +66,7 @@ export function describeGroupsConformance<Tx>(ctx: ConformanceContext<Tx>): void
       assert.deepStrictEqual(countsOf(batches.flat()), { a: 2, b: 2 });
       assert.equal((await claim(queue, 10, "w5")).length, 0, "both groups are at their cap");
       const owner = batches.findIndex((batch) => batch.some((job) => groupOf(job) === "a"));
-      await complete(
-        batches[owner]!.filter((job) => groupOf(job) === "a").slice(0, 1),
-        `w${owner + 1}`,
-      );
+      await complete(batches[owner]!.filter((job) => groupOf(job) === "a").slice(0, 1), `w${owner + 1}`);
       assert.deepStrictEqual(countsOf(await claim(queue, 10, "w5")), { a: 1 });
     });
 
@@ -101,10 +95,13 @@ export function describeGroupsConformance<Tx>(ctx: ConformanceContext<Tx>): void
     testCase("refuses a key used as a group and as a serial key in one queue, writing nothing", async () => {
       const queue = ctx.freshQueue();
       await grouped(queue, "acme", 1);
-      const refused = await ctx.store().enqueue(newJob(queue, { n: 2 }, { groupKey: "acme", serial: "hold" })).then(
-        () => undefined,
-        (thrown: unknown) => thrown,
-      );
+      const refused = await ctx
+        .store()
+        .enqueue(newJob(queue, { n: 2 }, { groupKey: "acme", serial: "hold" }))
+        .then(
+          () => undefined,
+          (thrown: unknown) => thrown,
+        );
       assert.ok(hasErrorCode(refused, ErrorCode.Config), `a ConfigError, got ${String(refused)}`);
       assertFields(refused, { option: "serialKey" });
       assert.match((refused as Error).message, new RegExp(`key 'acme' of queue '${queue}' is a group; a job cannot use it as a serial key`));
@@ -158,7 +155,7 @@ export function describeGroupsConformance<Tx>(ctx: ConformanceContext<Tx>): void
       assert.equal(await ctx.store().retryJob({ id: head!.id }), true);
       const [retried] = await claim(queue, 10);
       assert.equal(retried?.id, head!.id, "the retried job runs first");
-      await complete([retried!]);
+      await complete([retried]);
       assert.equal(numberOf((await claim(queue, 10))[0]), 1);
     });
 

@@ -56,7 +56,10 @@ export function checkGroupKeys(state: MemoryState, jobs: readonly Pick<NewJob, "
 /** The error of a key used both ways, worded as the PostgreSQL store's (which names the key and the queue as `quote_literal` does). */
 function groupKeyConflict(queue: string, key: string, keyIsSerial: boolean): ConfigError {
   const [is, asUsed] = keyIsSerial ? ["a serial key", "a group"] : ["a group", "a serial key"];
-  return new ConfigError(keyIsSerial ? "group" : "serialKey", `key ${quoteLiteral(key)} of queue ${quoteLiteral(queue)} is ${is}; a job cannot use it as ${asUsed}`);
+  return new ConfigError(
+    keyIsSerial ? "group" : "serialKey",
+    `key ${quoteLiteral(key)} of queue ${quoteLiteral(queue)} is ${is}; a job cannot use it as ${asUsed}`,
+  );
 }
 
 /** Text as PostgreSQL's `quote_literal` writes it. */
@@ -122,9 +125,7 @@ interface Turn {
 export function dueByTurns(state: MemoryState, queue: string, wanted: number, now: number, fits: (row: MemoryJobRow) => boolean): MemoryJobRow[] {
   const turns = state.groupTurns.get(queue);
   if (turns === undefined || wanted <= 0) return [];
-  const served = [...turns.entries()]
-    .sort(([keyA, a], [keyB, b]) => a.servedAt - b.servedAt || (keyA < keyB ? -1 : keyA > keyB ? 1 : 0))
-    .slice(0, wanted);
+  const served = [...turns.entries()].sort(([keyA, a], [keyB, b]) => a.servedAt - b.servedAt || (keyA < keyB ? -1 : keyA > keyB ? 1 : 0)).slice(0, wanted);
   for (const [, turn] of served) turn.servedAt = state.lastServed += 1;
   const rows = [...state.rowsOf(queue)];
   const cap = state.queues.get(queue)?.maxRunningPerGroup ?? null;

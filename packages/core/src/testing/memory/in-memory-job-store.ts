@@ -44,7 +44,9 @@ export interface InMemoryJobStoreOptions {
  * then `run_at`, then id), limits, leases and their expiry on the store's
  * clock, the owner and attempt fence on every write after a claim, dedupe
  * keys (keep, replace, debounce), batch and transactional enqueue, the
- * queue controls (pause, running cap, rate limit) applied at claim, counts
+ * queue controls (pause, running cap, rate limit) applied at claim, groups
+ * (turns and even shares, the per-group cap) and serial lines (one job at
+ * a time, held by a dead job until retried or released), counts
  * and gauges, listing, retention, bulk retry, effects run once per key,
  * attempt history, meta and progress, and the pending `onDead` hook of
  * every death. It is a `ScheduleStore` too, and passes that conformance

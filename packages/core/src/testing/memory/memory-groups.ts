@@ -7,13 +7,13 @@ import { keyOf, type GroupTurn, type MemoryState } from "./memory-state";
 /*
  * Groups and serial lines, as the PostgreSQL store keeps them (its `job_groups`
  * table, the `enter_job_group` trigger and `claim_group_turns`): a queue's
- * first group makes it take turns among its groups, least recently served
- * first, with the jobs without a group taking one turn together.
+ * first group makes its claims go round its groups in key order, the jobs
+ * without a group taking one turn together (key `""`, first in the round).
  */
 
 /**
- * Inserts a job and, when it has a group or a serial key, gives that key a
- * turn in its queue's rotation (as the trigger `enter_job_group` does).
+ * Inserts a job and, when it has a group or a serial key, makes that key
+ * one of its queue's groups (as the trigger `enter_job_group` does).
  */
 export function insertJob(state: MemoryState, row: MemoryJobRow): void {
   state.insert(row);
@@ -21,18 +21,18 @@ export function insertJob(state: MemoryState, row: MemoryJobRow): void {
 }
 
 /**
- * Gives a waiting job's group or line a turn when it has none: a new turn
- * comes before every served one. The queue's first turn also adds the turn
- * of its jobs without a group (`""`), which is never removed.
+ * Makes a waiting job's group or line one of its queue's groups when it is
+ * not. The queue's first group also adds the turn of its jobs without a
+ * group (`""`), which is never removed.
  */
 export function enterGroup(state: MemoryState, row: MemoryJobRow): void {
   if (row.groupKey === "" || !isWaiting(row.state)) return;
   let turns = state.groupTurns.get(row.queue);
   if (turns === undefined) {
-    turns = new Map<string, GroupTurn>([["", { serial: false, servedAt: -Infinity }]]);
+    turns = new Map<string, GroupTurn>([["", { serial: false }]]);
     state.groupTurns.set(row.queue, turns);
   }
-  if (!turns.has(row.groupKey)) turns.set(row.groupKey, { serial: row.serial !== null, servedAt: -Infinity });
+  if (!turns.has(row.groupKey)) turns.set(row.groupKey, { serial: row.serial !== null });
 }
 
 /**
@@ -78,7 +78,7 @@ export function holdLine(state: MemoryState, row: MemoryJobRow): void {
 /** A held line keeps its turn (created again if a claim had removed it), so that no key of the other kind takes it. */
 function enterLine(state: MemoryState, row: MemoryJobRow): void {
   const turns = state.groupTurns.get(row.queue);
-  if (turns !== undefined && !turns.has(row.groupKey)) turns.set(row.groupKey, { serial: true, servedAt: -Infinity });
+  if (turns !== undefined && !turns.has(row.groupKey)) turns.set(row.groupKey, { serial: true });
 }
 
 /** A job back to waiting (retried): its group or line has a turn again, and a line it held goes on (it is the line's head again). */
@@ -109,38 +109,51 @@ interface Turn {
  * The due jobs a claim of a grouped queue takes, up to `wanted`, as
  * `claim_group_turns` shares them out:
  *
- * 1. the `wanted` least recently served turns go to the back of the rotation;
+ * 1. it looks at up to `2 × wanted + 4` groups in key order, starting after
+ *    the store's place in the queue (the last group its previous claim
+ *    reached) and wrapping round;
  * 2. each may take its due jobs within the queue's `maxRunningPerGroup`
  *    (jobs without a group have no cap); a serial line, its head (lowest id
  *    of its waiting jobs) when nothing of it runs, no dead job holds it and
  *    the head is due: a head waiting for a retry holds the line;
- * 3. each gets an even share of `wanted`, and what some leave over goes to
- *    those that have more, in turn order;
- * 4. a served group (or released line) with nothing waiting loses its turn
- *    until its next job.
+ * 3. it serves the first `wanted` groups that can take something, passing
+ *    over the others: an even share each, and what some leave over to
+ *    those that have more, in turn order; the last group it serves (or,
+ *    serving none, the last it looked at) is the store's new place;
+ * 4. a group it looked at with nothing waiting (not `""`, nor a held line)
+ *    is dropped until its next job.
  *
  * Within a group, jobs come in claim order; `fits` is the claim's filter
  * (timeouts, start-by deadlines, follow-ups), which the shares do not see.
+ * Keys are ordered by UTF-16 code units; PostgreSQL orders them by the
+ * database's collation, which agrees for lowercase ASCII keys.
  */
 export function dueByTurns(state: MemoryState, queue: string, wanted: number, now: number, fits: (row: MemoryJobRow) => boolean): MemoryJobRow[] {
-  const turns = state.groupTurns.get(queue);
-  if (turns === undefined || wanted <= 0) return [];
-  const served = [...turns.entries()].sort(([keyA, a], [keyB, b]) => a.servedAt - b.servedAt || (keyA < keyB ? -1 : keyA > keyB ? 1 : 0)).slice(0, wanted);
-  for (const [, turn] of served) turn.servedAt = state.lastServed += 1;
+  const groups = state.groupTurns.get(queue);
+  if (groups === undefined || wanted <= 0) return [];
+  const keys = inTurnOrder([...groups.keys()], state.groupPlaces.get(queue), wanted * 2 + 4);
+  if (keys.length === 0) return [];
   const rows = [...state.rowsOf(queue)];
   const cap = state.queues.get(queue)?.maxRunningPerGroup ?? null;
-  const fair = Math.ceil(wanted / served.length);
-  const rooms = served.map(([key, turn]): Turn => {
+  const fair = Math.ceil(wanted / Math.min(wanted, keys.length));
+  const rooms = keys.map((key): Turn => {
+    const serial = groups.get(key)!.serial;
     const waiting = rows.filter((row) => row.groupKey === key && isWaiting(row.state));
-    const due = turn.serial ? waiting.length : waiting.filter((row) => row.runAt <= now).length;
+    const due = serial ? waiting.length : waiting.filter((row) => row.runAt <= now).length;
     const running = key === "" ? 0 : rows.filter((row) => row.groupKey === key && row.state === "running").length;
-    if (waiting.length === 0 && key !== "" && !state.heldLines.has(keyOf(queue, key))) turns.delete(key);
-    if (turn.serial) return { key, serial: true, room: !state.heldLines.has(keyOf(queue, key)) && running === 0 && due > 0 ? 1 : 0 };
+    const held = state.heldLines.has(keyOf(queue, key));
+    if (waiting.length === 0 && key !== "" && !held) groups.delete(key);
+    if (serial) return { key, serial, room: !held && running === 0 && due > 0 ? 1 : 0 };
     const capRoom = key === "" || cap === null ? Infinity : Math.max(cap - running, 0);
     // More than a share counts as "as many as the cap allows", as the PostgreSQL store counts due jobs only up to fair + 1.
-    return { key, serial: false, room: Math.min(due > fair ? wanted : due, capRoom) };
+    return { key, serial, room: Math.min(due > fair ? wanted : due, capRoom) };
   });
-  return shareOut(rooms, wanted, fair).flatMap(({ key, serial, room: take }) => {
+  const servable = rooms.flatMap((turn, n) => (turn.room > 0 ? [n] : []));
+  const last = servable.length >= wanted ? servable[wanted - 1]! + 1 : rooms.length;
+  state.groupPlaces.set(queue, keys[last - 1]!);
+  if (servable.length === 0) return [];
+  const served = Math.min(servable.length, wanted);
+  return shareOut(rooms.slice(0, last), wanted, Math.ceil(wanted / served)).flatMap(({ key, serial, room: take }) => {
     if (take === 0) return [];
     const waiting = rows.filter((row) => row.groupKey === key && isWaiting(row.state));
     if (serial) {
@@ -152,6 +165,13 @@ export function dueByTurns(state: MemoryState, queue: string, wanted: number, no
       .sort(inClaimOrder)
       .slice(0, take);
   });
+}
+
+/** Up to `reach` of `keys` in key order, starting after `place` (from the first when there is none) and wrapping round once. */
+function inTurnOrder(keys: string[], place: string | undefined, reach: number): string[] {
+  const sorted = keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  if (place === undefined) return sorted.slice(0, reach);
+  return [...sorted.filter((key) => key > place), ...sorted.filter((key) => key <= place)].slice(0, reach);
 }
 
 /** An even share of `wanted` each, cut to each turn's room; what is left over to the turns that have more, in turn order. */

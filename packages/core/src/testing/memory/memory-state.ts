@@ -42,13 +42,13 @@ export class MemoryState {
   /** Serial lines held by a dead job, by {@link keyOf} of queue and key: the dead job's id. */
   readonly heldLines = new Map<string, string>();
   /**
-   * The turns of each grouped queue (one per group or serial line with
+   * The groups of each grouped queue (one per group or serial line with
    * waiting jobs, and `""` for the jobs without a group), by queue, then
    * key: what `job_groups` holds in PostgreSQL (see `memory-groups.ts`).
    */
   readonly groupTurns = new Map<string, Map<string, GroupTurn>>();
-  /** The last value given to a {@link GroupTurn.servedAt}: turns are ordered by it, never by the clock, which a test may stop. */
-  lastServed = 0;
+  /** The store's place in each grouped queue: the last group its previous claim reached, where the next one starts after. */
+  readonly groupPlaces = new Map<string, string>();
   readonly #byQueue = new Map<string, Map<string, MemoryJobRow>>();
   #lastId = 0;
 
@@ -108,12 +108,10 @@ export class MemoryState {
   }
 }
 
-/** A group's or a serial line's place in its queue's rotation. */
+/** A group or a serial line of a grouped queue. */
 export interface GroupTurn {
-  /** Whether the key is a serial line's (fixed when the turn is created: a key is one or the other). */
+  /** Whether the key is a serial line's (fixed when the group is created: a key is one or the other). */
   readonly serial: boolean;
-  /** When the turn was last served, as an increasing count; `-Infinity` until its first claim. */
-  servedAt: number;
 }
 
 /** The key of {@link MemoryState.keyHolds} for a queue's dedupe key. */

@@ -157,10 +157,13 @@ export function claimBatchStatement(schema: string, params: ClaimBatchParams, mo
   // Job-event listeners hear of the claimed jobs (see notifyJobEvents) in a condition true for every row: uncorrelated,
   // it runs once, before the rows, and adds no join to the answer.
   const notified = sql`WHERE ${notifyJobEvents(schema, sql`claimed`, { kind: sql`'started'`, attempt: sql.ref("attempts") })} >= 0`;
-  // A grouped claim that found every group held by other claims asks again soon rather than at the next wake-up.
+  // A grouped claim that got no turn while a group could start a job (its turn held by another claim, or at its cap, or
+  // a line whose head runs) asks again soon rather than at the next wake-up. When no group could, the queue is empty
+  // as far as claims go: the answer says so, and a drain ends (the check runs only then, after the turns came back empty).
   const retryAfter =
     mode === "grouped"
-      ? sql`COALESCE(control.retry_after_ms, CASE WHEN control.room > 0 AND NOT EXISTS (SELECT FROM turns) THEN ${sql.lit(GROUPS_BUSY_RETRY_MS)}::integer END)`
+      ? sql`COALESCE(control.retry_after_ms, CASE WHEN control.room > 0 AND NOT EXISTS (SELECT FROM turns) AND ${startableGroup(schema, params)}
+                                                  THEN ${sql.lit(GROUPS_BUSY_RETRY_MS)}::integer END)`
       : sql`control.retry_after_ms`;
   // With controls, the claimed rows and one more, with a null id, that says what the controls did.
   const answer = withControls
@@ -220,6 +223,26 @@ ${answer}`;
 
 /** How soon a grouped claim that found every group held by other claims asks again, in ms. */
 const GROUPS_BUSY_RETRY_MS = 5;
+
+/**
+ * Whether a group of the queue has a job that a turn could start: a due job
+ * of a group (or of the queue's `''` turn), or the due head of a line that
+ * no dead job holds. Cap and running jobs aside: they pass, and the claim
+ * asks again. A line whose head waits for a retry has none, nor does a held
+ * line: they wait for time or an operator, not for another claim.
+ */
+function startableGroup(schema: string, params: ClaimBatchParams): RawBuilder<unknown> {
+  const jobs = jobsTable(schema);
+  return sql`EXISTS (SELECT FROM ${sql.id(schema, "job_groups")} AS g
+   WHERE g.queue = ${params.queue} AND g.held_by IS NULL
+     AND CASE WHEN g.serial
+              THEN (SELECT line.run_at <= now() FROM ${jobs} AS line
+                     WHERE line.queue = g.queue AND line.group_key = g.group_key AND line.serial IS NOT NULL AND line.state IN ('queued', 'failed')
+                     ORDER BY line.id LIMIT 1)
+              ELSE EXISTS (SELECT FROM ${jobs} AS j
+                            WHERE j.queue = g.queue AND j.group_key = g.group_key AND j.state IN ('queued', 'failed') AND j.run_at <= now())
+         END)`;
+}
 
 /**
  * The due jobs of the turns `claim_group_turns` gave this claim: from a

@@ -86,6 +86,29 @@ describe("groups and serial lines on PostgreSQL", () => {
     expect(next.map((job) => groupOf(job.payload))).to.deep.equal(["a"]);
   });
 
+  it("asks again soon only while a group could start a job: not once nothing is due, nor for a held line alone", async () => {
+    await test.store.setQueueControls("mail", { maxRunningPerGroup: 1 });
+    await grouped("mail", "a", 2);
+    const [first] = await claim("mail", 10);
+    const capped = await claim("mail", 10);
+    expect({ jobs: capped.length, hold: capped.hold }, "a's next job waits for its cap").to.deep.equal({
+      jobs: 0,
+      hold: { paused: false, retryAfterMs: 5 },
+    });
+    await complete([first!]);
+    await complete(await claim("mail", 10));
+    const drained = await claim("mail", 10);
+    expect({ jobs: drained.length, hold: drained.hold }, "nothing is due: the claim says the queue is empty").to.deep.equal({ jobs: 0, hold: undefined });
+
+    await test.store.enqueueMany(Array.from({ length: 2 }, (_, n) => newJob("ledger", { n }, { groupKey: "acct-1", serial: "hold" })));
+    const [head] = await claim("ledger", 10);
+    const busy = await claim("ledger", 10);
+    expect(busy.hold?.retryAfterMs, "the line's head runs: its next job waits for it").to.equal(5);
+    await test.store.markJobsDead({ workerId: "w1", jobs: [{ id: head!.id, attempt: head!.attempt, failure: { message: "Error: gone", code: null } }] });
+    const held = await claim("ledger", 10);
+    expect({ jobs: held.length, hold: held.hold }, "a held line waits for an operator, not for a claim").to.deep.equal({ jobs: 0, hold: undefined });
+  });
+
   it("removes a group's row once it has nothing waiting, and brings it back with its next job", async () => {
     await grouped("mail", "a", 2);
     await complete(await claim("mail", 10));

@@ -35,7 +35,8 @@ describe("a group behind another's backlog, across real worker processes", funct
     });
     await t.store.enqueueMany(Array.from({ length: B_JOBS }, (_, n) => buildNewJob(ProbeJob, { seq: A_JOBS + n }, { group: "b" })));
     await eventually(
-      async () => (await count(sql<{ n: number }>`SELECT count(*)::int AS n FROM ${table("all_jobs")} WHERE group_key = 'b' AND state = 'succeeded'`)) === B_JOBS,
+      async () =>
+        (await count(sql<{ n: number }>`SELECT count(*)::int AS n FROM ${table("all_jobs")} WHERE group_key = 'b' AND state = 'succeeded'`)) === B_JOBS,
       { timeoutMs: 120_000, what: "b's jobs to succeed" },
     );
     for (const probe of probes) probe.child.kill("SIGTERM");
@@ -53,7 +54,8 @@ describe("a group behind another's backlog, across real worker processes", funct
              (extract(epoch FROM b.last_done - b.enqueued) * 1000)::float8 AS "bDrainMs"
         FROM b`.execute(t.db);
     const measured = rows[0]!;
-    if (process.env["GROUP_STARVATION_A_JOBS"] !== undefined) process.stdout.write(`      measured: ${JSON.stringify({ aJobs: A_JOBS, claimRound: CLAIM_ROUND, ...measured })}\n`);
+    if (process.env["GROUP_STARVATION_A_JOBS"] !== undefined)
+      process.stdout.write(`      measured: ${JSON.stringify({ aJobs: A_JOBS, claimRound: CLAIM_ROUND, ...measured })}\n`);
     expect(measured.aStartedBeforeB, `a's jobs started between b's enqueue and b's first start (${measured.firstWaitMs} ms)`).to.be.at.most(CLAIM_ROUND);
     expect(measured.aDoneByBDone, `a's jobs done when b's last finished (${measured.bDrainMs} ms after b's enqueue)`).to.be.below(A_JOBS * 0.05);
   });

@@ -25,7 +25,10 @@ describe("groups across real worker processes", function () {
     const probes = Array.from({ length: 3 }, () => fixture.start({ PROBE_SLEEP_MS: "30" }));
     const ended = await Promise.all(probes.map((probe) => probe.exited));
     const seen = await sampler.stop();
-    expect(ended.map((end) => end.report?.report.stoppedBecause), ended.map((end) => end.stderr).join("\n")).to.deep.equal(["drained", "drained", "drained"]);
+    expect(
+      ended.map((end) => end.report?.report.stoppedBecause),
+      ended.map((end) => end.stderr).join("\n"),
+    ).to.deep.equal(["drained", "drained", "drained"]);
 
     expect(seen.samples, "samples taken during the drain").to.be.greaterThan(20);
     expect(seen.most, `most running of one group in a sample (over ${seen.samples} samples)`).to.equal(2);

@@ -35,7 +35,7 @@ describe("serial lines across real worker processes", function () {
     const env = { MODE: "loop", PROBE_SLEEP_MS: "20", PROBE_LEASE_MS: "1500" };
     const alive = Array.from({ length: 4 }, () => fixture.start(env));
     const all = [...alive];
-    let kills = 0;
+    let kills: number;
     try {
       for (kills = 0; kills < 5; kills += 1) {
         const progress = ((kills + 1) * total) / 7;

@@ -75,7 +75,9 @@ export const groupKills: Scenario = {
           order.pairs === lined - p.lines && order.broken === 0,
           `${order.broken} of ${order.pairs} line jobs started before the job ahead of them had finished`,
         );
-        verdict.note(`${killer.kills} SIGKILLs, ${supervisor.restarts} restarts; re-executions ${invariants.reExecutions} ≤ ${killer.inFlightAtKills} in flight at the kills`);
+        verdict.note(
+          `${killer.kills} SIGKILLs, ${supervisor.restarts} restarts; re-executions ${invariants.reExecutions} ≤ ${killer.inFlightAtKills} in flight at the kills`,
+        );
         verdict.note(
           `${seen.samples} samples (${seen.failed} failed): most running in a group ${seen.mostInGroup} (cap ${p.maxRunningPerGroup}), in a line ${seen.mostInLine}`,
         );

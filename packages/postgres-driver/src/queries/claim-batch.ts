@@ -249,6 +249,13 @@ function startableGroup(schema: string, params: ClaimBatchParams): RawBuilder<un
  * group, its `take` first jobs in the claim index's order; from a serial
  * line, its head (lowest id among its waiting jobs) when that is due.
  * A line whose head waits for a retry stays held: nothing behind it runs.
+ *
+ * The head is read with the statement's snapshot, taken before
+ * `claim_group_turns` counted the line's running jobs on a fresh one: a
+ * head that was running then is not among the waiting jobs, and if its
+ * attempt failed meanwhile (back to wait for its retry), the job behind it
+ * would pass for the head. So a line with a job running in that snapshot
+ * gives nothing this time; the next claim reads it afresh.
  */
 function dueByTurns(schema: string, params: ClaimBatchParams, filters: RawBuilder<unknown>): RawBuilder<unknown> {
   const jobs = jobsTable(schema);
@@ -266,6 +273,9 @@ function dueByTurns(schema: string, params: ClaimBatchParams, filters: RawBuilde
                     WHERE line.queue = ${params.queue} AND line.group_key = turns.turn_key AND line.serial IS NOT NULL AND line.state IN ('queued', 'failed')
                     ORDER BY line.id LIMIT 1)
        AND j.run_at <= now() ${filters}
+       AND NOT EXISTS (SELECT FROM ${jobs} AS running
+                        WHERE running.queue = ${params.queue} AND running.group_key = turns.turn_key AND running.group_key <> ''
+                          AND running.state = 'running')
        FOR UPDATE SKIP LOCKED) AS head
    WHERE turns.turn_serial AND turns.take > 0`;
 }

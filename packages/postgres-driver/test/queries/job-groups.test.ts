@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { sql } from "kysely";
-import { newJob } from "@stint/core/testing";
+import { eventually, newJob } from "@stint/core/testing";
 import { defineJob, ConfigError } from "@stint/core";
 import { buildNewJob, type NewJob } from "@stint/core/driver";
 import { createTestSchema, type TestSchema } from "../../src/testing";
@@ -151,6 +151,37 @@ describe("groups and serial lines on PostgreSQL", () => {
     expect(retried!.id, "the retried job runs first").to.equal(head!.id);
     await complete([retried!]);
     expect(((await claim("ledger", 10))[0]!.payload as { n: number }).n).to.equal(1);
+  });
+
+  it("does not start a line's next job when its head, running as the claim began, goes back to wait for a retry before the claim's turn", async () => {
+    // maxRunning makes the claim lock the queue's row before it takes its turns: holding that row pauses a claim that
+    // has already taken its snapshot, while the head's attempt fails.
+    await test.store.setQueueControls("ledger", { maxRunning: 100 });
+    await test.store.enqueueMany(Array.from({ length: 2 }, (_, n) => newJob("ledger", { n }, { groupKey: "acct-1", serial: "hold" })));
+    const [head] = await claim("ledger", 10);
+    let next: Awaited<ReturnType<typeof claim>> | undefined;
+    await test.db.transaction().execute(async (trx) => {
+      await sql`SELECT FROM ${sql.id(test.schema, "queues")} WHERE name = 'ledger' FOR UPDATE`.execute(trx);
+      const claiming = claim("ledger", 10, "w2").then((jobs) => (next = jobs));
+      await eventually(
+        async () => {
+          const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%claim_group_turns%'`.execute(test.db);
+          return rows[0]!.n === 1;
+        },
+        { timeoutMs: 5_000, what: "the claim to wait for the queue's row" },
+      );
+      await test.store.scheduleRetries({
+        workerId: "w1",
+        jobs: [{ id: head!.id, attempt: head!.attempt, delayMs: 60_000, failure: { message: "Error: down", code: null }, spendAttempt: true }],
+      });
+      void claiming;
+    });
+    await eventually(async () => next, { timeoutMs: 5_000, what: "the paused claim to end" });
+    expect(
+      next!.map((job) => (job.payload as { n: number }).n),
+      "the head waits for its retry: the line holds",
+    ).to.deep.equal([]);
   });
 
   it("lets the next job of a line that releases on death run once the head dies", async () => {

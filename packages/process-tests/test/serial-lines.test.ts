@@ -24,13 +24,20 @@ describe("serial lines across real worker processes", function () {
     await Promise.all(probes.map((probe) => probe.exited));
   }
 
-  it("runs 20 lines × 50 jobs in enqueue order, one at a time per line, across 4 processes of which 5 are SIGKILLed mid-drain", async () => {
+  it("runs 20 lines × 50 jobs in enqueue order, one at a time per line, across 4 processes of which 5 are SIGKILLed mid-drain, with retries", async () => {
     const t = fixture.schema();
     const lines = 20;
     const perLine = 50;
     const total = lines * perLine;
-    // Lines interleaved in enqueue order, as producers would write them; within a line, ids are the enqueue order.
-    await t.store.enqueueMany(Array.from({ length: total }, (_, seq) => buildNewJob(ProbeJob, { seq }, { serialKey: `line-${seq % lines}` })));
+    // Lines interleaved in enqueue order, as producers would write them; within a line, ids are the enqueue order. One
+    // job in 7 fails its first attempt: its line holds until the retry succeeds.
+    await t.store.enqueueMany(
+      Array.from({ length: total }, (_, seq) =>
+        buildNewJob(ProbeJob, { seq, ...(seq % 7 === 3 ? { fail: "retry-once" as const } : {}) }, { serialKey: `line-${seq % lines}` }),
+      ),
+    );
+    // A running cap far above the slots: claims of the queue take turns on its row, as they do under any queue control.
+    await t.store.setQueueControls(ProbeJob.name, { maxRunning: 100 });
     const sampler = sampleRunningPerGroup(t, ProbeJob.name, 10);
     const env = { MODE: "loop", PROBE_SLEEP_MS: "20", PROBE_LEASE_MS: "1500" };
     const alive = Array.from({ length: 4 }, () => fixture.start(env));

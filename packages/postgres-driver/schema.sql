@@ -217,13 +217,11 @@ TABLE stint.job_groups
     queue text NOT NULL
     group_key text NOT NULL
     serial boolean NOT NULL DEFAULT false
-    served_at timestamp with time zone NOT NULL DEFAULT '-infinity'::timestamp with time zone
     held_by bigint
   CONSTRAINTS
     job_groups_pkey PRIMARY KEY (queue, group_key)
   INDEXES
     CREATE UNIQUE INDEX job_groups_pkey ON stint.job_groups USING btree (queue, group_key)
-    CREATE INDEX job_groups_turn_idx ON stint.job_groups USING btree (queue, served_at, group_key)
 
 TABLE stint.job_logs
   COLUMNS
@@ -401,16 +399,19 @@ SEQUENCE stint.job_attempts_id_seq AS bigint START 1 INCREMENT 1 CACHE 1 OWNED B
 SEQUENCE stint.jobs_id_seq AS bigint START 1 INCREMENT 1 CACHE 1 OWNED BY jobs.id
 
 FUNCTION stint.claim_group_turns
-  CREATE OR REPLACE FUNCTION stint.claim_group_turns(queue_name text, wanted integer)
+  CREATE OR REPLACE FUNCTION stint.claim_group_turns(queue_name text, wanted integer, after text, cap integer)
    RETURNS TABLE(turn_key text, turn_serial boolean, take integer)
    LANGUAGE plpgsql
   AS $function$
   DECLARE
-    cap integer;
     fair integer;
     keys text[];
     serials boolean[];
     helds bigint[];
+    more_keys text[];
+    more_serials boolean[];
+    locked text[];
+    locked_helds bigint[];
     rooms integer[];
     bases integer[];
     empty text[];
@@ -418,35 +419,56 @@ FUNCTION stint.claim_group_turns
     saturated integer;
     extra integer;
     give integer;
+    served integer;
+    last integer;
+    reach integer := wanted * 2 + 4;
     i integer;
   BEGIN
     IF wanted IS NULL OR wanted <= 0 THEN
       RETURN;
     END IF;
-    SELECT q.max_running_per_group INTO cap FROM "stint"."queues" AS q WHERE q.name = queue_name;
-    WITH turns AS (
-      SELECT g.group_key, g.served_at FROM "stint"."job_groups" AS g
-       WHERE g.queue = queue_name
-       ORDER BY g.served_at, g.group_key
-       LIMIT wanted
-         FOR NO KEY UPDATE SKIP LOCKED
-    ), served AS (
-      UPDATE "stint"."job_groups" AS g SET served_at = clock_timestamp()
-        FROM turns
-       WHERE g.queue = queue_name AND g.group_key = turns.group_key
-      RETURNING g.group_key, g.serial, g.held_by, turns.served_at AS turn
-    )
-    SELECT array_agg(served.group_key ORDER BY served.turn, served.group_key),
-           array_agg(served.serial ORDER BY served.turn, served.group_key),
-           array_agg(served.held_by ORDER BY served.turn, served.group_key)
-      INTO keys, serials, helds
-      FROM served;
-    IF keys IS NULL THEN
+    SELECT array_agg(t.group_key ORDER BY t.group_key), array_agg(t.serial ORDER BY t.group_key)
+      INTO keys, serials
+      FROM (SELECT g.group_key, g.serial FROM "stint"."job_groups" AS g
+             WHERE g.queue = queue_name AND (after IS NULL OR g.group_key > after)
+             ORDER BY g.group_key
+             LIMIT reach) AS t;
+    IF coalesce(cardinality(keys), 0) < reach AND after IS NOT NULL THEN
+      -- Round again from the first group, up to where this turn began.
+      SELECT array_agg(t.group_key ORDER BY t.group_key), array_agg(t.serial ORDER BY t.group_key)
+        INTO more_keys, more_serials
+        FROM (SELECT g.group_key, g.serial FROM "stint"."job_groups" AS g
+               WHERE g.queue = queue_name AND g.group_key <= after
+               ORDER BY g.group_key
+               LIMIT reach - coalesce(cardinality(keys), 0)) AS t;
+      keys := coalesce(keys, '{}') || coalesce(more_keys, '{}');
+      serials := coalesce(serials, '{}') || coalesce(more_serials, '{}');
+    END IF;
+    IF coalesce(cardinality(keys), 0) = 0 THEN
       RETURN;
     END IF;
-    fair := ceil(wanted::numeric / cardinality(keys))::integer;
-    -- rooms: how many each turn could take now: its due jobs within its cap (counted up to fair + 1: more than a share
-    -- counts as "as many as its cap allows"); a line, its head or nothing.
+    IF cap IS NOT NULL OR true = ANY(serials) THEN
+      -- A capped group and a serial line are served by one claim at a time: each is locked until this claim commits, and
+      -- one another claim holds is passed over. A line's hold is read from its locked row, as the last death left it.
+      SELECT array_agg(g.group_key), array_agg(g.held_by) INTO locked, locked_helds
+        FROM (SELECT l.group_key, l.held_by FROM "stint"."job_groups" AS l
+               WHERE l.queue = queue_name AND l.group_key = ANY(keys) AND l.group_key <> '' AND (cap IS NOT NULL OR l.serial)
+                 FOR NO KEY UPDATE SKIP LOCKED) AS g;
+      SELECT array_agg(t.key ORDER BY t.n), array_agg(t.serial ORDER BY t.n), array_agg(h.held ORDER BY t.n)
+        INTO keys, serials, helds
+        FROM unnest(keys, serials) WITH ORDINALITY AS t(key, serial, n)
+        LEFT JOIN unnest(locked, locked_helds) AS h(key, held) ON h.key = t.key
+       WHERE t.key = '' OR NOT (cap IS NOT NULL OR t.serial) OR h.key IS NOT NULL;
+      IF coalesce(cardinality(keys), 0) = 0 THEN
+        RETURN;
+      END IF;
+    ELSE
+      helds := array_fill(NULL::bigint, ARRAY[cardinality(keys)]);
+    END IF;
+    -- rooms: how many each turn could take now: its due jobs within its cap (counted up to one more than an even share
+    -- among as many groups as the claim wants: more than that counts as "as many as its cap allows"); a line, its head or
+    -- nothing.
+    fair := ceil(wanted::numeric / least(wanted, cardinality(keys)))::integer;
     SELECT array_agg(CASE WHEN t.serial THEN CASE WHEN t.held IS NULL AND running.n = 0 AND due.n > 0 THEN 1 ELSE 0 END
                           WHEN due.n > fair THEN CASE WHEN t.key = '' OR cap IS NULL THEN wanted ELSE greatest(cap - running.n, 0) END
                           WHEN t.key = '' OR cap IS NULL THEN due.n
@@ -466,17 +488,35 @@ FUNCTION stint.claim_group_turns
              AND j.queue = queue_name AND j.group_key = t.key AND j.group_key <> '' AND j.state = 'running'
            LIMIT coalesce(cap, 1)) AS r) AS running;
     IF empty IS NOT NULL THEN
-      SELECT array_agg(locked.group_key) INTO empty FROM (
-        SELECT g.group_key FROM "stint"."job_groups" AS g WHERE g.queue = queue_name AND g.group_key = ANY(empty) FOR UPDATE SKIP LOCKED) AS locked;
+      SELECT array_agg(doomed.group_key) INTO empty FROM (
+        SELECT g.group_key FROM "stint"."job_groups" AS g WHERE g.queue = queue_name AND g.group_key = ANY(empty) FOR UPDATE SKIP LOCKED) AS doomed;
       DELETE FROM "stint"."job_groups" AS g
        WHERE g.queue = queue_name AND g.group_key = ANY(empty) AND g.held_by IS NULL
          AND NOT EXISTS (SELECT FROM "stint"."jobs" AS j WHERE j.queue = queue_name AND j.group_key = g.group_key AND j.state IN ('queued', 'failed'));
     END IF;
+    -- This claim serves the first "wanted" turns that can take something; the turns it passes on the way, with nothing
+    -- due or at their cap, get their turn too (nothing), and the ones after the last it serves wait for the next claim.
+    served := 0;
+    last := cardinality(keys);
+    FOR i IN 1 .. cardinality(keys) LOOP
+      IF rooms[i] > 0 THEN
+        served := served + 1;
+        IF served = wanted THEN
+          last := i;
+          EXIT;
+        END IF;
+      END IF;
+    END LOOP;
+    IF served = 0 THEN
+      RETURN QUERY SELECT t.key, t.serial, 0 FROM unnest(keys, serials) AS t(key, serial);
+      RETURN;
+    END IF;
     -- An even share each, then what is left over to the turns that have more, in turn order.
-    bases := array_fill(0, ARRAY[cardinality(keys)]);
+    fair := ceil(wanted::numeric / served)::integer;
+    bases := array_fill(0, ARRAY[last]);
     slack := wanted;
     saturated := 0;
-    FOR i IN 1 .. cardinality(keys) LOOP
+    FOR i IN 1 .. last LOOP
       bases[i] := least(rooms[i], fair, slack);
       slack := slack - bases[i];
       IF rooms[i] > bases[i] THEN
@@ -485,7 +525,7 @@ FUNCTION stint.claim_group_turns
     END LOOP;
     IF slack > 0 AND saturated > 0 THEN
       extra := ceil(slack::numeric / saturated)::integer;
-      FOR i IN 1 .. cardinality(keys) LOOP
+      FOR i IN 1 .. last LOOP
         EXIT WHEN slack = 0;
         IF rooms[i] > bases[i] THEN
           give := least(extra, rooms[i] - bases[i], slack);
@@ -496,8 +536,7 @@ FUNCTION stint.claim_group_turns
     END IF;
     RETURN QUERY
     SELECT t.key, t.serial, t.take
-      FROM unnest(keys, serials, bases) AS t(key, serial, take)
-     WHERE t.take > 0;
+      FROM unnest(keys[1:last], serials[1:last], bases) AS t(key, serial, take);
   END
   $function$
 
@@ -651,7 +690,7 @@ FUNCTION stint.drop_detached_history
   $function$
 
 FUNCTION stint.enqueue
-  CREATE OR REPLACE FUNCTION stint.enqueue(queue text, payload jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, delay interval DEFAULT NULL::interval, priority integer DEFAULT 0, max_attempts integer DEFAULT 25, timeout interval DEFAULT NULL::interval, dedupe_key text DEFAULT NULL::text, dedupe text DEFAULT 'keep'::text, meta jsonb DEFAULT NULL::jsonb, max_payload_bytes integer DEFAULT 1048576, unique_key text DEFAULT NULL::text, unique_for interval DEFAULT NULL::interval, start_by timestamp with time zone DEFAULT NULL::timestamp with time zone, expire_in interval DEFAULT NULL::interval)
+  CREATE OR REPLACE FUNCTION stint.enqueue(queue text, payload jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, delay interval DEFAULT NULL::interval, priority integer DEFAULT 0, max_attempts integer DEFAULT 25, timeout interval DEFAULT NULL::interval, dedupe_key text DEFAULT NULL::text, dedupe text DEFAULT 'keep'::text, meta jsonb DEFAULT NULL::jsonb, max_payload_bytes integer DEFAULT 1048576, unique_key text DEFAULT NULL::text, unique_for interval DEFAULT NULL::interval, start_by timestamp with time zone DEFAULT NULL::timestamp with time zone, expire_in interval DEFAULT NULL::interval, group_key text DEFAULT NULL::text, serial_key text DEFAULT NULL::text, serial_on_dead text DEFAULT NULL::text)
    RETURNS bigint
    LANGUAGE plpgsql
    SET search_path TO 'pg_catalog', 'pg_temp'
@@ -755,6 +794,29 @@ FUNCTION stint.enqueue
     IF enqueue.start_by IS NOT NULL AND enqueue.expire_in IS NOT NULL THEN
       RAISE EXCEPTION USING ERRCODE = '22023', COLUMN = 'start_by', MESSAGE = 'start_by takes no expire_in beside it: give the deadline one way';
     END IF;
+    IF enqueue.group_key IS NOT NULL AND (enqueue.group_key = '' OR
+        char_length(enqueue.group_key) > 128 AND char_length(enqueue.group_key) + char_length(regexp_replace(enqueue.group_key, '[^\U00010000-\U0010FFFF]', '', 'g')) > 256) THEN
+      RAISE EXCEPTION USING ERRCODE = '22023', COLUMN = 'group_key', MESSAGE = format(
+        'group_key must be a non-empty text of at most 256 characters (UTF-16 code units), got %s', CASE WHEN enqueue.group_key IS NULL THEN 'NULL' WHEN char_length(enqueue.group_key) <= 200 THEN to_json(enqueue.group_key)::text
+          ELSE to_json(left(enqueue.group_key, 200))::text || format('… (%s characters)', char_length(enqueue.group_key)) END);
+    END IF;
+    IF enqueue.serial_key IS NOT NULL AND (enqueue.serial_key = '' OR
+        char_length(enqueue.serial_key) > 128 AND char_length(enqueue.serial_key) + char_length(regexp_replace(enqueue.serial_key, '[^\U00010000-\U0010FFFF]', '', 'g')) > 256) THEN
+      RAISE EXCEPTION USING ERRCODE = '22023', COLUMN = 'serial_key', MESSAGE = format(
+        'serial_key must be a non-empty text of at most 256 characters (UTF-16 code units), got %s', CASE WHEN enqueue.serial_key IS NULL THEN 'NULL' WHEN char_length(enqueue.serial_key) <= 200 THEN to_json(enqueue.serial_key)::text
+          ELSE to_json(left(enqueue.serial_key, 200))::text || format('… (%s characters)', char_length(enqueue.serial_key)) END);
+    END IF;
+    IF enqueue.group_key IS NOT NULL AND enqueue.serial_key IS NOT NULL THEN
+      RAISE EXCEPTION USING ERRCODE = '22023', COLUMN = 'serial_key',
+        MESSAGE = 'serial_key takes no group_key beside it: a serial key takes its own turn among the queue''s groups';
+    END IF;
+    IF enqueue.serial_on_dead IS NOT NULL AND enqueue.serial_key IS NULL THEN
+      RAISE EXCEPTION USING ERRCODE = '22023', COLUMN = 'serial_on_dead', MESSAGE = 'serial_on_dead needs a serial_key';
+    END IF;
+    IF enqueue.serial_on_dead NOT IN ('hold', 'release') THEN
+      RAISE EXCEPTION USING ERRCODE = '22023', COLUMN = 'serial_on_dead',
+        MESSAGE = format('serial_on_dead must be hold or release, got %s', to_json(enqueue.serial_on_dead));
+    END IF;
     IF job_limit NOT BETWEEN 2 AND 268435455 THEN
       RAISE EXCEPTION USING ERRCODE = '22023', COLUMN = 'max_payload_bytes',
         MESSAGE = format('max_payload_bytes must be an integer from 2 to 268435455, got %s', job_limit);
@@ -811,8 +873,8 @@ FUNCTION stint.enqueue
         ON CONFLICT (queue, key) DO UPDATE SET job_id = excluded.job_id, until = excluded.until WHERE w.until <= now()
         RETURNING w.job_id INTO window_job;
         IF window_job IS NOT NULL THEN
-          INSERT INTO "stint"."jobs" (id, queue, payload, priority, max_attempts, timeout_ms, run_at, meta, start_by)
-          VALUES (window_id, enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, job_meta, job_start_by);
+          INSERT INTO "stint"."jobs" (id, queue, payload, priority, max_attempts, timeout_ms, run_at, meta, start_by, group_key, serial)
+          VALUES (window_id, enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, job_meta, job_start_by, coalesce(enqueue.group_key, enqueue.serial_key, ''), CASE WHEN enqueue.serial_key IS NOT NULL THEN coalesce(enqueue.serial_on_dead, 'hold') END);
           job_id := window_id;
           IF has_table_privilege(format('%I.%I', 'stint', 'job_event_listeners'), 'SELECT')
              AND has_function_privilege(format('%I.%I(text, text[], bigint[], text[], integer[], jsonb[])', 'stint', 'notify_job_events'), 'EXECUTE') THEN
@@ -832,8 +894,8 @@ FUNCTION stint.enqueue
         'enqueue gave up after 10 tries: the unique key %s of queue %s kept changing hands', to_json(enqueue.unique_key), to_json(enqueue.queue));
     END IF;
     IF enqueue.dedupe_key IS NULL THEN
-      INSERT INTO "stint"."jobs" (queue, payload, priority, max_attempts, timeout_ms, run_at, meta, start_by)
-      VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, job_meta, job_start_by)
+      INSERT INTO "stint"."jobs" (queue, payload, priority, max_attempts, timeout_ms, run_at, meta, start_by, group_key, serial)
+      VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, job_meta, job_start_by, coalesce(enqueue.group_key, enqueue.serial_key, ''), CASE WHEN enqueue.serial_key IS NOT NULL THEN coalesce(enqueue.serial_on_dead, 'hold') END)
       RETURNING id INTO job_id;
       IF has_table_privilege(format('%I.%I', 'stint', 'job_event_listeners'), 'SELECT')
          AND has_function_privilege(format('%I.%I(text, text[], bigint[], text[], integer[], jsonb[])', 'stint', 'notify_job_events'), 'EXECUTE') THEN
@@ -848,8 +910,8 @@ FUNCTION stint.enqueue
     -- goes round when the holder finished in between (its key is free again).
     FOR turn IN 1..10 LOOP
       IF job_mode = 'keep' THEN
-        INSERT INTO "stint"."jobs" AS jobs (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta, start_by)
-        VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, enqueue.dedupe_key, job_meta, job_start_by)
+        INSERT INTO "stint"."jobs" AS jobs (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta, start_by, group_key, serial)
+        VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, enqueue.dedupe_key, job_meta, job_start_by, coalesce(enqueue.group_key, enqueue.serial_key, ''), CASE WHEN enqueue.serial_key IS NOT NULL THEN coalesce(enqueue.serial_on_dead, 'hold') END)
         ON CONFLICT (queue, dedupe_key) WHERE dedupe_key IS NOT NULL AND state IN ('queued', 'running', 'failed') DO NOTHING
         RETURNING id, true INTO job_id, job_inserted;
       ELSE
@@ -859,8 +921,8 @@ FUNCTION stint.enqueue
         UPDATE "stint"."jobs" AS held SET dedupe_key = NULL, updated_at = now()
          WHERE held.queue = enqueue.queue AND held.dedupe_key = enqueue.dedupe_key AND held.state IN ('running', 'failed')
         RETURNING held.id INTO job_follows;
-        INSERT INTO "stint"."jobs" AS jobs (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta, start_by, follows)
-        VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, enqueue.dedupe_key, job_meta, job_start_by, job_follows)
+        INSERT INTO "stint"."jobs" AS jobs (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta, start_by, group_key, serial, follows)
+        VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, enqueue.dedupe_key, job_meta, job_start_by, coalesce(enqueue.group_key, enqueue.serial_key, ''), CASE WHEN enqueue.serial_key IS NOT NULL THEN coalesce(enqueue.serial_on_dead, 'hold') END, job_follows)
         ON CONFLICT (queue, dedupe_key) WHERE dedupe_key IS NOT NULL AND state IN ('queued', 'running', 'failed')
         DO UPDATE SET payload = excluded.payload, priority = excluded.priority, max_attempts = excluded.max_attempts,
                       timeout_ms = excluded.timeout_ms, run_at = excluded.run_at, meta = excluded.meta, start_by = excluded.start_by, updated_at = now()
@@ -1101,3 +1163,4 @@ MIGRATIONS
   21 queue-retention
   22 enqueue-windows
   23 job-groups
+  24 enqueue-function-groups

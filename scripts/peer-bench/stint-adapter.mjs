@@ -13,6 +13,8 @@
 // STINT_BENCH_BATCH=N gives the worker batchSize N and a processBatch that
 // runs the benchmark's handler on every job of the batch at once (a job
 // whose handler throws fails alone); concurrency then counts batches.
+// STINT_BENCH_GROUPS=N gives the enqueued jobs N groups, round robin (the
+// claims then take turns among the groups).
 // STINT_BENCH_DATABASE_URL=postgres://… sends stint's own connections there
 // instead (a PgBouncer in front of the benchmark's server, say), with
 // nothing else set; the harness's schema drops and counts still go to the
@@ -33,6 +35,9 @@ const observe = process.env.STINT_BENCH_OBSERVE === "1";
 const maxRunning = process.env.STINT_BENCH_MAX_RUNNING ? Number(process.env.STINT_BENCH_MAX_RUNNING) : null;
 const durableClaims = process.env.STINT_BENCH_DURABLE_CLAIMS === "1";
 const batchSize = process.env.STINT_BENCH_BATCH ? Number(process.env.STINT_BENCH_BATCH) : 1;
+const groups = process.env.STINT_BENCH_GROUPS ? Number(process.env.STINT_BENCH_GROUPS) : 0;
+let enqueued = 0;
+const groupOptions = () => (groups > 0 ? { options: { group: `g${enqueued++ % groups}` } } : {});
 const schema = "peerbench_stint";
 const stintUrl = (ctx) => process.env.STINT_BENCH_DATABASE_URL || ctx.pgUrl;
 const logLevel = process.env.STINT_LOG_LEVEL ?? "error";
@@ -85,11 +90,11 @@ export function create(ctx) {
       }
     },
 
-    enqueueOne: (payload) => client.enqueue(Kind, payload),
+    enqueueOne: (payload) => client.enqueue(Kind, payload, groupOptions().options),
     enqueueBulk: (payloads) =>
       client.enqueueMany(
         Kind,
-        payloads.map((payload) => ({ payload })),
+        payloads.map((payload) => ({ payload, ...groupOptions() })),
       ),
 
     async startWorkers(concurrency, handler) {

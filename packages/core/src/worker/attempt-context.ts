@@ -90,6 +90,11 @@ export class AttemptContext implements JobContext {
     return this.#flushProgressAndLines(this.#lines);
   }
 
+  /** Whether progress values or log lines were reported: {@link flushProgress} then has something to store. */
+  get writesPending(): boolean {
+    return this.#lines !== undefined || this.#progress !== undefined;
+  }
+
   async #flushProgressAndLines(lines: JobLogWriter): Promise<void> {
     await this.#progress?.flush();
     await lines.flush();

@@ -9,7 +9,7 @@ import type { Logger } from "../logging/logger";
 import type { RunEvents } from "../events/run-events";
 import type { JobStore } from "../store/job-store";
 import { AttemptContext } from "./attempt-context";
-import type { AttemptOutcome, WriteResult } from "./attempt-outcome";
+import type { AttemptOutcome, SucceededOutcome, WriteResult } from "./attempt-outcome";
 import { AttemptSignal } from "./attempt-signal";
 import type { BatchContext, BatchEntry } from "./batch-context";
 import type { FailureDecision, JobContext } from "./job-context";
@@ -63,6 +63,8 @@ export class AttemptExecutor<T> {
   readonly #events: RunEvents;
   /** Attempts whose claim a crash undid and that were claimed again (see {@link supersede}). */
   readonly #superseded = new WeakSet<Attempt>();
+  /** Whether {@link supersede} was ever called: until it is, no attempt needs the look-up. */
+  #supersededAny = false;
 
   constructor(parts: {
     readonly store: JobStore;
@@ -136,6 +138,7 @@ export class AttemptExecutor<T> {
    */
   supersede(attempt: Attempt): void {
     this.#superseded.add(attempt);
+    this.#supersededAny = true;
     attempt.signal.abort(
       new LeaseLostError(
         `lost the lease on job ${attempt.job.id} (attempt ${attempt.job.attempt}): a database crash undid its claim, and the same attempt was claimed again`,
@@ -164,6 +167,29 @@ export class AttemptExecutor<T> {
     } finally {
       this.#leases.release(attempt.job, attempt.signal);
     }
+  }
+
+  /**
+   * Records the successes of several attempts (a batch's) together, as one
+   * group of the next completion statement, and stops keeping their leases;
+   * resolves with each one's result, in order, and never rejects. None may
+   * have been completed by `ctx.transaction`.
+   */
+  async recordSucceeded(attempts: readonly Attempt[], outcomes: readonly SucceededOutcome[]): Promise<AttemptResult[]> {
+    // An attempt whose claim a crash undid writes nothing (see supersede): that rare group goes one attempt at a time.
+    if (this.#supersededAny && attempts.some((attempt) => this.#superseded.has(attempt)))
+      return Promise.all(attempts.map((attempt, index) => this.record(attempt, outcomes[index]!)));
+    const results = new Array<AttemptResult>(attempts.length);
+    try {
+      const written = await this.#recorder.recordSucceeded(
+        attempts.map((attempt) => attempt.job),
+        outcomes,
+      );
+      for (let index = 0; index < attempts.length; index += 1) results[index] = { outcome: outcomes[index]!, written: written[index]! };
+    } finally {
+      for (const attempt of attempts) this.#leases.release(attempt.job, attempt.signal);
+    }
+    return results;
   }
 
   /** {@link #outcomeOf} in a consumer span under the producer's (from the job's meta); the handler's own spans are its children. */

@@ -45,3 +45,6 @@ export type WriteResult =
   | "cancelled"
   /** The store kept failing: nothing was recorded; the job runs again once its lease lapses. */
   | "failed";
+
+/** The outcome of an attempt whose handler succeeded. */
+export type SucceededOutcome = Extract<AttemptOutcome, { readonly kind: "succeeded" }>;

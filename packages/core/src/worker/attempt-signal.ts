@@ -1,7 +1,13 @@
+/** Told once when an attempt's signal aborts (see {@link AttemptSignal.watch}). */
+export interface AbortWatcher {
+  attemptAborted(reason: Error): void;
+}
+
 /**
  * The abort signal of one attempt, made cheap for the common case: the
  * `AbortController` that `ctx.signal` exposes is created only when a
- * handler reads it, and the executor waits on a plain promise. `abort`
+ * handler reads it, and the executor waits on a plain promise (or, for a
+ * batch's many attempts, sets a watcher: no promise per attempt). `abort`
  * keeps the first reason.
  *
  * @example
@@ -16,6 +22,7 @@ export class AttemptSignal {
   #controller: AbortController | undefined;
   #aborted: Promise<Error> | undefined;
   #resolve: ((reason: Error) => void) | undefined;
+  #watcher: AbortWatcher | undefined;
 
   /** Why the attempt must stop, once it must. */
   get reason(): Error | undefined {
@@ -39,11 +46,27 @@ export class AttemptSignal {
     return this.#aborted;
   }
 
+  /**
+   * Tells `watcher` once when the attempt is aborted, in a microtask of its
+   * own (at once, in one, when it is aborted already): the code that aborts
+   * never runs the watcher's work inside its own loop. One watcher per
+   * signal; a second replaces the first.
+   */
+  watch(watcher: AbortWatcher): void {
+    this.#watcher = watcher;
+    if (this.#reason !== undefined) tellLater(watcher, this.#reason);
+  }
+
   /** Stops the attempt with `reason`; later calls change nothing. */
   abort(reason: Error): void {
     if (this.#reason !== undefined) return;
     this.#reason = reason;
     this.#resolve?.(reason);
     this.#controller?.abort(reason);
+    if (this.#watcher !== undefined) tellLater(this.#watcher, reason);
   }
+}
+
+function tellLater(watcher: AbortWatcher, reason: Error): void {
+  queueMicrotask(() => watcher.attemptAborted(reason));
 }

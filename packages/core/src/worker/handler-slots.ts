@@ -244,7 +244,11 @@ export class HandlerSlots<T> {
     this.#running += attempts.length;
     this.#batchesRunning += 1;
     // Older attempts of these jobs that this process still runs (see #start) settle first.
-    const previous = attempts.map((attempt) => this.#started.get(attempt.job.id)?.done).filter((done) => done !== undefined);
+    const previous: Promise<void>[] = [];
+    for (const attempt of attempts) {
+      const done = this.#started.get(attempt.job.id)?.done;
+      if (done !== undefined) previous.push(done);
+    }
     const freeSlot = (): void => {
       this.#running -= attempts.length;
       this.#batchesRunning -= 1;
@@ -252,12 +256,17 @@ export class HandlerSlots<T> {
       this.startBuffered();
       nudge.wake();
     };
-    const run = previous.length === 0 ? executor.run(attempts, freeSlot) : Promise.all(previous).then(() => executor.run(attempts, freeSlot));
-    for (const [index, attempt] of attempts.entries()) {
-      const done = run.then((results) => this.#settled(attempt, results[index]!));
-      this.#started.set(attempt.job.id, { attempt, done });
-    }
+    // Each attempt is counted the moment its outcome is recorded (the executor says so; its answers always come
+    // later than this call), and the batch's attempts share one promise for "recorded".
+    const run =
+      previous.length === 0
+        ? executor.run(attempts, freeSlot, this.#settledInBatch)
+        : Promise.all(previous).then(() => executor.run(attempts, freeSlot, this.#settledInBatch));
+    const done = run.then(ignore);
+    for (const attempt of attempts) this.#started.set(attempt.job.id, { attempt, done });
   }
+
+  readonly #settledInBatch = (attempt: Attempt, result: AttemptResult): void => this.#settled(attempt, result);
 
   /** The one place the run's counters change, besides the claims. */
   #count({ outcome, written }: AttemptResult): void {
@@ -273,3 +282,5 @@ export class HandlerSlots<T> {
     else counters.released += 1;
   }
 }
+
+function ignore(): void {}

@@ -8,7 +8,7 @@ import type { RunEvents } from "../events/run-events";
 import type { CompletedJob, DeadJob, JobFailure, JobStore, RetryingJob } from "../store/job-store";
 import { deadLetterTarget } from "../job/dead-letter";
 import { EMPTY_META } from "../job/job-meta";
-import type { AttemptOutcome, WriteResult } from "./attempt-outcome";
+import type { AttemptOutcome, SucceededOutcome, WriteResult } from "./attempt-outcome";
 import type { LeaseKeeper } from "./lease-keeper";
 import type { StoreRetryPolicy } from "./store-retry-policy";
 import { WriteBatcher, type RowResult } from "./write-batcher";
@@ -87,6 +87,32 @@ export class OutcomeRecorder {
     let written = await this.#write(job, outcome);
     if (written === "fence-missed" && (await this.#cancelledInAttempt(job))) written = "cancelled";
     this.#events.jobOutcome(job, outcome, written);
+    return written;
+  }
+
+  /**
+   * Writes the successes of several jobs (a batch's) as one group of the
+   * next completion statement and emits each one's events, as {@link record}
+   * does for one; resolves with each one's result, in order, and never
+   * rejects. None may have been completed by `ctx.transaction` already.
+   */
+  async recordSucceeded(jobs: readonly ClaimedJob[], outcomes: readonly SucceededOutcome[]): Promise<WriteResult[]> {
+    const rows = new Array<CompletedJob>(jobs.length);
+    for (let index = 0; index < jobs.length; index += 1) {
+      const { id, attempt } = jobs[index]!;
+      const { resultJson, durationMs } = outcomes[index]!;
+      rows[index] = { id, attempt, resultJson, durationMs: Math.round(durationMs) };
+    }
+    const results = await this.#completions.writeMany(rows);
+    const written = new Array<WriteResult>(jobs.length);
+    for (let index = 0; index < jobs.length; index += 1) {
+      const job = jobs[index]!;
+      const result = results[index]!;
+      let one: WriteResult = result instanceof Error ? "failed" : result;
+      if (one === "fence-missed" && (await this.#cancelledInAttempt(job))) one = "cancelled";
+      this.#events.jobOutcome(job, outcomes[index]!, one);
+      written[index] = one;
+    }
     return written;
   }
 

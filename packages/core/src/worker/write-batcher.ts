@@ -11,11 +11,13 @@ export type BatchWrite<Row extends JobAttempt> = (rows: readonly Row[]) => Promi
 /** Whether one row's fenced write matched: `"fence-missed"` means another worker owns the job now. */
 export type RowResult = "applied" | "fence-missed";
 
-interface Pending<Row> {
-  readonly row: Row;
-  readonly settle: (result: RowResult) => void;
-  readonly fail: (error: Error) => void;
-}
+/** What one row's write came to in a group ({@link WriteBatcher.writeMany}): its result, or the store's error. */
+export type GroupRowResult = RowResult | Error;
+
+/** One row handed to {@link WriteBatcher.write}, or a group handed to {@link WriteBatcher.writeMany} (one promise for all its rows). */
+type Pending<Row> =
+  | { readonly row: Row; readonly settle: (result: RowResult) => void; readonly fail: (error: Error) => void }
+  | { readonly group: readonly Row[]; readonly settleGroup: (results: GroupRowResult[]) => void };
 
 const MAX_BATCH = 1_000;
 
@@ -24,6 +26,10 @@ const MAX_BATCH = 1_000;
  * rows that arrive while a write is in flight go out together in the next
  * statement, so a busy worker records hundreds of outcomes per round trip
  * and an idle one records a single outcome at once.
+ *
+ * A group of rows handed in at once ({@link writeMany}: a batch's
+ * successes) travels as one entry with one promise, and is never split
+ * across statements.
  *
  * Each statement runs under the store retry policy. When the store refuses
  * a statement of several rows (not an outage: the statement itself), the
@@ -76,6 +82,18 @@ export class WriteBatcher<Row extends JobAttempt> {
     });
   }
 
+  /**
+   * Writes `rows` with the next statement, as one group: resolves (never
+   * rejects) with each row's result, in order, or the store's error for a
+   * row that could not be written.
+   */
+  writeMany(rows: readonly Row[]): Promise<GroupRowResult[]> {
+    return new Promise((settleGroup) => {
+      this.#pending.push({ group: rows, settleGroup });
+      this.#flushing ??= this.#flushAll();
+    });
+  }
+
   /** True while rows wait or a statement is in flight. */
   get busy(): boolean {
     return this.#flushing !== undefined;
@@ -89,24 +107,61 @@ export class WriteBatcher<Row extends JobAttempt> {
   async #flushAll(): Promise<void> {
     await new Promise<void>((resolve) => setImmediate(resolve));
     while (this.#pending.length > 0) {
-      await this.#writeBatch(this.#pending.splice(0, MAX_BATCH));
+      await this.#writeBatch(this.#nextStatement());
     }
     this.#flushing = undefined;
   }
 
+  /** The waiting entries of the next statement: up to {@link MAX_BATCH} rows, and always at least one entry (a group is never split). */
+  #nextStatement(): Pending<Row>[] {
+    let rows = 0;
+    let count = 0;
+    while (count < this.#pending.length) {
+      const pending = this.#pending[count]!;
+      const size = "row" in pending ? 1 : pending.group.length;
+      if (count > 0 && rows + size > MAX_BATCH) break;
+      rows += size;
+      count += 1;
+    }
+    return this.#pending.splice(0, count);
+  }
+
   async #writeBatch(batch: readonly Pending<Row>[]): Promise<void> {
+    const rows: Row[] = [];
+    for (const pending of batch) {
+      if ("row" in pending) rows.push(pending.row);
+      else for (const row of pending.group) rows.push(row);
+    }
     try {
-      const rows = batch.map((pending) => pending.row);
       const applied = new Set(await this.#policy.run(() => this.#write(rows), { giveUpAfterMs: this.#giveUpAfterMs }));
-      for (const pending of batch) pending.settle(applied.has(pending.row.id) ? "applied" : "fence-missed");
+      const resultOf = (row: Row): RowResult => (applied.has(row.id) ? "applied" : "fence-missed");
+      for (const pending of batch) {
+        if ("row" in pending) pending.settle(resultOf(pending.row));
+        else pending.settleGroup(pending.group.map(resultOf));
+      }
     } catch (thrown) {
       const error = coerceError(thrown);
-      if (batch.length > 1 && !hasErrorCode(error, ErrorCode.Infrastructure)) {
-        for (const pending of batch) await this.#writeBatch([pending]);
+      if (rows.length > 1 && !hasErrorCode(error, ErrorCode.Infrastructure)) {
+        for (const pending of batch) {
+          if ("row" in pending) await this.#writeBatch([pending]);
+          else pending.settleGroup(await this.#writeEach(pending.group));
+        }
         return;
       }
-      this.#log.error(`Could not record ${batch.length} ${this.#noun}: ${error.message}`, this.#logFields);
-      for (const pending of batch) pending.fail(error);
+      this.#log.error(`Could not record ${rows.length} ${this.#noun}: ${error.message}`, this.#logFields);
+      for (const pending of batch) {
+        if ("row" in pending) pending.fail(error);
+        else pending.settleGroup(pending.group.map(() => error));
+      }
     }
+  }
+
+  /** Writes a group's rows one statement each (the store refused the statement they were in). */
+  async #writeEach(group: readonly Row[]): Promise<GroupRowResult[]> {
+    const results: GroupRowResult[] = [];
+    for (const row of group) {
+      await this.#writeBatch([{ row, settle: (result) => results.push(result), fail: (error) => results.push(error) }]);
+    }
+    return results;
   }
 }

@@ -108,4 +108,79 @@ describe("a batch worker run on the in-memory store", () => {
     const ids = (await store.listJobs({ queue: "task", limit: 10 })).map((job) => job.id).sort();
     expect([...heard].sort()).to.deep.equal([...ids.map((id) => `started ${id}`), `succeeded ${ids[0]}`, `succeeded ${ids[1]}`, `dead ${ids[2]}`].sort());
   });
+
+  it("writes the successes of a batch as one group: one completion statement for a hundred jobs", async () => {
+    await enqueue(100);
+    const statements: number[] = [];
+    const completeJobs = store.completeJobs.bind(store);
+    store.completeJobs = (params) => {
+      statements.push(params.jobs.length);
+      return completeJobs(params);
+    };
+    const worker = new BatchTaskWorker(store, async () => undefined, { batchSize: 100, concurrency: 1, prefetch: 0, clock });
+    expect(await worker.start()).to.include({ claimed: 100, succeeded: 100 });
+    expect(statements).to.deep.equal([100]);
+    expect(await states()).to.deep.equal({ succeeded: 100 });
+  });
+
+  it("groups the jobs settled by ctx.succeed in one turn, and writes them before the rest of the batch ends", async () => {
+    await enqueue(4);
+    const statements: number[] = [];
+    const completeJobs = store.completeJobs.bind(store);
+    store.completeJobs = (params) => {
+      statements.push(params.jobs.length);
+      return completeJobs(params);
+    };
+    const release = gate();
+    const worker = new BatchTaskWorker(
+      store,
+      async (entries, ctx) => {
+        ctx.succeed(entries[0]!, { first: true });
+        ctx.succeed(entries[1]!);
+        await release.opened;
+      },
+      { batchSize: 4, clock },
+    );
+    const run = worker.start();
+    await settle();
+    expect(statements, "the two settled jobs, in one statement, while the batch runs").to.deep.equal([2]);
+    expect(await states()).to.deep.equal({ succeeded: 2, running: 2 });
+    release.open();
+    expect(await run).to.include({ succeeded: 4 });
+    expect(statements).to.deep.equal([2, 2]);
+  });
+
+  it("makes an entry's JobContext on first read: a job that reports progress is recorded after its progress, the rest in a group", async () => {
+    await enqueue(3);
+    const worker = new BatchTaskWorker(
+      store,
+      async (entries) => {
+        entries[1]!.ctx.progress({ done: 1, of: 1 });
+      },
+      { batchSize: 3, clock },
+    );
+    expect(await worker.start()).to.include({ succeeded: 3 });
+    const jobs = await store.listJobs({ queue: "task", limit: 10 });
+    const withProgress = jobs.filter((job) => job.progress !== null);
+    expect(withProgress.map((job) => job.progress)).to.deep.equal([{ done: 1, of: 1 }]);
+    expect(await states()).to.deep.equal({ succeeded: 3 });
+  });
+
+  it("refuses to settle what is not an entry of the batch, with STINT_CONFIG", async () => {
+    await enqueue(2);
+    let refusal: unknown;
+    const worker = new BatchTaskWorker(
+      store,
+      async (entries, ctx) => {
+        try {
+          ctx.succeed({ ...entries[0]! });
+        } catch (thrown) {
+          refusal = thrown;
+        }
+      },
+      { batchSize: 2, clock },
+    );
+    expect(await worker.start()).to.include({ succeeded: 2 });
+    expect(errorCodeOf(refusal)).to.equal(ErrorCode.Config);
+  });
 });

@@ -250,6 +250,24 @@ describe("LeaseKeeper", () => {
     await keeper.stop();
   });
 
+  it("expires a lease held later with an earlier deadline, and never one whose renewal moved its deadline", async () => {
+    const { clock, keeper } = setUp();
+    const renewed = new AbortController();
+    keeper.hold({ id: "1", attempt: 1 }, renewed, clock.now(), 0);
+    keeper.expireLapsed();
+    // A claim whose answer came late: its lease counts from when it was sent, long ago.
+    const late = new AbortController();
+    keeper.hold({ id: "2", attempt: 1 }, late, clock.now() - 2 * LEASE_MS, 0);
+    keeper.expireLapsed();
+    expect(late.signal.aborted, "the late claim's lease had run out already").to.equal(true);
+    expect(renewed.signal.aborted).to.equal(false);
+    await clock.advance(HEARTBEAT_MS); // a confirmed renewal moves the first lease's deadline
+    clock.jump(LEASE_MS - MARGIN_MS - HEARTBEAT_MS + 1); // one ms past the deadline the claim gave it
+    keeper.expireLapsed(clock.now());
+    expect(renewed.signal.aborted, "past its first deadline, not its renewed one").to.equal(false);
+    await keeper.stop();
+  });
+
   it("stops while a heartbeat hangs", async () => {
     const { clock, store, keeper } = setUp();
     store.answer = "hang";

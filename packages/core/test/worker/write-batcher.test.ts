@@ -141,3 +141,45 @@ describe("WriteBatcher: one statement for the rows that waited", () => {
     expect(store.statements).to.deep.equal([]);
   });
 });
+
+describe("WriteBatcher: a group of rows with one promise", () => {
+  it("writes a group with the single rows that waited, in one statement, and answers each row in order", async () => {
+    const { store, batcher } = setUp();
+    store.missed.add("g2");
+    const single = batcher.write(row("1"));
+    const group = batcher.writeMany(["g1", "g2", "g3"].map(row));
+    expect(await single).to.equal("applied");
+    expect(await group).to.deep.equal(["applied", "fence-missed", "applied"]);
+    expect(store.statements).to.deep.equal([["1", "g1", "g2", "g3"]]);
+  });
+
+  it("never splits a group across statements: a group that would pass the statement's size waits for the next one", async () => {
+    const { store, batcher } = setUp();
+    const first = batcher.writeMany(Array.from({ length: 600 }, (_, n) => row(`a${n}`)));
+    const second = batcher.writeMany(Array.from({ length: 600 }, (_, n) => row(`b${n}`)));
+    await Promise.all([first, second]);
+    expect(store.statements.map((statement) => statement.length)).to.deep.equal([600, 600]);
+    expect(store.statements[1]![0]).to.equal("b0");
+  });
+
+  it("writes a refused group again row by row: the refused row gets the store's error, the others their own result", async () => {
+    const { store, batcher } = setUp();
+    store.refused.add("2");
+    store.missed.add("3");
+    const results = await batcher.writeMany(["1", "2", "3"].map(row));
+    expect(store.statements).to.deep.equal([["1", "2", "3"], ["1"], ["2"], ["3"]]);
+    expect(results[0]).to.equal("applied");
+    expect(errorCodeOf(results[1])).to.equal(ErrorCode.Database);
+    expect(results[2]).to.equal("fence-missed");
+  });
+
+  it("answers every row of a group the outage outlasts with the outage's error, and never rejects", async () => {
+    const { clock, store, batcher } = setUp();
+    store.outage = new InfrastructureError("connection reset");
+    const group = track(batcher.writeMany(["1", "2"].map(row)));
+    await clock.advance(LEASE_MS + 5_000);
+    await batcher.drain();
+    expect(group.error).to.equal(undefined);
+    expect(group.result!.map(errorCodeOf)).to.deep.equal([ErrorCode.Infrastructure, ErrorCode.Infrastructure]);
+  });
+});

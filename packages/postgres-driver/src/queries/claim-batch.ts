@@ -43,21 +43,25 @@ export async function claimBatch(statements: Statements, schema: string, params:
       return claimedBatch((await runClaim(statements, schema, params, "plain")).rows);
     } catch (thrown) {
       if ((thrown as { code?: unknown } | null)?.code !== CONTROLS_APPLY_SQLSTATE) throw thrown;
-      controlled.set(params.queue, "controlled");
+      controlled.set(params.queue, CONTROLLED);
     }
   }
-  const mode = controlled.get(params.queue) === "grouped" ? "grouped" : "controlled";
-  const { rows } = await runClaim(statements, schema, params, mode);
+  const path = controlled.get(params.queue) ?? CONTROLLED;
+  const mode = path.grouped ? "grouped" : "controlled";
+  const { rows } = await runClaim(statements, schema, params, mode, path.grouped ? path.after : null);
   const control = rows.find((row) => row.held_paused !== null);
   if (control === undefined) {
     controlled.delete(params.queue);
     return claimedBatch(rows);
   }
   const jobs = rows.filter((row) => row !== control);
-  if ((control.held_grouped === true) !== (mode === "grouped")) {
+  if (path.grouped && control.held_after !== null && control.held_after !== undefined) {
+    controlled.set(params.queue, { grouped: true, after: control.held_after });
+  }
+  if ((control.held_grouped === true) !== path.grouped) {
     // The queue gained its first group since the last claim: from now on it takes turns among groups. What this claim
     // left of its limit is asked for at once, the grouped way, rather than left to the next wake-up.
-    controlled.set(params.queue, control.held_grouped === true ? "grouped" : "controlled");
+    controlled.set(params.queue, control.held_grouped === true ? { grouped: true, after: null } : CONTROLLED);
     if (jobs.length < params.limit && control.held_paused !== true) {
       const more = await claimBatch(statements, schema, { ...params, limit: params.limit - jobs.length }, controlled);
       return Object.freeze(Object.assign([...claimedBatch(jobs), ...more], more.hold === undefined ? {} : { hold: more.hold }));
@@ -75,20 +79,40 @@ export async function claimBatch(statements: Statements, schema: string, params:
  * refused statement; one wrongly kept costs the controls' lookup until its
  * next claim.
  */
-export type ControlledQueues = Map<string, "controlled" | "grouped">;
+export type ControlledQueues = Map<string, ClaimPath>;
+
+/**
+ * How a queue is claimed: with its controls, or with them and turns among
+ * its groups, starting after the group the store's previous claim of the
+ * queue took last (`after`; `null` from the first group).
+ */
+export type ClaimPath = { readonly grouped: false } | { readonly grouped: true; readonly after: string | null };
+
+const CONTROLLED: ClaimPath = Object.freeze({ grouped: false });
 
 /** Which claim statement runs: without controls, with them, or with them and turns among groups. */
 type ClaimMode = "plain" | "controlled" | "grouped";
 
-function runClaim(statements: Statements, schema: string, params: ClaimBatchParams, mode: ClaimMode): Promise<StatementResult<ClaimRow>> {
+function runClaim(
+  statements: Statements,
+  schema: string,
+  params: ClaimBatchParams,
+  mode: ClaimMode,
+  after: string | null = null,
+): Promise<StatementResult<ClaimRow>> {
   const takeOverExpired = params.takeOverExpired !== false;
   const fitsDeadline = params.maxTimeoutMs !== undefined;
   const durable = params.durable === true;
   const statement = CLAIMS.statement(
     `${schema}:${takeOverExpired}:${fitsDeadline}:${mode}:${durable}`,
     () =>
-      claimBatchStatement(schema, { ...SLOTS, takeOverExpired, durable, ...(fitsDeadline ? { maxTimeoutMs: valueSlot<number>("maxTimeoutMs") } : {}) }, mode),
-    params,
+      claimBatchStatement(
+        schema,
+        { ...SLOTS, takeOverExpired, durable, ...(fitsDeadline ? { maxTimeoutMs: valueSlot<number>("maxTimeoutMs") } : {}) },
+        mode,
+        valueSlot<string | null>("after"),
+      ),
+    { ...params, after },
   );
   return statements.run<ClaimRow>(statement);
 }
@@ -118,7 +142,12 @@ const SLOTS = {
  * In the first two only jobs without a group are claimed (`group_key =
  * ''`, the claim index's first range of the queue).
  */
-export function claimBatchStatement(schema: string, params: ClaimBatchParams, mode: ClaimMode = "controlled"): RawBuilder<ClaimRow> {
+export function claimBatchStatement(
+  schema: string,
+  params: ClaimBatchParams,
+  mode: ClaimMode = "controlled",
+  after: string | null = null,
+): RawBuilder<ClaimRow> {
   const jobs = jobsTable(schema);
   const withControls = mode !== "plain";
   const fitsDeadline = params.maxTimeoutMs === undefined ? sql`` : sql`AND (timeout_ms IS NULL OR timeout_ms <= ${params.maxTimeoutMs}::integer)`;
@@ -167,22 +196,23 @@ export function claimBatchStatement(schema: string, params: ClaimBatchParams, mo
       : sql`control.retry_after_ms`;
   // With controls, the claimed rows and one more, with a null id, that says what the controls did.
   const answer = withControls
-    ? sql`SELECT claimed.*, NULL::boolean AS held_paused, NULL::integer AS held_retry_ms, NULL::boolean AS held_grouped FROM claimed ${notified}
+    ? sql`SELECT claimed.*, NULL::boolean AS held_paused, NULL::integer AS held_retry_ms, NULL::boolean AS held_grouped, NULL::text AS held_after FROM claimed ${notified}
 UNION ALL
 SELECT NULL::bigint, ${params.queue}::text, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer, NULL::smallint, NULL::integer, NULL::float8, NULL::float8,
-       control.paused, ${retryAfter}, control.grouped
+       control.paused, ${retryAfter}, control.grouped, ${mode === "grouped" ? sql`(SELECT turn_key FROM turns ORDER BY turn_no DESC LIMIT 1)` : sql`NULL::text`}
   FROM control`
     : sql`SELECT claimed.* FROM claimed ${notified}`;
   // claim_room takes the queue's name from the row, so it runs only for a queue whose row holds a control.
   const control = withControls
     ? sql`control AS MATERIALIZED (
-  SELECT room.*, q.grouped FROM ${sql.id(schema, "queues")} AS q CROSS JOIN LATERAL ${sql.id(schema, "claim_room")}(q.name, ${params.limit}::integer) AS room
+  SELECT room.*, q.grouped, q.max_running_per_group AS group_cap FROM ${sql.id(schema, "queues")} AS q CROSS JOIN LATERAL ${sql.id(schema, "claim_room")}(q.name, ${params.limit}::integer) AS room
    WHERE ${hasControls}),`
     : sql``;
   const turns =
     mode === "grouped"
       ? sql`turns AS MATERIALIZED (
-  SELECT * FROM ${sql.id(schema, "claim_group_turns")}(${params.queue}::text, ${room})
+  SELECT * FROM ${sql.id(schema, "claim_group_turns")}(${params.queue}::text, ${room}, ${after}::text, (SELECT group_cap FROM control))
+           WITH ORDINALITY AS t(turn_key, turn_serial, take, turn_no)
 ),`
       : sql``;
   if (params.takeOverExpired === false && mode !== "grouped") {
@@ -265,7 +295,7 @@ function dueByTurns(schema: string, params: ClaimBatchParams, filters: RawBuilde
      ORDER BY j.priority DESC, j.run_at, j.id
      LIMIT turns.take
        FOR UPDATE SKIP LOCKED) AS picked
-   WHERE NOT turns.turn_serial
+   WHERE NOT turns.turn_serial AND turns.take > 0
   UNION ALL
   SELECT head.id FROM turns CROSS JOIN LATERAL (
     SELECT j.id FROM ${jobs} AS j
@@ -285,4 +315,6 @@ type ClaimRow = ClaimedRow & {
   readonly held_paused: boolean | null;
   readonly held_retry_ms: number | null;
   readonly held_grouped?: boolean | null;
+  /** In a grouped claim: the last group it took, where the next one starts. */
+  readonly held_after?: string | null;
 };

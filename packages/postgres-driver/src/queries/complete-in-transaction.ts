@@ -1,7 +1,7 @@
 import type { CompleteInTransactionParams, TransactionalCompletion } from "@stint/core/driver";
 import type { Kysely, Transaction } from "kysely";
 import { runCallback } from "./callback-failure";
-import { completeJobsStatement } from "./complete-jobs";
+import { appliedIds, completeJobsStatement } from "./complete-jobs";
 
 /** Thrown inside the transaction to roll it back when the fence matched no row. */
 class AttemptNotOwned extends Error {}
@@ -47,7 +47,7 @@ export async function completeInTransaction(
       const value = await runCallback(() => work(trx));
       const completion = { id: job.id, attempt: job.attempt, resultJson: params.resultJson(value), durationMs: null };
       const { rows } = await completeJobsStatement(schema, params.workerId, [completion]).execute(trx);
-      if ((rows[0]?.ids.length ?? 0) === 0) throw new AttemptNotOwned();
+      if (appliedIds(rows[0]).length === 0) throw new AttemptNotOwned();
       return Object.freeze({ applied: true, value });
     });
   } catch (thrown) {

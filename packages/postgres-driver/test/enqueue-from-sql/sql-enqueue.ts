@@ -15,6 +15,9 @@ export interface SqlEnqueueOptions {
   readonly unique_for?: string | null;
   readonly start_by?: Date | string | null;
   readonly expire_in?: string | null;
+  readonly group_key?: string | null;
+  readonly serial_key?: string | null;
+  readonly serial_on_dead?: string | null;
 }
 
 /** The SQL type each option's parameter is cast to. */
@@ -32,6 +35,9 @@ const OPTION_TYPES: Readonly<Record<keyof SqlEnqueueOptions, string>> = {
   unique_for: "interval",
   start_by: "timestamptz",
   expire_in: "interval",
+  group_key: "text",
+  serial_key: "text",
+  serial_on_dead: "text",
 };
 
 /** How a call of the function ended: the job's id, or the error PostgreSQL raised. */

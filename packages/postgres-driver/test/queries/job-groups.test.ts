@@ -56,6 +56,15 @@ describe("groups and serial lines on PostgreSQL", () => {
     expect(next).to.have.length(10);
   });
 
+  it("passes over groups with nothing due or at their cap, so that a claim of one job still finds one", async () => {
+    await test.store.setQueueControls("mail", { maxRunningPerGroup: 1 });
+    for (const group of ["a", "b", "c", "d"]) await grouped("mail", group, 2, { delayMs: 3_600_000 });
+    await grouped("mail", "e", 2);
+    const [first] = await claim("mail", 1);
+    expect(groupOf(first?.payload)).to.equal("e");
+    expect(await claim("mail", 1), "e is at its cap, the rest not due").to.have.length(0);
+  });
+
   it("switches a queue's claims to turns among groups when its first grouped job arrives, with no job lost", async () => {
     await test.store.enqueueMany(Array.from({ length: 5 }, (_, n) => newJob("mail", { n })));
     expect(await claim("mail", 2)).to.have.length(2);

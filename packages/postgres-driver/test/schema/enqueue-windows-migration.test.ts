@@ -5,7 +5,7 @@ import { createDatabase, dropSchema, migrate, type DatabaseHandle } from "../../
 import { ENQUEUE_SIGNATURE } from "../../src/schema/migrations/enqueue-function-windows";
 import { migrateTo } from "./migrate-to";
 
-describe("migration 22 (enqueue-windows)", function () {
+describe("migrations 22 and 24 (enqueue-windows, enqueue-function-groups)", function () {
   this.timeout(60_000);
   const suffix = randomBytes(5).toString("hex");
   const schema = `stint_m21_${suffix}`;
@@ -21,7 +21,7 @@ describe("migration 22 (enqueue-windows)", function () {
     await handle.close();
   });
 
-  it("gives the new enqueue(…) the old one's EXECUTE grants, and no more", async () => {
+  it("gives each new enqueue(…) the old one's EXECUTE grants, and no more", async () => {
     const { db } = handle;
     await migrateTo(db, schema, 20);
     const old = `"${schema}".enqueue(text, jsonb, timestamptz, interval, integer, integer, interval, text, text, jsonb, integer)`;

@@ -20,9 +20,8 @@ import { claimGroupTurnsFunction, enterJobGroupFunction } from "./job-groups-fun
  * - `jobs_group_running_idx`: running jobs per group, partial on grouped
  *   jobs, for the per-group cap's count.
  * - `job_groups`: one row per group (and line) of a queue that has waiting
- *   jobs, with the time it was last served; claims of a grouped queue take
- *   turns among these rows, least recently served first (see
- *   `claim_group_turns`). A group's row is created by its first waiting job
+ *   jobs; claims of a grouped queue take turns among these rows, each
+ *   claimer going round them in key order (see `claim_group_turns`). A group's row is created by its first waiting job
  *   (`enter_job_group`, a trigger) and removed by a claim that finds it
  *   empty. `held_by` names the dead job that holds a serial line.
  * - `queues.grouped`: set with a queue's first group; a claim that finds it
@@ -58,11 +57,9 @@ export const jobGroupsMigration: Migration = Object.freeze({
   queue text NOT NULL,
   group_key text NOT NULL,
   serial boolean NOT NULL DEFAULT false,
-  served_at timestamptz NOT NULL DEFAULT '-infinity',
   held_by bigint,
   CONSTRAINT job_groups_pkey PRIMARY KEY (queue, group_key)
 ) WITH (fillfactor = 50)`,
-      sql`CREATE INDEX job_groups_turn_idx ON ${groups} (queue, served_at, group_key)`,
       enterJobGroupFunction(schema),
       sql`CREATE TRIGGER jobs_enter_group AFTER INSERT OR UPDATE OF state ON ${jobs}
   FOR EACH ROW WHEN (NEW.group_key <> '' AND NEW.state IN ('queued', 'failed'))

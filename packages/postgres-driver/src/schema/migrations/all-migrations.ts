@@ -21,6 +21,7 @@ import { enqueueFunctionEventsMigration } from "./0020-enqueue-function-events";
 import { queueRetentionMigration } from "./0021-queue-retention";
 import { enqueueWindowsMigration } from "./0022-enqueue-windows";
 import { jobGroupsMigration } from "./0023-job-groups";
+import { enqueueFunctionGroupsMigration } from "./0024-enqueue-function-groups";
 import type { Migration } from "./migration";
 
 /**
@@ -55,4 +56,5 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   queueRetentionMigration,
   enqueueWindowsMigration,
   jobGroupsMigration,
+  enqueueFunctionGroupsMigration,
 ]);

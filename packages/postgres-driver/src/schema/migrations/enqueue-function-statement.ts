@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from "kysely";
 import { windowParts } from "./enqueue-function-windows";
+import { groupParts } from "./enqueue-function-groups";
 
 const NOTHING = sql``;
 
@@ -9,7 +10,8 @@ const NOTHING = sql``;
  * listeners of the job it inserts. Both migrations build their statement
  * here so that the function is written once; with `events: false` the text
  * is exactly what version 16 has always run (the schema tests compare
- * a migrated database with the snapshot in `schema.sql`).
+ * a migrated database with the snapshot in `schema.sql`). `windows` adds
+ * version 22's parameters, and `groups` version 24's.
  *
  * @example
  * ```ts
@@ -18,11 +20,12 @@ const NOTHING = sql``;
  */
 export function enqueueFunctionStatement(
   schema: string,
-  { events, windows = false }: { readonly events: boolean; readonly windows?: boolean },
+  { events, windows = false, groups = false }: { readonly events: boolean; readonly windows?: boolean; readonly groups?: boolean },
 ): RawBuilder<unknown> {
   const jobs = sql.id(schema, "jobs");
   const enqueue = sql.id(schema, "enqueue");
-  const w = windows ? windowParts(schema) : undefined;
+  const g = groups ? groupParts() : undefined;
+  const w = windows ? windowParts(schema, g) : undefined;
   return sql`${sql.raw(events && !windows ? "CREATE OR REPLACE" : "CREATE")} FUNCTION ${enqueue}(
   queue text,
   payload jsonb,
@@ -34,7 +37,7 @@ export function enqueueFunctionStatement(
   dedupe_key text DEFAULT NULL,
   dedupe text DEFAULT 'keep',
   meta jsonb DEFAULT NULL,
-  max_payload_bytes integer DEFAULT 1048576${w?.parameters ?? NOTHING}
+  max_payload_bytes integer DEFAULT 1048576${w?.parameters ?? NOTHING}${g?.parameters ?? NOTHING}
 ) RETURNS bigint
 LANGUAGE plpgsql VOLATILE SECURITY INVOKER SET search_path = pg_catalog, pg_temp AS $function$
 #variable_conflict use_column
@@ -93,7 +96,7 @@ ${events ? sql`  job_inserted boolean;\n` : NOTHING}${w?.declarations ?? NOTHING
     RAISE EXCEPTION USING ERRCODE = '22023', COLUMN = 'dedupe',
       MESSAGE = 'dedupe "debounce" needs a delay (or a run_at): the job runs that long after the last enqueue';
   END IF;
-${w?.checks ?? NOTHING}  IF job_limit NOT BETWEEN 2 AND 268435455 THEN
+${w?.checks ?? NOTHING}${g?.checks ?? NOTHING}  IF job_limit NOT BETWEEN 2 AND 268435455 THEN
     RAISE EXCEPTION USING ERRCODE = '22023', COLUMN = 'max_payload_bytes',
       MESSAGE = format('max_payload_bytes must be an integer from 2 to 268435455, got %s', job_limit);
   END IF;
@@ -139,8 +142,8 @@ ${w?.checks ?? NOTHING}  IF job_limit NOT BETWEEN 2 AND 268435455 THEN
 
   job_run_at := coalesce(enqueue.run_at, now()) + coalesce(enqueue.delay, interval '0');
 ${w?.window ?? NOTHING}  IF enqueue.dedupe_key IS NULL THEN
-    INSERT INTO ${jobs} (queue, payload, priority, max_attempts, timeout_ms, run_at, meta${w?.column ?? NOTHING})
-    VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, job_meta${w?.value ?? NOTHING})
+    INSERT INTO ${jobs} (queue, payload, priority, max_attempts, timeout_ms, run_at, meta${w?.column ?? NOTHING}${g?.column ?? NOTHING})
+    VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, job_meta${w?.value ?? NOTHING}${g?.value ?? NOTHING})
     RETURNING id INTO job_id;
 ${events ? sql`    ${notifyEnqueued(schema, "    ")}\n` : NOTHING}    RETURN job_id;
   END IF;
@@ -149,8 +152,8 @@ ${events ? sql`    ${notifyEnqueued(schema, "    ")}\n` : NOTHING}    RETURN job
   -- goes round when the holder finished in between (its key is free again).
   FOR turn IN 1..10 LOOP
     IF job_mode = 'keep' THEN
-      INSERT INTO ${jobs} AS jobs (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta${w?.column ?? NOTHING})
-      VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, enqueue.dedupe_key, job_meta${w?.value ?? NOTHING})
+      INSERT INTO ${jobs} AS jobs (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta${w?.column ?? NOTHING}${g?.column ?? NOTHING})
+      VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, enqueue.dedupe_key, job_meta${w?.value ?? NOTHING}${g?.value ?? NOTHING})
       ON CONFLICT (queue, dedupe_key) WHERE dedupe_key IS NOT NULL AND state IN ('queued', 'running', 'failed') DO NOTHING
       ${events ? sql`RETURNING id, true INTO job_id, job_inserted;` : sql`RETURNING id INTO job_id;`}
     ELSE
@@ -158,8 +161,8 @@ ${
   w?.release ??
   sql`      -- replace and debounce: a queued holder takes this job's fields; one that is running or retrying is kept.
 `
-}      INSERT INTO ${jobs} AS jobs (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta${w?.column ?? NOTHING}${w?.followsColumn ?? NOTHING})
-      VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, enqueue.dedupe_key, job_meta${w?.value ?? NOTHING}${w?.followsValue ?? NOTHING})
+}      INSERT INTO ${jobs} AS jobs (queue, payload, priority, max_attempts, timeout_ms, run_at, dedupe_key, meta${w?.column ?? NOTHING}${g?.column ?? NOTHING}${w?.followsColumn ?? NOTHING})
+      VALUES (enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, enqueue.dedupe_key, job_meta${w?.value ?? NOTHING}${g?.value ?? NOTHING}${w?.followsValue ?? NOTHING})
       ON CONFLICT (queue, dedupe_key) WHERE dedupe_key IS NOT NULL AND state IN ('queued', 'running', 'failed')
       DO UPDATE SET payload = excluded.payload, priority = excluded.priority, max_attempts = excluded.max_attempts,
                     timeout_ms = excluded.timeout_ms, run_at = excluded.run_at, meta = excluded.meta, ${w?.replaceStartBy ?? NOTHING}updated_at = now()

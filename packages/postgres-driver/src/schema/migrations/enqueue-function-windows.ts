@@ -40,7 +40,7 @@ const LONGEST_MS = 315_360_000_000;
  * enqueueFunctionStatement("stint", { events: true, windows: true }); // uses windowParts("stint")
  * ```
  */
-export function windowParts(schema: string): WindowParts {
+export function windowParts(schema: string, groups?: { readonly column: RawBuilder<unknown>; readonly value: RawBuilder<unknown> }): WindowParts {
   const jobs = sql.id(schema, "jobs");
   const windows = sql.id(schema, "unique_windows");
   const sequence = sql.lit(`"${schema}".jobs_id_seq`);
@@ -88,8 +88,8 @@ ${wholeMilliseconds("expire_in")}  IF enqueue.start_by IS NOT NULL AND enqueue.e
       ON CONFLICT (queue, key) DO UPDATE SET job_id = excluded.job_id, until = excluded.until WHERE w.until <= now()
       RETURNING w.job_id INTO window_job;
       IF window_job IS NOT NULL THEN
-        INSERT INTO ${jobs} (id, queue, payload, priority, max_attempts, timeout_ms, run_at, meta, start_by)
-        VALUES (window_id, enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, job_meta, job_start_by);
+        INSERT INTO ${jobs} (id, queue, payload, priority, max_attempts, timeout_ms, run_at, meta, start_by${groups?.column ?? sql``})
+        VALUES (window_id, enqueue.queue, enqueue.payload, job_priority, job_max_attempts, job_timeout_ms, job_run_at, job_meta, job_start_by${groups?.value ?? sql``});
         job_id := window_id;
         ${notifyEnqueued(schema, "        ")}
         RETURN job_id;
@@ -137,34 +137,42 @@ function wholeMilliseconds(parameter: "unique_for" | "expire_in"): RawBuilder<un
 `;
 }
 
-/** The argument types of `enqueue(…)` before version 21. */
+/** The argument types of `enqueue(…)` before version 22. */
 const OLD_SIGNATURE = "text, jsonb, timestamptz, interval, integer, integer, interval, text, text, jsonb, integer";
 
-/** The argument types of `enqueue(…)` since version 21. */
-export const ENQUEUE_SIGNATURE = `${OLD_SIGNATURE}, text, interval, timestamptz, interval`;
+/** The argument types of `enqueue(…)` from version 22 to 23. */
+export const WINDOWS_SIGNATURE = `${OLD_SIGNATURE}, text, interval, timestamptz, interval`;
+
+/** The argument types of `enqueue(…)` since version 24. */
+export const ENQUEUE_SIGNATURE = `${WINDOWS_SIGNATURE}, text, text, text`;
 
 /**
- * Version 21's statements for `enqueue(…)`: the function takes four more
- * parameters, so it is a new function. One block drops the old one and
- * creates the new one, and gives the new one the old one's `EXECUTE`
- * grants (an application role granted only the function keeps it); then
- * the comment.
+ * The statements that replace `enqueue(…)` by a function with more
+ * parameters (version 22: `from` the signature before it, `to` its own;
+ * version 24 passes its pair). A function with other parameters is a new
+ * function, so one block drops the old one and creates the new one, and
+ * gives the new one the old one's `EXECUTE` grants (an application role
+ * granted only the function keeps it); then the comment.
  *
  * @example
  * ```ts
- * const statements = enqueueWindowsFunctionStatements("stint");
+ * const statements = enqueueWindowsFunctionStatements("stint", create);
  * ```
  */
-export function enqueueWindowsFunctionStatements(schema: string, create: RawBuilder<unknown>): readonly RawBuilder<unknown>[] {
-  const oldFunction = sql.raw(`"${schema}".enqueue(${OLD_SIGNATURE})`);
-  const newFunction = `"${schema}".enqueue(${ENQUEUE_SIGNATURE})`;
+export function enqueueWindowsFunctionStatements(
+  schema: string,
+  create: RawBuilder<unknown>,
+  signatures: { readonly from: string; readonly to: string } = { from: OLD_SIGNATURE, to: WINDOWS_SIGNATURE },
+): readonly RawBuilder<unknown>[] {
+  const oldFunction = sql.raw(`"${schema}".enqueue(${signatures.from})`);
+  const newFunction = `"${schema}".enqueue(${signatures.to})`;
   return [
     sql`DO $migration$
 DECLARE
   old_acl aclitem[];
   granted record;
 BEGIN
-  SELECT p.proacl INTO old_acl FROM pg_catalog.pg_proc AS p WHERE p.oid = ${sql.lit(`"${schema}".enqueue(${OLD_SIGNATURE})`)}::regprocedure;
+  SELECT p.proacl INTO old_acl FROM pg_catalog.pg_proc AS p WHERE p.oid = ${sql.lit(`"${schema}".enqueue(${signatures.from})`)}::regprocedure;
   DROP FUNCTION ${oldFunction};
   EXECUTE $create$${create}$create$;
   -- A NULL acl is the default (EXECUTE for PUBLIC and the owner), which the new function has too.

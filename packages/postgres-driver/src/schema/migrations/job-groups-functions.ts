@@ -59,40 +59,50 @@ $function$`;
 }
 
 /**
- * `claim_group_turns(queue, wanted)`: the groups a claim of a grouped queue
- * takes jobs from, and how many from each (version 23).
+ * `claim_group_turns(queue, wanted, after, cap)`: the groups a claim of a
+ * grouped queue takes jobs from, and how many from each (version 23).
  *
- * 1. It takes the `wanted` least recently served groups of the queue that
- *    no other claim holds (`FOR NO KEY UPDATE SKIP LOCKED`), and sends them
- *    to the back of the rotation (`served_at`). The lock lasts until the
- *    claim commits, so two claims never serve one group at once: that is
- *    what makes the per-group cap and a line's one-at-a-time exact.
+ * 1. It looks at up to `2 × wanted + 4` groups of the queue in key order,
+ *    starting after `after` (the last group the claimer's previous claim
+ *    passed) and wrapping round: each claimer goes round every group, so
+ *    none waits more than one round of it. Nothing is written to take a
+ *    turn: the rotation lives in the claimer. Groups under a cap (`cap`, the
+ *    queue's `max_running_per_group`) and serial lines are locked (`FOR NO
+ *    KEY UPDATE SKIP LOCKED`) until the claim commits, and passed over when
+ *    another claim holds them, so two claims never serve one at once: that
+ *    is what makes the per-group cap and a line's one-at-a-time exact.
  * 2. With a fresh snapshot (a new statement, after the locks), it counts
  *    each group's due jobs, up to one more than an even share, and, where a
  *    cap or a line needs it, its running ones: a claim that committed a
  *    moment ago is counted.
- * 3. Each group with due jobs gets an even share of `wanted`, cut to what
- *    it has and to the room its cap leaves; what the others leave over goes
- *    to the groups that have more, in turn order. A serial line gets one
- *    job when nothing of it runs and no dead job holds it.
- * 4. Groups without due jobs (not the queue's own `''` turn, nor a held
- *    line) are removed when nothing of them waits at all, each only once
- *    locked `FOR UPDATE SKIP LOCKED` and seen empty by one more fresh
- *    snapshot (see `enterJobGroupFunction`).
+ * 3. It serves the first `wanted` of them that can take something (due
+ *    jobs, room under the cap; a serial line when nothing of it runs and no
+ *    dead job holds it): an even share of `wanted` each, cut to what it has
+ *    and to the room its cap leaves; what the others leave over goes to the
+ *    groups that have more, in turn order. A serial line gets one job.
+ * 4. Groups without waiting jobs (not the queue's own `''` turn, nor a held
+ *    line) are removed, each only once locked `FOR UPDATE SKIP LOCKED` and
+ *    seen empty by one more fresh snapshot (see `enterJobGroupFunction`).
+ *
+ * Returns the groups it passed, in turn order, up to the last it serves,
+ * with `take` 0 for those that get nothing: the last one is where the
+ * claimer's next turn starts.
  */
 export function claimGroupTurnsFunction(schema: string): RawBuilder<unknown> {
   const groups = sql.id(schema, "job_groups");
   const jobs = sql.id(schema, "jobs");
-  const queues = sql.id(schema, "queues");
-  return sql`CREATE FUNCTION ${sql.id(schema, "claim_group_turns")}(queue_name text, wanted integer)
+  return sql`CREATE FUNCTION ${sql.id(schema, "claim_group_turns")}(queue_name text, wanted integer, after text, cap integer)
   RETURNS TABLE (turn_key text, turn_serial boolean, take integer)
 LANGUAGE plpgsql AS $function$
 DECLARE
-  cap integer;
   fair integer;
   keys text[];
   serials boolean[];
   helds bigint[];
+  more_keys text[];
+  more_serials boolean[];
+  locked text[];
+  locked_helds bigint[];
   rooms integer[];
   bases integer[];
   empty text[];
@@ -100,35 +110,56 @@ DECLARE
   saturated integer;
   extra integer;
   give integer;
+  served integer;
+  last integer;
+  reach integer := wanted * 2 + 4;
   i integer;
 BEGIN
   IF wanted IS NULL OR wanted <= 0 THEN
     RETURN;
   END IF;
-  SELECT q.max_running_per_group INTO cap FROM ${queues} AS q WHERE q.name = queue_name;
-  WITH turns AS (
-    SELECT g.group_key, g.served_at FROM ${groups} AS g
-     WHERE g.queue = queue_name
-     ORDER BY g.served_at, g.group_key
-     LIMIT wanted
-       FOR NO KEY UPDATE SKIP LOCKED
-  ), served AS (
-    UPDATE ${groups} AS g SET served_at = clock_timestamp()
-      FROM turns
-     WHERE g.queue = queue_name AND g.group_key = turns.group_key
-    RETURNING g.group_key, g.serial, g.held_by, turns.served_at AS turn
-  )
-  SELECT array_agg(served.group_key ORDER BY served.turn, served.group_key),
-         array_agg(served.serial ORDER BY served.turn, served.group_key),
-         array_agg(served.held_by ORDER BY served.turn, served.group_key)
-    INTO keys, serials, helds
-    FROM served;
-  IF keys IS NULL THEN
+  SELECT array_agg(t.group_key ORDER BY t.group_key), array_agg(t.serial ORDER BY t.group_key)
+    INTO keys, serials
+    FROM (SELECT g.group_key, g.serial FROM ${groups} AS g
+           WHERE g.queue = queue_name AND (after IS NULL OR g.group_key > after)
+           ORDER BY g.group_key
+           LIMIT reach) AS t;
+  IF coalesce(cardinality(keys), 0) < reach AND after IS NOT NULL THEN
+    -- Round again from the first group, up to where this turn began.
+    SELECT array_agg(t.group_key ORDER BY t.group_key), array_agg(t.serial ORDER BY t.group_key)
+      INTO more_keys, more_serials
+      FROM (SELECT g.group_key, g.serial FROM ${groups} AS g
+             WHERE g.queue = queue_name AND g.group_key <= after
+             ORDER BY g.group_key
+             LIMIT reach - coalesce(cardinality(keys), 0)) AS t;
+    keys := coalesce(keys, '{}') || coalesce(more_keys, '{}');
+    serials := coalesce(serials, '{}') || coalesce(more_serials, '{}');
+  END IF;
+  IF coalesce(cardinality(keys), 0) = 0 THEN
     RETURN;
   END IF;
-  fair := ceil(wanted::numeric / cardinality(keys))::integer;
-  -- rooms: how many each turn could take now: its due jobs within its cap (counted up to fair + 1: more than a share
-  -- counts as "as many as its cap allows"); a line, its head or nothing.
+  IF cap IS NOT NULL OR true = ANY(serials) THEN
+    -- A capped group and a serial line are served by one claim at a time: each is locked until this claim commits, and
+    -- one another claim holds is passed over. A line's hold is read from its locked row, as the last death left it.
+    SELECT array_agg(g.group_key), array_agg(g.held_by) INTO locked, locked_helds
+      FROM (SELECT l.group_key, l.held_by FROM ${groups} AS l
+             WHERE l.queue = queue_name AND l.group_key = ANY(keys) AND l.group_key <> '' AND (cap IS NOT NULL OR l.serial)
+               FOR NO KEY UPDATE SKIP LOCKED) AS g;
+    SELECT array_agg(t.key ORDER BY t.n), array_agg(t.serial ORDER BY t.n), array_agg(h.held ORDER BY t.n)
+      INTO keys, serials, helds
+      FROM unnest(keys, serials) WITH ORDINALITY AS t(key, serial, n)
+      LEFT JOIN unnest(locked, locked_helds) AS h(key, held) ON h.key = t.key
+     WHERE t.key = '' OR NOT (cap IS NOT NULL OR t.serial) OR h.key IS NOT NULL;
+    IF coalesce(cardinality(keys), 0) = 0 THEN
+      RETURN;
+    END IF;
+  ELSE
+    helds := array_fill(NULL::bigint, ARRAY[cardinality(keys)]);
+  END IF;
+  -- rooms: how many each turn could take now: its due jobs within its cap (counted up to one more than an even share
+  -- among as many groups as the claim wants: more than that counts as "as many as its cap allows"); a line, its head or
+  -- nothing.
+  fair := ceil(wanted::numeric / least(wanted, cardinality(keys)))::integer;
   SELECT array_agg(CASE WHEN t.serial THEN CASE WHEN t.held IS NULL AND running.n = 0 AND due.n > 0 THEN 1 ELSE 0 END
                         WHEN due.n > fair THEN CASE WHEN t.key = '' OR cap IS NULL THEN wanted ELSE greatest(cap - running.n, 0) END
                         WHEN t.key = '' OR cap IS NULL THEN due.n
@@ -148,17 +179,35 @@ BEGIN
            AND j.queue = queue_name AND j.group_key = t.key AND j.group_key <> '' AND j.state = 'running'
          LIMIT coalesce(cap, 1)) AS r) AS running;
   IF empty IS NOT NULL THEN
-    SELECT array_agg(locked.group_key) INTO empty FROM (
-      SELECT g.group_key FROM ${groups} AS g WHERE g.queue = queue_name AND g.group_key = ANY(empty) FOR UPDATE SKIP LOCKED) AS locked;
+    SELECT array_agg(doomed.group_key) INTO empty FROM (
+      SELECT g.group_key FROM ${groups} AS g WHERE g.queue = queue_name AND g.group_key = ANY(empty) FOR UPDATE SKIP LOCKED) AS doomed;
     DELETE FROM ${groups} AS g
      WHERE g.queue = queue_name AND g.group_key = ANY(empty) AND g.held_by IS NULL
        AND NOT EXISTS (SELECT FROM ${jobs} AS j WHERE j.queue = queue_name AND j.group_key = g.group_key AND j.state IN ('queued', 'failed'));
   END IF;
+  -- This claim serves the first "wanted" turns that can take something; the turns it passes on the way, with nothing
+  -- due or at their cap, get their turn too (nothing), and the ones after the last it serves wait for the next claim.
+  served := 0;
+  last := cardinality(keys);
+  FOR i IN 1 .. cardinality(keys) LOOP
+    IF rooms[i] > 0 THEN
+      served := served + 1;
+      IF served = wanted THEN
+        last := i;
+        EXIT;
+      END IF;
+    END IF;
+  END LOOP;
+  IF served = 0 THEN
+    RETURN QUERY SELECT t.key, t.serial, 0 FROM unnest(keys, serials) AS t(key, serial);
+    RETURN;
+  END IF;
   -- An even share each, then what is left over to the turns that have more, in turn order.
-  bases := array_fill(0, ARRAY[cardinality(keys)]);
+  fair := ceil(wanted::numeric / served)::integer;
+  bases := array_fill(0, ARRAY[last]);
   slack := wanted;
   saturated := 0;
-  FOR i IN 1 .. cardinality(keys) LOOP
+  FOR i IN 1 .. last LOOP
     bases[i] := least(rooms[i], fair, slack);
     slack := slack - bases[i];
     IF rooms[i] > bases[i] THEN
@@ -167,7 +216,7 @@ BEGIN
   END LOOP;
   IF slack > 0 AND saturated > 0 THEN
     extra := ceil(slack::numeric / saturated)::integer;
-    FOR i IN 1 .. cardinality(keys) LOOP
+    FOR i IN 1 .. last LOOP
       EXIT WHEN slack = 0;
       IF rooms[i] > bases[i] THEN
         give := least(extra, rooms[i] - bases[i], slack);
@@ -178,8 +227,7 @@ BEGIN
   END IF;
   RETURN QUERY
   SELECT t.key, t.serial, t.take
-    FROM unnest(keys, serials, bases) AS t(key, serial, take)
-   WHERE t.take > 0;
+    FROM unnest(keys[1:last], serials[1:last], bases) AS t(key, serial, take);
 END
 $function$`;
 }

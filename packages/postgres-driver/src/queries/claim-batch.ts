@@ -186,9 +186,9 @@ export function claimBatchStatement(
   // Job-event listeners hear of the claimed jobs (see notifyJobEvents) in a condition true for every row: uncorrelated,
   // it runs once, before the rows, and adds no join to the answer.
   const notified = sql`WHERE ${notifyJobEvents(schema, sql`claimed`, { kind: sql`'started'`, attempt: sql.ref("attempts") })} >= 0`;
-  // A grouped claim that got no turn while a group could start a job (its turn held by another claim, or at its cap, or
-  // a line whose head runs) asks again soon rather than at the next wake-up. When no group could, the queue is empty
-  // as far as claims go: the answer says so, and a drain ends (the check runs only then, after the turns came back empty).
+  // A grouped claim that found every group in its reach held by other claims asks again soon rather than at the next
+  // wake-up, if a group could start a job at all; when none could (nothing due, lines held), the queue is empty as far
+  // as claims go: the answer says so, and a drain ends (the check runs only then, after the turns came back empty).
   const retryAfter =
     mode === "grouped"
       ? sql`COALESCE(control.retry_after_ms, CASE WHEN control.room > 0 AND NOT EXISTS (SELECT FROM turns) AND ${startableGroup(schema, params)}
@@ -257,9 +257,9 @@ const GROUPS_BUSY_RETRY_MS = 5;
 /**
  * Whether a group of the queue has a job that a turn could start: a due job
  * of a group (or of the queue's `''` turn), or the due head of a line that
- * no dead job holds. Cap and running jobs aside: they pass, and the claim
- * asks again. A line whose head waits for a retry has none, nor does a held
- * line: they wait for time or an operator, not for another claim.
+ * no dead job holds. Caps and running jobs aside: the claims that hold the
+ * groups may leave room. A line whose head waits for a retry has none, nor
+ * does a held line: they wait for time or an operator, not for a claim.
  */
 function startableGroup(schema: string, params: ClaimBatchParams): RawBuilder<unknown> {
   const jobs = jobsTable(schema);

@@ -71,6 +71,20 @@ export interface ChaosProfile {
     readonly leaseMs: number;
     readonly leases: number;
   };
+  /** 17. kill -9 on a queue of `groups` capped groups and `lines` serial lines. */
+  readonly groupKills: {
+    readonly groups: number;
+    readonly perGroup: number;
+    readonly lines: number;
+    readonly perLine: number;
+    readonly maxRunningPerGroup: number;
+    readonly processes: number;
+    readonly concurrency: number;
+    readonly kills: number;
+    readonly killEveryMs: number;
+    readonly handlerMs: number;
+    readonly leaseMs: number;
+  };
 }
 
 /** The full suite: the figures the issue asks for (10,000 jobs and 30 kills in scenario 1, 16 producers × 1,000 keys, …). */
@@ -92,6 +106,19 @@ export const FULL_PROFILE: ChaosProfile = Object.freeze({
   lonePause: { trials: 20, leaseMs: 1_000 },
   fullBufferShutdown: { concurrency: 4, prefetch: 16, leaseMs: 4_000, shutdownTimeoutMs: 1_000 },
   standbyDown: { jobs: 4_000, processes: 3, concurrency: 8, handlerMs: 20, leaseMs: 2_000, leases: 5 },
+  groupKills: {
+    groups: 20,
+    perGroup: 100,
+    lines: 20,
+    perLine: 50,
+    maxRunningPerGroup: 2,
+    processes: 4,
+    concurrency: 8,
+    kills: 16,
+    killEveryMs: 400,
+    handlerMs: 20,
+    leaseMs: 1_500,
+  },
 });
 
 /** The CI suite: the same scenarios and checks with fewer jobs, kills and processes. */
@@ -113,6 +140,19 @@ export const SHORT_PROFILE: ChaosProfile = Object.freeze({
   lonePause: { trials: 6, leaseMs: 1_000 },
   fullBufferShutdown: { concurrency: 2, prefetch: 8, leaseMs: 4_000, shutdownTimeoutMs: 1_000 },
   standbyDown: { jobs: 1_500, processes: 2, concurrency: 4, handlerMs: 20, leaseMs: 2_000, leases: 3 },
+  groupKills: {
+    groups: 10,
+    perGroup: 60,
+    lines: 10,
+    perLine: 30,
+    maxRunningPerGroup: 2,
+    processes: 3,
+    concurrency: 6,
+    kills: 6,
+    killEveryMs: 400,
+    handlerMs: 20,
+    leaseMs: 1_500,
+  },
 });
 
 /** The profile named by `CHAOS_PROFILE` (`full` unless it says `short`). */

@@ -3,7 +3,7 @@ import { defineJob } from "@stint/core";
 /** A job that carries only its sequence number: the unit of work of the benchmarks and the multi-process tests. */
 export interface Probe {
   readonly seq: number;
-  /** Batch mode only: fail on the first attempt (`retry-once`) or for good (`permanent`). */
+  /** Fail on the first attempt (`retry-once`) or for good (`permanent`). */
   readonly fail?: "retry-once" | "permanent";
   /** Batch mode only: the job waits `PROBE_SLEEP_MS` with the batch; the others settle at once. */
   readonly slow?: boolean;

@@ -72,6 +72,8 @@ export class ProbeWorker extends AbstractQueueWorker<Probe> {
       await sql`insert into ${sql.id(executions.schema, "executions")} (job_id, seq, attempt, worker_id)
                 values (${ctx.job.id}, ${item.seq}, ${ctx.job.attempt}, ${ctx.workerId})`.execute(executions.db);
     }
+    if (item.fail === "permanent") throw new PermanentError(`probe ${item.seq} asked to fail for good`);
+    if (item.fail === "retry-once" && ctx.job.attempt === 1) throw new Error(`probe ${item.seq} asked to fail once`);
     if (sleepMs > 0) await waitOrAbort(sleepMs, ctx.signal);
     await this.#done(ctx.job.id, ctx.job.attempt);
   }

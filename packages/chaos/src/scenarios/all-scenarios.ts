@@ -5,6 +5,7 @@ import { connectionKills } from "./connection-kills";
 import { eventLoopBlock } from "./event-loop-block";
 import { fullBufferShutdown } from "./full-buffer-shutdown";
 import { gracefulShutdown } from "./graceful-shutdown";
+import { groupKills } from "./group-kills";
 import { lonePause } from "./lone-worker-pause";
 import { longHandler } from "./long-handler";
 import { malformedPayloads } from "./malformed-payloads";
@@ -34,4 +35,5 @@ export const ALL_SCENARIOS: readonly Scenario[] = Object.freeze([
   lonePause,
   fullBufferShutdown,
   standbyDown,
+  groupKills,
 ]);

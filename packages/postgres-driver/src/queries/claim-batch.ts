@@ -186,10 +186,13 @@ export function claimBatchStatement(
   // Job-event listeners hear of the claimed jobs (see notifyJobEvents) in a condition true for every row: uncorrelated,
   // it runs once, before the rows, and adds no join to the answer.
   const notified = sql`WHERE ${notifyJobEvents(schema, sql`claimed`, { kind: sql`'started'`, attempt: sql.ref("attempts") })} >= 0`;
-  // A grouped claim that found every group held by other claims asks again soon rather than at the next wake-up.
+  // A grouped claim that found every group in its reach held by other claims asks again soon rather than at the next
+  // wake-up, if a group could start a job at all; when none could (nothing due, lines held), the queue is empty as far
+  // as claims go: the answer says so, and a drain ends (the check runs only then, after the turns came back empty).
   const retryAfter =
     mode === "grouped"
-      ? sql`COALESCE(control.retry_after_ms, CASE WHEN control.room > 0 AND NOT EXISTS (SELECT FROM turns) THEN ${sql.lit(GROUPS_BUSY_RETRY_MS)}::integer END)`
+      ? sql`COALESCE(control.retry_after_ms, CASE WHEN control.room > 0 AND NOT EXISTS (SELECT FROM turns) AND ${startableGroup(schema, params)}
+                                                  THEN ${sql.lit(GROUPS_BUSY_RETRY_MS)}::integer END)`
       : sql`control.retry_after_ms`;
   // With controls, the claimed rows and one more, with a null id, that says what the controls did.
   const answer = withControls
@@ -252,10 +255,37 @@ ${answer}`;
 const GROUPS_BUSY_RETRY_MS = 5;
 
 /**
+ * Whether a group of the queue has a job that a turn could start: a due job
+ * of a group (or of the queue's `''` turn), or the due head of a line that
+ * no dead job holds. Caps and running jobs aside: the claims that hold the
+ * groups may leave room. A line whose head waits for a retry has none, nor
+ * does a held line: they wait for time or an operator, not for a claim.
+ */
+function startableGroup(schema: string, params: ClaimBatchParams): RawBuilder<unknown> {
+  const jobs = jobsTable(schema);
+  return sql`EXISTS (SELECT FROM ${sql.id(schema, "job_groups")} AS g
+   WHERE g.queue = ${params.queue} AND g.held_by IS NULL
+     AND CASE WHEN g.serial
+              THEN (SELECT line.run_at <= now() FROM ${jobs} AS line
+                     WHERE line.queue = g.queue AND line.group_key = g.group_key AND line.serial IS NOT NULL AND line.state IN ('queued', 'failed')
+                     ORDER BY line.id LIMIT 1)
+              ELSE EXISTS (SELECT FROM ${jobs} AS j
+                            WHERE j.queue = g.queue AND j.group_key = g.group_key AND j.state IN ('queued', 'failed') AND j.run_at <= now())
+         END)`;
+}
+
+/**
  * The due jobs of the turns `claim_group_turns` gave this claim: from a
  * group, its `take` first jobs in the claim index's order; from a serial
  * line, its head (lowest id among its waiting jobs) when that is due.
  * A line whose head waits for a retry stays held: nothing behind it runs.
+ *
+ * The head is read with the statement's snapshot, taken before
+ * `claim_group_turns` counted the line's running jobs on a fresh one: a
+ * head that was running then is not among the waiting jobs, and if its
+ * attempt failed meanwhile (back to wait for its retry), the job behind it
+ * would pass for the head. So a line with a job running in that snapshot
+ * gives nothing this time; the next claim reads it afresh.
  */
 function dueByTurns(schema: string, params: ClaimBatchParams, filters: RawBuilder<unknown>): RawBuilder<unknown> {
   const jobs = jobsTable(schema);
@@ -273,6 +303,9 @@ function dueByTurns(schema: string, params: ClaimBatchParams, filters: RawBuilde
                     WHERE line.queue = ${params.queue} AND line.group_key = turns.turn_key AND line.serial IS NOT NULL AND line.state IN ('queued', 'failed')
                     ORDER BY line.id LIMIT 1)
        AND j.run_at <= now() ${filters}
+       AND NOT EXISTS (SELECT FROM ${jobs} AS running
+                        WHERE running.queue = ${params.queue} AND running.group_key = turns.turn_key AND running.group_key <> ''
+                          AND running.state = 'running')
        FOR UPDATE SKIP LOCKED) AS head
    WHERE turns.turn_serial AND turns.take > 0`;
 }

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { sql } from "kysely";
-import { newJob } from "@stint/core/testing";
+import { eventually, newJob } from "@stint/core/testing";
 import { defineJob, ConfigError } from "@stint/core";
 import { buildNewJob, type NewJob } from "@stint/core/driver";
 import { createTestSchema, type TestSchema } from "../../src/testing";
@@ -96,6 +96,23 @@ describe("groups and serial lines on PostgreSQL", () => {
     expect(next.map((job) => groupOf(job.payload))).to.deep.equal(["a"]);
   });
 
+  it("says the queue is empty once nothing is due, and when a held line is all that waits, so a drain ends", async () => {
+    await test.store.setQueueControls("mail", { maxRunningPerGroup: 1 });
+    await grouped("mail", "a", 2);
+    const [first] = await claim("mail", 10);
+    expect(await claim("mail", 10), "a's next job waits for its cap").to.have.length(0);
+    await complete([first!]);
+    await complete(await claim("mail", 10));
+    const drained = await claim("mail", 10);
+    expect({ jobs: drained.length, hold: drained.hold }, "nothing is due: the claim says the queue is empty").to.deep.equal({ jobs: 0, hold: undefined });
+
+    await test.store.enqueueMany(Array.from({ length: 2 }, (_, n) => newJob("ledger", { n }, { groupKey: "acct-1", serial: "hold" })));
+    const [head] = await claim("ledger", 10);
+    await test.store.markJobsDead({ workerId: "w1", jobs: [{ id: head!.id, attempt: head!.attempt, failure: { message: "Error: gone", code: null } }] });
+    const held = await claim("ledger", 10);
+    expect({ jobs: held.length, hold: held.hold }, "a held line waits for an operator, not for a claim").to.deep.equal({ jobs: 0, hold: undefined });
+  });
+
   it("removes a group's row once it has nothing waiting, and brings it back with its next job", async () => {
     await grouped("mail", "a", 2);
     await complete(await claim("mail", 10));
@@ -138,6 +155,37 @@ describe("groups and serial lines on PostgreSQL", () => {
     expect(retried!.id, "the retried job runs first").to.equal(head!.id);
     await complete([retried!]);
     expect(((await claim("ledger", 10))[0]!.payload as { n: number }).n).to.equal(1);
+  });
+
+  it("does not start a line's next job when its head, running as the claim began, goes back to wait for a retry before the claim's turn", async () => {
+    // maxRunning makes the claim lock the queue's row before it takes its turns: holding that row pauses a claim that
+    // has already taken its snapshot, while the head's attempt fails.
+    await test.store.setQueueControls("ledger", { maxRunning: 100 });
+    await test.store.enqueueMany(Array.from({ length: 2 }, (_, n) => newJob("ledger", { n }, { groupKey: "acct-1", serial: "hold" })));
+    const [head] = await claim("ledger", 10);
+    let next: Awaited<ReturnType<typeof claim>> | undefined;
+    await test.db.transaction().execute(async (trx) => {
+      await sql`SELECT FROM ${sql.id(test.schema, "queues")} WHERE name = 'ledger' FOR UPDATE`.execute(trx);
+      const claiming = claim("ledger", 10, "w2").then((jobs) => (next = jobs));
+      await eventually(
+        async () => {
+          const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%claim_group_turns%'`.execute(test.db);
+          return rows[0]!.n === 1;
+        },
+        { timeoutMs: 5_000, what: "the claim to wait for the queue's row" },
+      );
+      await test.store.scheduleRetries({
+        workerId: "w1",
+        jobs: [{ id: head!.id, attempt: head!.attempt, delayMs: 60_000, failure: { message: "Error: down", code: null }, spendAttempt: true }],
+      });
+      void claiming;
+    });
+    await eventually(async () => next, { timeoutMs: 5_000, what: "the paused claim to end" });
+    expect(
+      next!.map((job) => (job.payload as { n: number }).n),
+      "the head waits for its retry: the line holds",
+    ).to.deep.equal([]);
   });
 
   it("lets the next job of a line that releases on death run once the head dies", async () => {

@@ -68,7 +68,6 @@ export type { JsonValue, JsonObject } from "./job/json-types";
 export { redact, redactText, redactingLogger } from "./job/secret-fields";
 
 export type { JobStore, EnqueueResult, UniqueWindow, SerialOnDead, StoreTransaction, QueueCounts, QueueGauges } from "./store/job-store";
-export type { GroupSummary } from "./store/store-params";
 export type { ProducerStore } from "./store/producer-store";
 export type { WorkerStore } from "./store/worker-store";
 export type { OperatorStore } from "./store/operator-store";

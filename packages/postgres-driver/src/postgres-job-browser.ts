@@ -175,7 +175,8 @@ function checkFilters(params: { readonly queue?: string; readonly states?: reado
       throw new ConfigError(name, `must be a text of 1 to ${MAX_GROUP_KEY_LENGTH} characters without NUL`);
     }
   }
-  if (params.group !== undefined && params.serialKey !== undefined) throw new ConfigError("serialKey", "cannot be given with group: a job has one or the other");
+  if (params.group !== undefined && params.serialKey !== undefined)
+    throw new ConfigError("serialKey", "cannot be given with group: a job has one or the other");
   const { queue } = params;
   if (queue !== undefined && (typeof queue !== "string" || queue.length === 0 || queue.length > MAX_BROWSED_QUEUE_LENGTH || queue.includes("\u0000"))) {
     throw new ConfigError("queue", `must be a text of 1 to ${MAX_BROWSED_QUEUE_LENGTH} characters without NUL`);

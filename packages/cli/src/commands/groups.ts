@@ -1,5 +1,5 @@
-import { ExitCode, type GroupSummary } from "@stint/core";
-import { assertQueueName, GROUP_WAITING_COUNT_CAP, MAX_GROUPS_LISTED } from "@stint/core/driver";
+import { ExitCode } from "@stint/core";
+import { assertQueueName, GROUP_WAITING_COUNT_CAP, MAX_GROUPS_LISTED, type GroupSummary } from "@stint/core/driver";
 import { integerValue } from "../args/option-values";
 import { stringOption, type Command } from "../command";
 import { describeControls } from "../output/controls-text";

@@ -18,7 +18,7 @@ export const linesReleaseCommand: Command = {
   json: true,
   options: {},
   notes: [
-    "A job enqueued with a serial key that dies holds its line (serialOnDead \"hold\", the default): no later job of",
+    'A job enqueued with a serial key that dies holds its line (serialOnDead "hold", the default): no later job of',
     "that key starts until the dead job is retried (`stint retry <id>`: it runs first) or the line is released.",
     "`stint groups <queue>` shows held lines and the dead job that holds each. Exit 4 when the line is not held.",
     "",

@@ -31,7 +31,9 @@ describe("stint groups, lines release, and groups in jobs list, jobs show, limit
     const jobs = (listed.json() as { jobs: { id: string; group: string | null; serialKey: string | null }[] }).jobs;
     expect(jobs.map((job) => [job.id, job.group, job.serialKey])).to.deep.equal([...acme].reverse().map((id) => [id, "acme", null]));
     const text = await stint(["jobs", "list", "--queue", "sync", "--serial-key", "doc-1", "--schema", test.schema]);
-    expect(text.stdout).to.match(/^\s*id\s+queue\s+group\s+state/m).and.match(new RegExp(`^\\s*${line}\\s+sync\\s+line doc-1\\s+queued`, "m"));
+    expect(text.stdout)
+      .to.match(/^\s*id\s+queue\s+group\s+state/m)
+      .and.match(new RegExp(`^\\s*${line}\\s+sync\\s+line doc-1\\s+queued`, "m"));
     const plain = await stint(["jobs", "list", "--queue", "sync", "--state", "queued", "--limit", "1", "--schema", test.schema]);
     expect(plain.stdout, "the newest job has no group").to.not.match(/\bgroup\b/);
     const noQueue = await stint(["jobs", "list", "--group", "acme", "--schema", test.schema]);
@@ -45,7 +47,9 @@ describe("stint groups, lines release, and groups in jobs list, jobs show, limit
     const { acme, line } = await fill();
     const shown = await stint(["jobs", "show", acme[0]!, "--schema", test.schema]);
     expect(shown.stdout).to.match(/^group\s+acme \(stint jobs list --queue sync --group acme\)$/m);
-    expect((await stint(["jobs", "show", line, "--schema", test.schema])).stdout).to.match(/^serial key\s+doc-1 \(stint jobs list --queue sync --serial-key doc-1\)$/m);
+    expect((await stint(["jobs", "show", line, "--schema", test.schema])).stdout).to.match(
+      /^serial key\s+doc-1 \(stint jobs list --queue sync --serial-key doc-1\)$/m,
+    );
     expect((await stint(["jobs", "show", line, "--schema", test.schema, "--json"])).json()).to.deep.include({ group: null, serialKey: "doc-1" });
   });
 

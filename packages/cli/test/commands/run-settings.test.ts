@@ -106,8 +106,7 @@ describe("stint run settings", () => {
         globalDays: { succeededDays: 7, deadDays: 30, cancelledDays: 7 },
         queueDays: "in the database, not read here: stint retention lists every queue's",
       },
-      queueControls:
-        "in the database, not read here: stint status (paused, max running, max per group, rate limit), stint limit <queue>, stint groups <queue>",
+      queueControls: "in the database, not read here: stint status (paused, max running, max per group, rate limit), stint limit <queue>, stint groups <queue>",
       database: [
         { setting: "prepared-statements", value: "auto", source: "default" },
         { setting: "session-database-url", value: null, source: "default" },

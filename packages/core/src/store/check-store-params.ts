@@ -178,7 +178,8 @@ export function checkListJobs(params: ListJobsParams): void {
   if (params.beforeId !== undefined) checkJobId("beforeId", params.beforeId);
   if (params.group !== undefined) assertStorableKey("group", params.group, MAX_GROUP_KEY_LENGTH);
   if (params.serialKey !== undefined) assertStorableKey("serialKey", params.serialKey, MAX_GROUP_KEY_LENGTH);
-  if (params.group !== undefined && params.serialKey !== undefined) throw new ConfigError("serialKey", "cannot be given with group: a job has one or the other");
+  if (params.group !== undefined && params.serialKey !== undefined)
+    throw new ConfigError("serialKey", "cannot be given with group: a job has one or the other");
 }
 
 export function checkListGroups(params: ListGroupsParams): void {

@@ -54,7 +54,16 @@ export function parseJobsFilter(query: URLSearchParams): JobsFilter {
   const queueText = text("queue") === "" ? "" : (query.get("queue") ?? "");
   // A key is kept as given too: it may start or end with a space.
   const keyText = (name: string): string => (text(name) === "" ? "" : (query.get(name) ?? ""));
-  const raw = { queue: queueText, state: text("state"), q: text("q"), group: keyText("group"), line: keyText("line"), from: text("from"), to: text("to"), tz: text("tz") };
+  const raw = {
+    queue: queueText,
+    state: text("state"),
+    q: text("q"),
+    group: keyText("group"),
+    line: keyText("line"),
+    from: text("from"),
+    to: text("to"),
+    tz: text("tz"),
+  };
   const filter: { -readonly [K in keyof JobsFilter]: JobsFilter[K] } = { raw };
   if (raw.queue !== "") {
     filter.queue = checkedQueueName(raw.queue);
@@ -72,7 +81,10 @@ export function parseJobsFilter(query: URLSearchParams): JobsFilter {
     filter.errorText = raw.q;
   }
   if (raw.group !== "" && raw.line !== "") throw badParameter("line", "cannot be given with group: a job has one or the other");
-  for (const [name, field] of [["group", "group"], ["line", "serialKey"]] as const) {
+  for (const [name, field] of [
+    ["group", "group"],
+    ["line", "serialKey"],
+  ] as const) {
     const key = raw[name];
     if (key === "") continue;
     if (filter.queue === undefined) throw badParameter(name, "needs a queue: a key names a group within one queue");

@@ -1,5 +1,5 @@
-import type { GroupSummary, JobState, QueueControls } from "@stint/core";
-import { assertQueueName } from "@stint/core/driver";
+import type { JobState, QueueControls } from "@stint/core";
+import { assertQueueName, type GroupSummary } from "@stint/core/driver";
 import type { JobPage } from "@stint/postgres-driver";
 import type { DashboardSources } from "./dashboard-sources";
 import type { JobsFilter } from "./jobs-filter";
@@ -53,8 +53,7 @@ export interface JobsList {
 export async function readJobsList(sources: DashboardSources, filter: JobsFilter): Promise<JobsList> {
   const states: readonly JobState[] | undefined = filter.state === undefined ? undefined : [filter.state];
   const grouped = filter.group !== undefined || filter.serialKey !== undefined;
-  const counted =
-    filter.errorText === undefined && filter.createdFrom === undefined && filter.createdTo === undefined && filter.scheduled !== true && !grouped;
+  const counted = filter.errorText === undefined && filter.createdFrom === undefined && filter.createdTo === undefined && filter.scheduled !== true && !grouped;
   const [page, total, groups] = await Promise.all([
     sources.browser.browseJobs({
       ...(filter.queue === undefined ? {} : { queue: filter.queue }),

@@ -52,10 +52,14 @@ ${detail.logs.map(logSection)}`
 function fieldsTable(context: PageContext, job: JobRecord): Html {
   const rows: [string, Html | string][] = [
     ["Queue", job.queue],
-    ...(job.group === null ? [] : [["Group", html`<a href="${href(context, "/jobs", { queue: job.queue, group: job.group })}" data-group>${job.group}</a>`] as [string, Html]]),
+    ...(job.group === null
+      ? []
+      : [["Group", html`<a href="${href(context, "/jobs", { queue: job.queue, group: job.group })}" data-group>${job.group}</a>`] as [string, Html]]),
     ...(job.serialKey === null
       ? []
-      : [["Serial key", html`<a href="${href(context, "/jobs", { queue: job.queue, line: job.serialKey })}" data-line>${job.serialKey}</a>`] as [string, Html]]),
+      : [
+          ["Serial key", html`<a href="${href(context, "/jobs", { queue: job.queue, line: job.serialKey })}" data-line>${job.serialKey}</a>`] as [string, Html],
+        ]),
     ["Attempts", `${job.attempts} of ${job.maxAttempts}`],
     ["Priority", String(job.priority)],
     ["Run at", timeElement(job.runAt)],

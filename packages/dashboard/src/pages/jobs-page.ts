@@ -1,6 +1,6 @@
-import { JOB_STATES, type GroupSummary } from "@stint/core";
+import { JOB_STATES } from "@stint/core";
 import type { JobSummary } from "@stint/postgres-driver";
-import { GROUP_WAITING_COUNT_CAP } from "@stint/core/driver";
+import { GROUP_WAITING_COUNT_CAP, type GroupSummary } from "@stint/core/driver";
 import { COUNT_CAP, TOP_GROUPS, type JobsList } from "../data/jobs-list-data";
 import { formatCapped, formatCount } from "../html/format";
 import { timeElement } from "../html/format";
@@ -178,7 +178,16 @@ function cursorQuery(list: JobsList): Record<string, string | undefined> {
 
 function rawQuery(list: JobsList): Record<string, string> {
   const { raw } = list.filter;
-  return { queue: raw.queue, state: raw.state, q: raw.q, group: raw.group, line: raw.line, from: raw.from, to: raw.to, tz: raw.from === "" && raw.to === "" ? "" : raw.tz };
+  return {
+    queue: raw.queue,
+    state: raw.state,
+    q: raw.q,
+    group: raw.group,
+    line: raw.line,
+    from: raw.from,
+    to: raw.to,
+    tz: raw.from === "" && raw.to === "" ? "" : raw.tz,
+  };
 }
 
 /** A job's group (or serial key, marked "line"), linked to the list of that group's jobs; a dash for neither. */

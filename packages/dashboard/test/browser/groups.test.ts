@@ -60,7 +60,9 @@ describe("groups and serial lines on the dashboard, in Chromium", () => {
   it("shows a queue's cap per group and its busiest groups, keys as text, each linked to its jobs", async () => {
     await openSignedIn(page, server, "/jobs?queue=sync");
     expect(await page.textContent("[data-max-running-per-group]")).to.equal("2");
-    const rows = await page.$$eval("table.groups tbody tr", (trs) => trs.map((tr) => Array.from(tr.querySelectorAll("td"), (td) => td).map((td) => td.textContent?.trim())));
+    const rows = await page.$$eval("table.groups tbody tr", (trs) =>
+      trs.map((tr) => Array.from(tr.querySelectorAll("td"), (td) => td).map((td) => td.textContent?.trim())),
+    );
     expect(rows).to.deep.equal([
       ["acme", "2", "1", "–"],
       [MARKUP, "0", "1", "–"],

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { sql } from "kysely";
+import { sql, type RawBuilder } from "kysely";
 import { newJob } from "@stint/core/testing";
 import { listGroupsStatement } from "../../src/queries/list-groups";
 import { newestJobs } from "../../src/queries/newest-jobs";
@@ -17,8 +17,8 @@ describe("group reads on PostgreSQL", () => {
     await test.drop();
   });
 
-  const explain = async (statement: { compile: unknown }): Promise<string> => {
-    const { rows } = await sql<{ "QUERY PLAN": string }>`EXPLAIN ${statement as never}`.execute(test.db);
+  const explain = async (statement: RawBuilder<unknown>): Promise<string> => {
+    const { rows } = await sql<{ "QUERY PLAN": string }>`EXPLAIN ${statement}`.execute(test.db);
     return rows.map((row) => row["QUERY PLAN"]).join("\n");
   };
 
@@ -70,6 +70,9 @@ describe("group reads on PostgreSQL", () => {
     expect(running, running).to.contain("jobs_group_running_idx").and.not.contain("jobs_claim_idx");
     const groups = await test.store.listGroups({ queues: ["sync"], limit: 10 });
     expect(groups).to.have.length(10);
-    expect(groups.slice(0, Math.min(10, claimed.length)).every((group) => group.running > 0), "the groups that run come first").to.equal(true);
+    expect(
+      groups.slice(0, Math.min(10, claimed.length)).every((group) => group.running > 0),
+      "the groups that run come first",
+    ).to.equal(true);
   });
 });

@@ -13,10 +13,7 @@ export function getJob(state: MemoryState, id: string): JobRecord | undefined {
 }
 
 /** Jobs newest first (by id), optionally of one queue and some states, before `beforeId`. */
-export function listJobs(
-  state: MemoryState,
-  params: ListJobsParams,
-): readonly JobRecord[] {
+export function listJobs(state: MemoryState, params: ListJobsParams): readonly JobRecord[] {
   const before = params.beforeId === undefined ? Infinity : Number(jobKey(params.beforeId) ?? 0);
   const rows = params.queue === undefined ? state.jobs.values() : state.rowsOf(params.queue);
   const page: JobRecord[] = [];

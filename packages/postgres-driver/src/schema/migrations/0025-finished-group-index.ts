@@ -6,9 +6,8 @@ import type { Migration } from "./migration";
  * partial on grouped jobs (`group_key <> ''`), a partitioned index (each
  * partition gets its own): the finished jobs of one group or serial line
  * of a queue, in one state, newest first, as one index range. Without it,
- * listing a group's history walks the queue's whole history in
- * `finished_jobs_queue_idx` order when the group is rare (2 million rows,
- * about a second; see docs/benchmarks.md). The history is written once per
+ * a page of a rare group's jobs walks the queue's whole history by id (see
+ * docs/benchmarks.md). The history is written once per
  * job, and only grouped jobs enter this index, so neither the hot table
  * nor a queue without groups pays for it.
  */

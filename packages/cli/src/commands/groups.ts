@@ -21,9 +21,9 @@ export const groupsCommand: Command = {
     limit: { type: "string", value: "N", description: `at most N groups, 1 to ${MAX_GROUPS_LISTED} (default 20)` },
   },
   notes: [
-    "Columns: group (a serial line shows as `line KEY`), running, waiting (queued, or failed with a retry scheduled;",
-    `counted up to ${formatCount(GROUP_WAITING_COUNT_CAP)} a group), held by (the dead job that holds a serial line: retry it,`,
-    "or let the line go on with `stint lines release <queue> <key>`).",
+    "Columns: group (a serial line shows as `line KEY`), running, waiting (queued, or failed with a retry",
+    `scheduled; counted up to ${formatCount(GROUP_WAITING_COUNT_CAP)} a group), held by (the dead job that holds a serial line:`,
+    "retry it, or let the line go on with `stint lines release <queue> <key>`).",
     "A queue's cap per group is set with `stint limit <queue> --max-running-per-group N`.",
     "",
     "Example: stint groups sync-tenant --limit 50",

@@ -129,6 +129,7 @@ TABLE stint.finished_jobs
   INDEXES
     CREATE INDEX finished_jobs_dead_idx ON ONLY stint.finished_jobs USING btree (state, finished_at) INCLUDE (queue) WHERE (state = ANY (ARRAY['dead'::text, 'cancelled'::text]))
     CREATE INDEX finished_jobs_finished_at_idx ON ONLY stint.finished_jobs USING brin (finished_at) WITH (autosummarize='on')
+    CREATE INDEX finished_jobs_group_idx ON ONLY stint.finished_jobs USING btree (queue, group_key, state, id) WHERE (group_key <> ''::text)
     CREATE INDEX finished_jobs_id_idx ON ONLY stint.finished_jobs USING btree (id)
     CREATE INDEX finished_jobs_last_error_trgm_idx ON ONLY stint.finished_jobs USING gin (last_error gin_trgm_ops) WHERE (last_error IS NOT NULL)
     CREATE INDEX finished_jobs_queue_idx ON ONLY stint.finished_jobs USING btree (queue, state, id)
@@ -175,6 +176,7 @@ TABLE stint.finished_jobs_kept
     CREATE INDEX finished_jobs_kept_finished_at_idx ON stint.finished_jobs_kept USING brin (finished_at) WITH (autosummarize='on')
     CREATE INDEX finished_jobs_kept_id_idx ON stint.finished_jobs_kept USING btree (id)
     CREATE INDEX finished_jobs_kept_last_error_idx ON stint.finished_jobs_kept USING gin (last_error gin_trgm_ops) WHERE (last_error IS NOT NULL)
+    CREATE INDEX finished_jobs_kept_queue_group_key_state_id_idx ON stint.finished_jobs_kept USING btree (queue, group_key, state, id) WHERE (group_key <> ''::text)
     CREATE INDEX finished_jobs_kept_queue_state_id_idx ON stint.finished_jobs_kept USING btree (queue, state, id)
     CREATE INDEX finished_jobs_kept_state_finished_at_queue_idx ON stint.finished_jobs_kept USING btree (state, finished_at) INCLUDE (queue) WHERE (state = ANY (ARRAY['dead'::text, 'cancelled'::text]))
 
@@ -1164,3 +1166,4 @@ MIGRATIONS
   22 enqueue-windows
   23 job-groups
   24 enqueue-function-groups
+  25 finished-group-index

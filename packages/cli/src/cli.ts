@@ -25,6 +25,8 @@ import { schedulesRemoveCommand } from "./commands/schedules-remove";
 import { statusCommand } from "./commands/status";
 import { metricsCommand } from "./commands/metrics";
 import { limitCommand } from "./commands/limit";
+import { groupsCommand } from "./commands/groups";
+import { linesReleaseCommand } from "./commands/lines-release";
 import { retentionCommand } from "./commands/retention";
 import { pauseCommand, resumeCommand } from "./commands/pause-resume";
 import { checkSchema, openConnection, type Connection } from "./connection/open-connection";
@@ -51,6 +53,8 @@ export const COMMANDS: readonly Command[] = Object.freeze([
   pauseCommand,
   resumeCommand,
   limitCommand,
+  groupsCommand,
+  linesReleaseCommand,
   retentionCommand,
   pruneCommand,
   schedulesListCommand,

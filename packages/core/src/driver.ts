@@ -77,4 +77,14 @@ export { RetentionPruner } from "./maintenance/retention-pruner";
 
 export { assertSqlIdentifier, assertQueueName, assertStorableKey } from "./validation/names";
 export { integerOption, rejectUnknownOptions } from "./validation/option-checks";
-export { MAX_INT4, MAX_BATCH_SIZE, MAX_EXPIRE_BATCH, MAX_PAGE_SIZE, MAX_ERROR_TEXT, MAX_ERROR_MESSAGE } from "./limits";
+export {
+  MAX_INT4,
+  MAX_BATCH_SIZE,
+  MAX_EXPIRE_BATCH,
+  MAX_PAGE_SIZE,
+  MAX_ERROR_TEXT,
+  MAX_ERROR_MESSAGE,
+  MAX_GROUPS_LISTED,
+  GROUP_WAITING_COUNT_CAP,
+  MAX_GROUP_KEY_LENGTH,
+} from "./limits";

@@ -50,6 +50,7 @@ export type { HealthChecks } from "./runtime/health-server";
 export { renderMetrics } from "./metrics/run-metrics";
 export type { MetricsPage } from "./metrics/run-metrics";
 export { registerQueueGauges } from "./metrics/queue-gauges-metrics";
+export { registerGroupGauges, DEFAULT_TOP_GROUPS } from "./metrics/group-gauges-metrics";
 export { EMPTY_META } from "./job/job-meta";
 export { DEAD_LETTER_COPY_KEY, DEAD_LETTER_ORIGIN_KEY, DEAD_LETTER_QUEUE_KEY, deadLetterLinks } from "./job/dead-letter";
 export type { DeadLetterLinks } from "./job/dead-letter";

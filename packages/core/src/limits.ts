@@ -74,6 +74,12 @@ export const MAX_DEDUPE_KEY_LENGTH = 512;
 /** Longest group or serial key, in UTF-16 code units. */
 export const MAX_GROUP_KEY_LENGTH = 256;
 
+/** Most groups per queue one `listGroups` call reports. */
+export const MAX_GROUPS_LISTED = 1_000;
+
+/** Waiting jobs `listGroups` counts per group at most: a group's backlog costs the read no more than this. */
+export const GROUP_WAITING_COUNT_CAP = 10_000;
+
 /** Longest window of `unique: { key, forMs }`: as long as the longest delay. */
 export const MAX_UNIQUE_FOR_MS = MAX_DELAY_MS;
 

@@ -1,5 +1,5 @@
 import { ConfigError, JOB_STATES, type JobState, type QueueGauges } from "@stint/core";
-import { assertSqlIdentifier, integerOption, rejectUnknownOptions } from "@stint/core/driver";
+import { assertSqlIdentifier, integerOption, MAX_GROUP_KEY_LENGTH, rejectUnknownOptions } from "@stint/core/driver";
 import { sql, type Kysely } from "kysely";
 import { interpretError } from "./interpret-error";
 import { assertKysely } from "./is-kysely";
@@ -168,7 +168,15 @@ export class PostgresJobBrowser {
   }
 }
 
-function checkFilters(params: { readonly queue?: string; readonly states?: readonly JobState[] }): void {
+function checkFilters(params: { readonly queue?: string; readonly states?: readonly JobState[]; readonly group?: string; readonly serialKey?: string }): void {
+  for (const name of ["group", "serialKey"] as const) {
+    const key = params[name];
+    if (key !== undefined && (typeof key !== "string" || key.length === 0 || key.length > MAX_GROUP_KEY_LENGTH || key.includes("\u0000"))) {
+      throw new ConfigError(name, `must be a text of 1 to ${MAX_GROUP_KEY_LENGTH} characters without NUL`);
+    }
+  }
+  if (params.group !== undefined && params.serialKey !== undefined)
+    throw new ConfigError("serialKey", "cannot be given with group: a job has one or the other");
   const { queue } = params;
   if (queue !== undefined && (typeof queue !== "string" || queue.length === 0 || queue.length > MAX_BROWSED_QUEUE_LENGTH || queue.includes("\u0000"))) {
     throw new ConfigError("queue", `must be a text of 1 to ${MAX_BROWSED_QUEUE_LENGTH} characters without NUL`);

@@ -46,6 +46,8 @@ import {
   type RescueResult,
   type RetryDeadJobsParams,
   type LineParams,
+  type ListGroupsParams,
+  type GroupSummary,
   type RunEffectOnceParams,
   type ScheduleFire,
   type ScheduleRetriesParams,
@@ -90,6 +92,7 @@ import { rescueExpiredLeases } from "./queries/rescue-expired-leases";
 import { cancelExpiredJobs, deleteClosedWindows } from "./queries/cancel-expired-jobs";
 import { retryDeadJobs } from "./queries/retry-dead-jobs";
 import { releaseLine } from "./queries/release-line";
+import { listGroups } from "./queries/list-groups";
 import { retryJob } from "./queries/retry-job";
 import { runJobNow } from "./queries/run-job-now";
 import { runEffectOnce } from "./queries/run-effect-once";
@@ -295,6 +298,10 @@ export class RawPostgresJobStore implements JobStore<PostgresTransaction>, Sched
 
   releaseLine(params: LineParams): Promise<boolean> {
     return this.#run("releaseLine", () => releaseLine(this.#db, this.#schema, params));
+  }
+
+  listGroups(params: ListGroupsParams): Promise<readonly GroupSummary[]> {
+    return this.#run("listGroups", () => listGroups(this.#db, this.#schema, params));
   }
 
   ping(): Promise<void> {

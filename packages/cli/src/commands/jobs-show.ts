@@ -1,7 +1,8 @@
 import { jobIdArgument } from "../args/option-values";
 import { jobNotFound } from "../cli-error";
 import type { Command } from "../command";
-import { ErrorCode, ExitCode, type JsonObject } from "@stint/core";
+import { ErrorCode, ExitCode, type JobRecord, type JsonObject } from "@stint/core";
+import { shellWord } from "../output/shell-word";
 import { deadLetterLinks, formatDuration } from "@stint/core/internal";
 import { jobJson } from "../output/job-json";
 import { formatTime } from "../output/time-text";
@@ -9,7 +10,8 @@ import { attemptJson, formatAttempts, shownAttempts } from "../output/attempts-t
 import { formatJobLogs, jobLogJson } from "../output/job-log-text";
 
 /**
- * `stint jobs show <id>`: every field of one job (meta and progress too),
+ * `stint jobs show <id>`: every field of one job (meta and progress too,
+ * its group or serial key with the command that lists that group's jobs),
  * its attempts (one row each: outcome, worker, start, duration, error),
  * the lines its handler wrote with `ctx.log` (per attempt) and its last
  * error in full, and its dead-letter links: the queue a death copies it to
@@ -45,6 +47,7 @@ export const jobsShowCommand: Command = {
       ["start by", job.startBy === null ? "-" : `${formatTime(job.startBy)}${job.errorCode === ErrorCode.Expired ? " (expired)" : ""}`],
       ["timeout", job.timeoutMs === null ? "-" : formatDuration(job.timeoutMs)],
       ["dedupe key", job.dedupeKey ?? "-"],
+      ...groupFields(job),
       ["locked by", job.lockedBy ?? "-"],
       ["locked until", formatTime(job.lockedUntil)],
       ["created at", formatTime(job.createdAt)],
@@ -90,6 +93,13 @@ function indent(text: string): string {
     .split("\n")
     .map((line) => `  ${line}`)
     .join("\n");
+}
+
+/** The group or serial key of a job, with the command that lists its other jobs; nothing for a job without either. */
+function groupFields(job: JobRecord): [string, string][] {
+  if (job.group !== null) return [["group", `${job.group} (stint jobs list --queue ${job.queue} --group ${shellWord(job.group)})`]];
+  if (job.serialKey !== null) return [["serial key", `${job.serialKey} (stint jobs list --queue ${job.queue} --serial-key ${shellWord(job.serialKey)})`]];
+  return [];
 }
 
 /** The dead-letter lines of a job: where a death sends it, the copy it became, or the job a copy came from. */

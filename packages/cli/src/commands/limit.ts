@@ -9,20 +9,26 @@ import { assertQueuesKnown } from "../input/queue-in-use";
 import { describeControls } from "../output/controls-text";
 
 /**
- * `stint limit <queue> [--max-running N|none] [--rate N/period|none]`:
- * caps the queue's running jobs across every worker, or its starts per
- * period (`100/min`, `50/s`, `5/10s`); `none` removes one. Without options
+ * `stint limit <queue> [--max-running N|none] [--max-running-per-group N|none] [--rate N/period|none]`:
+ * caps the queue's running jobs across every worker, those of each of its
+ * groups, or its starts per period (`100/min`, `50/s`, `5/10s`); `none`
+ * removes one. Without options
  * it prints the queue's controls. A queue nothing knows is refused as
  * probably misspelt unless `--force`, as `stint enqueue` does.
  */
 export const limitCommand: Command = {
   name: "limit",
-  summary: "Cap a queue's running jobs or its starts per period, across all workers",
-  usage: ["limit <queue> [--max-running N|none] [--rate N/PERIOD|none] [--app MODULE | --force] [--json]"],
+  summary: "Cap a queue's running jobs, per queue or per group, or its starts per period, across all workers",
+  usage: ["limit <queue> [--max-running N|none] [--max-running-per-group N|none] [--rate N/PERIOD|none] [--app MODULE | --force] [--json]"],
   args: { min: 1, max: 1 },
   json: true,
   options: {
     "max-running": { type: "string", value: "N|none", description: "at most N jobs of the queue running at once, across every worker" },
+    "max-running-per-group": {
+      type: "string",
+      value: "N|none",
+      description: "at most N jobs of one group (enqueued with `group`) running at once, across every worker",
+    },
     rate: { type: "string", value: "N/PERIOD|none", description: "at most N starts per period, e.g. 100/min, 50/s, 5/10s" },
     app: { type: "string", value: "MODULE", description: "also know the queues this app module has workers for (default: $STINT_APP)" },
     force: { type: "boolean", description: "limit (or show) a queue stint does not know (see the notes above)" },
@@ -35,6 +41,7 @@ export const limitCommand: Command = {
     "",
     "Examples:",
     "  stint limit charge-card --max-running 3",
+    "  stint limit sync-tenant --max-running-per-group 2   (each tenant's jobs at most 2 at a time)",
     "  stint limit call-partner-api --rate 100/min",
     "  stint limit call-partner-api --rate none",
     "  stint limit charge-card --max-running 3 --app ./dist/stint-app.js   (a queue with no jobs yet, known to the app)",
@@ -42,9 +49,13 @@ export const limitCommand: Command = {
   async run(context) {
     const queue = assertQueueName(context.positionals[0]!);
     const maxRunning = stringOption(context, "max-running");
+    const perGroup = stringOption(context, "max-running-per-group");
     const rate = stringOption(context, "rate");
     const change: QueueControlsChange = {
       ...(maxRunning === undefined ? {} : { maxRunning: maxRunning === "none" ? null : integerValue("--max-running", maxRunning, 1, MAX_RUNNING_CAP) }),
+      ...(perGroup === undefined
+        ? {}
+        : { maxRunningPerGroup: perGroup === "none" ? null : integerValue("--max-running-per-group", perGroup, 1, MAX_RUNNING_CAP) }),
       ...(rate === undefined ? {} : { rateLimit: rate === "none" ? null : parseRateLimitOption(rate) }),
     };
     const connection = await context.connect();
@@ -59,6 +70,7 @@ export const limitCommand: Command = {
         queue,
         paused: controls?.paused ?? false,
         maxRunning: controls?.maxRunning ?? null,
+        maxRunningPerGroup: controls?.maxRunningPerGroup ?? null,
         rateLimit: controls?.rateLimit == null ? null : formatRateLimit(controls.rateLimit),
       });
     } else {

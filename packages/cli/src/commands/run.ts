@@ -11,6 +11,7 @@ import { startRunProgress, type RunProgress } from "../output/run-progress";
 import { connectionSettingRows, type ConnectionSettingRow } from "../output/connection-settings";
 import { formatSettings } from "../output/settings-table";
 import { runRetention, type RunRetention } from "../output/run-retention";
+import { QUEUE_CONTROLS_NOTE } from "../output/queue-controls-row";
 
 /**
  * `stint run`: loads the application's composition root and runs the
@@ -76,7 +77,8 @@ export const runCommand: Command = {
     "--schedule-grace (STINT_SCHEDULE_GRACE, default 1d) stops firing: one deleted from the code stops by itself.",
     "--print-config prints a table (one JSON document with --json) and needs no database connection. Its",
     "retention row is the run's global retention (none with --once: run `stint prune` on a CronJob); a queue's own",
-    "retention lives in the database: `stint retention` lists every queue's.",
+    "retention lives in the database: `stint retention` lists every queue's. So do its controls (pause, --max-running,",
+    "--max-running-per-group, rate limit): `stint status` and `stint groups <queue>` show them.",
     "",
     "Behind a connection pooler (PgBouncer in pool_mode=transaction, or what a managed PostgreSQL hands out),",
     "DATABASE_URL alone works. Two variables, read by registerPostgresDriver and shown by --print-config, tune it:",
@@ -161,7 +163,7 @@ function printSettings(
   retention: RunRetention,
 ): number {
   if (context.json) {
-    context.out.json({ ...settings, retention, database });
+    context.out.json({ ...settings, retention, queueControls: QUEUE_CONTROLS_NOTE, database });
   } else {
     for (const warning of settings.warnings) context.out.note(`stint: warning: ${warning}`);
     context.out.line(formatSettings(settings, database, retention));

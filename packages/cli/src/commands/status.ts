@@ -25,8 +25,8 @@ export const statusCommand: Command = {
   notes: [
     "Columns: queued (waiting, due or not), due (waiting and due now), running, retrying (failed, retry scheduled),",
     "dead, oldest due (age of the oldest due job: the queue lag), done 5m (succeeded in the last 5 minutes),",
-    "controls (paused, max N running, a rate limit, a retention of its own; see `stint pause`, `stint limit` and",
-    "`stint retention`).",
+    "controls (paused, max N running, max N per group, a rate limit, a retention of its own; see `stint pause`,",
+    "`stint limit` and `stint retention`). `stint groups <queue>` lists a queue's busiest groups.",
     "Jobs a worker claimed ahead of its free slots (its prefetch) count as running.",
   ],
   async run(context) {
@@ -52,6 +52,7 @@ export const statusCommand: Command = {
           completedLast5m: row.completedRecently,
           paused: controls.get(row.queue)?.paused ?? false,
           maxRunning: controls.get(row.queue)?.maxRunning ?? null,
+          maxRunningPerGroup: controls.get(row.queue)?.maxRunningPerGroup ?? null,
           rateLimit: rateLimitText(controls.get(row.queue)),
           retentionDays: controls.get(row.queue)?.retention ?? { succeededDays: null, deadDays: null, cancelledDays: null },
         })),

@@ -2,13 +2,13 @@ import { type QueueControls, type QueueRetention } from "@stint/core";
 import { formatRateLimit } from "@stint/core/internal";
 
 /**
- * A queue's controls in a few words: `paused, max 3 running, 100/min,
- * keeps dead 365d`, or
+ * A queue's controls in a few words: `paused, max 3 running, max 2 per
+ * group, 100/min, keeps dead 365d`, or
  * `-` when none is set.
  *
  * @example
  * ```ts
- * describeControls({ queue: "q", paused: true, maxRunning: 3, rateLimit: null, retention: { succeededDays: null, deadDays: 365, cancelledDays: null }, updatedAt: new Date() }); // "paused, max 3 running, keeps dead 365d"
+ * describeControls({ queue: "q", paused: true, maxRunning: 3, maxRunningPerGroup: null, rateLimit: null, retention: { succeededDays: null, deadDays: 365, cancelledDays: null }, updatedAt: new Date() }); // "paused, max 3 running, keeps dead 365d"
  * ```
  */
 export function describeControls(controls: QueueControls | undefined): string {
@@ -16,6 +16,7 @@ export function describeControls(controls: QueueControls | undefined): string {
   const parts = [
     ...(controls.paused ? ["paused"] : []),
     ...(controls.maxRunning === null ? [] : [`max ${controls.maxRunning} running`]),
+    ...(controls.maxRunningPerGroup == null ? [] : [`max ${controls.maxRunningPerGroup} per group`]),
     ...(controls.rateLimit === null ? [] : [formatRateLimit(controls.rateLimit)]),
     ...(describeRetention(controls.retention) === "" ? [] : [describeRetention(controls.retention)]),
   ];

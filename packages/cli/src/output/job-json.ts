@@ -16,6 +16,8 @@ export function jobJson(job: JobRecord): Record<string, unknown> {
     lockedBy: job.lockedBy,
     lockedUntil: iso(job.lockedUntil),
     dedupeKey: job.dedupeKey,
+    group: job.group,
+    serialKey: job.serialKey,
     errorCode: job.errorCode,
     lastError: job.lastError,
     payload: job.payload,

@@ -1,5 +1,6 @@
 import { createServer } from "node:net";
 import { expect } from "chai";
+import { newJob } from "@stint/core/testing";
 import { AbstractQueueWorker, createSilentLogger, defineJob, ExitCode, permanent, runWorkers, type JobStore, type RunReport } from "@stint/core";
 import { createTestSchema, type TestSchema } from "@stint/postgres-driver/testing";
 import { Registry } from "prom-client";
@@ -182,8 +183,26 @@ describe("Prometheus metrics", () => {
     const result = await stint(["metrics", "--schema", test.schema]);
     expect(result.code).to.equal(ExitCode.Ok);
     const exposition = new Exposition(result.stdout);
-    expect(exposition.families.map((family) => family.name).sort()).to.deep.equal(["stint_jobs", "stint_jobs_due", "stint_queue_oldest_due_age_seconds"]);
+    expect(exposition.families.map((family) => family.name).sort()).to.deep.equal([
+      "stint_group_running_jobs",
+      "stint_jobs",
+      "stint_jobs_due",
+      "stint_queue_oldest_due_age_seconds",
+    ]);
     expect(await expectGaugesMatchStatus(exposition)).to.equal(2);
+  });
+
+  it("reports the running jobs of each queue's busiest groups, --top-groups of them", async () => {
+    await test.store.enqueueMany([0, 1, 2].flatMap((n) => Array.from({ length: n + 1 }, (_, k) => newJob("sync", { k }, { groupKey: `tenant-${n}` }))));
+    await test.store.claimBatch({ queue: "sync", workerId: "w", limit: 6, leaseMs: 60_000 });
+    const top = new Exposition((await stint(["metrics", "--top-groups", "2", "--schema", test.schema])).stdout);
+    const series = top.families.find((family) => family.name === "stint_group_running_jobs")?.metrics ?? [];
+    expect(series.map((metric) => [metric.labels?.["group"], Number(metric.value)])).to.deep.equal([
+      ["tenant-2", 3],
+      ["tenant-1", 2],
+    ]);
+    const none = new Exposition((await stint(["metrics", "--top-groups", "0", "--schema", test.schema])).stdout);
+    expect(none.families.map((family) => family.name)).to.not.include("stint_group_running_jobs");
   });
 
   it("serves the queue gauges at /metrics with --port until stopped", async () => {

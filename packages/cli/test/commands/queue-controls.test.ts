@@ -39,7 +39,7 @@ describe("stint pause, resume and limit", () => {
     expect(set.code).to.equal(ExitCode.Ok);
     expect(set.stdout).to.equal("api: max 3 running, 100/min\n");
     const shown = await stint(["limit", "api", "--schema", test.schema, "--json"]);
-    expect(shown.json()).to.deep.equal({ queue: "api", paused: false, maxRunning: 3, rateLimit: "100/min" });
+    expect(shown.json()).to.deep.equal({ queue: "api", paused: false, maxRunning: 3, maxRunningPerGroup: null, rateLimit: "100/min" });
     const removed = await stint(["limit", "api", "--rate", "none", "--max-running", "none", "--schema", test.schema]);
     expect(removed.stdout).to.equal("api: -\n");
   });

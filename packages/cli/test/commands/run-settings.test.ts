@@ -55,7 +55,7 @@ describe("stint run settings", () => {
     expect(result.stdout).to.equal(
       [
         "queue       setting               value                                  source",
-        "----------  --------------------  -------------------------------------  ---------------------------------------",
+        "----------  --------------------  -------------------------------------  -------------------------------------------------------",
         "cli-echo    concurrency           2                                      flag --concurrency",
         "cli-echo    prefetch              0                                      env STINT_PREFETCH",
         "cli-echo    lease                 1m                                     default",
@@ -71,6 +71,7 @@ describe("stint run settings", () => {
         "(all)       log-level             warn                                   env STINT_LOG_LEVEL",
         "(all)       schedule-grace        2d                                     env STINT_SCHEDULE_GRACE",
         "(all)       retention             succeeded 7d, dead 30d, cancelled 7d   default; a queue's own: stint retention",
+        "(all)       queue-controls        in the database, not read here         stint status; stint limit <queue>; stint groups <queue>",
         "(database)  prepared-statements   off                                    env STINT_PREPARED_STATEMENTS",
         "(database)  session-database-url  postgres://app:***@db-direct:5432/app  env STINT_SESSION_DATABASE_URL",
         "",
@@ -105,6 +106,7 @@ describe("stint run settings", () => {
         globalDays: { succeededDays: 7, deadDays: 30, cancelledDays: 7 },
         queueDays: "in the database, not read here: stint retention lists every queue's",
       },
+      queueControls: "in the database, not read here: stint status (paused, max running, max per group, rate limit), stint limit <queue>, stint groups <queue>",
       database: [
         { setting: "prepared-statements", value: "auto", source: "default" },
         { setting: "session-database-url", value: null, source: "default" },

@@ -15,6 +15,7 @@ import {
   MAX_EXPIRE_BATCH,
   MAX_WORKER_ID_LENGTH,
   MAX_GROUP_KEY_LENGTH,
+  MAX_GROUPS_LISTED,
 } from "../limits";
 import { assertQueueName, assertStorableKey, assertStoredQueueName } from "../validation/names";
 import { integerOption, isArray } from "../validation/option-checks";
@@ -33,6 +34,7 @@ import type {
   LineParams,
   ListAttemptsParams,
   ListJobsParams,
+  ListGroupsParams,
   ReadQueueGaugesParams,
   RescueExpiredLeasesParams,
   CancelExpiredJobsParams,
@@ -174,6 +176,16 @@ export function checkListJobs(params: ListJobsParams): void {
   if (params.queue !== undefined) assertQueueName(params.queue);
   if (params.states !== undefined) checkStates(params.states, JOB_STATES);
   if (params.beforeId !== undefined) checkJobId("beforeId", params.beforeId);
+  if (params.group !== undefined) assertStorableKey("group", params.group, MAX_GROUP_KEY_LENGTH);
+  if (params.serialKey !== undefined) assertStorableKey("serialKey", params.serialKey, MAX_GROUP_KEY_LENGTH);
+  if (params.group !== undefined && params.serialKey !== undefined)
+    throw new ConfigError("serialKey", "cannot be given with group: a job has one or the other");
+}
+
+export function checkListGroups(params: ListGroupsParams): void {
+  checkQueueList(params.queues);
+  integerOption("limit", params.limit, 1, MAX_GROUPS_LISTED);
+  if (params.runningOnly !== undefined && typeof params.runningOnly !== "boolean") throw new ConfigError("runningOnly", "must be true or false");
 }
 
 export function checkDeleteFinishedBefore(params: DeleteFinishedBeforeParams): void {

@@ -71,6 +71,7 @@ export const JOB_STORE_CHECKS: { readonly [K in StoreCall]: CallCheck<K> | null 
   runJobNow: check.checkJobIdParams,
   retryDeadJobs: check.checkRetryDeadJobs,
   releaseLine: check.checkLineParams,
+  listGroups: check.checkListGroups,
   /** Hands the store the change as `checkControlsChange` returns it: checked, frozen, with nothing but its three fields. */
   setQueueControls(queue, change) {
     // A name that breaks the rule reaches the store, which only updates a queues row that already holds it.

@@ -8,6 +8,8 @@ import type {
   ReadQueueGaugesParams,
   RetryDeadJobsParams,
   LineParams,
+  ListGroupsParams,
+  GroupSummary,
 } from "./store-params";
 import type { JobLogRecord } from "../job/job-log";
 import type { JobRecord } from "../job/job-record";
@@ -107,6 +109,17 @@ export interface OperatorStore {
    * line is not held.
    */
   releaseLine(params: LineParams): Promise<boolean>;
+
+  /**
+   * The busiest groups and serial lines of each queue (see
+   * `EnqueueOptions.group`): most running first, then most waiting, then
+   * held lines, then by key; at most `limit` per queue. The read is
+   * bounded: running jobs are counted exactly, waiting jobs up to
+   * `GROUP_WAITING_COUNT_CAP` per group, and with `runningOnly` only
+   * groups with running jobs are read at all. Sorted by queue, then
+   * busiest first.
+   */
+  listGroups(params: ListGroupsParams): Promise<readonly GroupSummary[]>;
 
   /**
    * Changes the operator controls of `queue` (pause, running cap, rate

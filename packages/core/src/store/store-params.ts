@@ -153,6 +153,51 @@ export interface ListJobsParams {
   readonly limit: number;
   /** Only jobs with a smaller id: the last id of the previous page. */
   readonly beforeId?: string;
+  /** Only jobs of this group (`group` at enqueue). Not with `serialKey`. */
+  readonly group?: string;
+  /** Only jobs of this serial line (`serialKey` at enqueue). Not with `group`. */
+  readonly serialKey?: string;
+}
+
+/** What {@link JobStore.listGroups} takes. */
+export interface ListGroupsParams {
+  /** Only these queues; every queue that has groups when left out. */
+  readonly queues?: readonly string[];
+  /** At most this many groups per queue, the busiest first (1 to `MAX_GROUPS_LISTED`). */
+  readonly limit: number;
+  /**
+   * Only groups with running jobs, without counting any waiting job (what
+   * a metrics scrape asks for: its cost is bounded by the running jobs).
+   * Default false: groups and lines with waiting jobs or a held line too.
+   */
+  readonly runningOnly?: boolean;
+}
+
+/**
+ * One group or serial line of a queue as {@link JobStore.listGroups}
+ * reports it.
+ *
+ * @example
+ * ```ts
+ * const [busiest] = await store.listGroups({ queues: ["sync-tenant"], limit: 1 });
+ * if (busiest !== undefined) console.log(`${busiest.key}: ${busiest.running} running, ${busiest.waiting ?? "?"} waiting`);
+ * ```
+ */
+export interface GroupSummary {
+  readonly queue: string;
+  /** The group's key (`group` at enqueue), or the line's (`serialKey`). */
+  readonly key: string;
+  /** True for a serial line. */
+  readonly serial: boolean;
+  readonly running: number;
+  /**
+   * Jobs `queued` or `failed` (retry scheduled), counted up to
+   * `GROUP_WAITING_COUNT_CAP` (that figure means "at least"); `null` when
+   * not counted (`runningOnly`).
+   */
+  readonly waiting: number | null;
+  /** The id of the dead job that holds the serial line (see `releaseLine`), or `null`. */
+  readonly heldBy: string | null;
 }
 
 /** The states a job ends in, which retention may delete. */

@@ -1,4 +1,5 @@
 import { JOB_STATES, type JobState } from "@stint/core";
+import { MAX_GROUP_KEY_LENGTH } from "@stint/core/driver";
 import { MAX_ERROR_SEARCH_LENGTH } from "@stint/postgres-driver";
 import { badParameter } from "../http/request-refused";
 import { checkedQueueName } from "./queue-name";
@@ -10,13 +11,17 @@ export interface JobsFilter {
   /** `state=scheduled`: queued jobs whose run_at is still ahead (`state` is then `queued`). */
   readonly scheduled?: boolean;
   readonly errorText?: string;
+  /** Only the jobs of this group of the queue (`group` at enqueue). */
+  readonly group?: string;
+  /** Only the jobs of this serial line of the queue (`serialKey` at enqueue). */
+  readonly serialKey?: string;
   readonly createdFrom?: Date;
   readonly createdTo?: Date;
   readonly beforeId?: string;
   /** The cursor of a newer page: jobs with a larger id, oldest of them first read. */
   readonly afterId?: string;
   /** The texts as given, to show in the form again. */
-  readonly raw: Readonly<Record<"queue" | "state" | "q" | "from" | "to" | "tz", string>>;
+  readonly raw: Readonly<Record<"queue" | "state" | "q" | "group" | "line" | "from" | "to" | "tz", string>>;
 }
 
 const LOCAL_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?$/;
@@ -25,7 +30,7 @@ const ZONED_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|
 
 /**
  * Reads the jobs page's query: `queue`, `state`, `q` (text in the last
- * error), `from` and `to` (the time a job was created: ISO 8601 with a
+ * error), `group` or `line` (a group or serial key of the queue), `from` and `to` (the time a job was created: ISO 8601 with a
  * zone, or `YYYY-MM-DDTHH:MM` in the zone `tz` names as minutes east of
  * UTC, which the page's script fills in), and `before` or `after` (the
  * cursor of an older or a newer page). Empty fields are no filter. A
@@ -47,7 +52,18 @@ export function parseJobsFilter(query: URLSearchParams): JobsFilter {
   };
   // The queue is kept as given: a name written by SQL may start or end with a space.
   const queueText = text("queue") === "" ? "" : (query.get("queue") ?? "");
-  const raw = { queue: queueText, state: text("state"), q: text("q"), from: text("from"), to: text("to"), tz: text("tz") };
+  // A key is kept as given too: it may start or end with a space.
+  const keyText = (name: string): string => (text(name) === "" ? "" : (query.get(name) ?? ""));
+  const raw = {
+    queue: queueText,
+    state: text("state"),
+    q: text("q"),
+    group: keyText("group"),
+    line: keyText("line"),
+    from: text("from"),
+    to: text("to"),
+    tz: text("tz"),
+  };
   const filter: { -readonly [K in keyof JobsFilter]: JobsFilter[K] } = { raw };
   if (raw.queue !== "") {
     filter.queue = checkedQueueName(raw.queue);
@@ -63,6 +79,18 @@ export function parseJobsFilter(query: URLSearchParams): JobsFilter {
     if (raw.q.length > MAX_ERROR_SEARCH_LENGTH) throw badParameter("q", `must be at most ${MAX_ERROR_SEARCH_LENGTH} characters`);
     if (raw.q.includes("\u0000")) throw badParameter("q", "must not contain a NUL character");
     filter.errorText = raw.q;
+  }
+  if (raw.group !== "" && raw.line !== "") throw badParameter("line", "cannot be given with group: a job has one or the other");
+  for (const [name, field] of [
+    ["group", "group"],
+    ["line", "serialKey"],
+  ] as const) {
+    const key = raw[name];
+    if (key === "") continue;
+    if (filter.queue === undefined) throw badParameter(name, "needs a queue: a key names a group within one queue");
+    if (key.length > MAX_GROUP_KEY_LENGTH) throw badParameter(name, `must be at most ${MAX_GROUP_KEY_LENGTH} characters`);
+    if (key.includes("\u0000")) throw badParameter(name, "must not contain a NUL character");
+    filter[field] = key;
   }
   const offsetText = raw.tz;
   if (offsetText !== "" && !/^[+-]?\d{1,4}$/.test(offsetText)) throw badParameter("tz", "must be minutes east of UTC, such as 120 or -300");

@@ -1,4 +1,5 @@
-import type { JobState } from "@stint/core";
+import type { JobState, QueueControls } from "@stint/core";
+import { assertQueueName, type GroupSummary } from "@stint/core/driver";
 import type { JobPage } from "@stint/postgres-driver";
 import type { DashboardSources } from "./dashboard-sources";
 import type { JobsFilter } from "./jobs-filter";
@@ -9,6 +10,8 @@ export const PAGE_SIZE = 50;
 export const SEARCH_WINDOW = 5_000;
 /** Where the count of a list stops ("10,000+"). */
 export const COUNT_CAP = 10_000;
+/** The busiest groups a queue's jobs page shows. */
+export const TOP_GROUPS = 10;
 
 /** How many jobs match, as the jobs page shows it. */
 export type JobsTotal =
@@ -28,6 +31,11 @@ export interface JobsList {
    * range or an error text, which are not counted.
    */
   readonly total: JobsTotal;
+  /**
+   * On a queue's page without a group filter: the queue's controls and its
+   * busiest groups and lines ({@link TOP_GROUPS}; empty when it has none).
+   */
+  readonly groups?: { readonly controls: QueueControls | undefined; readonly busiest: readonly GroupSummary[] };
 }
 
 /**
@@ -44,12 +52,15 @@ export interface JobsList {
  */
 export async function readJobsList(sources: DashboardSources, filter: JobsFilter): Promise<JobsList> {
   const states: readonly JobState[] | undefined = filter.state === undefined ? undefined : [filter.state];
-  const counted = filter.errorText === undefined && filter.createdFrom === undefined && filter.createdTo === undefined && filter.scheduled !== true;
-  const [page, total] = await Promise.all([
+  const grouped = filter.group !== undefined || filter.serialKey !== undefined;
+  const counted = filter.errorText === undefined && filter.createdFrom === undefined && filter.createdTo === undefined && filter.scheduled !== true && !grouped;
+  const [page, total, groups] = await Promise.all([
     sources.browser.browseJobs({
       ...(filter.queue === undefined ? {} : { queue: filter.queue }),
       ...(states === undefined ? {} : { states }),
       ...(filter.errorText === undefined ? {} : { errorText: filter.errorText }),
+      ...(filter.group === undefined ? {} : { group: filter.group }),
+      ...(filter.serialKey === undefined ? {} : { serialKey: filter.serialKey }),
       ...(filter.createdFrom === undefined ? {} : { createdFrom: filter.createdFrom }),
       ...(filter.createdTo === undefined ? {} : { createdTo: filter.createdTo }),
       ...(filter.scheduled === true ? { scheduled: true } : {}),
@@ -59,8 +70,20 @@ export async function readJobsList(sources: DashboardSources, filter: JobsFilter
       scanLimit: SEARCH_WINDOW,
     }),
     counted ? countJobs(sources, filter.queue, states) : Promise.resolve({ kind: "unknown" } as const),
+    filter.queue === undefined || grouped ? undefined : readGroups(sources, filter.queue),
   ]);
-  return Object.freeze({ filter, page, total });
+  return Object.freeze({ filter, page, total, ...(groups === undefined ? {} : { groups }) });
+}
+
+/** A queue's controls and busiest groups; none for a queue written by SQL whose name breaks the naming rule (the store refuses it). */
+async function readGroups(sources: DashboardSources, queue: string): Promise<JobsList["groups"]> {
+  try {
+    assertQueueName(queue);
+  } catch {
+    return undefined;
+  }
+  const [busiest, controls] = await Promise.all([sources.store.listGroups({ queues: [queue], limit: TOP_GROUPS }), sources.store.listQueueControls()]);
+  return Object.freeze({ controls: controls.find((entry) => entry.queue === queue), busiest });
 }
 
 async function countJobs(sources: DashboardSources, queue: string | undefined, states: readonly JobState[] | undefined): Promise<JobsTotal> {

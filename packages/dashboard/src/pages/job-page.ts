@@ -28,7 +28,7 @@ ${WAITING.includes(job.state) && job.runAt.getTime() > Date.now() ? actionButton
 ${RETRYABLE.includes(job.state) ? actionButton(context, { path: `/jobs/${job.id}/retry`, label: "Retry now" }) : ""}
 ${CANCELLABLE.includes(job.state) ? actionButton(context, { path: `/jobs/${job.id}/cancel`, label: "Cancel", danger: true, confirm: job.state === "running" ? `Cancel job ${job.id}? It is running: its handler is told to stop now.` : `Cancel job ${job.id}?` }) : ""}
 </div>
-${fieldsTable(job)}
+${fieldsTable(context, job)}
 ${deadLetterSection(context, job)}
 ${detail.lastError === null ? "" : html`<h2>Last error</h2><pre class="error" data-last-error>${detail.lastError}</pre>`}
 <h2>Payload</h2>
@@ -49,9 +49,17 @@ ${detail.logs.map(logSection)}`
   });
 }
 
-function fieldsTable(job: JobRecord): Html {
+function fieldsTable(context: PageContext, job: JobRecord): Html {
   const rows: [string, Html | string][] = [
     ["Queue", job.queue],
+    ...(job.group === null
+      ? []
+      : [["Group", html`<a href="${href(context, "/jobs", { queue: job.queue, group: job.group })}" data-group>${job.group}</a>`] as [string, Html]]),
+    ...(job.serialKey === null
+      ? []
+      : [
+          ["Serial key", html`<a href="${href(context, "/jobs", { queue: job.queue, line: job.serialKey })}" data-line>${job.serialKey}</a>`] as [string, Html],
+        ]),
     ["Attempts", `${job.attempts} of ${job.maxAttempts}`],
     ["Priority", String(job.priority)],
     ["Run at", timeElement(job.runAt)],

@@ -1,6 +1,7 @@
 import { JOB_STATES } from "@stint/core";
 import type { JobSummary } from "@stint/postgres-driver";
-import { COUNT_CAP, type JobsList } from "../data/jobs-list-data";
+import { GROUP_WAITING_COUNT_CAP, type GroupSummary } from "@stint/core/driver";
+import { COUNT_CAP, TOP_GROUPS, type JobsList } from "../data/jobs-list-data";
 import { formatCapped, formatCount } from "../html/format";
 import { timeElement } from "../html/format";
 import { html, type Html } from "../html/html";
@@ -16,7 +17,14 @@ const WAITING: readonly string[] = ["queued", "failed"];
 export function jobsPage(context: PageContext, list: JobsList, flash?: string): Html {
   const { filter, page } = list;
   const raw = filter.raw;
-  const title = filter.queue === undefined ? "Jobs" : `Jobs of ${filter.queue}`;
+  const title =
+    filter.queue === undefined
+      ? "Jobs"
+      : filter.group !== undefined
+        ? `Jobs of ${filter.queue}, group ${filter.group}`
+        : filter.serialKey !== undefined
+          ? `Jobs of ${filter.queue}, serial line ${filter.serialKey}`
+          : `Jobs of ${filter.queue}`;
   return layout(context, {
     title,
     active: "jobs",
@@ -28,12 +36,15 @@ export function jobsPage(context: PageContext, list: JobsList, flash?: string): 
     (state) => html`<option${state === raw.state ? html` selected` : ""}>${state}</option>`,
   )}</select></label>
   <label>Error contains <input name="q" value="${raw.q}" maxlength="200" placeholder="text in the last error"></label>
+  <label>Group <input name="group" value="${raw.group}" maxlength="256" placeholder="any (of the queue)"></label>
+  <label>Serial key <input name="line" value="${raw.line}" maxlength="256" placeholder="any (of the queue)"></label>
   <label>Created from <input type="datetime-local" name="from" value="${raw.from}"></label>
   <label>to <input type="datetime-local" name="to" value="${raw.to}"></label>
   <input type="hidden" name="tz" value="0" data-tz-offset>
   <button class="button">Filter</button>
   <a href="${href(context, "/jobs")}">Clear</a>
 </form>
+${list.groups === undefined ? "" : groupsSection(context, filter.queue!, list.groups)}
 <p class="summary" data-summary>${summary(list)}</p>
 ${bulkActions(context, list)}
 ${page.jobs.length === 0 ? html`<p class="empty">No jobs match.</p>` : jobsTable(context, page.jobs, href(context, "/jobs", { ...rawQuery(list), ...cursorQuery(list) }))}
@@ -64,7 +75,7 @@ function summary(list: JobsList): Html {
     const shown = page.jobs.length;
     return html`${formatCount(shown)} matching ${shown === 1 ? "job" : "jobs"} on this page${
       page.nextBeforeId === null ? "" : ", more further on"
-    }; jobs matched by time or error text are not counted.`;
+    }; jobs matched by time, error text or group are not counted.`;
   }
   const count =
     total.estimate !== undefined ? `about ${formatCount(total.estimate)}` : total.atLeast ? formatCapped(total.jobs + 1, COUNT_CAP) : formatCount(total.jobs);
@@ -80,8 +91,9 @@ function jobsTable(context: PageContext, jobs: readonly JobSummary[], back: stri
   const now = Date.now();
   const showRunAt = jobs.some((job) => WAITING.includes(job.state));
   const showActions = !context.readOnly;
+  const showGroup = jobs.some((job) => job.group !== null || job.serialKey !== null);
   return html`<div class="table-wrap cards"><table class="jobs">
-<thead><tr><th scope="col" class="num">Id</th><th scope="col">Queue</th><th scope="col">State</th><th scope="col" class="num">Attempts</th>
+<thead><tr><th scope="col" class="num">Id</th><th scope="col">Queue</th>${showGroup ? html`<th scope="col">Group</th>` : ""}<th scope="col">State</th><th scope="col" class="num">Attempts</th>
 ${showRunAt ? html`<th scope="col">Run at</th>` : ""}<th scope="col">Created</th><th scope="col">Finished</th><th scope="col">Last error</th>${
     showActions ? html`<th scope="col">Actions</th>` : ""
   }</tr></thead>
@@ -90,6 +102,7 @@ ${jobs.map(
   (job) => html`<tr data-job-id="${job.id}" data-state="${job.state}">
 <td class="num" data-label="Id"><a href="${href(context, `/jobs/${job.id}`)}">${job.id}</a></td>
 <td data-label="Queue">${job.queue}</td>
+${showGroup ? html`<td data-label="Group" data-col="group">${groupLink(context, job.queue, job)}</td>` : ""}
 <td data-label="State">${stateBadge(job.state)}${WAITING.includes(job.state) && job.runAt.getTime() > now ? html` <span class="badge" data-scheduled>scheduled</span>` : ""}</td>
 <td class="num" data-label="Attempts">${job.attempts}/${job.maxAttempts}</td>
 ${showRunAt ? html`<td data-label="Run at" data-col="run-at">${WAITING.includes(job.state) ? timeElement(job.runAt) : html`<span class="muted">–</span>`}</td>` : ""}
@@ -134,7 +147,13 @@ function bulkActions(context: PageContext, list: JobsList): Html {
   const { filter } = list;
   if (context.readOnly || filter.queue === undefined || filter.state === undefined) return html``;
   const narrowed =
-    filter.errorText !== undefined || filter.createdFrom !== undefined || filter.createdTo !== undefined || filter.scheduled === true || filter.raw.q !== "";
+    filter.errorText !== undefined ||
+    filter.createdFrom !== undefined ||
+    filter.createdTo !== undefined ||
+    filter.scheduled === true ||
+    filter.raw.q !== "" ||
+    filter.group !== undefined ||
+    filter.serialKey !== undefined;
   if (narrowed || (list.page.jobs.length === 0 && filter.beforeId === undefined)) return html``;
   const queue = queuePath(filter.queue);
   if (filter.state === "dead") {
@@ -159,5 +178,60 @@ function cursorQuery(list: JobsList): Record<string, string | undefined> {
 
 function rawQuery(list: JobsList): Record<string, string> {
   const { raw } = list.filter;
-  return { queue: raw.queue, state: raw.state, q: raw.q, from: raw.from, to: raw.to, tz: raw.from === "" && raw.to === "" ? "" : raw.tz };
+  return {
+    queue: raw.queue,
+    state: raw.state,
+    q: raw.q,
+    group: raw.group,
+    line: raw.line,
+    from: raw.from,
+    to: raw.to,
+    tz: raw.from === "" && raw.to === "" ? "" : raw.tz,
+  };
+}
+
+/** A job's group (or serial key, marked "line"), linked to the list of that group's jobs; a dash for neither. */
+function groupLink(context: PageContext, queue: string, job: { readonly group: string | null; readonly serialKey: string | null }): Html {
+  if (job.group !== null) return html`<a href="${href(context, "/jobs", { queue, group: job.group })}" data-group>${job.group}</a>`;
+  if (job.serialKey !== null) return html`line <a href="${href(context, "/jobs", { queue, line: job.serialKey })}" data-line>${job.serialKey}</a>`;
+  return html`<span class="muted">–</span>`;
+}
+
+/**
+ * A queue's cap per group and its busiest groups and serial lines (most
+ * running first, then most waiting), each linked to its jobs; a held line
+ * links the dead job that holds it. Shown when the queue has groups or a
+ * cap per group.
+ */
+function groupsSection(context: PageContext, queue: string, groups: NonNullable<JobsList["groups"]>): Html {
+  const cap = groups.controls?.maxRunningPerGroup ?? null;
+  if (groups.busiest.length === 0 && cap === null) return html``;
+  const capText =
+    cap === null
+      ? html`No cap per group (<code>stint limit ${queue} --max-running-per-group N</code> sets one).`
+      : html`At most <strong data-max-running-per-group>${formatCount(cap)}</strong> running per group.`;
+  return html`<section class="groups" data-groups>
+<h2>Groups</h2>
+<p>${capText}</p>
+${
+  groups.busiest.length === 0
+    ? html`<p class="empty">No group has running or waiting jobs.</p>`
+    : html`<div class="table-wrap cards"><table class="groups">
+<thead><tr><th scope="col">Group</th><th scope="col" class="num">Running</th><th scope="col" class="num">Waiting</th><th scope="col">Held by</th></tr></thead>
+<tbody>
+${groups.busiest.map((group) => groupRow(context, queue, group))}
+</tbody></table></div>
+<p class="note muted">The ${formatCount(TOP_GROUPS)} busiest at most: most running first, then most waiting (counted up to ${formatCount(GROUP_WAITING_COUNT_CAP)} a group).</p>`
+}
+</section>`;
+}
+
+function groupRow(context: PageContext, queue: string, group: GroupSummary): Html {
+  const waiting = group.waiting === null ? "–" : group.waiting >= GROUP_WAITING_COUNT_CAP ? `${formatCount(group.waiting)}+` : formatCount(group.waiting);
+  return html`<tr data-group-key="${group.key}">
+<td data-label="Group">${groupLink(context, queue, group.serial ? { group: null, serialKey: group.key } : { group: group.key, serialKey: null })}</td>
+<td class="num" data-label="Running">${formatCount(group.running)}</td>
+<td class="num" data-label="Waiting">${waiting}</td>
+<td data-label="Held by">${group.heldBy === null ? html`<span class="muted">–</span>` : html`<a href="${href(context, `/jobs/${group.heldBy}`)}" data-held-by>Job ${group.heldBy}</a>`}</td>
+</tr>`;
 }

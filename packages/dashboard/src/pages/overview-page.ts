@@ -80,6 +80,7 @@ function describeControls(row: QueueRow): Html {
   const parts: Html[] = [];
   if (controls?.paused === true) parts.push(html`<span class="badge warn">paused</span>`);
   if (controls?.maxRunning != null) parts.push(html`<span class="badge">max ${formatCount(controls.maxRunning)} running</span>`);
+  if (controls?.maxRunningPerGroup != null) parts.push(html`<span class="badge">max ${formatCount(controls.maxRunningPerGroup)} per group</span>`);
   if (controls?.rateLimit != null) parts.push(html`<span class="badge">${formatRateLimit(controls.rateLimit)}</span>`);
   return parts.length === 0 ? html`<span class="muted">–</span>` : html`${parts}`;
 }

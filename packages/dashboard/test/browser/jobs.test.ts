@@ -87,7 +87,7 @@ describe("the jobs list and a job's page in Chromium", () => {
   it("searches the last error's text and pages with a cursor, never an offset", async () => {
     await page.goto(`${server.url}/jobs?q=MAILBOX`);
     expect((await shownIds()).length).to.equal(2);
-    expect(await page.textContent("[data-summary]")).to.equal("2 matching jobs on this page; jobs matched by time or error text are not counted.");
+    expect(await page.textContent("[data-summary]")).to.equal("2 matching jobs on this page; jobs matched by time, error text or group are not counted.");
     await page.goto(`${server.url}/jobs?queue=charge-card`);
     expect(await page.$('a[rel="next"]'), "13 jobs fit one page").to.equal(null);
   });

@@ -10,7 +10,7 @@ describe("parseJobsFilter", () => {
     const filter = parse("queue=send-invoice&state=dead&q=+timeout+&before=812&from=&to=");
     expect(filter).to.include({ queue: "send-invoice", state: "dead", errorText: "timeout", beforeId: "812" });
     expect(filter.createdFrom).to.equal(undefined);
-    expect(parse("")).to.deep.equal({ raw: { queue: "", state: "", q: "", from: "", to: "", tz: "" } });
+    expect(parse("")).to.deep.equal({ raw: { queue: "", state: "", q: "", group: "", line: "", from: "", to: "", tz: "" } });
   });
 
   it("reads a queue whose name breaks the naming rule, as a queue written by SQL may", () => {
@@ -20,6 +20,14 @@ describe("parseJobsFilter", () => {
     expect(parse(`queue=${"é".repeat(512)}`).queue).to.have.lengthOf(512);
     expect(parse("queue=+padded+").queue, "kept as given").to.equal(" padded ");
     expect(parse("queue=+++").queue, "blank is no filter").to.equal(undefined);
+  });
+
+  it("reads a group or a serial key of the queue, as given, and refuses one without a queue or both at once", () => {
+    expect(parse("queue=sync&group=+acme+corp")).to.include({ queue: "sync", group: " acme corp" }).and.not.have.property("serialKey");
+    expect(parse("queue=sync&line=account%3A42")).to.include({ serialKey: "account:42" }).and.not.have.property("group");
+    expect(() => parse("group=acme")).to.throw(/group/);
+    expect(() => parse("queue=sync&group=a&line=b")).to.throw(/line/);
+    expect(() => parse(`queue=sync&group=${"k".repeat(257)}`)).to.throw(/group/);
   });
 
   it("reads the cursor of a newer page", () => {

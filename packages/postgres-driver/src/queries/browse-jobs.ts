@@ -4,7 +4,7 @@ import { finishedJobsTable } from "./finished-jobs";
 import { jobsTable } from "./job-row";
 import { jobSummaryColumns, toJobSummary, type JobSummary, type JobSummaryRow } from "./job-summary-row";
 import { createdIdRange, type IdRange } from "./created-id-range";
-import { finishedStatesAmong, newestJobs } from "./newest-jobs";
+import { finishedStatesAmong, groupOf, newestJobs } from "./newest-jobs";
 
 /** What {@link browseJobs} takes. */
 export interface BrowseJobsParams {
@@ -12,6 +12,10 @@ export interface BrowseJobsParams {
   readonly queue?: string;
   /** Only jobs in these states (at least one). */
   readonly states?: readonly JobState[];
+  /** Only jobs of this group (`group` at enqueue). Not with `serialKey`. */
+  readonly group?: string;
+  /** Only jobs of this serial line (`serialKey` at enqueue). Not with `group`. */
+  readonly serialKey?: string;
   /** Only jobs whose `last_error` contains this text, case-insensitively (matched literally: `%` and `_` are not wildcards). */
   readonly errorText?: string;
   /** Only jobs created at or after this instant. */
@@ -85,6 +89,8 @@ interface PageRow extends JobSummaryRow {
  *   (see `createdIdRange`), widened by a margin for jobs whose enqueuing
  *   transaction was slow, and each row is then checked against
  *   `created_at` exactly;
+ * - the group or serial line: with a queue, the indexes that lead with
+ *   `(queue, group_key)` (see `newestJobs`); without one, a walk by id;
  * - the error text: the trigram indexes on `last_error` of migration 19.
  *
  * Where the schema has no trigram index (`indexes.errorText` false, when
@@ -150,6 +156,7 @@ export function browseJobsStatement(
   const filters = {
     ...(params.states === undefined ? {} : { states: params.states }),
     ...(params.queue === undefined ? {} : { queue: params.queue }),
+    ...groupOf(params),
     where: indexed,
     order,
   } as const;

@@ -47,6 +47,7 @@ export const EXPECTED_INDEXES: readonly ExpectedIndex[] = Object.freeze([
   { table: "jobs", name: "jobs_line_idx", since: 23 },
   { table: "jobs", name: "jobs_group_running_idx", since: 23 },
   { table: "job_groups", name: "job_groups_pkey", since: 23 },
+  { table: "finished_jobs", name: "finished_jobs_group_idx", since: 25 },
 ]);
 
 /** An index found in the schema. */

@@ -21,6 +21,10 @@ export interface JobSummary {
   readonly finishedAt: Date | null;
   readonly durationMs: number | null;
   readonly errorCode: string | null;
+  /** The job's group (`group` at enqueue), or `null`. */
+  readonly group: string | null;
+  /** The job's serial key (`serialKey` at enqueue), or `null`. */
+  readonly serialKey: string | null;
   /** The first {@link ERROR_HEAD_LENGTH} characters of `last_error`, or `null`. */
   readonly errorHead: string | null;
 }
@@ -38,6 +42,8 @@ export interface JobSummaryRow {
   readonly finished_at: Date | number | null;
   readonly duration_ms: number | null;
   readonly error_code: string | null;
+  readonly group_key: string;
+  readonly serial: string | null;
   readonly error_head: string | null;
 }
 
@@ -46,7 +52,7 @@ export function jobSummaryColumns(alias: string): RawBuilder<unknown> {
   const column = (name: string): RawBuilder<unknown> => sql.ref(`${alias}.${name}`);
   return sql`${column("id")}, ${column("queue")}, ${column("state")}, ${column("priority")}, ${column("attempts")}, ${column("max_attempts")},
        ${column("run_at")}, ${column("created_at")}, ${column("finished_at")}, ${column("duration_ms")}, ${column("error_code")},
-       left(${column("last_error")}, ${sql.lit(ERROR_HEAD_LENGTH)}) AS error_head`;
+       ${column("group_key")}, ${column("serial")}, left(${column("last_error")}, ${sql.lit(ERROR_HEAD_LENGTH)}) AS error_head`;
 }
 
 /** Maps a summary row to a {@link JobSummary}. */
@@ -63,6 +69,8 @@ export function toJobSummary(row: JobSummaryRow): JobSummary {
     finishedAt: nullableTimestamp(row.finished_at),
     durationMs: row.duration_ms,
     errorCode: row.error_code,
+    group: row.serial === null && row.group_key !== "" ? row.group_key : null,
+    serialKey: row.serial === null ? null : row.group_key,
     errorHead: row.error_head,
   });
 }

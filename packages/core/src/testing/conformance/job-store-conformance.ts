@@ -14,6 +14,7 @@ import { describeGroupsConformance } from "./groups-conformance";
 import { describeHistoryConformance } from "./history-conformance";
 import { describeJobWritesConformance } from "./job-writes-conformance";
 import { describeListingConformance } from "./listing-conformance";
+import { describeGroupReadsConformance } from "./group-reads-conformance";
 import { describeOperationsConformance } from "./operations-conformance";
 import { describeRetentionConformance } from "./retention-conformance";
 import { afterTests, beforeTests, suite } from "./test-runner";
@@ -77,6 +78,7 @@ export function describeJobStoreConformance<Tx>(name: string, factory: JobStoreH
     describeGroupsConformance(ctx);
     describeGaugesConformance(ctx);
     describeListingConformance(ctx);
+    describeGroupReadsConformance(ctx);
     describeRetentionConformance(ctx);
     describeEffectsConformance(ctx);
     describeHistoryConformance(ctx);

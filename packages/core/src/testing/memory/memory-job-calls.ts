@@ -11,6 +11,7 @@ import { rescueExpiredLeases } from "./memory-lease-rescue";
 import { cancelExpiredJobs, deleteClosedWindows } from "./memory-expiry";
 import { cancelJob, cancelJobs, retryDeadJobs, retryJob, runJobNow } from "./memory-operator-calls";
 import { releaseLine } from "./memory-groups";
+import { listGroups } from "./memory-group-reads";
 import { listQueueControls, setQueueControls } from "./memory-queue-controls";
 import { countByQueue, getJob, listJobs, readQueueGauges } from "./memory-reads";
 import { deleteEffectsBefore, deleteFinishedBefore } from "./memory-retention";
@@ -50,6 +51,7 @@ const MEMORY_CALLS: { readonly [K in StoreCall]: MemoryCall<K> } = Object.freeze
   runJobNow: (state, params) => runJobNow(state, params.id),
   retryDeadJobs,
   releaseLine,
+  listGroups,
   setQueueControls,
   listQueueControls,
 

@@ -1,6 +1,7 @@
 import type { JobRecord } from "../../job/job-record";
 import type { JobState } from "../../job/job-state";
 import type { QueueCounts, QueueGauges } from "../../store/job-store";
+import type { ListJobsParams } from "../../store/store-params";
 import { isWaiting, jobKey, toJobRecord, type MemoryJobRow } from "./memory-rows";
 import type { MemoryState } from "./memory-state";
 
@@ -12,18 +13,22 @@ export function getJob(state: MemoryState, id: string): JobRecord | undefined {
 }
 
 /** Jobs newest first (by id), optionally of one queue and some states, before `beforeId`. */
-export function listJobs(
-  state: MemoryState,
-  params: { readonly queue?: string; readonly states?: readonly JobState[]; readonly limit: number; readonly beforeId?: string },
-): readonly JobRecord[] {
+export function listJobs(state: MemoryState, params: ListJobsParams): readonly JobRecord[] {
   const before = params.beforeId === undefined ? Infinity : Number(jobKey(params.beforeId) ?? 0);
   const rows = params.queue === undefined ? state.jobs.values() : state.rowsOf(params.queue);
   const page: JobRecord[] = [];
   for (const row of [...rows].reverse()) {
     if (page.length >= params.limit) break;
-    if (row.seq < before && (params.states === undefined || params.states.includes(row.state))) page.push(toJobRecord(row));
+    if (row.seq < before && (params.states === undefined || params.states.includes(row.state)) && inGroupAsked(row, params)) page.push(toJobRecord(row));
   }
   return Object.freeze(page);
+}
+
+/** Whether `row` is of the group or serial line `params` asks for (any job when it asks for neither). */
+function inGroupAsked(row: MemoryJobRow, params: ListJobsParams): boolean {
+  if (params.group !== undefined) return row.serial === null && row.groupKey === params.group;
+  if (params.serialKey !== undefined) return row.serial !== null && row.groupKey === params.serialKey;
+  return true;
 }
 
 /** Whether `row` is due: waiting and its `run_at` has come. */

@@ -22,6 +22,7 @@ import { queueRetentionMigration } from "./0021-queue-retention";
 import { enqueueWindowsMigration } from "./0022-enqueue-windows";
 import { jobGroupsMigration } from "./0023-job-groups";
 import { enqueueFunctionGroupsMigration } from "./0024-enqueue-function-groups";
+import { finishedGroupIndexMigration } from "./0025-finished-group-index";
 import type { Migration } from "./migration";
 
 /**
@@ -57,4 +58,5 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   enqueueWindowsMigration,
   jobGroupsMigration,
   enqueueFunctionGroupsMigration,
+  finishedGroupIndexMigration,
 ]);

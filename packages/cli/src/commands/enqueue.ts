@@ -43,6 +43,9 @@ const FLAGS: Readonly<Record<string, string>> = {
   "unique.forMs": "--unique-for",
   startBy: "--start-by",
   expireInMs: "--expire-in",
+  group: "--group",
+  serialKey: "--serial-key",
+  serialOnDead: "--serial-on-dead",
 };
 
 /**
@@ -60,8 +63,8 @@ export const enqueueCommand: Command = {
   name: "enqueue",
   summary: "Add a job (or one per line of an NDJSON file) to a queue",
   usage: [
-    "enqueue <queue> <json> [--app MODULE | --force] [--run-at ISO] [--delay 30s] [--priority N] [--max-attempts N] [--timeout 30s] [--dedupe-key K [--dedupe keep|replace|debounce] | --unique-key K --unique-for 1h] [--expire-in 5m | --start-by ISO] [--meta JSON]",
-    "enqueue <queue> --file PATH|- [--app MODULE | --force] [--run-at ISO] [--delay 30s] [--priority N] [--max-attempts N] [--timeout 30s] [--expire-in 5m | --start-by ISO] [--meta JSON]",
+    "enqueue <queue> <json> [--app MODULE | --force] [--run-at ISO] [--delay 30s] [--priority N] [--max-attempts N] [--timeout 30s] [--dedupe-key K [--dedupe keep|replace|debounce] | --unique-key K --unique-for 1h] [--expire-in 5m | --start-by ISO] [--group K | --serial-key K [--serial-on-dead hold|release]] [--meta JSON]",
+    "enqueue <queue> --file PATH|- [--app MODULE | --force] [--run-at ISO] [--delay 30s] [--priority N] [--max-attempts N] [--timeout 30s] [--expire-in 5m | --start-by ISO] [--group K | --serial-key K] [--meta JSON]",
   ],
   args: { min: 1, max: 2 },
   json: true,
@@ -86,6 +89,17 @@ export const enqueueCommand: Command = {
     "unique-for": { type: "string", value: "DURATION", description: "how long the window of --unique-key lasts, from its first enqueue" },
     "expire-in": { type: "string", value: "DURATION", description: "cancel the job (STINT_EXPIRED) if no attempt has started this long after its run time" },
     "start-by": { type: "string", value: "ISO", description: "cancel the job (STINT_EXPIRED) if no attempt has started by this time" },
+    group: { type: "string", value: "KEY", description: "the job's group (a tenant): claims take turns among groups; with --file, for every job" },
+    "serial-key": {
+      type: "string",
+      value: "KEY",
+      description: "jobs of the queue with KEY run one at a time, in enqueue order; with --file, every line in file order",
+    },
+    "serial-on-dead": {
+      type: "string",
+      value: "MODE",
+      description: "with --serial-key: a job that dies holds its line until retried or released (hold, default) or lets it go on (release)",
+    },
     meta: { type: "string", value: "JSON", description: "a JSON object kept with the job (ctx.meta), at most 8 KiB; with --file, for every job" },
     file: { type: "string", value: "PATH", description: "enqueue one job per line of this NDJSON file; - reads stdin" },
     app: { type: "string", value: "MODULE", description: "take the job kind's defaults from this app module (default: $STINT_APP)" },
@@ -111,6 +125,8 @@ export const enqueueCommand: Command = {
     `  stint enqueue send-digest '{"userId": 7}' --unique-key digest:7 --unique-for 1h`,
     `  stint enqueue send-push '{"userId": 7}' --expire-in 5m`,
     `  stint enqueue send-invoice '{"invoiceId": 812}' --meta '{"tenant": "acme"}'`,
+    `  stint enqueue sync-mailbox '{"mailboxId": 7}' --group tenant:acme`,
+    "  stint enqueue post-ledger-entry --file entries.ndjson --serial-key account:42",
     "  stint enqueue send-invoice --file invoices.ndjson",
     "  produce-jobs | stint enqueue send-invoice --file -",
   ],
@@ -164,7 +180,7 @@ function readEnqueueOptions(context: CommandContext): EnqueueOptions {
   if (dedupeKey !== undefined) options.dedupeKey = dedupeKey;
   const dedupe = stringOption(context, "dedupe");
   if (dedupe !== undefined) options.dedupe = dedupe as DedupeMode;
-  Object.assign(options, readWindowOptions(context));
+  Object.assign(options, readWindowOptions(context), readGroupOptions(context));
   const meta = stringOption(context, "meta");
   if (meta !== undefined) options.meta = parsePayload(meta, "--meta") as EnqueueOptions["meta"];
   return options;
@@ -182,6 +198,20 @@ function readWindowOptions(context: CommandContext): Pick<EnqueueOptions, "uniqu
     ...(uniqueKey === undefined ? {} : { unique: { key: uniqueKey, forMs: durationOption("--unique-for", uniqueFor!, { min: 1, max: MAX_UNIQUE_FOR_MS }) } }),
     ...(expireIn === undefined ? {} : { expireInMs: durationOption("--expire-in", expireIn, { min: 1, max: MAX_EXPIRE_IN_MS }) }),
     ...(startBy === undefined ? {} : { startBy: timeValue("--start-by", startBy) }),
+  };
+}
+
+/** `--group`, `--serial-key` and `--serial-on-dead`; `buildNewJob` checks them together, its messages naming the flags. */
+function readGroupOptions(context: CommandContext): Pick<EnqueueOptions, "group" | "serialKey" | "serialOnDead"> {
+  const group = stringOption(context, "group");
+  const serialKey = stringOption(context, "serial-key");
+  const serialOnDead = stringOption(context, "serial-on-dead");
+  if (serialOnDead !== undefined && serialOnDead !== "hold" && serialOnDead !== "release")
+    throw usageError(`--serial-on-dead must be hold or release, got ${JSON.stringify(serialOnDead)}`);
+  return {
+    ...(group === undefined ? {} : { group }),
+    ...(serialKey === undefined ? {} : { serialKey }),
+    ...(serialOnDead === undefined ? {} : { serialOnDead }),
   };
 }
 

@@ -68,7 +68,9 @@ describe("unique windows, expiry and follow-up runs in real processes", function
 
   it("8 producer processes replacing while the holder runs in a worker process leave exactly one follow-up, which runs after", async () => {
     const holder = await fixture.schema().store.enqueue(buildNewJob(ProbeJob, { seq: -1 }, { dedupeKey: "doc:1" }));
-    const worker = fixture.start({ MODE: "loop", PROBE_SLEEP_MS: "3000", POLL_INTERVAL_MS: "100" }, 1);
+    // The holder runs long enough for 8 producer processes to start and enqueue on a loaded machine (their start-up alone
+    // has taken over 3 s): were it to finish first, a later enqueue would rightly make a second follow-up.
+    const worker = fixture.start({ MODE: "loop", PROBE_SLEEP_MS: "12000", POLL_INTERVAL_MS: "100" }, 1);
     await eventually(async () => (await runs()).includes(holder.id), { timeoutMs: 20_000, what: "the holder to start" });
     const results = await enqueuers(8, { dedupeKey: "doc:1", dedupe: "replace" });
     const followUps = new Set(results.map((result) => result.id));
@@ -76,7 +78,7 @@ describe("unique windows, expiry and follow-up runs in real processes", function
     expect(followUps.has(holder.id)).to.equal(false);
     expect(results.filter((result) => !result.duplicate)).to.have.length(1);
     const [followUp] = [...followUps];
-    await eventually(async () => (await rows()).filter((row) => row.state === "succeeded").length === 2, { timeoutMs: 30_000, what: "both jobs to succeed" });
+    await eventually(async () => (await rows()).filter((row) => row.state === "succeeded").length === 2, { timeoutMs: 60_000, what: "both jobs to succeed" });
     worker.child.kill("SIGTERM");
     await worker.exited;
     expect(await runs()).to.deep.equal([holder.id, followUp].sort());

@@ -21,18 +21,19 @@ describe("stint enqueue: groups and serial keys", () => {
   });
 
   it("refuses both keys at once, a death rule without a line, or an unknown one, naming the flag, and enqueues nothing", async () => {
-    const both = await enqueue("post-entry", "{}", "--group", "a", "--serial-key", "b");
+    const both = await enqueue("refused-entry", "{}", "--group", "a", "--serial-key", "b");
     expect(both.code).to.not.equal(ExitCode.Ok);
     expect(both.stderr).to.include("--serial-key");
-    const alone = await enqueue("post-entry", "{}", "--serial-on-dead", "release");
+    const alone = await enqueue("refused-entry", "{}", "--serial-on-dead", "release");
     expect(alone.code).to.not.equal(ExitCode.Ok);
     expect(alone.stderr).to.include("--serial-on-dead");
-    const unknown = await enqueue("post-entry", "{}", "--serial-key", "a", "--serial-on-dead", "drop");
+    const unknown = await enqueue("refused-entry", "{}", "--serial-key", "a", "--serial-on-dead", "drop");
     expect(unknown.code).to.equal(ExitCode.Usage);
     expect(unknown.stderr).to.include("--serial-on-dead must be hold or release");
-    const empty = await enqueue("post-entry", "{}", "--group", "");
+    const empty = await enqueue("refused-entry", "{}", "--group", "");
     expect(empty.code).to.not.equal(ExitCode.Ok);
     expect(empty.stderr).to.include("--group");
-    expect(await scene.test.store.countByQueue({})).to.deep.equal([]);
+    const [counts] = await scene.test.store.countByQueue({ queues: ["refused-entry"] });
+    expect(counts?.counts.queued ?? 0).to.equal(0);
   });
 });

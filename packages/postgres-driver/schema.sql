@@ -467,6 +467,14 @@ FUNCTION stint.claim_group_turns
     ELSE
       helds := array_fill(NULL::bigint, ARRAY[cardinality(keys)]);
     END IF;
+    IF cap IS NULL AND NOT (true = ANY(serials)) AND cardinality(keys) = reach AND random() >= 0.05 THEN
+      -- Twice as many groups as the claim wants jobs, no cap and no line: one job from each in turn (a fiftieth of a big
+      -- claim, so that it reads some fifty groups' ranges rather than hundreds). The claim statement passes over a group with
+      -- nothing due and stops at its room, so nothing is counted here; one claim in twenty takes the path below instead,
+      -- which counts, and removes the groups left with nothing waiting.
+      RETURN QUERY SELECT t.key, t.serial, greatest(1, wanted / 50) FROM unnest(keys, serials) AS t(key, serial);
+      RETURN;
+    END IF;
     -- rooms: how many each turn could take now: its due jobs within its cap (counted up to one more than an even share
     -- among as many groups as the claim wants: more than that counts as "as many as its cap allows"); a line, its head or
     -- nothing.

@@ -167,7 +167,9 @@ export function claimBatchStatement(
    ORDER BY priority DESC, run_at, id
    LIMIT ${room}
    FOR UPDATE SKIP LOCKED`;
-  const due = mode === "grouped" ? dueByTurns(schema, params, sql`${fitsDeadline} ${notExpired(sql.id("j"))}`) : pickDue("id");
+  // Without expired leases the picked rows are found where they lie, in the grouped claim as in the others.
+  const dueColumn = params.takeOverExpired === false ? "ctid" : "id";
+  const due = mode === "grouped" ? dueByTurns(schema, params, room, sql`${fitsDeadline} ${notExpired(sql.id("j"))}`, dueColumn) : pickDue("id");
   // Without expired leases the picked rows are found where they lie (see docs/schema.md, "The claim").
   // Unless asked to wait, the claim's transaction does not wait for its WAL flush (see docs/schema.md, "The claim"): an
   // uncorrelated subquery, run once before the update reads a row.
@@ -194,12 +196,16 @@ export function claimBatchStatement(
       ? sql`COALESCE(control.retry_after_ms, CASE WHEN control.room > 0 AND NOT EXISTS (SELECT FROM turns) AND ${startableGroup(schema, params)}
                                                   THEN ${sql.lit(GROUPS_BUSY_RETRY_MS)}::integer END)`
       : sql`control.retry_after_ms`;
+  // Where the claimer's next grouped claim starts: after the last group this one took a job from, or, when it took none,
+  // after the last group it looked at.
+  const nextTurn = sql`COALESCE((SELECT turn_key FROM turns WHERE turn_no = (SELECT max(turn_no) FROM due)),
+                               (SELECT turn_key FROM turns ORDER BY turn_no DESC LIMIT 1))`;
   // With controls, the claimed rows and one more, with a null id, that says what the controls did.
   const answer = withControls
     ? sql`SELECT claimed.*, NULL::boolean AS held_paused, NULL::integer AS held_retry_ms, NULL::boolean AS held_grouped, NULL::text AS held_after FROM claimed ${notified}
 UNION ALL
 SELECT NULL::bigint, ${params.queue}::text, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer, NULL::smallint, NULL::integer, NULL::float8, NULL::float8,
-       control.paused, ${retryAfter}, control.grouped, ${mode === "grouped" ? sql`(SELECT turn_key FROM turns ORDER BY turn_no DESC LIMIT 1)` : sql`NULL::text`}
+       control.paused, ${retryAfter}, control.grouped, ${mode === "grouped" ? nextTurn : sql`NULL::text`}
   FROM control`
     : sql`SELECT claimed.* FROM claimed ${notified}`;
   // claim_room takes the queue's name from the row, so it runs only for a queue whose row holds a control.
@@ -245,7 +251,7 @@ due AS MATERIALIZED (
 ${expired}
 claimed AS (
   ${claim}
-   WHERE jobs.id = ANY(ARRAY(SELECT id FROM due UNION ALL SELECT id FROM expired)) ${commit}
+   WHERE ${dueColumn === "ctid" ? sql`jobs.ctid = ANY(ARRAY(SELECT ctid FROM due))` : sql`jobs.id = ANY(ARRAY(SELECT id FROM due UNION ALL SELECT id FROM expired))`} ${commit}
   ${returning}
 )
 ${answer}`;
@@ -287,18 +293,27 @@ function startableGroup(schema: string, params: ClaimBatchParams): RawBuilder<un
  * would pass for the head. So a line with a job running in that snapshot
  * gives nothing this time; the next claim reads it afresh.
  */
-function dueByTurns(schema: string, params: ClaimBatchParams, filters: RawBuilder<unknown>): RawBuilder<unknown> {
+function dueByTurns(
+  schema: string,
+  params: ClaimBatchParams,
+  room: RawBuilder<unknown>,
+  filters: RawBuilder<unknown>,
+  column: "id" | "ctid",
+): RawBuilder<unknown> {
   const jobs = jobsTable(schema);
-  return sql`SELECT picked.id FROM turns CROSS JOIN LATERAL (
-    SELECT j.id FROM ${jobs} AS j
+  // The turns are read in turn order and the picks stop at the claim's room: when claim_group_turns hands one job to
+  // each of many groups, one with nothing due is passed over here, and the groups after the room is full are not read.
+  const picked = sql.raw(column);
+  return sql`(SELECT picked.${picked}, turns.turn_no FROM turns CROSS JOIN LATERAL (
+    SELECT j.${picked} FROM ${jobs} AS j
      WHERE j.queue = ${params.queue} AND j.group_key = turns.turn_key AND j.state IN ('queued', 'failed') AND j.run_at <= now() ${filters}
      ORDER BY j.priority DESC, j.run_at, j.id
      LIMIT turns.take
        FOR UPDATE SKIP LOCKED) AS picked
    WHERE NOT turns.turn_serial AND turns.take > 0
   UNION ALL
-  SELECT head.id FROM turns CROSS JOIN LATERAL (
-    SELECT j.id FROM ${jobs} AS j
+  SELECT head.${picked}, turns.turn_no FROM turns CROSS JOIN LATERAL (
+    SELECT j.${picked} FROM ${jobs} AS j
      WHERE j.id = (SELECT line.id FROM ${jobs} AS line
                     WHERE line.queue = ${params.queue} AND line.group_key = turns.turn_key AND line.serial IS NOT NULL AND line.state IN ('queued', 'failed')
                     ORDER BY line.id LIMIT 1)
@@ -307,7 +322,8 @@ function dueByTurns(schema: string, params: ClaimBatchParams, filters: RawBuilde
                         WHERE running.queue = ${params.queue} AND running.group_key = turns.turn_key AND running.group_key <> ''
                           AND running.state = 'running')
        FOR UPDATE SKIP LOCKED) AS head
-   WHERE turns.turn_serial AND turns.take > 0`;
+   WHERE turns.turn_serial AND turns.take > 0)
+  LIMIT ${room}`;
 }
 
 /** A claimed job's row, or the one row that says what the queue's controls did (id null; `held_*` null in claimed rows). */

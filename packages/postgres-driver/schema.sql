@@ -299,7 +299,7 @@ TABLE stint.jobs
     CREATE UNIQUE INDEX jobs_pkey ON stint.jobs USING btree (id)
     CREATE INDEX jobs_start_by_idx ON stint.jobs USING btree (start_by) WHERE ((start_by IS NOT NULL) AND (state = ANY (ARRAY['queued'::text, 'failed'::text])))
   TRIGGERS
-    CREATE TRIGGER jobs_enter_group AFTER INSERT OR UPDATE OF state ON stint.jobs FOR EACH ROW WHEN (((new.group_key <> ''::text) AND (new.state = ANY (ARRAY['queued'::text, 'failed'::text])))) EXECUTE FUNCTION stint.enter_job_group()
+    CREATE TRIGGER jobs_enter_group AFTER INSERT ON stint.jobs FOR EACH ROW WHEN (((new.group_key <> ''::text) AND (new.state = ANY (ARRAY['queued'::text, 'failed'::text])))) EXECUTE FUNCTION stint.enter_job_group()
     CREATE TRIGGER jobs_notify_inserted AFTER INSERT ON stint.jobs FOR EACH ROW WHEN ((new.run_at <= now())) EXECUTE FUNCTION stint.notify_jobs_inserted()
 
 TABLE stint.leader_leases
@@ -500,9 +500,11 @@ FUNCTION stint.claim_group_turns
     IF empty IS NOT NULL THEN
       SELECT array_agg(doomed.group_key) INTO empty FROM (
         SELECT g.group_key FROM "stint"."job_groups" AS g WHERE g.queue = queue_name AND g.group_key = ANY(empty) FOR UPDATE SKIP LOCKED) AS doomed;
+      -- A running job keeps its group: should it go back to wait for a retry, its group's row must be there.
       DELETE FROM "stint"."job_groups" AS g
        WHERE g.queue = queue_name AND g.group_key = ANY(empty) AND g.held_by IS NULL
-         AND NOT EXISTS (SELECT FROM "stint"."jobs" AS j WHERE j.queue = queue_name AND j.group_key = g.group_key AND j.state IN ('queued', 'failed'));
+         AND NOT EXISTS (SELECT FROM "stint"."jobs" AS j WHERE j.queue = queue_name AND j.group_key = g.group_key AND j.state IN ('queued', 'failed'))
+         AND NOT EXISTS (SELECT FROM "stint"."jobs" AS j WHERE j.queue = queue_name AND j.group_key = g.group_key AND j.state = 'running');
     END IF;
     -- This claim serves the first "wanted" turns that can take something; the turns it passes on the way, with nothing
     -- due or at their cap, get their turn too (nothing), and the ones after the last it serves wait for the next claim.

@@ -1,5 +1,6 @@
 import type { RetryDeadJobsParams } from "@stint/core/driver";
 import { InfrastructureError } from "@stint/core";
+import { regroupInsert } from "./line-hold";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { isUniqueViolation } from "../interpret-error";
 import { wakeupChannel } from "../wakeup-channel";
@@ -102,7 +103,10 @@ requeued AS (
      SET ${requeuedSet(sql.id("jobs"))}
     FROM picked_in_place
    WHERE jobs.id = picked_in_place.id
-  RETURNING jobs.id, jobs.queue, jobs.attempts
+  RETURNING jobs.id, jobs.queue, jobs.attempts, jobs.group_key, jobs.serial
+),
+regrouped AS (
+  ${regroupInsert(schema, "requeued")}
 ),
 retried AS (
   SELECT id, queue, attempts FROM returned UNION ALL SELECT id, queue, attempts FROM requeued

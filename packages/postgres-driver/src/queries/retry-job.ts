@@ -1,5 +1,6 @@
 import type { JobIdParams } from "@stint/core/driver";
 import { DatabaseError } from "@stint/core";
+import { regroupInsert } from "./line-hold";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { isUniqueViolation } from "../interpret-error";
 import { wakeupChannel } from "../wakeup-channel";
@@ -89,7 +90,10 @@ requeued AS (
      SET ${requeuedSet(sql.id("jobs"))}
    WHERE id = ${id}::bigint AND state IN ('dead', 'cancelled', 'failed')
      AND NOT EXISTS (SELECT 1 FROM holder)
-  RETURNING id, queue, attempts
+  RETURNING id, queue, attempts, group_key, serial
+),
+regrouped AS (
+  ${regroupInsert(schema, "requeued")}
 ),
 removed AS (
   DELETE FROM ${finished}

@@ -22,8 +22,10 @@ import { claimGroupTurnsFunction, enterJobGroupFunction } from "./job-groups-fun
  * - `job_groups`: one row per group (and line) of a queue that has waiting
  *   jobs; claims of a grouped queue take turns among these rows, each
  *   claimer going round them in key order (see `claim_group_turns`). A group's row is created by its first waiting job
- *   (`enter_job_group`, a trigger) and removed by a claim that finds it
- *   empty. `held_by` names the dead job that holds a serial line.
+ *   (`enter_job_group`, a trigger on insert) and removed by a claim that
+ *   finds nothing of it waiting or running: a job that goes back to wait
+ *   (a retry) finds its group's row still there, so updates need no
+ *   trigger. `held_by` names the dead job that holds a serial line.
  * - `queues.grouped`: set with a queue's first group; a claim that finds it
  *   set switches to the grouped claim (it is one of the "controls" of
  *   version 11). `queues.max_running_per_group`: the cap per group.
@@ -61,7 +63,7 @@ export const jobGroupsMigration: Migration = Object.freeze({
   CONSTRAINT job_groups_pkey PRIMARY KEY (queue, group_key)
 ) WITH (fillfactor = 50)`,
       enterJobGroupFunction(schema),
-      sql`CREATE TRIGGER jobs_enter_group AFTER INSERT OR UPDATE OF state ON ${jobs}
+      sql`CREATE TRIGGER jobs_enter_group AFTER INSERT ON ${jobs}
   FOR EACH ROW WHEN (NEW.group_key <> '' AND NEW.state IN ('queued', 'failed'))
   EXECUTE FUNCTION ${sql.id(schema, "enter_job_group")}()`,
       claimGroupTurnsFunction(schema),

@@ -2,8 +2,10 @@ import { sql, type RawBuilder } from "kysely";
 
 /**
  * `enter_job_group()`, the trigger that gives a waiting grouped job's group
- * a row in `job_groups` (version 23). It runs for a row of `jobs` that is
- * inserted, or set back to `queued` or `failed`, with a group key.
+ * a row in `job_groups` (version 23). It runs for a row of `jobs` inserted
+ * with a group key (enqueued, or a finished job retried). A job that goes
+ * back to wait from `running` needs no trigger: a claim removes a group
+ * only when nothing of it waits or runs.
  *
  * The group's row is locked `FOR KEY SHARE` until the job's transaction
  * ends: a claim removes an empty group only after locking its row `FOR
@@ -80,9 +82,10 @@ $function$`;
  *    dead job holds it): an even share of `wanted` each, cut to what it has
  *    and to the room its cap leaves; what the others leave over goes to the
  *    groups that have more, in turn order. A serial line gets one job.
- * 4. Groups without waiting jobs (not the queue's own `''` turn, nor a held
- *    line) are removed, each only once locked `FOR UPDATE SKIP LOCKED` and
- *    seen empty by one more fresh snapshot (see `enterJobGroupFunction`).
+ * 4. Groups without due jobs (not the queue's own `''` turn, nor a held
+ *    line) are removed when nothing of them waits or runs, each only once
+ *    locked `FOR UPDATE SKIP LOCKED` and seen so by one more fresh snapshot
+ *    (see `enterJobGroupFunction`).
  *
  * With at least `2 × wanted + 4` groups, no cap and no serial line among
  * them, it skips 2 to 4 on most claims (one in twenty still takes them, and so
@@ -194,9 +197,11 @@ BEGIN
   IF empty IS NOT NULL THEN
     SELECT array_agg(doomed.group_key) INTO empty FROM (
       SELECT g.group_key FROM ${groups} AS g WHERE g.queue = queue_name AND g.group_key = ANY(empty) FOR UPDATE SKIP LOCKED) AS doomed;
+    -- A running job keeps its group: should it go back to wait for a retry, its group's row must be there.
     DELETE FROM ${groups} AS g
      WHERE g.queue = queue_name AND g.group_key = ANY(empty) AND g.held_by IS NULL
-       AND NOT EXISTS (SELECT FROM ${jobs} AS j WHERE j.queue = queue_name AND j.group_key = g.group_key AND j.state IN ('queued', 'failed'));
+       AND NOT EXISTS (SELECT FROM ${jobs} AS j WHERE j.queue = queue_name AND j.group_key = g.group_key AND j.state IN ('queued', 'failed'))
+       AND NOT EXISTS (SELECT FROM ${jobs} AS j WHERE j.queue = queue_name AND j.group_key = g.group_key AND j.state = 'running');
   END IF;
   -- This claim serves the first "wanted" turns that can take something; the turns it passes on the way, with nothing
   -- due or at their cap, get their turn too (nothing), and the ones after the last it serves wait for the next claim.

@@ -112,7 +112,8 @@ function runClaim(
         mode,
         valueSlot<string | null>("after"),
       ),
-    { ...params, after },
+    // Only the grouped statement reads `after`: the others take the claim's own values, with nothing copied.
+    mode === "grouped" ? { ...params, after } : params,
   );
   return statements.run<ClaimRow>(statement);
 }
@@ -140,7 +141,8 @@ const SLOTS = {
  *   `jobs_claim_idx`, each line's head one entry of `jobs_line_idx`.
  *
  * In the first two only jobs without a group are claimed (`group_key =
- * ''`, the claim index's first range of the queue).
+ * ''`, the claim index's first range of the queue). `after` (grouped mode
+ * only): the group after which the turns start, `null` for the first.
  */
 export function claimBatchStatement(
   schema: string,
@@ -167,10 +169,10 @@ export function claimBatchStatement(
    ORDER BY priority DESC, run_at, id
    LIMIT ${room}
    FOR UPDATE SKIP LOCKED`;
-  // Without expired leases the picked rows are found where they lie, in the grouped claim as in the others.
   const dueColumn = params.takeOverExpired === false ? "ctid" : "id";
   const due = mode === "grouped" ? dueByTurns(schema, params, room, sql`${fitsDeadline} ${notExpired(sql.id("j"))}`, dueColumn) : pickDue("id");
-  // Without expired leases the picked rows are found where they lie (see docs/schema.md, "The claim").
+  // Without expired leases the picked rows are found where they lie, in the grouped claim as in the others (see
+  // docs/schema.md, "The claim").
   // Unless asked to wait, the claim's transaction does not wait for its WAL flush (see docs/schema.md, "The claim"): an
   // uncorrelated subquery, run once before the update reads a row.
   const commit = params.durable === true ? sql`` : sql`AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off'`;

@@ -139,3 +139,15 @@ export const DEFAULT_SCHEDULE_GRACE_MS = DAY_MS;
 
 /** The longest time between two declarations of a running process's schedules: an hour (less when the grace is short). */
 export const MAX_DECLARATION_INTERVAL_MS = 3_600_000;
+
+/** Most steps one workflow holds, counting the ones its steps add while it runs (`ctx.addSteps`). */
+export const MAX_WORKFLOW_STEPS = 20_000;
+
+/** Most steps one step waits for (the width of a fan-in). */
+export const MAX_STEP_DEPENDENCIES = MAX_WORKFLOW_STEPS;
+
+/** Longest workflow or step name, in characters. */
+export const MAX_WORKFLOW_NAME_LENGTH = 200;
+
+/** Most dependencies (one step waiting for one other) one workflow holds. */
+export const MAX_WORKFLOW_DEPENDENCIES = 100_000;

@@ -10,6 +10,9 @@ import { checkedJobStore } from "../store/checked-job-store";
 import type { EnqueueResult, JobStore } from "../store/job-store";
 import { JOB_STORE } from "../di/tokens";
 import { ClientEvents } from "../events/client-events";
+import { planWorkflowSteps } from "../workflow/plan-workflow";
+import type { StepResultOf, WorkflowStep, WorkflowSteps } from "../workflow/workflow-step";
+import { awaitWorkflowEnd } from "./await-workflow";
 
 /**
  * What `enqueue` returns: the job's id (and whether it was a duplicate),
@@ -20,6 +23,29 @@ export interface EnqueuedJob<R = unknown> extends EnqueueResult {
   /** Type-level only: never read at run time. */
   readonly __result?: () => R;
 }
+
+/** The result type of a workflow step's entry, carried by {@link EnqueuedWorkflow}. */
+type EnqueuedStep<E> = E extends readonly WorkflowStep<any, infer R>[] ? readonly EnqueuedJob<R>[] : E extends WorkflowStep<any, infer R> ? EnqueuedJob<R> : never;
+
+/**
+ * What `enqueueWorkflow` returns: the workflow's id and name, and each
+ * step's job (a list of them for a list of steps), typed by the steps'
+ * kinds, so that `client.waitFor(workflow)` resolves to their results.
+ */
+export interface EnqueuedWorkflow<S extends WorkflowSteps = WorkflowSteps> {
+  readonly id: string;
+  readonly name: string;
+  readonly steps: { readonly [K in keyof S]: EnqueuedStep<S[K]> };
+  /** Type-level only: never read at run time. */
+  readonly __results?: () => WorkflowResults<S>;
+}
+
+/**
+ * What `client.waitFor(workflow)` resolves with: the results of the
+ * workflow's final steps (those no step waits for) by name, a list for a
+ * list of steps. A step that other steps wait for is absent.
+ */
+export type WorkflowResults<S extends WorkflowSteps> = { readonly [K in keyof S]?: StepResultOf<S[K]> };
 
 /** One job of a `enqueueMany` batch. */
 export interface BatchItem<T> {
@@ -126,6 +152,49 @@ export class JobClient {
   }
 
   /**
+   * Enqueues a workflow: every step a job of its own kind (its worker,
+   * retries, timeout, group and caps apply), each waiting for the steps
+   * its `after` names, all written atomically, in `transaction` when given.
+   * A step with dependencies is `blocked` until they have all succeeded,
+   * and never claimed before; the statement recording the last one's
+   * success makes it claimable. A step whose dependency ends dead or
+   * cancelled is cancelled too (unless it set `ignoreFailedDependencies`).
+   * Refuses a cycle, an unknown or self-naming `after`, a dedupe key or
+   * unique window on a step, and more than `MAX_WORKFLOW_STEPS` steps with
+   * a `WorkflowDefinitionError` naming the step; a payload as `enqueue`
+   * does. Nothing is written then.
+   *
+   * @example
+   * ```ts
+   * const workflow = await client.enqueueWorkflow("digest", {
+   *   fetch: step(FetchDocuments, { folder: "inbox" }),
+   *   summarise: documents.map((id) => step(SummariseDocument, { id }, { after: ["fetch"] })),
+   *   report: step(BuildReport, { folder: "inbox" }, { after: ["summarise"] }),
+   * });
+   * const { report } = await client.waitFor(workflow); // BuildReport's result
+   * ```
+   */
+  async enqueueWorkflow<S extends WorkflowSteps>(name: string, steps: S, options: { readonly transaction?: unknown } = {}): Promise<EnqueuedWorkflow<S>> {
+    const planned = planWorkflowSteps(steps);
+    for (const entry of Object.values(steps).flat() as WorkflowStep[]) {
+      if (entry.definition.schema !== undefined) await assertPayloadFitsSchema(entry.definition.name, entry.definition.schema, entry.payload);
+    }
+    const { id, jobIds } = await this.#store.enqueueWorkflow({ name, steps: planned }, options.transaction);
+    const byName: Record<string, EnqueuedJob | readonly EnqueuedJob[]> = {};
+    let position = 0;
+    for (const [stepName, entry] of Object.entries(steps)) {
+      const count = Array.isArray(entry) ? entry.length : 1;
+      const jobs = jobIds.slice(position, position + count).map((jobId) => Object.freeze({ id: jobId, duplicate: false }));
+      position += count;
+      byName[stepName] = Array.isArray(entry) ? Object.freeze(jobs) : jobs[0]!;
+    }
+    if (this.events.listenerCount("job.enqueued") > 0) {
+      planned.forEach((entry, index) => this.#enqueued(entry.job.queue, { id: jobIds[index]!, duplicate: false }, options.transaction !== undefined));
+    }
+    return Object.freeze({ id, name, steps: Object.freeze(byName) as EnqueuedWorkflow<S>["steps"] });
+  }
+
+  /**
    * Waits until a job finishes and resolves with its result (typed by its
    * kind). Rejects with a `JobFailedError` (code `STINT_JOB_FAILED`, with
    * `state` `dead` or `cancelled`, `lastError`, `lastErrorCode`,
@@ -147,10 +216,15 @@ export class JobClient {
    * const any = await client.waitFor("812", { signal });         // unknown result
    * ```
    */
+  waitFor<S extends WorkflowSteps>(workflow: EnqueuedWorkflow<S>, options?: WaitOptions): Promise<WorkflowResults<S>>;
   waitFor<R>(job: EnqueuedJob<R>, options?: WaitOptions): Promise<R>;
   waitFor<R>(definition: JobDefinition<any, R>, id: string, options?: WaitOptions): Promise<R>;
   waitFor(id: string, options?: WaitOptions): Promise<unknown>;
   async waitFor(first: unknown, second?: unknown, third?: unknown): Promise<unknown> {
+    if (isEnqueuedWorkflow(first)) {
+      const lists = new Set(Object.entries(first.steps).flatMap(([name, jobs]) => (Array.isArray(jobs) ? [name] : [])));
+      return awaitWorkflowEnd(this.#store, first.id, { ...(second as WaitOptions | undefined), lists });
+    }
     const { target, options } = waitArguments(first, second, third);
     const job = await awaitJobEnd(this.#store, target, options);
     return job.result;
@@ -159,6 +233,11 @@ export class JobClient {
   #enqueued(queue: string, result: EnqueueResult, inTransaction: boolean): void {
     this.events.emit("job.enqueued", { jobId: result.id, queue, attempt: 0, duplicate: result.duplicate, inTransaction, at: new Date() });
   }
+}
+
+/** Whether `value` is what `enqueueWorkflow` returned. */
+function isEnqueuedWorkflow(value: unknown): value is EnqueuedWorkflow {
+  return typeof value === "object" && value !== null && typeof (value as { id?: unknown }).id === "string" && typeof (value as { steps?: unknown }).steps === "object";
 }
 
 /** Sorts out the three forms of `waitFor`'s arguments. */

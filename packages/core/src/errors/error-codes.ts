@@ -50,6 +50,14 @@ export const ErrorCode = {
   JobNotFound: "STINT_JOB_NOT_FOUND",
   /** A schedule's name is held by a schedule of the other origin (declared in code, or created at run time). */
   ScheduleConflict: "STINT_SCHEDULE_CONFLICT",
+  /** A workflow cannot be enqueued as given (a cycle, an unknown step name, too many steps …): nothing was written. */
+  WorkflowInvalid: "STINT_WORKFLOW_INVALID",
+  /** A workflow someone waited for will not succeed: a step of it is dead or cancelled, or it was cancelled. */
+  WorkflowFailed: "STINT_WORKFLOW_FAILED",
+  /** The workflow named does not exist (never did, or retention deleted it). */
+  WorkflowNotFound: "STINT_WORKFLOW_NOT_FOUND",
+  /** A workflow step was cancelled because a step it waits for ended dead or cancelled. Its `error_code`. */
+  DependencyFailed: "STINT_DEPENDENCY_FAILED",
   /** Anything thrown that carries no stint code. */
   Unknown: "STINT_UNKNOWN",
 } as const;

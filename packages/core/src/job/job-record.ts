@@ -21,6 +21,8 @@ export interface ClaimedJob {
   readonly runAt: Date;
   /** The `meta` given at enqueue (`ctx.meta`); absent or empty when none. */
   readonly meta?: JsonObject;
+  /** The workflow the job is a step of (absent when none): `ctx.dependencies()` reads its steps' results. */
+  readonly workflowId?: string;
 }
 
 /** Everything the store keeps about one job (what `getJob` returns). */
@@ -43,6 +45,10 @@ export interface JobRecord {
   readonly group: string | null;
   /** The job's serial key (`serialKey` at enqueue), or `null`. */
   readonly serialKey: string | null;
+  /** The workflow the job is a step of, or `null`. */
+  readonly workflowId: string | null;
+  /** The job's step name in its workflow, or `null`. */
+  readonly step: string | null;
   readonly lastError: string | null;
   readonly errorCode: string | null;
   readonly result: unknown;

@@ -228,7 +228,7 @@ function checkClaim(params: { readonly queue: string; readonly workerId: string;
   integerOption("leaseMs", params.leaseMs, 1, MAX_LEASE_MS);
 }
 
-function checkWorkerId(workerId: unknown): void {
+export function checkWorkerId(workerId: unknown): void {
   assertStorableKey("workerId", workerId, MAX_WORKER_ID_LENGTH);
 }
 
@@ -239,7 +239,7 @@ function checkEach<T>(option: string, items: readonly T[], check: (option: strin
 }
 
 /** An attempt's fence: the job's id and the attempt's number (from 1). */
-function checkJobAttempt(option: string, job: JobAttempt): void {
+export function checkJobAttempt(option: string, job: JobAttempt): void {
   if (typeof job !== "object" || job === null) throw new ConfigError(option, `must be { id, attempt } objects, got ${describe(job)}`);
   if (!isJobId(job.id)) throw new ConfigError(`${option}.id`, `must be a job id (a non-empty string), got ${describe(job.id)}`);
   if (!Number.isInteger(job.attempt) || job.attempt < 1)
@@ -291,7 +291,7 @@ function checkWorkerDuration(option: string, durationMs: number | null | undefin
   }
 }
 
-function checkJobId(option: string, id: unknown): void {
+export function checkJobId(option: string, id: unknown): void {
   if (!isJobId(id)) throw new ConfigError(option, `must be a job id (a non-empty string), got ${describe(id)}`);
 }
 

@@ -2,6 +2,7 @@ import { checkControlsChange } from "../queue/check-controls-change";
 import { assertStoredQueueName } from "../validation/names";
 import { checkNewJob, checkNewJobs } from "./check-new-job";
 import * as check from "./check-store-params";
+import * as workflows from "./check-workflow-params";
 import type { EnqueueResult, JobStore } from "./job-store";
 
 // The one table of what CheckedJobStore checks before each JobStore call
@@ -86,4 +87,15 @@ export const JOB_STORE_CHECKS: { readonly [K in StoreCall]: CallCheck<K> | null 
   deleteFinishedBefore: check.checkDeleteFinishedBefore,
   deleteEffectsBefore: check.checkDeleteEffectsBefore,
   ping: null,
+
+  enqueueWorkflow(workflow) {
+    workflows.checkNewWorkflow(workflow, this.maxPayloadBytes);
+  },
+  addWorkflowSteps(params) {
+    workflows.checkAddWorkflowSteps(params, this.maxPayloadBytes);
+  },
+  readDependencies: workflows.checkReadDependencies,
+  getWorkflow: workflows.checkWorkflowIdParams,
+  listWorkflows: workflows.checkListWorkflows,
+  cancelWorkflow: workflows.checkWorkflowIdParams,
 });

@@ -3,6 +3,7 @@ import type { MaintenanceStore } from "./maintenance-store";
 import type { OperatorStore } from "./operator-store";
 import type { ProducerStore } from "./producer-store";
 import type { WorkerStore } from "./worker-store";
+import type { WorkflowStore } from "./workflow-store";
 
 /**
  * A job ready to be written: what `enqueue` and `enqueueMany` take.
@@ -233,4 +234,4 @@ export interface QueueGauges {
  * class MyStore implements JobStore<MyTransaction> { … } // every group's calls
  * ```
  */
-export interface JobStore<Tx = unknown> extends ProducerStore<Tx>, WorkerStore, OperatorStore, MaintenanceStore {}
+export interface JobStore<Tx = unknown> extends ProducerStore<Tx>, WorkerStore, OperatorStore, MaintenanceStore, WorkflowStore<Tx> {}

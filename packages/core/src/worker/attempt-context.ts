@@ -16,6 +16,9 @@ import type { AttemptSignal } from "./attempt-signal";
 import type { Clock } from "../time/clock";
 import type { JobContext, JobLog } from "./job-context";
 import { JobLogWriter } from "./job-log-writer";
+import type { NewWorkflowStep } from "../store/workflow-store";
+import { StepDependencies } from "../workflow/step-dependencies";
+import { planWorkflowSteps } from "../workflow/plan-workflow";
 import { ProgressReporter } from "./progress-reporter";
 
 /**
@@ -40,6 +43,9 @@ export class AttemptContext implements JobContext {
   /** The job's meta after this attempt's `updateMeta` calls (`undefined`: as claimed). */
   #meta: JsonObject | undefined;
   #completedInTransaction = false;
+  #dependencies: Promise<StepDependencies> | undefined;
+  /** Steps `addSteps` asked for, written with the job's success. */
+  #addedSteps: NewWorkflowStep[] = [];
 
   constructor(parts: {
     readonly store: JobStore;
@@ -155,11 +161,44 @@ export class AttemptContext implements JobContext {
 
   readonly transaction: JobContext["transaction"] = async (work) => {
     if (this.#completedInTransaction) throw new ConfigError("transaction", "ctx.transaction already completed this job");
-    const { applied, value } = await this.#store.completeInTransaction({ workerId: this.workerId, job: this.job, resultJson: serializeResult }, work);
+    const added = this.#addedSteps;
+    const withSteps = added.length === 0 ? work : async (trx: unknown) => {
+      const ids = await this.#store.addWorkflowSteps({ workerId: this.workerId, parent: { id: this.job.id, attempt: this.job.attempt }, steps: added }, trx);
+      if (ids === undefined) throw new LeaseLostError(`lost the lease on job ${this.job.id}; the steps it added were not written`);
+      return work(trx);
+    };
+    const { applied, value } = await this.#store.completeInTransaction({ workerId: this.workerId, job: this.job, resultJson: serializeResult }, withSteps);
     if (!applied) throw new LeaseLostError(`lost the lease on job ${this.job.id}; the transaction was rolled back`);
     this.#completedInTransaction = true;
     return value as Awaited<ReturnType<typeof work>>;
   };
+
+  readonly dependencies: JobContext["dependencies"] = () => {
+    this.#dependencies ??= this.#readDependencies();
+    return this.#dependencies;
+  };
+
+  async #readDependencies(): Promise<StepDependencies> {
+    if (this.job.workflowId === undefined) throw new ConfigError("dependencies", `job ${this.job.id} is not a workflow step`);
+    return new StepDependencies(await this.#store.readDependencies({ jobId: this.job.id }));
+  }
+
+  readonly addSteps: JobContext["addSteps"] = (steps) => {
+    if (this.job.workflowId === undefined) throw new ConfigError("addSteps", `job ${this.job.id} is not a workflow step: only a step adds steps to its workflow`);
+    if (this.#completedInTransaction) throw new ConfigError("addSteps", "ctx.transaction already completed this job: add steps before it");
+    const offset = this.#addedSteps.length;
+    for (const planned of planWorkflowSteps(steps)) this.#addedSteps.push({ ...planned, after: planned.after.map((position) => position + offset) });
+  };
+
+  /** Whether `addSteps` left steps to write with the job's success. */
+  get addsSteps(): boolean {
+    return this.#addedSteps.length > 0 && !this.#completedInTransaction;
+  }
+
+  /** Records the job's success with `result` and the steps `addSteps` asked for, in one transaction (see {@link transaction}). */
+  async completeWithAddedSteps(result: unknown): Promise<void> {
+    await this.transaction(() => Promise.resolve(result));
+  }
 }
 
 /** `fields` with the job's secret values redacted from its text (fields that are not JSON are left for `serializeLogLine` to refuse). */

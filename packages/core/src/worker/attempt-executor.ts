@@ -217,6 +217,7 @@ export class AttemptExecutor<T> {
     let failure: unknown;
     try {
       const result = await Promise.race([this.#hooks.process(item, ctx), signal.aborted.then(throwIt)]);
+      if (ctx.addsSteps) await ctx.completeWithAddedSteps(result);
       return { kind: "succeeded", result, resultJson: serializeResult(result), inTransaction: ctx.completedInTransaction, durationMs: elapsed() };
     } catch (thrown) {
       failure = signal.reason ?? thrown;

@@ -95,6 +95,10 @@ export class BatchJob<T> implements BatchEntry<T>, AbortWatcher {
       inTransaction: ctx?.completedInTransaction ?? false,
       durationMs: this.#run.elapsed(),
     };
+    if (ctx?.addsSteps === true) {
+      this.#run.settledAlone(this.#index, this.#recorded(ctx, this.#withAddedSteps(ctx, outcome)));
+      return true;
+    }
     if (ctx === undefined || (!outcome.inTransaction && !ctx.writesPending)) {
       if (this.#span !== undefined) endAttemptSpan(this.#span, outcome.kind);
       this.#run.settledInGroup(this.#index, this.#attempt, outcome);
@@ -111,6 +115,16 @@ export class BatchJob<T> implements BatchEntry<T>, AbortWatcher {
     const ctx = this.#contextMade();
     this.#run.settledAlone(this.#index, this.#recorded(ctx, this.#run.failureOutcome(this.item, failure, ctx, this.#attempt, this.#run.elapsed())));
     return true;
+  }
+
+  /** The success written with the steps the handler added (`ctx.addSteps`), or the failure of that write. */
+  async #withAddedSteps(ctx: AttemptContext, outcome: SucceededOutcome): Promise<AttemptOutcome> {
+    try {
+      await ctx.completeWithAddedSteps(outcome.result);
+      return { ...outcome, inTransaction: true };
+    } catch (thrown) {
+      return this.#run.failureOutcome(this.item, thrown, ctx, this.#attempt, this.#run.elapsed());
+    }
   }
 
   #contextMade(): AttemptContext {

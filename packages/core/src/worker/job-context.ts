@@ -4,6 +4,8 @@ import type { ClaimedJob } from "../job/job-record";
 import type { JsonObject, JsonValue } from "../job/json-types";
 import type { Logger } from "../logging/logger";
 import type { EnqueueResult, StoreTransaction } from "../store/job-store";
+import type { StepDependencies } from "../workflow/step-dependencies";
+import type { WorkflowSteps } from "../workflow/workflow-step";
 
 /**
  * What a handler gets besides its parsed item.
@@ -132,6 +134,36 @@ export interface JobContext {
    * ```
    */
   transaction<R>(work: (transaction: StoreTransaction) => Promise<R>): Promise<R>;
+
+  /**
+   * For a workflow step: the steps it waits for, with their results typed
+   * by their kinds, read in one query (and kept for the attempt). A step
+   * that runs with `ignoreFailedDependencies` finds the ones that failed
+   * in `failed`. Throws a `ConfigError` for a job that is not a step.
+   *
+   * @example
+   * ```ts
+   * const deps = await ctx.dependencies();
+   * const summaries = deps.results(SummariseDocument); // SummariseDocument's result type, one per step
+   * ```
+   */
+  dependencies(): Promise<StepDependencies>;
+
+  /**
+   * For a workflow step: adds steps to its workflow (a fan-out found at
+   * run time, such as one step per document), written with this step's
+   * success, in the same transaction, and never if it does not succeed.
+   * Every step waiting for this one waits for the added steps too. An
+   * added step's `after` names only other steps added by the same call.
+   * Checked at once: a `WorkflowDefinitionError` names a step at fault.
+   *
+   * @example
+   * ```ts
+   * const documents = await listDocuments(item.folder);
+   * ctx.addSteps({ summarise: documents.map((id) => step(SummariseDocument, { id })) });
+   * ```
+   */
+  addSteps(steps: WorkflowSteps): void;
 }
 
 /**

@@ -70,6 +70,8 @@ function jobRecord(state: JobState, fields: Partial<JobRecord>): JobRecord {
     dedupeKey: null,
     group: null,
     serialKey: null,
+    workflowId: null,
+    step: null,
     startBy: null,
     lastError: null,
     errorCode: null,

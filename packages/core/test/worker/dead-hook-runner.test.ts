@@ -78,6 +78,8 @@ function jobRecord(id: string): JobRecord {
     dedupeKey: null,
     group: null,
     serialKey: null,
+    workflowId: null,
+    step: null,
     startBy: null,
     lastError: "Error: boom",
     errorCode: ErrorCode.Unknown,

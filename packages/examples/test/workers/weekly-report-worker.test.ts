@@ -110,7 +110,7 @@ describe("WeeklyReportWorker and SendReportEmailWorker", () => {
     expect(job).to.include({ state: "dead" });
     expect(job.lastError).to.contain("reports are read-only today");
     const [emails] = await app.store.countByQueue({ queues: [SendReportEmail.name] });
-    expect(emails!.counts).to.deep.equal({ queued: 0, running: 0, failed: 0, succeeded: 0, dead: 0, cancelled: 0 });
+    expect(emails!.counts).to.deep.equal({ blocked: 0, queued: 0, running: 0, failed: 0, succeeded: 0, dead: 0, cancelled: 0 });
   });
 
   it("refuses a report e-mail whose recipient fails the schema, inserting nothing", async () => {

@@ -99,7 +99,7 @@ function emptyCounts(queue: string, asked: { readonly completedSince?: number })
   return Object.freeze({
     ...asked,
     queue,
-    counts: Object.freeze({ queued: 0, running: 0, failed: 0, succeeded: 0, dead: 0, cancelled: 0 }),
+    counts: Object.freeze({ blocked: 0, queued: 0, running: 0, failed: 0, succeeded: 0, dead: 0, cancelled: 0 }),
     due: 0,
     oldestDueAgeMs: null,
   });

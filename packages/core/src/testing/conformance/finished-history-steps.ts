@@ -62,7 +62,7 @@ export async function assertListedOnce<Tx>(store: JobStore<Tx>, queue: string, e
     newestFirst.map((id) => [id, expected[id]]),
   );
   const [counted] = await store.countByQueue({ queues: [queue] });
-  const wanted: Record<JobState, number> = { queued: 0, running: 0, failed: 0, succeeded: 0, dead: 0, cancelled: 0 };
+  const wanted: Record<JobState, number> = { blocked: 0, queued: 0, running: 0, failed: 0, succeeded: 0, dead: 0, cancelled: 0 };
   for (const state of Object.values(expected)) wanted[state] += 1;
   assert.deepStrictEqual({ ...counted?.counts }, wanted);
 }

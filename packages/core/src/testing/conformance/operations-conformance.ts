@@ -264,7 +264,7 @@ export function describeOperationsConformance<Tx>(ctx: ConformanceContext<Tx>): 
       assert.equal(byQueue.get(busy)?.counts.cancelled, 1);
       assert.deepStrictEqual(byQueue.get(idle), {
         queue: idle,
-        counts: { queued: 0, running: 0, failed: 0, succeeded: 0, dead: 0, cancelled: 0 },
+        counts: { blocked: 0, queued: 0, running: 0, failed: 0, succeeded: 0, dead: 0, cancelled: 0 },
         due: 0,
         oldestDueAgeMs: null,
       });

@@ -16,6 +16,7 @@ import { listQueueControls, setQueueControls } from "./memory-queue-controls";
 import { countByQueue, getJob, listJobs, readQueueGauges } from "./memory-reads";
 import { deleteEffectsBefore, deleteFinishedBefore } from "./memory-retention";
 import type { MemoryState } from "./memory-state";
+import { addWorkflowSteps, cancelWorkflow, enqueueWorkflow, getWorkflow, listWorkflows, readDependencies } from "./memory-workflows";
 import { givenTransaction, type MemoryTransaction } from "./memory-transaction";
 
 /** Call `K` of the in-memory store, made on its state. */
@@ -61,6 +62,13 @@ const MEMORY_CALLS: { readonly [K in StoreCall]: MemoryCall<K> } = Object.freeze
   deleteFinishedBefore,
   deleteEffectsBefore,
   ping: () => undefined,
+
+  enqueueWorkflow,
+  addWorkflowSteps,
+  readDependencies,
+  getWorkflow,
+  listWorkflows,
+  cancelWorkflow,
 });
 
 /**

@@ -61,7 +61,7 @@ export function countByQueue(
   return Object.freeze(
     reportedQueues(state, params.queues, () => true).map((queue): QueueCounts => {
       const rows = [...state.rowsOf(queue)];
-      const counts: Record<JobState, number> = { queued: 0, running: 0, failed: 0, succeeded: 0, dead: 0, cancelled: 0 };
+      const counts: Record<JobState, number> = { blocked: 0, queued: 0, running: 0, failed: 0, succeeded: 0, dead: 0, cancelled: 0 };
       for (const row of rows) counts[row.state] += 1;
       const since = params.completedSinceMs;
       return Object.freeze({

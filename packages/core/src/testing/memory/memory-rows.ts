@@ -208,6 +208,8 @@ export function toJobRecord(row: MemoryJobRow): JobRecord {
     startBy: dateOf(row.startBy),
     group: row.serial === null && row.groupKey !== "" ? row.groupKey : null,
     serialKey: row.serial === null ? null : row.groupKey,
+    workflowId: null,
+    step: null,
     lastError: row.lastError,
     errorCode: row.errorCode,
     result: parsedJson(row.resultJson),

@@ -87,7 +87,15 @@ export { createLogger, createSilentLogger } from "./logging/create-logger";
 export type { BackoffOptions } from "./policy/backoff";
 
 export { JobClient } from "./client/job-client";
-export type { BatchItem, EnqueuedJob } from "./client/job-client";
+export type { BatchItem, EnqueuedJob, EnqueuedWorkflow, WorkflowResults } from "./client/job-client";
+export { step } from "./workflow/workflow-step";
+export type { StepOptions, WorkflowStep, WorkflowSteps, StepResultOf } from "./workflow/workflow-step";
+export { StepDependencies } from "./workflow/step-dependencies";
+export type { DependencyRecord } from "./workflow/step-dependencies";
+export { workflowState } from "./workflow/workflow-record";
+export type { WorkflowState, WorkflowSummary, WorkflowRecord, WorkflowStepRecord } from "./workflow/workflow-record";
+export { WorkflowDefinitionError, WorkflowFailedError, WorkflowNotFoundError } from "./workflow/workflow-errors";
+export type { WorkflowStore } from "./store/workflow-store";
 export type { WaitOptions } from "./client/await-job";
 export type { EventHub, EventListener } from "./events/event-hub";
 export { WorkerEvents } from "./events/worker-events";

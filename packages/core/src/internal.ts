@@ -59,3 +59,4 @@ export { infiniteTimeName } from "./time/time-bounds";
 export { planQueuesRetention, planRetention } from "./maintenance/queue-retention-plan";
 export { DEFAULT_RETENTION_DAYS } from "./maintenance/retention-pruner";
 export type { GlobalRetention, RetentionStep } from "./maintenance/queue-retention-plan";
+export { planWorkflowSteps, assertWorkflowName } from "./workflow/plan-workflow";

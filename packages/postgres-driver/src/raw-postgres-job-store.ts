@@ -11,6 +11,9 @@ import {
   type StoreTransaction,
   type UpsertScheduleResult,
   ConfigError,
+  type DependencyRecord,
+  type WorkflowRecord,
+  type WorkflowSummary,
 } from "@stint/core";
 import {
   type CancelJobsParams,
@@ -57,6 +60,10 @@ import {
   type UpsertScheduleParams,
   type TransactionalCompletion,
   MAX_INT4,
+  NewWorkflow,
+  EnqueuedWorkflowIds,
+  AddWorkflowStepsParams,
+  ListWorkflowsParams,
 } from "@stint/core/driver";
 import type { Kysely } from "kysely";
 import type { Statements } from "./connection/statement";
@@ -93,6 +100,11 @@ import { cancelExpiredJobs, deleteClosedWindows } from "./queries/cancel-expired
 import { retryDeadJobs } from "./queries/retry-dead-jobs";
 import { releaseLine } from "./queries/release-line";
 import { listGroups } from "./queries/list-groups";
+import { enqueueWorkflow } from "./queries/enqueue-workflow";
+import { addWorkflowSteps } from "./queries/add-workflow-steps";
+import { readDependencies } from "./queries/read-dependencies";
+import { getWorkflow, listWorkflows } from "./queries/workflow-reads";
+import { cancelWorkflow } from "./queries/cancel-workflow";
 import { retryJob } from "./queries/retry-job";
 import { runJobNow } from "./queries/run-job-now";
 import { runEffectOnce } from "./queries/run-effect-once";
@@ -302,6 +314,31 @@ export class RawPostgresJobStore implements JobStore<PostgresTransaction>, Sched
 
   listGroups(params: ListGroupsParams): Promise<readonly GroupSummary[]> {
     return this.#run("listGroups", () => listGroups(this.#db, this.#schema, params));
+  }
+
+  enqueueWorkflow(workflow: NewWorkflow, transaction?: PostgresTransaction): Promise<EnqueuedWorkflowIds> {
+    return this.#run("enqueueWorkflow", () => enqueueWorkflow(this.#statementsFor(transaction), this.#schema, workflow));
+  }
+
+  /** `transaction` is the Kysely `Transaction` that `completeInTransaction` hands its work. */
+  addWorkflowSteps(params: AddWorkflowStepsParams, transaction: StoreTransaction): Promise<readonly string[] | undefined> {
+    return this.#run("addWorkflowSteps", () => addWorkflowSteps(transactionStatements(transaction, "transaction"), this.#schema, params));
+  }
+
+  readDependencies(params: { readonly jobId: string }): Promise<readonly DependencyRecord[]> {
+    return this.#run("readDependencies", () => readDependencies(this.#db, this.#schema, params));
+  }
+
+  getWorkflow(params: { readonly id: string }): Promise<WorkflowRecord | undefined> {
+    return this.#run("getWorkflow", () => getWorkflow(this.#db, this.#schema, params));
+  }
+
+  listWorkflows(params: ListWorkflowsParams): Promise<readonly WorkflowSummary[]> {
+    return this.#run("listWorkflows", () => listWorkflows(this.#db, this.#schema, params));
+  }
+
+  cancelWorkflow(params: { readonly id: string }): Promise<number | undefined> {
+    return this.#run("cancelWorkflow", () => cancelWorkflow(this.#db, this.#schema, params));
   }
 
   ping(): Promise<void> {

@@ -12,7 +12,7 @@ class CountsStub {
 
   async countByQueue(): Promise<readonly QueueCounts[]> {
     this.calls += 1;
-    const counts = { queued: this.due, running: 0, failed: 0, succeeded: this.succeeded, dead: this.dead, cancelled: 0 };
+    const counts = { blocked: 0, queued: this.due, running: 0, failed: 0, succeeded: this.succeeded, dead: this.dead, cancelled: 0 };
     return [{ queue: "mail", counts, due: this.due, oldestDueAgeMs: null }];
   }
 }

@@ -96,6 +96,8 @@ describe("NightlyCleanupWorker", () => {
       enqueue: () => Promise.reject(new Error("not used")),
       once: () => Promise.reject(new Error("not used")),
       transaction: () => Promise.reject(new Error("not used")),
+      dependencies: () => Promise.reject(new Error("not used")),
+      addSteps: () => undefined,
     };
     let failure: unknown;
     await worker.run({ target: "audit-events", olderThanDays: 90, batchSize: 100 }, ctx).catch((thrown: unknown) => {

@@ -35,7 +35,7 @@ export async function cancelJob(executor: Kysely<any>, schema: string, params: J
   const ranFor = millisecondsBetween(sql.ref("target.started_at"), sql`now()`);
   const { rows } = await sql<{ id: string }>`WITH target AS MATERIALIZED (
   SELECT id, state, queue, attempts, locked_by, started_at FROM ${jobs}
-   WHERE id = ${params.id}::bigint AND state IN ('queued', 'failed', 'running')
+   WHERE id = ${params.id}::bigint AND state IN ('blocked', 'queued', 'failed', 'running')
    FOR UPDATE
 ),
 removed AS (

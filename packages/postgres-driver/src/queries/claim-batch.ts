@@ -184,7 +184,7 @@ export function claimBatchStatement(
          attempts = jobs.attempts + 1,
          started_at = now(),
          updated_at = now()`;
-  const returning = sql`RETURNING jobs.id, jobs.queue, jobs.payload, jobs.meta, jobs.attempts, jobs.max_attempts, jobs.priority, jobs.timeout_ms,
+  const returning = sql`RETURNING jobs.id, jobs.queue, jobs.payload, jobs.meta, jobs.attempts, jobs.max_attempts, jobs.priority, jobs.timeout_ms, jobs.workflow_id,
             (extract(epoch FROM jobs.created_at) * 1000)::float8 AS created_at_ms,
             (extract(epoch FROM jobs.run_at) * 1000)::float8 AS run_at_ms`;
   // Job-event listeners hear of the claimed jobs (see notifyJobEvents) in a condition true for every row: uncorrelated,

@@ -7,6 +7,7 @@ import { heldBy } from "./held-by";
 import { announceFinished } from "./announce-finished";
 import { notifyJobEvents } from "./notify-job-events";
 import { moveToFinished } from "./finished-jobs";
+import { countDownSettled, settleSucceededSteps } from "./settle-steps";
 
 /**
  * One attempt to mark succeeded by {@link completeJobsStatement}: a
@@ -48,6 +49,10 @@ export interface CompletionRow {
  * `announceFinished`): with nobody waiting, that is one look at the empty
  * `job_waiters` table per statement and no NOTIFY. Job-event listeners
  * likewise (see `notifyJobEvents`): one look at `job_event_listeners`.
+ *
+ * Workflow steps among them count down the steps waiting for them in the
+ * same statement (see `settleSucceededSteps`): a step whose last
+ * dependency just succeeded is claimable when this statement commits.
  *
  * @example
  * ```ts
@@ -104,8 +109,11 @@ moved AS (
     updated_at: finishedNow,
   })}
 )
+,
+${settleSucceededSteps(schema)}
 SELECT coalesce(string_agg(id::text, ','), '') AS ids, ${announceFinished(schema, sql`array_agg(id)`)} AS announced,
-       ${notifyJobEvents(schema, sql`done`, { kind: sql`'succeeded'`, attempt: sql.ref("attempts") })} AS notified
+       ${notifyJobEvents(schema, sql`done`, { kind: sql`'succeeded'`, attempt: sql.ref("attempts") })} AS notified,
+       ${countDownSettled(schema)} AS unblocked
   FROM done`;
 }
 

@@ -6,6 +6,7 @@ import { millisecondsInterval } from "./job-row";
 
 interface CountRow {
   readonly queue: string;
+  readonly blocked: string;
   readonly queued: string;
   readonly running: string;
   readonly failed: string;
@@ -52,6 +53,7 @@ export async function countByQueue(executor: Kysely<any>, schema: string, params
       ? sql`NULL::bigint`
       : sql`count(*) FILTER (WHERE state = 'succeeded' AND finished_at > now() - ${millisecondsInterval(params.completedSinceMs)})`;
   const { rows } = await sql<CountRow>`SELECT queue,
+       count(*) FILTER (WHERE state = 'blocked') AS blocked,
        count(*) FILTER (WHERE state = 'queued') AS queued,
        count(*) FILTER (WHERE state = 'running') AS running,
        count(*) FILTER (WHERE state = 'failed') AS failed,
@@ -82,6 +84,7 @@ function toQueueCounts(row: CountRow): QueueCounts {
   return Object.freeze({
     queue: row.queue,
     counts: Object.freeze({
+      blocked: Number(row.blocked),
       queued: Number(row.queued),
       running: Number(row.running),
       failed: Number(row.failed),

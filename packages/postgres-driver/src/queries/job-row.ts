@@ -42,6 +42,9 @@ export const JOB_COLUMN_NAMES = Object.freeze([
   "follows",
   "group_key",
   "serial",
+  "workflow_id",
+  "step",
+  "waiting_on",
 ] as const);
 
 /** A column of a job row. */
@@ -71,6 +74,8 @@ export interface JobRow {
   readonly start_by: Date | number | null;
   readonly group_key: string;
   readonly serial: string | null;
+  readonly workflow_id: string | null;
+  readonly step: string | null;
   readonly last_error: string | null;
   readonly error_code: string | null;
   readonly result: unknown;
@@ -85,14 +90,14 @@ export interface JobRow {
 }
 
 /** The columns a claim returns; its two times as milliseconds since the epoch. */
-export type ClaimedRow = Pick<JobRow, "id" | "queue" | "payload" | "meta" | "attempts" | "max_attempts" | "priority" | "timeout_ms"> & {
+export type ClaimedRow = Pick<JobRow, "id" | "queue" | "payload" | "meta" | "attempts" | "max_attempts" | "priority" | "timeout_ms" | "workflow_id"> & {
   readonly created_at_ms: number;
   readonly run_at_ms: number;
 };
 
 /** Maps a claimed row to the `ClaimedJob` a worker holds (`attempt` is the new `attempts`). */
 export function toClaimedJob(row: ClaimedRow): ClaimedJob {
-  return Object.freeze({
+  const job = {
     id: String(row.id),
     queue: row.queue,
     payload: row.payload,
@@ -103,7 +108,8 @@ export function toClaimedJob(row: ClaimedRow): ClaimedJob {
     createdAt: timestampFromEpochMs(row.created_at_ms),
     runAt: timestampFromEpochMs(row.run_at_ms),
     meta: row.meta === null ? EMPTY_META : Object.freeze(row.meta),
-  });
+  };
+  return Object.freeze(row.workflow_id === null ? job : { ...job, workflowId: String(row.workflow_id) });
 }
 
 /** The claimed rows as a worker holds them, in the claim index's order. */
@@ -139,6 +145,8 @@ export function toJobRecord(row: JobRow): JobRecord {
     startBy: nullableTimestamp(row.start_by),
     group: row.serial === null && row.group_key !== "" ? row.group_key : null,
     serialKey: row.serial === null ? null : row.group_key,
+    workflowId: row.workflow_id === null ? null : String(row.workflow_id),
+    step: row.step,
     lastError: row.last_error,
     errorCode: row.error_code,
     result: row.result,

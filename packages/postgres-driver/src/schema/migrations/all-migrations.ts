@@ -23,6 +23,7 @@ import { enqueueWindowsMigration } from "./0022-enqueue-windows";
 import { jobGroupsMigration } from "./0023-job-groups";
 import { enqueueFunctionGroupsMigration } from "./0024-enqueue-function-groups";
 import { finishedGroupIndexMigration } from "./0025-finished-group-index";
+import { workflowsMigration } from "./0026-workflows";
 import type { Migration } from "./migration";
 
 /**
@@ -59,4 +60,5 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   jobGroupsMigration,
   enqueueFunctionGroupsMigration,
   finishedGroupIndexMigration,
+  workflowsMigration,
 ]);

@@ -1,0 +1,195 @@
+import { sql, type RawBuilder } from "kysely";
+import { completionChannel } from "../../completion-channel";
+
+/**
+ * The columns of a job row as of version 26, in `jobs` and `finished_jobs`
+ * alike: what the functions of version 26 copy when they move a row. A
+ * later column is left to its default by them until a migration replaces
+ * them.
+ */
+const V26_JOB_COLUMNS = [
+  "id", "queue", "priority", "max_attempts", "timeout_ms", "run_at", "created_at", "dedupe_key", "payload", "meta", "attempts",
+  "locked_by", "started_at", "state", "updated_at", "locked_until", "finished_at", "duration_ms", "result", "last_error", "error_code",
+  "progress", "start_by", "follows", "group_key", "serial", "workflow_id", "step", "waiting_on",
+] as const;
+
+type V26Column = (typeof V26_JOB_COLUMNS)[number];
+
+/** `INSERT INTO <table> (<v26 columns>) SELECT … FROM <source>`, each column copied unless `values` says otherwise. */
+function copyRows(table: RawBuilder<unknown>, source: string, values: Partial<Record<V26Column, string>>): RawBuilder<unknown> {
+  const selected = V26_JOB_COLUMNS.map((column) => sql.raw(values[column] ?? `${source}.${column}`));
+  return sql`INSERT INTO ${table} (${sql.join(V26_JOB_COLUMNS.map((column) => sql.id(column)))})
+  SELECT ${sql.join(selected)} FROM ${sql.id(source)}`;
+}
+
+/**
+ * `count_down_steps(ids bigint[])`: each id is a blocked step one of whose
+ * dependencies just finished for it (an id appears once per dependency).
+ * Its `waiting_on` drops by that many; a step left waiting for nothing
+ * becomes `queued`, due at its `run_at`.
+ *
+ * The steps are locked in id order first, so that two statements counting
+ * down the same steps (two dependencies finishing at once, in two
+ * processes) wait for each other in one order and never deadlock; the
+ * second then counts from what the first wrote. A step that becomes due
+ * leaves `jobs` and comes back in the same statement, as a retried job
+ * does, so that the triggers on insert treat it as a new waiting job: its
+ * group gets its turn (`enter_job_group`) and listening workers are woken
+ * (`jobs_notify_inserted`). Its update could do neither, and costs as much
+ * (the state change moves it between partial indexes either way).
+ */
+export function countDownStepsFunction(schema: string): RawBuilder<unknown> {
+  const jobs = sql.id(schema, "jobs");
+  return sql`CREATE FUNCTION ${sql.id(schema, "count_down_steps")}(ids bigint[]) RETURNS integer
+LANGUAGE plpgsql AS $function$
+DECLARE
+  started integer;
+BEGIN
+  PERFORM FROM ${jobs} AS j WHERE j.id = ANY(ids) AND j.state = 'blocked' ORDER BY j.id FOR NO KEY UPDATE;
+  WITH counted AS (
+    SELECT c.id, count(*)::integer AS n FROM unnest(ids) AS c(id) GROUP BY c.id
+  ),
+  waiting AS (
+    UPDATE ${jobs} AS j SET waiting_on = j.waiting_on - counted.n, updated_at = now()
+      FROM counted
+     WHERE j.id = counted.id AND j.state = 'blocked' AND j.waiting_on > counted.n
+  ),
+  ready AS (
+    DELETE FROM ${jobs} AS j USING counted
+     WHERE j.id = counted.id AND j.state = 'blocked' AND j.waiting_on <= counted.n
+    RETURNING j.*
+  ),
+  queued AS (
+    ${copyRows(jobs, "ready", { state: "'queued'", waiting_on: "0", updated_at: "now()" })}
+    RETURNING 1
+  )
+  SELECT count(*) INTO started FROM queued;
+  RETURN started;
+END
+$function$`;
+}
+
+/**
+ * `settle_failed_step()`, the trigger on `finished_jobs` for a workflow
+ * step that ends `dead` or `cancelled`, whatever ended it (its last
+ * attempt, a lease rescue, an operator, an expiry, a cancelled workflow).
+ *
+ * - A step waiting for it with `ignore_failed` counts it as finished:
+ *   the dependency is settled and the step counted down (`count_down_steps`).
+ * - Every other blocked step waiting for it, and every blocked step
+ *   waiting for one of those (transitively, through dependencies without
+ *   `ignore_failed`), is cancelled in one statement, with
+ *   `STINT_DEPENDENCY_FAILED` and a reason naming this step. Their own
+ *   rows in `finished_jobs` fire this trigger again, which finds nothing
+ *   left to cancel and settles their `ignore_failed` dependents: the
+ *   nesting is two deep however long the chain.
+ *
+ * Waiters of the cancelled steps (`client.waitFor`) are told as a cancel
+ * tells them.
+ */
+export function settleFailedStepFunction(schema: string): RawBuilder<unknown> {
+  const jobs = sql.id(schema, "jobs");
+  const deps = sql.id(schema, "workflow_deps");
+  const finished = sql.id(schema, "finished_jobs");
+  return sql`CREATE FUNCTION ${sql.id(schema, "settle_failed_step")}() RETURNS trigger
+LANGUAGE plpgsql AS $function$
+DECLARE
+  ids bigint[];
+  reason text := format('cancelled: step %s (job %s) that it waits for is %s', to_json(NEW.step)::text, NEW.id, NEW.state);
+BEGIN
+  WITH settled AS (
+    UPDATE ${deps} AS d SET settled = true
+     WHERE d.needs_id = NEW.id AND d.ignore_failed AND NOT d.settled
+    RETURNING d.job_id
+  )
+  SELECT array_agg(settled.job_id) INTO ids FROM settled;
+  IF ids IS NOT NULL THEN
+    PERFORM ${sql.id(schema, "count_down_steps")}(ids);
+  END IF;
+  WITH RECURSIVE doomed(id) AS (
+    SELECT d.job_id FROM ${deps} AS d WHERE d.needs_id = NEW.id AND NOT d.ignore_failed
+    UNION
+    SELECT d.job_id FROM doomed JOIN ${deps} AS d ON d.needs_id = doomed.id WHERE NOT d.ignore_failed
+  ),
+  removed AS (
+    DELETE FROM ${jobs} AS j WHERE j.id = ANY(ARRAY(SELECT doomed.id FROM doomed)) AND j.state = 'blocked'
+    RETURNING j.*
+  ),
+  moved AS (
+    ${copyRows(finished, "removed", {
+      state: "'cancelled'",
+      finished_at: "now()",
+      updated_at: "now()",
+      locked_until: "NULL",
+      last_error: "reason",
+      error_code: "'STINT_DEPENDENCY_FAILED'",
+    })}
+    RETURNING id
+  )
+  SELECT array_agg(moved.id) INTO ids FROM moved;
+  IF ids IS NOT NULL THEN
+    PERFORM ${sql.id(schema, "notify_awaited")}(${sql.lit(completionChannel(schema))}::text, ids);
+  END IF;
+  RETURN NULL;
+END
+$function$`;
+}
+
+/**
+ * `resume_requeued_step()`, the trigger on `finished_jobs` for a deleted
+ * workflow step. A step deleted by retention is gone from `jobs` too, and
+ * the trigger does nothing. A step deleted because it was retried (it is
+ * back in `jobs`, put there by the same statement):
+ *
+ * - waits again for whatever it waits for that has not finished for it:
+ *   its dependencies are locked (so that one finishing at this moment is
+ *   counted either here or by its own statement, never by neither) and
+ *   counted, and the step is `blocked` if any is left;
+ * - brings back every step that was cancelled because it failed
+ *   (`STINT_DEPENDENCY_FAILED`, through dependencies without
+ *   `ignore_failed`, transitively), `blocked`. Each of those fires this
+ *   trigger in turn and counts what it waits for.
+ *
+ * So retrying a dead step resumes its workflow from there.
+ */
+export function resumeRequeuedStepFunction(schema: string): RawBuilder<unknown> {
+  const jobs = sql.id(schema, "jobs");
+  const deps = sql.id(schema, "workflow_deps");
+  const finished = sql.id(schema, "finished_jobs");
+  const cancelledForIt = (alias: string) => sql.raw(`${alias}.state = 'cancelled' AND ${alias}.error_code = 'STINT_DEPENDENCY_FAILED'`);
+  return sql`CREATE FUNCTION ${sql.id(schema, "resume_requeued_step")}() RETURNS trigger
+LANGUAGE plpgsql AS $function$
+DECLARE
+  waiting integer;
+BEGIN
+  IF NOT EXISTS (SELECT FROM ${jobs} AS j WHERE j.id = OLD.id) THEN
+    RETURN NULL;
+  END IF;
+  SELECT count(*) FILTER (WHERE NOT d.settled) INTO waiting
+    FROM (SELECT d.settled FROM ${deps} AS d WHERE d.job_id = OLD.id FOR UPDATE) AS d;
+  UPDATE ${jobs} AS j
+     SET waiting_on = waiting,
+         state = CASE WHEN waiting > 0 THEN 'blocked' WHEN j.state = 'blocked' THEN 'queued' ELSE j.state END
+   WHERE j.id = OLD.id AND j.state IN ('blocked', 'queued', 'failed');
+  WITH RECURSIVE revived(id) AS (
+    SELECT f.id FROM ${deps} AS d JOIN ${finished} AS f ON f.id = d.job_id
+     WHERE d.needs_id = OLD.id AND NOT d.ignore_failed AND ${cancelledForIt("f")}
+    UNION
+    SELECT f.id FROM revived JOIN ${deps} AS d ON d.needs_id = revived.id JOIN ${finished} AS f ON f.id = d.job_id
+     WHERE NOT d.ignore_failed AND ${cancelledForIt("f")}
+  ),
+  removed AS (
+    DELETE FROM ${finished} AS f WHERE f.id = ANY(ARRAY(SELECT revived.id FROM revived)) AND ${cancelledForIt("f")}
+    RETURNING f.*
+  )
+  ${copyRows(jobs, "removed", {
+    state: "'blocked'",
+    finished_at: "NULL",
+    updated_at: "now()",
+    last_error: "NULL",
+    error_code: "NULL",
+  })};
+  RETURN NULL;
+END
+$function$`;
+}

@@ -1,0 +1,181 @@
+import { expect } from "chai";
+import { JobClient, defineJob, step, WorkflowDefinitionError, type ClaimedJob } from "@stint/core";
+import { planWorkflowSteps } from "@stint/core/internal";
+import { createTestSchema, type TestSchema } from "../../src/testing";
+
+const Step = defineJob<{ name: string }, { done: string }>("wf-step", { maxAttempts: 1 });
+
+describe("workflows on PostgreSQL", () => {
+  let test: TestSchema;
+  let client: JobClient;
+
+  beforeEach(async () => {
+    test = await createTestSchema({ maxConnections: 8 });
+    client = new JobClient(test.store);
+  });
+  afterEach(async () => {
+    await test.drop();
+  });
+
+  const claim = (limit = 100, workerId = "w1") => test.store.claimBatch({ queue: Step.name, workerId, limit, leaseMs: 60_000 });
+  const names = (jobs: readonly ClaimedJob[]) => jobs.map((job) => (job.payload as { name: string }).name).sort();
+  const succeed = (jobs: readonly ClaimedJob[], workerId = "w1") =>
+    test.store.completeJobs({
+      workerId,
+      jobs: jobs.map((job) => ({ id: job.id, attempt: job.attempt, resultJson: JSON.stringify({ done: (job.payload as { name: string }).name }), durationMs: 1 })),
+    });
+  const die = (jobs: readonly ClaimedJob[]) =>
+    test.store.markJobsDead({
+      workerId: "w1",
+      jobs: jobs.map((job) => ({ id: job.id, attempt: job.attempt, failure: { message: "boom", code: "STINT_PERMANENT" }, outcome: "dead" as const, durationMs: 1 })),
+    });
+  const s = (name: string, after: string[] = [], more = {}) => step(Step, { name }, { after, ...more });
+
+  it("claims only the steps that wait for nothing, and keeps the others blocked", async () => {
+    const workflow = await client.enqueueWorkflow("diamond", { a: s("a"), b: s("b", ["a"]), c: s("c", ["a"]), d: s("d", ["b", "c"]) });
+    expect(names(await claim())).to.deep.equal(["a"]);
+    expect(await claim()).to.deep.equal([]);
+    const stored = await test.store.getWorkflow({ id: workflow.id });
+    expect(stored?.steps.map((entry) => [entry.step, entry.state])).to.deep.equal([
+      ["a", "running"],
+      ["b", "blocked"],
+      ["c", "blocked"],
+      ["d", "blocked"],
+    ]);
+  });
+
+  it("unblocks in the statement that records the success, and hands results down", async () => {
+    const workflow = await client.enqueueWorkflow("diamond", { a: s("a"), b: s("b", ["a"]), c: s("c", ["a"]), d: s("d", ["b", "c"]) });
+    const a = await claim();
+    await succeed(a);
+    const middle = await claim();
+    expect(names(middle)).to.deep.equal(["b", "c"]);
+    await succeed(middle.slice(0, 1));
+    expect(await claim()).to.deep.equal([]);
+    await succeed(middle.slice(1));
+    const last = await claim();
+    expect(names(last)).to.deep.equal(["d"]);
+    expect(last[0]?.workflowId).to.equal(workflow.id);
+    const deps = await test.store.readDependencies({ jobId: last[0]!.id });
+    expect(deps.map((dep) => [dep.step, dep.state, dep.result])).to.deep.equal([
+      ["b", "succeeded", { done: "b" }],
+      ["c", "succeeded", { done: "c" }],
+    ]);
+    await succeed(last);
+    expect(await client.waitFor(workflow, { timeoutMs: 5_000 })).to.deep.equal({ d: { done: "d" } });
+    expect((await test.store.getWorkflow({ id: workflow.id }))?.state).to.equal("succeeded");
+  });
+
+  it("cancels what waits for a dead step, transitively, naming it, and runs a step that ignores failed dependencies", async () => {
+    const workflow = await client.enqueueWorkflow("failing", {
+      a: s("a"),
+      b: s("b", ["a"]),
+      c: s("c", ["b"]),
+      audit: s("audit", ["a"], { ignoreFailedDependencies: true }),
+    });
+    await die(await claim());
+    const stored = await test.store.getWorkflow({ id: workflow.id });
+    expect(stored?.steps.map((entry) => [entry.step, entry.state, entry.errorCode])).to.deep.equal([
+      ["a", "dead", "STINT_PERMANENT"],
+      ["b", "cancelled", "STINT_DEPENDENCY_FAILED"],
+      ["c", "cancelled", "STINT_DEPENDENCY_FAILED"],
+      ["audit", "queued", null],
+    ]);
+    expect(stored?.steps[2]?.lastError).to.match(/step "a" \(job \d+\) that it waits for is dead/);
+    const audit = await claim();
+    expect(names(audit)).to.deep.equal(["audit"]);
+    expect((await test.store.readDependencies({ jobId: audit[0]!.id })).map((dep) => dep.state)).to.deep.equal(["dead"]);
+    await succeed(audit);
+    expect((await test.store.getWorkflow({ id: workflow.id }))?.state).to.equal("failed");
+  });
+
+  it("resumes from a retried dead step: what it cancelled comes back blocked and runs after it", async () => {
+    const workflow = await client.enqueueWorkflow("resumed", { a: s("a"), b: s("b", ["a"]), c: s("c", ["b"]) });
+    const [a] = await claim();
+    await die([a!]);
+    expect(await test.store.retryJob({ id: a!.id })).to.equal(true);
+    let stored = await test.store.getWorkflow({ id: workflow.id });
+    expect(stored?.steps.map((entry) => entry.state)).to.deep.equal(["queued", "blocked", "blocked"]);
+    await succeed(await claim());
+    await succeed(await claim());
+    expect(names(await claim())).to.deep.equal(["c"]);
+    stored = await test.store.getWorkflow({ id: workflow.id });
+    expect(stored?.state).to.equal("running");
+  });
+
+  it("keeps a retried step blocked while a step it waits for is still dead", async () => {
+    const workflow = await client.enqueueWorkflow("stuck", { a: s("a"), b: s("b", ["a"]) });
+    await die(await claim());
+    const b = (await test.store.getWorkflow({ id: workflow.id }))!.steps[1]!;
+    expect(await test.store.retryJob({ id: b.jobId })).to.equal(true);
+    expect((await test.store.getJob({ id: b.jobId }))?.state).to.equal("blocked");
+    expect(await claim()).to.deep.equal([]);
+  });
+
+  it("adds steps with a success, in its transaction, and makes the steps after it wait for them", async () => {
+    const workflow = await client.enqueueWorkflow("fan-out", { list: s("list"), report: s("report", ["list"]) });
+    const [list] = await claim();
+    const added = planWorkflowSteps({ item: ["x", "y", "z"].map((name) => s(name)) });
+    const { applied } = await test.store.completeInTransaction({ workerId: "w1", job: list!, resultJson: () => null }, (trx) =>
+      test.store.addWorkflowSteps({ workerId: "w1", parent: list!, steps: added }, trx),
+    );
+    expect(applied).to.equal(true);
+    const items = await claim();
+    expect(names(items)).to.deep.equal(["x", "y", "z"]);
+    await succeed(items.slice(0, 2));
+    expect(await claim()).to.deep.equal([]);
+    await succeed(items.slice(2));
+    expect(names(await claim())).to.deep.equal(["report"]);
+    expect((await test.store.getWorkflow({ id: workflow.id }))?.stepCount).to.equal(5);
+  });
+
+  it("writes no added step for a worker that lost the attempt", async () => {
+    await client.enqueueWorkflow("fenced", { list: s("list") });
+    const [list] = await claim();
+    const added = planWorkflowSteps({ item: [s("x")] });
+    const result = await test.db.transaction().execute((trx) => test.store.addWorkflowSteps({ workerId: "someone-else", parent: list!, steps: added }, trx));
+    expect(result).to.equal(undefined);
+    const [counted] = await test.store.countByQueue({ queues: [Step.name] });
+    expect(counted?.counts).to.include({ running: 1, queued: 0, blocked: 0 });
+  });
+
+  it("cancels a workflow: its waiting steps at once, its running one as a running job is cancelled", async () => {
+    const workflow = await client.enqueueWorkflow("cancelled", { a: s("a"), b: s("b"), c: s("c", ["a", "b"]) });
+    await claim(1);
+    expect(await test.store.cancelWorkflow({ id: workflow.id })).to.equal(3);
+    const stored = await test.store.getWorkflow({ id: workflow.id });
+    expect(stored?.state).to.equal("cancelled");
+    expect(stored?.steps.map((entry) => entry.state)).to.deep.equal(["cancelled", "cancelled", "cancelled"]);
+    expect(await test.store.cancelWorkflow({ id: "999999" })).to.equal(undefined);
+  });
+
+  it("unblocks a step exactly once when its two dependencies finish at the same time, 50 times over", async () => {
+    for (let round = 0; round < 50; round += 1) {
+      await client.enqueueWorkflow("race", { a: s(`a${round}`), b: s(`b${round}`), c: s(`c${round}`, ["a", "b"]) });
+      const first = await claim(1, "w1");
+      const second = await claim(1, "w2");
+      await Promise.all([succeed(first, "w1"), succeed(second, "w2")]);
+      const last = await claim();
+      expect(names(last), `round ${round}`).to.deep.equal([`c${round}`]);
+      await succeed(last);
+    }
+  });
+
+  it("refuses a cycle before anything is written", async () => {
+    const refused = await client.enqueueWorkflow("loop", { a: s("a", ["b"]), b: s("b", ["a"]) }).catch((thrown: unknown) => thrown);
+    expect(refused).to.be.instanceOf(WorkflowDefinitionError);
+    expect(await test.store.listWorkflows({ limit: 10 })).to.deep.equal([]);
+  });
+
+  it("lists workflows newest first, with their derived states", async () => {
+    const done = await client.enqueueWorkflow("one", { a: s("a") });
+    await succeed(await claim());
+    const waiting = await client.enqueueWorkflow("two", { a: s("a") });
+    const listed = await test.store.listWorkflows({ limit: 10 });
+    expect(listed.map((entry) => [entry.id, entry.state])).to.deep.equal([
+      [waiting.id, "running"],
+      [done.id, "succeeded"],
+    ]);
+    expect((await test.store.listWorkflows({ limit: 10, state: "succeeded" })).map((entry) => entry.name)).to.deep.equal(["one"]);
+  });
+});

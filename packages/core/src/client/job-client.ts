@@ -13,6 +13,9 @@ import { ClientEvents } from "../events/client-events";
 import { planWorkflowSteps } from "../workflow/plan-workflow";
 import type { StepResultOf, WorkflowStep, WorkflowSteps } from "../workflow/workflow-step";
 import { awaitWorkflowEnd } from "./await-workflow";
+import { WorkflowNotFoundError } from "../workflow/workflow-errors";
+import type { WorkflowRecord, WorkflowSummary } from "../workflow/workflow-record";
+import type { ListWorkflowsParams } from "../store/workflow-store";
 
 /**
  * What `enqueue` returns: the job's id (and whether it was a duplicate),
@@ -230,9 +233,66 @@ export class JobClient {
     return job.result;
   }
 
+  /**
+   * Waits for workflow `id` (when all you kept is its id) as
+   * `waitFor(workflow)` does; its final steps' results by name, untyped.
+   *
+   * @example
+   * ```ts
+   * const { report } = await client.waitForWorkflow("41", { timeoutMs: 60_000 });
+   * ```
+   */
+  waitForWorkflow(id: string, options?: WaitOptions): Promise<Record<string, unknown>> {
+    return awaitWorkflowEnd(this.#store, id, options);
+  }
+
+  /**
+   * A workflow with all its steps (states, timings, what each waits for),
+   * or `undefined` for an unknown id.
+   *
+   * @example
+   * ```ts
+   * const workflow = await client.getWorkflow(enqueued.id);
+   * console.log(workflow?.state, workflow?.steps.length);
+   * ```
+   */
+  getWorkflow(workflow: WorkflowRef): Promise<WorkflowRecord | undefined> {
+    return this.#store.getWorkflow({ id: workflowIdOf(workflow) });
+  }
+
+  /** Workflows, newest first (see `WorkflowStore.listWorkflows`). */
+  listWorkflows(params: ListWorkflowsParams): Promise<readonly WorkflowSummary[]> {
+    return this.#store.listWorkflows(params);
+  }
+
+  /**
+   * Cancels a workflow: its steps still to run are cancelled, and its
+   * running steps' handlers are told to stop (`ctx.signal` aborts with
+   * `STINT_CANCELLED`). Resolves with how many steps it cancelled; rejects
+   * with `WorkflowNotFoundError` for an unknown id.
+   *
+   * @example
+   * ```ts
+   * await client.cancelWorkflow(workflow);
+   * ```
+   */
+  async cancelWorkflow(workflow: WorkflowRef): Promise<number> {
+    const id = workflowIdOf(workflow);
+    const cancelled = await this.#store.cancelWorkflow({ id });
+    if (cancelled === undefined) throw new WorkflowNotFoundError(id);
+    return cancelled;
+  }
+
   #enqueued(queue: string, result: EnqueueResult, inTransaction: boolean): void {
     this.events.emit("job.enqueued", { jobId: result.id, queue, attempt: 0, duplicate: result.duplicate, inTransaction, at: new Date() });
   }
+}
+
+/** A workflow: what `enqueueWorkflow` returned, or its id. */
+export type WorkflowRef = string | { readonly id: string };
+
+function workflowIdOf(workflow: WorkflowRef): string {
+  return typeof workflow === "string" ? workflow : workflow.id;
 }
 
 /** Whether `value` is what `enqueueWorkflow` returned. */

@@ -6,6 +6,7 @@ import { isHistoryHeld } from "./history-lock";
 import { KEPT_PARTITION, listExpiredPartitions, type HistoryPartition } from "./history-partitions";
 import { deletesWithinDays, dropsPartitions } from "./retention-plan";
 import { surveyPartition } from "./survey-partition";
+import { deleteFinishedWorkflows } from "./delete-finished-workflows";
 
 /**
  * Deletes finished jobs in `states` whose `finished_at` is older than
@@ -35,7 +36,8 @@ import { surveyPartition } from "./survey-partition";
  *
  * Each row-by-row step is one bounded statement (`deleteFinishedRows`),
  * skipping rows others hold; every step deletes the attempt history of the
- * jobs it deletes.
+ * jobs it deletes. Last, workflows older than the cutoff that have no step
+ * left go too (`deleteFinishedWorkflows`).
  *
  * @example
  * ```ts
@@ -59,6 +61,7 @@ export async function deleteFinishedBefore(db: Kysely<any>, schema: string, para
     if (deleted >= params.limit) break;
     deleted += await deleteFinishedRows(db, schema, table, { ...params, limit: params.limit - deleted });
   }
+  await deleteFinishedWorkflows(db, schema, params.olderThanMs);
   return deleted;
 }
 

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { sql } from "kysely";
 import { JobClient, defineJob, step, WorkflowDefinitionError, type ClaimedJob } from "@stint/core";
 import { planWorkflowSteps } from "@stint/core/internal";
 import { createTestSchema, type TestSchema } from "../../src/testing";
@@ -159,6 +160,19 @@ describe("workflows on PostgreSQL", () => {
       expect(names(last), `round ${round}`).to.deep.equal([`c${round}`]);
       await succeed(last);
     }
+  });
+
+  it("goes with its last step when retention deletes the steps, dependencies and all", async () => {
+    const kept = await client.enqueueWorkflow("kept", { a: s("a"), b: s("b", ["a"]) });
+    await succeed(await claim());
+    await succeed(await claim());
+    const running = await client.enqueueWorkflow("running", { a: s("a"), b: s("b", ["a"]) });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await test.store.deleteFinishedBefore({ states: ["succeeded"], olderThanMs: 10, limit: 1_000 });
+    expect(await test.store.getWorkflow({ id: kept.id })).to.equal(undefined);
+    expect((await test.store.getWorkflow({ id: running.id }))?.steps).to.have.length(2);
+    const { rows } = await sql<{ workflow_id: string }>`SELECT DISTINCT workflow_id FROM ${sql.id(test.schema, "workflow_deps")}`.execute(test.db);
+    expect(rows.map((row) => String(row.workflow_id))).to.deep.equal([running.id]);
   });
 
   it("refuses a cycle before anything is written", async () => {

@@ -27,7 +27,10 @@ VIEW stint.all_jobs
   jobs.start_by,
   jobs.follows,
   jobs.group_key,
-  jobs.serial
+  jobs.serial,
+  jobs.workflow_id,
+  jobs.step,
+  jobs.waiting_on
   FROM stint.jobs
   UNION ALL
   SELECT finished_jobs.id,
@@ -55,7 +58,10 @@ VIEW stint.all_jobs
   finished_jobs.start_by,
   finished_jobs.follows,
   finished_jobs.group_key,
-  finished_jobs.serial
+  finished_jobs.serial,
+  finished_jobs.workflow_id,
+  finished_jobs.step,
+  finished_jobs.waiting_on
   FROM stint.finished_jobs;
 
 TABLE stint.dead_hooks
@@ -117,6 +123,9 @@ TABLE stint.finished_jobs
     follows bigint
     group_key text NOT NULL DEFAULT ''::text
     serial text
+    workflow_id bigint
+    step text
+    waiting_on integer
   CONSTRAINTS
     finished_jobs_finished_at_check CHECK ((finished_at IS NOT NULL))
     finished_jobs_state_check CHECK ((state = ANY (ARRAY['succeeded'::text, 'dead'::text, 'cancelled'::text])))
@@ -133,6 +142,10 @@ TABLE stint.finished_jobs
     CREATE INDEX finished_jobs_id_idx ON ONLY stint.finished_jobs USING btree (id)
     CREATE INDEX finished_jobs_last_error_trgm_idx ON ONLY stint.finished_jobs USING gin (last_error gin_trgm_ops) WHERE (last_error IS NOT NULL)
     CREATE INDEX finished_jobs_queue_idx ON ONLY stint.finished_jobs USING btree (queue, state, id)
+    CREATE INDEX finished_jobs_workflow_idx ON ONLY stint.finished_jobs USING btree (workflow_id) WHERE (workflow_id IS NOT NULL)
+  TRIGGERS
+    CREATE TRIGGER finished_jobs_resume_requeued_step AFTER DELETE ON stint.finished_jobs FOR EACH ROW WHEN ((old.workflow_id IS NOT NULL)) EXECUTE FUNCTION stint.resume_requeued_step()
+    CREATE TRIGGER finished_jobs_settle_failed_step AFTER INSERT ON stint.finished_jobs FOR EACH ROW WHEN (((new.workflow_id IS NOT NULL) AND (new.state <> 'succeeded'::text))) EXECUTE FUNCTION stint.settle_failed_step()
 
 TABLE stint.finished_jobs_kept
   PARTITION DEFAULT
@@ -163,6 +176,9 @@ TABLE stint.finished_jobs_kept
     follows bigint
     group_key text NOT NULL DEFAULT ''::text
     serial text
+    workflow_id bigint
+    step text
+    waiting_on integer
   CONSTRAINTS
     finished_jobs_finished_at_check CHECK ((finished_at IS NOT NULL))
     finished_jobs_state_check CHECK ((state = ANY (ARRAY['succeeded'::text, 'dead'::text, 'cancelled'::text])))
@@ -179,6 +195,10 @@ TABLE stint.finished_jobs_kept
     CREATE INDEX finished_jobs_kept_queue_group_key_state_id_idx ON stint.finished_jobs_kept USING btree (queue, group_key, state, id) WHERE (group_key <> ''::text)
     CREATE INDEX finished_jobs_kept_queue_state_id_idx ON stint.finished_jobs_kept USING btree (queue, state, id)
     CREATE INDEX finished_jobs_kept_state_finished_at_queue_idx ON stint.finished_jobs_kept USING btree (state, finished_at) INCLUDE (queue) WHERE (state = ANY (ARRAY['dead'::text, 'cancelled'::text]))
+    CREATE INDEX finished_jobs_kept_workflow_id_idx ON stint.finished_jobs_kept USING btree (workflow_id) WHERE (workflow_id IS NOT NULL)
+  TRIGGERS
+    CREATE TRIGGER finished_jobs_resume_requeued_step AFTER DELETE ON stint.finished_jobs_kept FOR EACH ROW WHEN ((old.workflow_id IS NOT NULL)) EXECUTE FUNCTION stint.resume_requeued_step()
+    CREATE TRIGGER finished_jobs_settle_failed_step AFTER INSERT ON stint.finished_jobs_kept FOR EACH ROW WHEN (((new.workflow_id IS NOT NULL) AND (new.state <> 'succeeded'::text))) EXECUTE FUNCTION stint.settle_failed_step()
 
 TABLE stint.job_attempts
   WITH (autovacuum_vacuum_insert_scale_factor=0.05)
@@ -278,15 +298,19 @@ TABLE stint.jobs
     follows bigint
     group_key text NOT NULL DEFAULT ''::text
     serial text
+    workflow_id bigint
+    step text
+    waiting_on integer
   CONSTRAINTS
     jobs_attempts_check CHECK ((attempts >= 0))
+    jobs_blocked_check CHECK (((state <> 'blocked'::text) OR (workflow_id IS NOT NULL)))
     jobs_group_key_check CHECK ((char_length(group_key) <= 256))
     jobs_max_attempts_check CHECK ((max_attempts >= 1))
     jobs_pkey PRIMARY KEY (id)
     jobs_queue_check CHECK (((char_length(queue) >= 1) AND (char_length(queue) <= 128)))
     jobs_running_is_locked CHECK (((state <> 'running'::text) OR ((locked_by IS NOT NULL) AND (locked_until IS NOT NULL))))
     jobs_serial_check CHECK (((serial IS NULL) OR ((serial = ANY (ARRAY['hold'::text, 'release'::text])) AND (group_key <> ''::text))))
-    jobs_state_check CHECK ((state = ANY (ARRAY['queued'::text, 'running'::text, 'succeeded'::text, 'failed'::text, 'dead'::text, 'cancelled'::text])))
+    jobs_state_check CHECK ((state = ANY (ARRAY['blocked'::text, 'queued'::text, 'running'::text, 'succeeded'::text, 'failed'::text, 'dead'::text, 'cancelled'::text])))
     jobs_timeout_ms_check CHECK ((timeout_ms > 0))
   INDEXES
     CREATE INDEX jobs_claim_idx ON stint.jobs USING btree (queue, group_key, priority DESC, run_at, id) WHERE (state = ANY (ARRAY['queued'::text, 'failed'::text]))
@@ -298,8 +322,9 @@ TABLE stint.jobs
     CREATE INDEX jobs_line_idx ON stint.jobs USING btree (queue, group_key, id) WHERE ((serial IS NOT NULL) AND (state = ANY (ARRAY['queued'::text, 'failed'::text])))
     CREATE UNIQUE INDEX jobs_pkey ON stint.jobs USING btree (id)
     CREATE INDEX jobs_start_by_idx ON stint.jobs USING btree (start_by) WHERE ((start_by IS NOT NULL) AND (state = ANY (ARRAY['queued'::text, 'failed'::text])))
+    CREATE INDEX jobs_workflow_idx ON stint.jobs USING btree (workflow_id) WHERE (workflow_id IS NOT NULL)
   TRIGGERS
-    CREATE TRIGGER jobs_enter_group AFTER INSERT ON stint.jobs FOR EACH ROW WHEN (((new.group_key <> ''::text) AND (new.state = ANY (ARRAY['queued'::text, 'failed'::text])))) EXECUTE FUNCTION stint.enter_job_group()
+    CREATE TRIGGER jobs_enter_group AFTER INSERT ON stint.jobs FOR EACH ROW WHEN (((new.group_key <> ''::text) AND (new.state = ANY (ARRAY['queued'::text, 'failed'::text, 'blocked'::text])))) EXECUTE FUNCTION stint.enter_job_group()
     CREATE TRIGGER jobs_notify_inserted AFTER INSERT ON stint.jobs FOR EACH ROW WHEN ((new.run_at <= now())) EXECUTE FUNCTION stint.notify_jobs_inserted()
 
 TABLE stint.leader_leases
@@ -396,9 +421,41 @@ TABLE stint.unique_windows
     CREATE UNIQUE INDEX unique_windows_pkey ON stint.unique_windows USING btree (queue, key)
     CREATE INDEX unique_windows_until_idx ON stint.unique_windows USING btree (until)
 
+TABLE stint.workflow_deps
+  WITH (fillfactor=50)
+  COLUMNS
+    needs_id bigint NOT NULL
+    job_id bigint NOT NULL
+    workflow_id bigint NOT NULL
+    ignore_failed boolean NOT NULL DEFAULT false
+    settled boolean NOT NULL DEFAULT false
+  CONSTRAINTS
+    workflow_deps_pkey PRIMARY KEY (needs_id, job_id)
+  INDEXES
+    CREATE INDEX workflow_deps_job_idx ON stint.workflow_deps USING btree (job_id)
+    CREATE UNIQUE INDEX workflow_deps_pkey ON stint.workflow_deps USING btree (needs_id, job_id)
+    CREATE INDEX workflow_deps_workflow_idx ON stint.workflow_deps USING btree (workflow_id)
+
+TABLE stint.workflows
+  COLUMNS
+    id bigint NOT NULL
+    name text NOT NULL
+    step_count integer NOT NULL
+    created_at timestamp with time zone NOT NULL DEFAULT now()
+    cancelled_at timestamp with time zone
+  CONSTRAINTS
+    workflows_name_check CHECK (((char_length(name) >= 1) AND (char_length(name) <= 200)))
+    workflows_pkey PRIMARY KEY (id)
+    workflows_step_count_check CHECK (((step_count >= 1) AND (step_count <= 20000)))
+  INDEXES
+    CREATE INDEX workflows_name_idx ON stint.workflows USING btree (name, id)
+    CREATE UNIQUE INDEX workflows_pkey ON stint.workflows USING btree (id)
+
 SEQUENCE stint.job_attempts_id_seq AS bigint START 1 INCREMENT 1 CACHE 1 OWNED BY job_attempts.id
 
 SEQUENCE stint.jobs_id_seq AS bigint START 1 INCREMENT 1 CACHE 1 OWNED BY jobs.id
+
+SEQUENCE stint.workflows_id_seq AS bigint START 1 INCREMENT 1 CACHE 1 OWNED BY workflows.id
 
 FUNCTION stint.claim_group_turns
   CREATE OR REPLACE FUNCTION stint.claim_group_turns(queue_name text, wanted integer, after text, cap integer)
@@ -620,6 +677,38 @@ FUNCTION stint.controls_apply
   AS $function$
   BEGIN
     RAISE EXCEPTION 'queue % has controls: claim it with them', queue_name USING ERRCODE = 'SQ901';
+  END
+  $function$
+
+FUNCTION stint.count_down_steps
+  CREATE OR REPLACE FUNCTION stint.count_down_steps(ids bigint[])
+   RETURNS integer
+   LANGUAGE plpgsql
+  AS $function$
+  DECLARE
+    started integer;
+  BEGIN
+    PERFORM FROM "stint"."jobs" AS j WHERE j.id = ANY(ids) AND j.state = 'blocked' ORDER BY j.id FOR NO KEY UPDATE;
+    WITH counted AS (
+      SELECT c.id, count(*)::integer AS n FROM unnest(ids) AS c(id) GROUP BY c.id
+    ),
+    waiting AS (
+      UPDATE "stint"."jobs" AS j SET waiting_on = j.waiting_on - counted.n, updated_at = now()
+        FROM counted
+       WHERE j.id = counted.id AND j.state = 'blocked' AND j.waiting_on > counted.n
+    ),
+    ready AS (
+      DELETE FROM "stint"."jobs" AS j USING counted
+       WHERE j.id = counted.id AND j.state = 'blocked' AND j.waiting_on <= counted.n
+      RETURNING j.*
+    ),
+    queued AS (
+      INSERT INTO "stint"."jobs" ("id", "queue", "priority", "max_attempts", "timeout_ms", "run_at", "created_at", "dedupe_key", "payload", "meta", "attempts", "locked_by", "started_at", "state", "updated_at", "locked_until", "finished_at", "duration_ms", "result", "last_error", "error_code", "progress", "start_by", "follows", "group_key", "serial", "workflow_id", "step", "waiting_on")
+    SELECT ready.id, ready.queue, ready.priority, ready.max_attempts, ready.timeout_ms, ready.run_at, ready.created_at, ready.dedupe_key, ready.payload, ready.meta, ready.attempts, ready.locked_by, ready.started_at, 'queued', now(), ready.locked_until, ready.finished_at, ready.duration_ms, ready.result, ready.last_error, ready.error_code, ready.progress, ready.start_by, ready.follows, ready.group_key, ready.serial, ready.workflow_id, ready.step, 0 FROM "ready"
+      RETURNING 1
+    )
+    SELECT count(*) INTO started FROM queued;
+    RETURN started;
   END
   $function$
 
@@ -1151,6 +1240,81 @@ FUNCTION stint.notify_queue_changed
   END
   $function$
 
+FUNCTION stint.resume_requeued_step
+  CREATE OR REPLACE FUNCTION stint.resume_requeued_step()
+   RETURNS trigger
+   LANGUAGE plpgsql
+  AS $function$
+  DECLARE
+    waiting integer;
+  BEGIN
+    IF NOT EXISTS (SELECT FROM "stint"."jobs" AS j WHERE j.id = OLD.id) THEN
+      RETURN NULL;
+    END IF;
+    SELECT count(*) FILTER (WHERE NOT d.settled) INTO waiting
+      FROM (SELECT d.settled FROM "stint"."workflow_deps" AS d WHERE d.job_id = OLD.id FOR UPDATE) AS d;
+    UPDATE "stint"."jobs" AS j
+       SET waiting_on = waiting,
+           state = CASE WHEN waiting > 0 THEN 'blocked' WHEN j.state = 'blocked' THEN 'queued' ELSE j.state END
+     WHERE j.id = OLD.id AND j.state IN ('blocked', 'queued', 'failed');
+    WITH RECURSIVE revived(id) AS (
+      SELECT f.id FROM "stint"."workflow_deps" AS d JOIN "stint"."finished_jobs" AS f ON f.id = d.job_id
+       WHERE d.needs_id = OLD.id AND NOT d.ignore_failed AND f.state = 'cancelled' AND f.error_code = 'STINT_DEPENDENCY_FAILED'
+      UNION
+      SELECT f.id FROM revived JOIN "stint"."workflow_deps" AS d ON d.needs_id = revived.id JOIN "stint"."finished_jobs" AS f ON f.id = d.job_id
+       WHERE NOT d.ignore_failed AND f.state = 'cancelled' AND f.error_code = 'STINT_DEPENDENCY_FAILED'
+    ),
+    removed AS (
+      DELETE FROM "stint"."finished_jobs" AS f WHERE f.id = ANY(ARRAY(SELECT revived.id FROM revived)) AND f.state = 'cancelled' AND f.error_code = 'STINT_DEPENDENCY_FAILED'
+      RETURNING f.*
+    )
+    INSERT INTO "stint"."jobs" ("id", "queue", "priority", "max_attempts", "timeout_ms", "run_at", "created_at", "dedupe_key", "payload", "meta", "attempts", "locked_by", "started_at", "state", "updated_at", "locked_until", "finished_at", "duration_ms", "result", "last_error", "error_code", "progress", "start_by", "follows", "group_key", "serial", "workflow_id", "step", "waiting_on")
+    SELECT removed.id, removed.queue, removed.priority, removed.max_attempts, removed.timeout_ms, removed.run_at, removed.created_at, removed.dedupe_key, removed.payload, removed.meta, removed.attempts, removed.locked_by, removed.started_at, 'blocked', now(), removed.locked_until, NULL, removed.duration_ms, removed.result, NULL, NULL, removed.progress, removed.start_by, removed.follows, removed.group_key, removed.serial, removed.workflow_id, removed.step, removed.waiting_on FROM "removed";
+    RETURN NULL;
+  END
+  $function$
+
+FUNCTION stint.settle_failed_step
+  CREATE OR REPLACE FUNCTION stint.settle_failed_step()
+   RETURNS trigger
+   LANGUAGE plpgsql
+  AS $function$
+  DECLARE
+    ids bigint[];
+    reason text := format('cancelled: step %s (job %s) that it waits for is %s', to_json(NEW.step)::text, NEW.id, NEW.state);
+  BEGIN
+    WITH settled AS (
+      UPDATE "stint"."workflow_deps" AS d SET settled = true
+       WHERE d.needs_id = NEW.id AND d.ignore_failed AND NOT d.settled
+      RETURNING d.job_id
+    )
+    SELECT array_agg(settled.job_id) INTO ids FROM settled;
+    IF ids IS NOT NULL THEN
+      PERFORM "stint"."count_down_steps"(ids);
+    END IF;
+    WITH RECURSIVE doomed(id) AS (
+      SELECT d.job_id FROM "stint"."workflow_deps" AS d WHERE d.needs_id = NEW.id AND NOT d.ignore_failed
+      UNION
+      SELECT d.job_id FROM doomed JOIN "stint"."workflow_deps" AS d ON d.needs_id = doomed.id WHERE NOT d.ignore_failed
+    ),
+    removed AS (
+      DELETE FROM "stint"."jobs" AS j WHERE j.id = ANY(ARRAY(SELECT doomed.id FROM doomed)) AND j.state = 'blocked'
+      RETURNING j.*
+    ),
+    moved AS (
+      INSERT INTO "stint"."finished_jobs" ("id", "queue", "priority", "max_attempts", "timeout_ms", "run_at", "created_at", "dedupe_key", "payload", "meta", "attempts", "locked_by", "started_at", "state", "updated_at", "locked_until", "finished_at", "duration_ms", "result", "last_error", "error_code", "progress", "start_by", "follows", "group_key", "serial", "workflow_id", "step", "waiting_on")
+    SELECT removed.id, removed.queue, removed.priority, removed.max_attempts, removed.timeout_ms, removed.run_at, removed.created_at, removed.dedupe_key, removed.payload, removed.meta, removed.attempts, removed.locked_by, removed.started_at, 'cancelled', now(), NULL, now(), removed.duration_ms, removed.result, reason, 'STINT_DEPENDENCY_FAILED', removed.progress, removed.start_by, removed.follows, removed.group_key, removed.serial, removed.workflow_id, removed.step, removed.waiting_on FROM "removed"
+      RETURNING id
+    )
+    SELECT array_agg(moved.id) INTO ids FROM moved;
+    IF ids IS NOT NULL THEN
+      -- The channel of completionChannel(schema), from the trigger's own schema: the function's text names no schema's channel.
+      PERFORM "stint"."notify_awaited"(left('stint_done_' || TG_TABLE_SCHEMA, 63), ids);
+    END IF;
+    RETURN NULL;
+  END
+  $function$
+
 MIGRATIONS
   1 create-jobs
   2 schedules-and-wakeups
@@ -1177,3 +1341,4 @@ MIGRATIONS
   23 job-groups
   24 enqueue-function-groups
   25 finished-group-index
+  26 workflows

@@ -46,7 +46,9 @@ async function main(): Promise<void> {
   console.log(`| plain jobs | ${fmt(plainRate)} | ${plain.map(rate).join(", ")} |`);
   console.log(`| one fan-out/fan-in workflow | ${fmt(fanRate)} | ${fanned.map(rate).join(", ")} |`);
   console.log(`\nfan-out/fan-in / plain: ${(fanRate / plainRate).toFixed(2)}×`);
-  console.log(`chain of ${CHAIN}: ${median(chained.map(overheadMs)).toFixed(2)} ms per step over the steps' own time (rounds: ${chained.map(perStep).join(", ")})`);
+  console.log(
+    `chain of ${CHAIN}: ${median(chained.map(overheadMs)).toFixed(2)} ms per step over the steps' own time (rounds: ${chained.map(perStep).join(", ")})`,
+  );
 }
 
 function probes(count: number): Probe[] {

@@ -87,7 +87,7 @@ export { createLogger, createSilentLogger } from "./logging/create-logger";
 export type { BackoffOptions } from "./policy/backoff";
 
 export { JobClient } from "./client/job-client";
-export type { BatchItem, EnqueuedJob, EnqueuedWorkflow, WorkflowResults, WorkflowRef } from "./client/job-client";
+export type { BatchItem, EnqueuedJob, EnqueuedWorkflow, EnqueuedStep, WorkflowResults, WorkflowRef } from "./client/job-client";
 export type { ListWorkflowsParams } from "./store/workflow-store";
 export { step } from "./workflow/workflow-step";
 export type { StepOptions, WorkflowStep, WorkflowSteps, StepResultOf } from "./workflow/workflow-step";

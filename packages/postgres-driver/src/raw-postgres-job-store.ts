@@ -14,6 +14,7 @@ import {
   type DependencyRecord,
   type WorkflowRecord,
   type WorkflowSummary,
+  type ListWorkflowsParams,
 } from "@stint/core";
 import {
   type CancelJobsParams,
@@ -63,7 +64,6 @@ import {
   NewWorkflow,
   EnqueuedWorkflowIds,
   AddWorkflowStepsParams,
-  ListWorkflowsParams,
 } from "@stint/core/driver";
 import type { Kysely } from "kysely";
 import type { Statements } from "./connection/statement";

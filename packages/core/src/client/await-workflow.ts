@@ -67,7 +67,13 @@ function failureOf(workflow: WorkflowRecord): WorkflowFailedError {
     failures.find((entry) => entry.errorCode !== "STINT_DEPENDENCY_FAILED") ??
     failures[0];
   const state = workflow.cancelledAt === null ? "failed" : "cancelled";
-  return new WorkflowFailedError(workflow.id, state, first === undefined ? null : { step: first.step, jobId: first.jobId, reason: `is ${first.state}${first.lastError === null ? "" : `: ${firstLine(first.lastError)}`}` });
+  return new WorkflowFailedError(
+    workflow.id,
+    state,
+    first === undefined
+      ? null
+      : { step: first.step, jobId: first.jobId, reason: `is ${first.state}${first.lastError === null ? "" : `: ${firstLine(first.lastError)}`}` },
+  );
 }
 
 function firstLine(text: string): string {

@@ -28,7 +28,11 @@ export interface EnqueuedJob<R = unknown> extends EnqueueResult {
 }
 
 /** The result type of a workflow step's entry, carried by {@link EnqueuedWorkflow}. */
-type EnqueuedStep<E> = E extends readonly WorkflowStep<any, infer R>[] ? readonly EnqueuedJob<R>[] : E extends WorkflowStep<any, infer R> ? EnqueuedJob<R> : never;
+export type EnqueuedStep<E> = E extends readonly WorkflowStep<any, infer R>[]
+  ? readonly EnqueuedJob<R>[]
+  : E extends WorkflowStep<any, infer R>
+    ? EnqueuedJob<R>
+    : never;
 
 /**
  * What `enqueueWorkflow` returns: the workflow's id and name, and each
@@ -297,7 +301,12 @@ function workflowIdOf(workflow: WorkflowRef): string {
 
 /** Whether `value` is what `enqueueWorkflow` returned. */
 function isEnqueuedWorkflow(value: unknown): value is EnqueuedWorkflow {
-  return typeof value === "object" && value !== null && typeof (value as { id?: unknown }).id === "string" && typeof (value as { steps?: unknown }).steps === "object";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { id?: unknown }).id === "string" &&
+    typeof (value as { steps?: unknown }).steps === "object"
+  );
 }
 
 /** Sorts out the three forms of `waitFor`'s arguments. */

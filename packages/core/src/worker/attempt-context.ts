@@ -162,11 +162,17 @@ export class AttemptContext implements JobContext {
   readonly transaction: JobContext["transaction"] = async (work) => {
     if (this.#completedInTransaction) throw new ConfigError("transaction", "ctx.transaction already completed this job");
     const added = this.#addedSteps;
-    const withSteps = added.length === 0 ? work : async (trx: unknown) => {
-      const ids = await this.#store.addWorkflowSteps({ workerId: this.workerId, parent: { id: this.job.id, attempt: this.job.attempt }, steps: added }, trx);
-      if (ids === undefined) throw new LeaseLostError(`lost the lease on job ${this.job.id}; the steps it added were not written`);
-      return work(trx);
-    };
+    const withSteps =
+      added.length === 0
+        ? work
+        : async (trx: unknown) => {
+            const ids = await this.#store.addWorkflowSteps(
+              { workerId: this.workerId, parent: { id: this.job.id, attempt: this.job.attempt }, steps: added },
+              trx,
+            );
+            if (ids === undefined) throw new LeaseLostError(`lost the lease on job ${this.job.id}; the steps it added were not written`);
+            return work(trx);
+          };
     const { applied, value } = await this.#store.completeInTransaction({ workerId: this.workerId, job: this.job, resultJson: serializeResult }, withSteps);
     if (!applied) throw new LeaseLostError(`lost the lease on job ${this.job.id}; the transaction was rolled back`);
     this.#completedInTransaction = true;
@@ -184,7 +190,8 @@ export class AttemptContext implements JobContext {
   }
 
   readonly addSteps: JobContext["addSteps"] = (steps) => {
-    if (this.job.workflowId === undefined) throw new ConfigError("addSteps", `job ${this.job.id} is not a workflow step: only a step adds steps to its workflow`);
+    if (this.job.workflowId === undefined)
+      throw new ConfigError("addSteps", `job ${this.job.id} is not a workflow step: only a step adds steps to its workflow`);
     if (this.#completedInTransaction) throw new ConfigError("addSteps", "ctx.transaction already completed this job: add steps before it");
     const offset = this.#addedSteps.length;
     for (const planned of planWorkflowSteps(steps)) this.#addedSteps.push({ ...planned, after: planned.after.map((position) => position + offset) });

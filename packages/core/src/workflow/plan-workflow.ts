@@ -72,7 +72,8 @@ export function planWorkflowSteps(steps: WorkflowSteps, existing: ReadonlySet<st
   let dependencies = 0;
   return declared.map(({ name, entry }) => {
     const after = (entry.options.after ?? []).flatMap((other) => positions.get(other)!);
-    if (after.length > MAX_STEP_DEPENDENCIES) throw new WorkflowDefinitionError(name, `waits for ${after.length} steps; a step waits for at most ${MAX_STEP_DEPENDENCIES}`);
+    if (after.length > MAX_STEP_DEPENDENCIES)
+      throw new WorkflowDefinitionError(name, `waits for ${after.length} steps; a step waits for at most ${MAX_STEP_DEPENDENCIES}`);
     dependencies += after.length;
     if (dependencies > MAX_WORKFLOW_DEPENDENCIES) {
       throw new WorkflowDefinitionError(name, `the workflow has more than ${MAX_WORKFLOW_DEPENDENCIES} dependencies (one step waiting for one other)`);

@@ -74,7 +74,9 @@ export class StepDependencies {
 
   #succeeded(kindOrStep: JobDefinition<any, unknown, any> | string): DependencyRecord[] {
     const matches =
-      typeof kindOrStep === "string" ? (record: DependencyRecord) => record.step === kindOrStep : (record: DependencyRecord) => record.queue === kindOrStep.name;
+      typeof kindOrStep === "string"
+        ? (record: DependencyRecord) => record.step === kindOrStep
+        : (record: DependencyRecord) => record.queue === kindOrStep.name;
     return this.all.filter((record) => record.state === "succeeded" && matches(record));
   }
 }

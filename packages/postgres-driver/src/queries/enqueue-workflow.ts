@@ -33,6 +33,7 @@ SELECT workflow.id, ${STEP_IDS} AS ids FROM workflow`),
   );
   const row = rows[0];
   const jobIds = row === undefined || row.ids === "" ? [] : row.ids.split(",");
-  if (row === undefined || jobIds.length !== workflow.steps.length) throw new InfrastructureError(`enqueueWorkflow inserted ${jobIds.length} of ${workflow.steps.length} steps`);
+  if (row === undefined || jobIds.length !== workflow.steps.length)
+    throw new InfrastructureError(`enqueueWorkflow inserted ${jobIds.length} of ${workflow.steps.length} steps`);
   return Object.freeze({ id: String(row.id), jobIds: Object.freeze(jobIds) });
 }

@@ -23,12 +23,23 @@ describe("workflows on PostgreSQL", () => {
   const succeed = (jobs: readonly ClaimedJob[], workerId = "w1") =>
     test.store.completeJobs({
       workerId,
-      jobs: jobs.map((job) => ({ id: job.id, attempt: job.attempt, resultJson: JSON.stringify({ done: (job.payload as { name: string }).name }), durationMs: 1 })),
+      jobs: jobs.map((job) => ({
+        id: job.id,
+        attempt: job.attempt,
+        resultJson: JSON.stringify({ done: (job.payload as { name: string }).name }),
+        durationMs: 1,
+      })),
     });
   const die = (jobs: readonly ClaimedJob[]) =>
     test.store.markJobsDead({
       workerId: "w1",
-      jobs: jobs.map((job) => ({ id: job.id, attempt: job.attempt, failure: { message: "boom", code: "STINT_PERMANENT" }, outcome: "dead" as const, durationMs: 1 })),
+      jobs: jobs.map((job) => ({
+        id: job.id,
+        attempt: job.attempt,
+        failure: { message: "boom", code: "STINT_PERMANENT" },
+        outcome: "dead" as const,
+        durationMs: 1,
+      })),
     });
   const s = (name: string, after: string[] = [], more = {}) => step(Step, { name }, { after, ...more });
 

@@ -29,8 +29,9 @@ describe("migration 6 (jobs-row-layout)", () => {
              ('mail', '{"to":"c"}', 'succeeded', 0, 1, 25, 'w1', NULL, NULL, NULL, NULL, '{"ok":true}', now(), now(), 12, NULL, NULL),
              ('sms', '{"to":"d"}', 'dead', 0, 3, 3, 'w2', NULL, NULL, 'boom', 'STINT_PERMANENT', NULL, now(), now(), 40, NULL, NULL)`.execute(db);
     await sql`GRANT SELECT ON ${jobs} TO PUBLIC`.execute(db);
-    // start_by and follows are version 22's, group_key and serial 23's: the rows are compared as version 6 wrote them.
-    const later = ["start_by", "follows", "group_key", "serial"];
+    // start_by and follows are version 22's, group_key and serial 23's, workflow_id, step and waiting_on 26's: the rows are
+    // compared as version 6 wrote them.
+    const later = ["start_by", "follows", "group_key", "serial", "workflow_id", "step", "waiting_on"];
     const rowsOf = async () =>
       (await sql<Record<string, unknown>>`SELECT to_jsonb(jobs) - ${later}::text[] AS row FROM ${jobs} AS jobs ORDER BY id`.execute(db)).rows;
     const before = await rowsOf();

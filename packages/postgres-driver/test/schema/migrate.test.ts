@@ -49,6 +49,8 @@ const TABLES = [
   "queues",
   "schedules",
   "unique_windows",
+  "workflow_deps",
+  "workflows",
 ];
 
 /** A Kysely whose pool fails the test if anything reaches it. */

@@ -1,5 +1,4 @@
 import { sql, type RawBuilder } from "kysely";
-import { completionChannel } from "../../completion-channel";
 
 /**
  * The columns of a job row as of version 26, in `jobs` and `finished_jobs`
@@ -8,9 +7,35 @@ import { completionChannel } from "../../completion-channel";
  * them.
  */
 const V26_JOB_COLUMNS = [
-  "id", "queue", "priority", "max_attempts", "timeout_ms", "run_at", "created_at", "dedupe_key", "payload", "meta", "attempts",
-  "locked_by", "started_at", "state", "updated_at", "locked_until", "finished_at", "duration_ms", "result", "last_error", "error_code",
-  "progress", "start_by", "follows", "group_key", "serial", "workflow_id", "step", "waiting_on",
+  "id",
+  "queue",
+  "priority",
+  "max_attempts",
+  "timeout_ms",
+  "run_at",
+  "created_at",
+  "dedupe_key",
+  "payload",
+  "meta",
+  "attempts",
+  "locked_by",
+  "started_at",
+  "state",
+  "updated_at",
+  "locked_until",
+  "finished_at",
+  "duration_ms",
+  "result",
+  "last_error",
+  "error_code",
+  "progress",
+  "start_by",
+  "follows",
+  "group_key",
+  "serial",
+  "workflow_id",
+  "step",
+  "waiting_on",
 ] as const;
 
 type V26Column = (typeof V26_JOB_COLUMNS)[number];
@@ -128,7 +153,8 @@ BEGIN
   )
   SELECT array_agg(moved.id) INTO ids FROM moved;
   IF ids IS NOT NULL THEN
-    PERFORM ${sql.id(schema, "notify_awaited")}(${sql.lit(completionChannel(schema))}::text, ids);
+    -- The channel of completionChannel(schema), from the trigger's own schema: the function's text names no schema's channel.
+    PERFORM ${sql.id(schema, "notify_awaited")}(left('stint_done_' || TG_TABLE_SCHEMA, 63), ids);
   END IF;
   RETURN NULL;
 END

@@ -91,9 +91,7 @@ export type { BatchItem, EnqueuedJob, EnqueuedWorkflow, EnqueuedStep, WorkflowRe
 export type { ListWorkflowsParams } from "./store/workflow-store";
 export { step } from "./workflow/workflow-step";
 export type { StepOptions, WorkflowStep, WorkflowSteps, StepResultOf } from "./workflow/workflow-step";
-export { StepDependencies } from "./workflow/step-dependencies";
-export type { DependencyRecord } from "./workflow/step-dependencies";
-export { workflowState } from "./workflow/workflow-record";
+export type { StepDependencies, DependencyRecord } from "./workflow/step-dependencies";
 export type { WorkflowState, WorkflowSummary, WorkflowRecord, WorkflowStepRecord } from "./workflow/workflow-record";
 export { WorkflowDefinitionError, WorkflowFailedError, WorkflowNotFoundError } from "./workflow/workflow-errors";
 export type { WorkflowStore } from "./store/workflow-store";

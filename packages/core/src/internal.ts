@@ -60,3 +60,4 @@ export { planQueuesRetention, planRetention } from "./maintenance/queue-retentio
 export { DEFAULT_RETENTION_DAYS } from "./maintenance/retention-pruner";
 export type { GlobalRetention, RetentionStep } from "./maintenance/queue-retention-plan";
 export { planWorkflowSteps, assertWorkflowName } from "./workflow/plan-workflow";
+export { workflowState } from "./workflow/workflow-record";

@@ -1,5 +1,5 @@
-import { workflowState, type JobState, type WorkflowRecord, type WorkflowStepRecord, type WorkflowSummary } from "@stint/core";
-import type { ListWorkflowsParams } from "@stint/core";
+import type { JobState, ListWorkflowsParams, WorkflowRecord, WorkflowStepRecord, WorkflowSummary } from "@stint/core";
+import { workflowState } from "@stint/core/internal";
 import { sql, type Kysely } from "kysely";
 import { allJobsView } from "./finished-jobs";
 import { isJobId } from "./job-row";

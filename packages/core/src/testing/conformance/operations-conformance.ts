@@ -230,7 +230,7 @@ export function describeOperationsConformance<Tx>(ctx: ConformanceContext<Tx>): 
       assert.equal(counts.length, 1);
       const [row] = counts;
       assert.equal(row?.queue, queue);
-      assert.deepStrictEqual(row?.counts, { queued: 3, running: 1, failed: 1, succeeded: 1, dead: 1, cancelled: 1 });
+      assert.deepStrictEqual(row?.counts, { blocked: 0, queued: 3, running: 1, failed: 1, succeeded: 1, dead: 1, cancelled: 1 });
       assert.equal(row?.due, 3);
       assertWithin(row?.oldestDueAgeMs, 119_000, 180_000);
       assert.ok(!("completedSince" in row));

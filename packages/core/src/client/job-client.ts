@@ -10,7 +10,7 @@ import { checkedJobStore } from "../store/checked-job-store";
 import type { EnqueueResult, JobStore } from "../store/job-store";
 import { JOB_STORE } from "../di/tokens";
 import { ClientEvents } from "../events/client-events";
-import { planWorkflowSteps } from "../workflow/plan-workflow";
+import { checkStepSchemas, planWorkflowSteps } from "../workflow/plan-workflow";
 import type { StepResultOf, WorkflowStep, WorkflowSteps } from "../workflow/workflow-step";
 import { awaitWorkflowEnd } from "./await-workflow";
 import { WorkflowNotFoundError } from "../workflow/workflow-errors";
@@ -183,9 +183,11 @@ export class JobClient {
    */
   async enqueueWorkflow<S extends WorkflowSteps>(name: string, steps: S, options: { readonly transaction?: unknown } = {}): Promise<EnqueuedWorkflow<S>> {
     let planned = planWorkflowSteps(steps);
-    for (const entry of Object.values(steps).flat() as WorkflowStep[]) {
-      if (entry.definition.schema !== undefined) await assertPayloadFitsSchema(entry.definition.name, entry.definition.schema, entry.payload);
-    }
+    await checkStepSchemas(
+      Object.entries(steps).flatMap(([stepName, entry]) =>
+        (Array.isArray(entry) ? entry : [entry]).map((one: WorkflowStep) => ({ name: stepName, step: one })),
+      ),
+    );
     // One producer span for the workflow, named by it; each step's attempts run under it (its context in the steps' meta).
     const { id, jobIds } = await traceEnqueue(name, planned.length, (withContext) => {
       if (withContext !== unchangedMeta) planned = planWorkflowSteps(withStepMeta(steps, withContext));

@@ -8,6 +8,7 @@ const PERMANENT_CODES: ReadonlySet<string> = new Set([
   ErrorCode.Payload,
   ErrorCode.InvalidName,
   ErrorCode.Cancelled,
+  ErrorCode.WorkflowInvalid,
 ]);
 
 /** Error names that mean "the input is wrong": retrying the same input cannot help. */
@@ -20,7 +21,7 @@ const PERMANENT_HTTP = new Set([400, 401, 403, 404, 405, 410, 413, 422]);
  * The default answer to "is this failure worth another attempt?".
  *
  * Permanent (returns false): `PermanentError`, parse errors, stint
- * configuration and payload errors, errors named like validation or auth
+ * configuration, payload and workflow-definition errors, errors named like validation or auth
  * failures (`ValidationError`, `ZodError`, `SyntaxError`, `UnauthorizedError`,
  * …) and HTTP-style errors whose `status`/`statusCode` is 400, 401, 403,
  * 404, 405, 410, 413 or 422. Everything else is retryable: timeouts, rate

@@ -18,7 +18,8 @@ import type { JobContext, JobLog } from "./job-context";
 import { JobLogWriter } from "./job-log-writer";
 import type { NewWorkflowStep } from "../store/workflow-store";
 import { StepDependencies } from "../workflow/step-dependencies";
-import { planWorkflowSteps } from "../workflow/plan-workflow";
+import { checkStepSchemas, planWorkflowSteps } from "../workflow/plan-workflow";
+import type { WorkflowStep } from "../workflow/workflow-step";
 import { ProgressReporter } from "./progress-reporter";
 
 /**
@@ -46,6 +47,8 @@ export class AttemptContext implements JobContext {
   #dependencies: Promise<StepDependencies> | undefined;
   /** Steps `addSteps` asked for, written with the job's success. */
   #addedSteps: NewWorkflowStep[] = [];
+  /** The added steps whose kinds have a payload schema, checked (asynchronously) before they are written. */
+  #schemaChecks: { readonly name: string; readonly step: WorkflowStep }[] = [];
 
   constructor(parts: {
     readonly store: JobStore;
@@ -162,6 +165,7 @@ export class AttemptContext implements JobContext {
   readonly transaction: JobContext["transaction"] = async (work) => {
     if (this.#completedInTransaction) throw new ConfigError("transaction", "ctx.transaction already completed this job");
     const added = this.#addedSteps;
+    if (added.length > 0) await checkStepSchemas(this.#schemaChecks);
     const withSteps =
       added.length === 0
         ? work
@@ -194,7 +198,13 @@ export class AttemptContext implements JobContext {
       throw new ConfigError("addSteps", `job ${this.job.id} is not a workflow step: only a step adds steps to its workflow`);
     if (this.#completedInTransaction) throw new ConfigError("addSteps", "ctx.transaction already completed this job: add steps before it");
     const offset = this.#addedSteps.length;
-    for (const planned of planWorkflowSteps(steps)) this.#addedSteps.push({ ...planned, after: planned.after.map((position) => position + offset) });
+    for (const planned of planWorkflowSteps(steps, { added: true }))
+      this.#addedSteps.push({ ...planned, after: planned.after.map((position) => position + offset) });
+    for (const [name, entry] of Object.entries(steps)) {
+      for (const one of Array.isArray(entry) ? (entry as readonly WorkflowStep[]) : [entry as WorkflowStep]) {
+        if (one.definition.schema !== undefined) this.#schemaChecks.push({ name, step: one });
+      }
+    }
   };
 
   /** Whether `addSteps` left steps to write with the job's success. */

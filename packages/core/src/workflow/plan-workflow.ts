@@ -1,4 +1,5 @@
 import { buildNewJob } from "../job/enqueue-options";
+import { assertPayloadFitsSchema } from "../job/payload-schema";
 import { MAX_STEP_DEPENDENCIES, MAX_WORKFLOW_DEPENDENCIES, MAX_WORKFLOW_NAME_LENGTH, MAX_WORKFLOW_STEPS } from "../limits";
 import { StintError } from "../errors/stint-error";
 import type { NewWorkflowStep } from "../store/workflow-store";
@@ -35,8 +36,8 @@ export function assertWorkflowName(name: unknown): asserts name is string {
  * no step has, a step waiting for itself, a cycle, an option a step cannot
  * take, and more than `MAX_WORKFLOW_STEPS` steps, `MAX_STEP_DEPENDENCIES`
  * dependencies of one step or `MAX_WORKFLOW_DEPENDENCIES` in all.
- * `existing` names steps that may not be waited for (those already in the
- * workflow, for `ctx.addSteps`).
+ * With `added` (`ctx.addSteps`), a name no step of `steps` has is refused
+ * as one that added steps may not wait for.
  *
  * @example
  * ```ts
@@ -44,7 +45,7 @@ export function assertWorkflowName(name: unknown): asserts name is string {
  * rows[1].after; // [0]
  * ```
  */
-export function planWorkflowSteps(steps: WorkflowSteps, existing: ReadonlySet<string> = new Set()): NewWorkflowStep[] {
+export function planWorkflowSteps(steps: WorkflowSteps, options: { readonly added?: boolean } = {}): NewWorkflowStep[] {
   if (typeof steps !== "object" || steps === null || Array.isArray(steps)) {
     throw new WorkflowDefinitionError("(steps)", "the steps must be an object of named steps");
   }
@@ -68,7 +69,7 @@ export function planWorkflowSteps(steps: WorkflowSteps, existing: ReadonlySet<st
       if (declared.length > MAX_WORKFLOW_STEPS) throw new WorkflowDefinitionError(name, `a workflow holds at most ${MAX_WORKFLOW_STEPS} steps`);
     }
   }
-  assertAcyclic(names, steps, positions, existing);
+  assertAcyclic(names, steps, positions, options.added === true);
   let dependencies = 0;
   return declared.map(({ name, entry }) => {
     const after = (entry.options.after ?? []).flatMap((other) => positions.get(other)!);
@@ -106,8 +107,8 @@ function buildStepJob(name: string, entry: WorkflowStep): NewWorkflowStep["job"]
   }
 }
 
-/** Refuses an `after` naming no step (or an existing one), and any cycle among the names, naming a step on it. */
-function assertAcyclic(names: readonly string[], steps: WorkflowSteps, positions: ReadonlyMap<string, number[]>, existing: ReadonlySet<string>): void {
+/** Refuses an `after` naming no step of `steps`, and any cycle among the names, naming a step on it. */
+function assertAcyclic(names: readonly string[], steps: WorkflowSteps, positions: ReadonlyMap<string, number[]>, added: boolean): void {
   const waitsFor = new Map<string, Set<string>>();
   for (const name of names) waitsFor.set(name, new Set());
   for (const name of names) {
@@ -117,8 +118,8 @@ function assertAcyclic(names: readonly string[], steps: WorkflowSteps, positions
       if (!Array.isArray(after)) throw new WorkflowDefinitionError(name, "`after` must be a list of step names");
       for (const other of after) {
         if (typeof other !== "string" || !positions.has(other)) {
-          const why = existing.has(String(other))
-            ? `waits for ${JSON.stringify(other)}, a step already in the workflow: added steps wait only for each other (the step adding them has not finished yet)`
+          const why = added
+            ? `waits for ${JSON.stringify(other)}, which is not a step of this addSteps call: steps added at run time wait only for steps added by the same call (the step adding them has not finished yet)`
             : `waits for ${JSON.stringify(other)}, which no step of the workflow is named`;
           throw new WorkflowDefinitionError(name, why);
         }
@@ -142,4 +143,27 @@ function assertAcyclic(names: readonly string[], steps: WorkflowSteps, positions
   }
   const onCycle = [...remaining.keys()];
   if (onCycle.length > 0) throw new WorkflowDefinitionError(onCycle[0]!, `waits, directly or not, for itself: a cycle among ${onCycle.join(", ")}`);
+}
+
+/**
+ * Validates each step's payload with its kind's schema (awaiting an
+ * asynchronous validator), in order; a payload the schema rejects is
+ * refused with a {@link WorkflowDefinitionError} naming the step, whose
+ * `cause` is the `PayloadSchemaError` naming each field.
+ *
+ * @example
+ * ```ts
+ * await checkStepSchemas([{ name: "welcome", step: step(Welcome, { email: "nope" }) }]); // WorkflowDefinitionError: step "welcome": …
+ * ```
+ */
+export async function checkStepSchemas(steps: readonly { readonly name: string; readonly step: WorkflowStep }[]): Promise<void> {
+  for (const { name, step } of steps) {
+    if (step.definition.schema === undefined) continue;
+    try {
+      await assertPayloadFitsSchema(step.definition.name, step.definition.schema, step.payload);
+    } catch (thrown) {
+      if (thrown instanceof StintError) throw new WorkflowDefinitionError(name, thrown.message, { cause: thrown });
+      throw thrown;
+    }
+  }
 }

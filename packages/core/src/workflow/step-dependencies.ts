@@ -9,6 +9,8 @@ export interface DependencyRecord {
   readonly queue: string;
   /** `succeeded`, or `dead`/`cancelled` for a step that runs with `ignoreFailedDependencies`. */
   readonly state: JobState;
+  /** Its payload, as stored (to say which one failed, say). */
+  readonly payload: unknown;
   /** What its handler returned (`null` unless it succeeded). */
   readonly result: unknown;
   /** Why it failed, for a dead or cancelled one. */

@@ -1,5 +1,7 @@
 import type { AddWorkflowStepsParams } from "@stint/core/driver";
 import { sql } from "kysely";
+import { WorkflowDefinitionError } from "@stint/core";
+import { MAX_WORKFLOW_STEPS } from "@stint/core/driver";
 import type { Statements } from "../connection/statement";
 import { heldBy } from "./held-by";
 import { jobsTable } from "./job-row";
@@ -15,7 +17,8 @@ import { insertStepDependencies, insertStepJobs, STEP_IDS, stepRowsCte } from ".
  * dependencies too (with its own `ignore_failed`), and its count grows by
  * as many (its row locked in id order first, as `count_down_steps`
  * locks, so the two never deadlock); the workflow's `step_count` grows,
- * within its limit.
+ * within its limit (`MAX_WORKFLOW_STEPS`: more is refused with a
+ * `WorkflowDefinitionError`, nothing written).
  *
  * @example
  * ```ts
@@ -26,14 +29,16 @@ export async function addWorkflowSteps(statements: Statements, schema: string, p
   const jobs = jobsTable(schema);
   const deps = sql.id(schema, "workflow_deps");
   const workflow = sql`(SELECT parent.workflow_id FROM parent)`;
-  const { rows } = await statements.run<{ readonly fenced: boolean; readonly ids: string }>(
+  // Checked here, before anything is written, so that a step adding too many gets an answer rather than the check constraint's error.
+  const fits = sql`(SELECT w.step_count FROM ${sql.id(schema, "workflows")} AS w WHERE w.id = ${workflow}) + ${params.steps.length}::integer <= ${MAX_WORKFLOW_STEPS}::integer`;
+  const { rows } = await statements.run<{ readonly fenced: boolean; readonly fits: boolean; readonly ids: string }>(
     compileStatement(sql`WITH parent AS MATERIALIZED (
   SELECT jobs.id, jobs.workflow_id FROM ${jobs} AS jobs
    WHERE jobs.id = ${params.parent.id}::bigint AND jobs.attempts = ${params.parent.attempt}::integer AND jobs.workflow_id IS NOT NULL
      AND ${heldBy(params.workerId)}
    FOR NO KEY UPDATE
 ),
-${stepRowsCte(schema, params.steps, sql`EXISTS (SELECT FROM parent)`)},
+${stepRowsCte(schema, params.steps, sql`EXISTS (SELECT FROM parent) AND ${fits}`)},
 inserted AS (
   ${insertStepJobs(schema, workflow)}
 ),
@@ -61,9 +66,15 @@ counted AS (
   UPDATE ${sql.id(schema, "workflows")} AS w SET step_count = w.step_count + (SELECT count(*) FROM steps)::integer
    WHERE w.id = ${workflow}
 )
-SELECT EXISTS (SELECT FROM parent) AS fenced, ${STEP_IDS} AS ids`),
+SELECT EXISTS (SELECT FROM parent) AS fenced, coalesce(${fits}, true) AS fits, ${STEP_IDS} AS ids`),
   );
   const row = rows[0];
-  if (row === undefined || !row.fenced) return undefined;
+  if (!row?.fenced) return undefined;
+  if (!row.fits) {
+    throw new WorkflowDefinitionError(
+      params.steps[0]!.step,
+      `adding ${params.steps.length} steps would make the workflow hold more than ${MAX_WORKFLOW_STEPS}`,
+    );
+  }
   return Object.freeze(row.ids === "" ? [] : row.ids.split(","));
 }

@@ -206,7 +206,7 @@ export function claimBatchStatement(
   const answer = withControls
     ? sql`SELECT claimed.*, NULL::boolean AS held_paused, NULL::integer AS held_retry_ms, NULL::boolean AS held_grouped, NULL::text AS held_after FROM claimed ${notified}
 UNION ALL
-SELECT NULL::bigint, ${params.queue}::text, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer, NULL::smallint, NULL::integer, NULL::float8, NULL::float8,
+SELECT NULL::bigint, ${params.queue}::text, NULL::jsonb, NULL::jsonb, NULL::integer, NULL::integer, NULL::smallint, NULL::integer, NULL::bigint, NULL::float8, NULL::float8,
        control.paused, ${retryAfter}, control.grouped, ${mode === "grouped" ? nextTurn : sql`NULL::text`}
   FROM control`
     : sql`SELECT claimed.* FROM claimed ${notified}`;

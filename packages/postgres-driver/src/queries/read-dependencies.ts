@@ -8,6 +8,7 @@ interface DependencyRow {
   readonly step: string;
   readonly queue: string;
   readonly state: JobState;
+  readonly payload: unknown;
   readonly result: unknown;
   readonly last_error: string | null;
 }
@@ -26,7 +27,7 @@ interface DependencyRow {
  */
 export async function readDependencies(db: Kysely<any>, schema: string, params: { readonly jobId: string }): Promise<readonly DependencyRecord[]> {
   if (!isJobId(params.jobId)) return Object.freeze([]);
-  const columns = sql`j.id, j.step, j.queue, j.state, j.result, j.last_error`;
+  const columns = sql`j.id, j.step, j.queue, j.state, j.payload, j.result, j.last_error`;
   const { rows } = await sql<DependencyRow>`WITH needs AS MATERIALIZED (
   SELECT d.needs_id AS id, d.workflow_id FROM ${sql.id(schema, "workflow_deps")} AS d WHERE d.job_id = ${params.jobId}::bigint
 )
@@ -42,6 +43,7 @@ ORDER BY id`.execute(db);
         step: row.step,
         queue: row.queue,
         state: row.state,
+        payload: row.payload,
         result: row.state === "succeeded" ? (row.result ?? null) : null,
         lastError: row.last_error,
       }),

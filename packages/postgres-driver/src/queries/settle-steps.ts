@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from "kysely";
+import { wakeupChannel } from "../wakeup-channel";
 
 /**
  * `settled AS (…)`, a CTE for a statement whose CTE `done` holds the jobs
@@ -27,5 +28,7 @@ export function settleSucceededSteps(schema: string): RawBuilder<unknown> {
  * was settled (the steps that became due, or `NULL`).
  */
 export function countDownSettled(schema: string): RawBuilder<number | null> {
-  return sql<number | null>`(SELECT ${sql.id(schema, "count_down_steps")}(array_agg(settled.job_id)) FROM settled HAVING count(*) > 0)`;
+  return sql<
+    number | null
+  >`(SELECT ${sql.id(schema, "count_down_steps")}(array_agg(settled.job_id), ${sql.lit(wakeupChannel(schema))}) FROM settled HAVING count(*) > 0)`;
 }

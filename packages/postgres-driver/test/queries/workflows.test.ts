@@ -69,9 +69,9 @@ describe("workflows on PostgreSQL", () => {
     expect(names(last)).to.deep.equal(["d"]);
     expect(last[0]?.workflowId).to.equal(workflow.id);
     const deps = await test.store.readDependencies({ jobId: last[0]!.id });
-    expect(deps.map((dep) => [dep.step, dep.state, dep.result])).to.deep.equal([
-      ["b", "succeeded", { done: "b" }],
-      ["c", "succeeded", { done: "c" }],
+    expect(deps.map((dep) => [dep.step, dep.state, dep.payload, dep.result])).to.deep.equal([
+      ["b", "succeeded", { name: "b" }, { done: "b" }],
+      ["c", "succeeded", { name: "c" }, { done: "c" }],
     ]);
     await succeed(last);
     expect(await client.waitFor(workflow, { timeoutMs: 5_000 })).to.deep.equal({ d: { done: "d" } });
@@ -139,6 +139,19 @@ describe("workflows on PostgreSQL", () => {
     await succeed(items.slice(2));
     expect(names(await claim())).to.deep.equal(["report"]);
     expect((await test.store.getWorkflow({ id: workflow.id }))?.stepCount).to.equal(5);
+  });
+
+  it("refuses added steps past the workflow's limit, naming the first, and writes none", async () => {
+    const workflow = await client.enqueueWorkflow("full", { list: s("list") });
+    await sql`UPDATE ${sql.id(test.schema, "workflows")} SET step_count = 19999 WHERE id = ${workflow.id}::bigint`.execute(test.db);
+    const [list] = await claim();
+    const added = planWorkflowSteps({ item: [s("x"), s("y")] }, { added: true });
+    const refused = await test.db
+      .transaction()
+      .execute((trx) => test.store.addWorkflowSteps({ workerId: "w1", parent: list!, steps: added }, trx))
+      .catch((thrown: unknown) => thrown);
+    expect(refused).to.be.instanceOf(WorkflowDefinitionError).and.to.include({ step: "item" });
+    expect((await test.store.getWorkflow({ id: workflow.id }))?.steps).to.have.length(1);
   });
 
   it("writes no added step for a worker that lost the attempt", async () => {

@@ -1,6 +1,12 @@
 import { sql } from "kysely";
 import type { Migration } from "./migration";
-import { countDownStepsFunction, resumeRequeuedStepFunction, settleFailedStepFunction } from "./workflow-functions";
+import {
+  countDownStepsFunction,
+  enterJobGroupV26Function,
+  joinJobGroupFunction,
+  resumeRequeuedStepFunction,
+  settleFailedStepFunction,
+} from "./workflow-functions";
 
 /**
  * Version 26: workflows, jobs that wait for jobs.
@@ -30,7 +36,8 @@ import { countDownStepsFunction, resumeRequeuedStepFunction, settleFailedStepFun
  *   not a step costs them nothing.
  * - `enter_job_group` also runs for a step inserted `blocked`, so that a
  *   key used as a group and as a serial key is refused at enqueue rather
- *   than when the step becomes due.
+ *   than when the step becomes due; its work moves to `join_job_group`,
+ *   which `count_down_steps` also calls for a step that becomes due.
  */
 export const workflowsMigration: Migration = Object.freeze({
   version: 26,
@@ -76,6 +83,8 @@ export const workflowsMigration: Migration = Object.freeze({
 ) WITH (fillfactor = 50)`,
       sql`CREATE INDEX workflow_deps_job_idx ON ${deps} (job_id)`,
       sql`CREATE INDEX workflow_deps_workflow_idx ON ${deps} (workflow_id)`,
+      joinJobGroupFunction(schema),
+      enterJobGroupV26Function(schema),
       countDownStepsFunction(schema),
       settleFailedStepFunction(schema),
       resumeRequeuedStepFunction(schema),

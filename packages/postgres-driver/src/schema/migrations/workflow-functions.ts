@@ -48,47 +48,121 @@ function copyRows(table: RawBuilder<unknown>, source: string, values: Partial<Re
 }
 
 /**
+ * `join_job_group(queue, key, line)`: what `enter_job_group` (version 23)
+ * did for the row that fired it, as a function of its own so that a step
+ * that becomes due joins its group the same way (version 26 makes the
+ * trigger call it): makes sure the group (or serial line) has its row in
+ * `job_groups` and locks it `FOR KEY SHARE` until the transaction ends, so
+ * that no claim removes it meanwhile; the first group of a queue also sets
+ * `queues.grouped` and adds the queue's `''` turn. Refuses a key used as a
+ * group and as a serial line (SQLSTATE 22023). Returns the dead job that
+ * holds the line, if any.
+ */
+export function joinJobGroupFunction(schema: string): RawBuilder<unknown> {
+  const groups = sql.id(schema, "job_groups");
+  const queues = sql.id(schema, "queues");
+  return sql`CREATE FUNCTION ${sql.id(schema, "join_job_group")}(queue_name text, key text, line boolean) RETURNS bigint
+LANGUAGE plpgsql AS $function$
+DECLARE
+  is_line boolean;
+  holder bigint;
+BEGIN
+  LOOP
+    SELECT g.serial, g.held_by INTO is_line, holder FROM ${groups} AS g
+     WHERE g.queue = queue_name AND g.group_key = key
+       FOR KEY SHARE;
+    EXIT WHEN FOUND;
+    INSERT INTO ${groups} AS g (queue, group_key, serial) VALUES (queue_name, key, line)
+      ON CONFLICT DO NOTHING
+      RETURNING g.serial, g.held_by INTO is_line, holder;
+    IF FOUND THEN
+      IF NOT EXISTS (SELECT FROM ${queues} AS q WHERE q.name = queue_name AND q.grouped) THEN
+        INSERT INTO ${queues} AS q (name, grouped) VALUES (queue_name, true)
+          ON CONFLICT (name) DO UPDATE SET grouped = true, updated_at = now() WHERE NOT q.grouped;
+        INSERT INTO ${groups} (queue, group_key) VALUES (queue_name, '') ON CONFLICT DO NOTHING;
+      END IF;
+      EXIT;
+    END IF;
+  END LOOP;
+  IF is_line <> line THEN
+    RAISE EXCEPTION 'key % of queue % is %; a job cannot use it as %', quote_literal(key), quote_literal(queue_name),
+      CASE WHEN is_line THEN 'a serial key' ELSE 'a group' END, CASE WHEN is_line THEN 'a group' ELSE 'a serial key' END
+      USING ERRCODE = '22023';
+  END IF;
+  RETURN holder;
+END
+$function$`;
+}
+
+/**
+ * `enter_job_group()` as of version 26: the trigger's work is
+ * `join_job_group`'s; what stays here is the retried dead job that
+ * releases the line it held.
+ */
+export function enterJobGroupV26Function(schema: string): RawBuilder<unknown> {
+  return sql`CREATE OR REPLACE FUNCTION ${sql.id(schema, "enter_job_group")}() RETURNS trigger
+LANGUAGE plpgsql AS $function$
+BEGIN
+  IF ${sql.id(schema, "join_job_group")}(NEW.queue, NEW.group_key, NEW.serial IS NOT NULL) = NEW.id THEN
+    UPDATE ${sql.id(schema, "job_groups")} AS g SET held_by = NULL WHERE g.queue = NEW.queue AND g.group_key = NEW.group_key AND g.held_by = NEW.id;
+  END IF;
+  RETURN NULL;
+END
+$function$`;
+}
+
+/**
  * `count_down_steps(ids bigint[])`: each id is a blocked step one of whose
  * dependencies just finished for it (an id appears once per dependency).
  * Its `waiting_on` drops by that many; a step left waiting for nothing
- * becomes `queued`, due at its `run_at`.
+ * becomes `queued`, due at its `run_at`, joins its group if it has one
+ * (`join_job_group`, as the trigger on insert does for a new job) and wakes
+ * the queue's listening workers.
  *
  * The steps are locked in id order first, so that two statements counting
  * down the same steps (two dependencies finishing at once, in two
  * processes) wait for each other in one order and never deadlock; the
- * second then counts from what the first wrote. A step that becomes due
- * leaves `jobs` and comes back in the same statement, as a retried job
- * does, so that the triggers on insert treat it as a new waiting job: its
- * group gets its turn (`enter_job_group`) and listening workers are woken
- * (`jobs_notify_inserted`). Its update could do neither, and costs as much
- * (the state change moves it between partial indexes either way).
+ * second then counts from what the first wrote. The step is updated in
+ * place: a statement waiting for its lock (a cancel of its workflow) then
+ * finds it in its new state rather than gone.
  */
 export function countDownStepsFunction(schema: string): RawBuilder<unknown> {
   const jobs = sql.id(schema, "jobs");
-  return sql`CREATE FUNCTION ${sql.id(schema, "count_down_steps")}(ids bigint[]) RETURNS integer
+  return sql`CREATE FUNCTION ${sql.id(schema, "count_down_steps")}(ids bigint[], wakeup_channel text) RETURNS integer
 LANGUAGE plpgsql AS $function$
 DECLARE
   started integer;
+  queues text[];
+  keys text[];
+  lines boolean[];
+  dues boolean[];
+  entry record;
 BEGIN
   PERFORM FROM ${jobs} AS j WHERE j.id = ANY(ids) AND j.state = 'blocked' ORDER BY j.id FOR NO KEY UPDATE;
   WITH counted AS (
     SELECT c.id, count(*)::integer AS n FROM unnest(ids) AS c(id) GROUP BY c.id
   ),
-  waiting AS (
-    UPDATE ${jobs} AS j SET waiting_on = j.waiting_on - counted.n, updated_at = now()
+  changed AS (
+    UPDATE ${jobs} AS j
+       SET waiting_on = j.waiting_on - counted.n,
+           state = CASE WHEN j.waiting_on <= counted.n THEN 'queued' ELSE 'blocked' END,
+           updated_at = now()
       FROM counted
-     WHERE j.id = counted.id AND j.state = 'blocked' AND j.waiting_on > counted.n
-  ),
-  ready AS (
-    DELETE FROM ${jobs} AS j USING counted
-     WHERE j.id = counted.id AND j.state = 'blocked' AND j.waiting_on <= counted.n
-    RETURNING j.*
-  ),
-  queued AS (
-    ${copyRows(jobs, "ready", { state: "'queued'", waiting_on: "0", updated_at: "now()" })}
-    RETURNING 1
+     WHERE j.id = counted.id AND j.state = 'blocked'
+    RETURNING j.queue, j.group_key, j.serial IS NOT NULL AS line, j.run_at <= now() AS due, j.state
   )
-  SELECT count(*) INTO started FROM queued;
+  SELECT count(*)::integer, array_agg(changed.queue), array_agg(changed.group_key), array_agg(changed.line), array_agg(changed.due)
+    INTO started, queues, keys, lines, dues
+    FROM changed WHERE changed.state = 'queued';
+  IF started = 0 THEN
+    RETURN 0;
+  END IF;
+  FOR entry IN SELECT DISTINCT u.queue, u.group_key, u.line FROM unnest(queues, keys, lines) AS u(queue, group_key, line)
+                WHERE u.group_key <> '' ORDER BY u.queue, u.group_key LOOP
+    PERFORM ${sql.id(schema, "join_job_group")}(entry.queue, entry.group_key, entry.line);
+  END LOOP;
+  -- As the wake-up trigger on insert does: one notification per queue and transaction, sent at commit.
+  PERFORM pg_notify(wakeup_channel, u.queue) FROM (SELECT DISTINCT d.queue FROM unnest(queues, dues) AS d(queue, due) WHERE d.due) AS u;
   RETURN started;
 END
 $function$`;
@@ -104,7 +178,9 @@ $function$`;
  * - Every other blocked step waiting for it, and every blocked step
  *   waiting for one of those (transitively, through dependencies without
  *   `ignore_failed`), is cancelled in one statement, with
- *   `STINT_DEPENDENCY_FAILED` and a reason naming this step. Their own
+ *   `STINT_DEPENDENCY_FAILED` and a reason naming this step (or, in a
+ *   workflow an operator cancelled, `STINT_CANCELLED`: retrying a step does
+ *   not bring those back). Their own
  *   rows in `finished_jobs` fire this trigger again, which finds nothing
  *   left to cancel and settles their `ignore_failed` dependents: the
  *   nesting is two deep however long the chain.
@@ -121,7 +197,12 @@ LANGUAGE plpgsql AS $function$
 DECLARE
   ids bigint[];
   reason text := format('cancelled: step %s (job %s) that it waits for is %s', to_json(NEW.step)::text, NEW.id, NEW.state);
+  code text := 'STINT_DEPENDENCY_FAILED';
 BEGIN
+  IF EXISTS (SELECT FROM ${sql.id(schema, "workflows")} AS w WHERE w.id = NEW.workflow_id AND w.cancelled_at IS NOT NULL) THEN
+    reason := 'the workflow was cancelled';
+    code := 'STINT_CANCELLED';
+  END IF;
   WITH settled AS (
     UPDATE ${deps} AS d SET settled = true
      WHERE d.needs_id = NEW.id AND d.ignore_failed AND NOT d.settled
@@ -129,7 +210,7 @@ BEGIN
   )
   SELECT array_agg(settled.job_id) INTO ids FROM settled;
   IF ids IS NOT NULL THEN
-    PERFORM ${sql.id(schema, "count_down_steps")}(ids);
+    PERFORM ${sql.id(schema, "count_down_steps")}(ids, left('stint_jobs_' || TG_TABLE_SCHEMA, 63));
   END IF;
   WITH RECURSIVE doomed(id) AS (
     SELECT d.job_id FROM ${deps} AS d WHERE d.needs_id = NEW.id AND NOT d.ignore_failed
@@ -147,7 +228,7 @@ BEGIN
       updated_at: "now()",
       locked_until: "NULL",
       last_error: "reason",
-      error_code: "'STINT_DEPENDENCY_FAILED'",
+      error_code: "code",
     })}
     RETURNING id
   )

@@ -1,5 +1,6 @@
 import { ExitCode, type WorkflowState } from "@stint/core";
 import { MAX_PAGE_SIZE } from "@stint/core/driver";
+import { assertWorkflowName } from "@stint/core/internal";
 import { integerValue } from "../args/option-values";
 import { configError } from "../cli-error";
 import { stringOption, type Command } from "../command";
@@ -43,6 +44,13 @@ export const workflowsListCommand: Command = {
       throw configError(`--state must be one of ${WORKFLOW_STATES.join(", ")}, got ${JSON.stringify(stateText)}`);
     }
     const name = stringOption(context, "name");
+    if (name !== undefined) {
+      try {
+        assertWorkflowName(name);
+      } catch (thrown) {
+        throw configError(`--name: ${(thrown as Error).message.replace(/^step "[^"]*": /, "")}, got ${JSON.stringify(name)}`);
+      }
+    }
     const limit = integerValue("--limit", stringOption(context, "limit") ?? "20", 1, MAX_PAGE_SIZE);
     const { store } = await context.connect();
     const workflows = await store.listWorkflows({

@@ -154,7 +154,7 @@ function edgesBetween(steps: readonly WorkflowStepRecord[], nodeOf: readonly Gra
  * steps table), and a line from each node to each node waiting for it.
  * Every text is escaped by {@link html}; coordinates are numbers.
  */
-export function workflowGraphSvg(context: PageContext, graph: WorkflowGraph, label: string): Html {
+export function workflowGraphSvg(context: Pick<PageContext, "prefix">, graph: WorkflowGraph, label: string): Html {
   const line = (edge: GraphEdge) =>
     html`<line x1="${edge.from.x + NODE_WIDTH / 2}" y1="${edge.from.y + NODE_HEIGHT}" x2="${edge.to.x + NODE_WIDTH / 2}" y2="${edge.to.y}" data-edge="${edge.from.key} ${edge.to.key}"><title>${
       edge.count === 1 ? "1 dependency" : `${formatCount(edge.count)} dependencies`
@@ -165,7 +165,7 @@ export function workflowGraphSvg(context: PageContext, graph: WorkflowGraph, lab
 </svg></div>`;
 }
 
-function nodeBox(context: PageContext, node: GraphNode): Html {
+function nodeBox(context: Pick<PageContext, "prefix">, node: GraphNode): Html {
   const single = node.steps.length === 1 ? node.steps[0]! : undefined;
   const name = node.name ?? `${formatCount(node.steps.length)} more steps`;
   const title = single === undefined ? `${name}: ${countsText(node.steps)}` : `${single.step}: ${single.state}, job ${single.jobId}`;

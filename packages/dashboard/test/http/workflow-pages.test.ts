@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { defineJob, JobClient, step, type ClaimedJob } from "@stint/core";
-import { layoutWorkflow } from "../../src/pages/workflow-graph";
+import { layoutWorkflow, workflowGraphSvg } from "../../src/pages/workflow-graph";
 import { startDashboardServer, type DashboardServer } from "../support/dashboard-server";
 import { AUTH_HEADER as AUTH, openFormSession } from "../support/form-session";
 
@@ -108,6 +108,10 @@ describe("the workflow pages: list, layered graph, links, cancel, through the re
       ["d", 3],
     ]);
     expect(graph.edges).to.have.length(6);
+    const markup = layoutWorkflow([at("1", `<script>alert("x")</script>`, [])]);
+    const svg = workflowGraphSvg({ prefix: "/admin" }, markup, `Steps of "<b>"`).toString();
+    expect(svg, "a name written past the checks is text in the SVG too").to.contain("&lt;script&gt;alert(&quot;x&quot;)&lt;/scr…").and.not.contain("<script>");
+    expect(svg).to.contain('aria-label="Steps of &quot;&lt;b&gt;&quot;"').and.contain('href="/admin/jobs/1"');
     const many = layoutWorkflow(Array.from({ length: 100 }, (_, n) => at(String(n + 1), `step-${n}`, [])));
     expect(many.nodes, "a crowded layer keeps 40 boxes, the last holding the rest").to.have.length(40);
     expect(many.nodes[39]!.steps).to.have.length(61);

@@ -27,6 +27,9 @@ import { metricsCommand } from "./commands/metrics";
 import { limitCommand } from "./commands/limit";
 import { groupsCommand } from "./commands/groups";
 import { linesReleaseCommand } from "./commands/lines-release";
+import { workflowsCancelCommand } from "./commands/workflows-cancel";
+import { workflowsListCommand } from "./commands/workflows-list";
+import { workflowsShowCommand } from "./commands/workflows-show";
 import { retentionCommand } from "./commands/retention";
 import { pauseCommand, resumeCommand } from "./commands/pause-resume";
 import { checkSchema, openConnection, type Connection } from "./connection/open-connection";
@@ -55,6 +58,9 @@ export const COMMANDS: readonly Command[] = Object.freeze([
   limitCommand,
   groupsCommand,
   linesReleaseCommand,
+  workflowsListCommand,
+  workflowsShowCommand,
+  workflowsCancelCommand,
   retentionCommand,
   pruneCommand,
   schedulesListCommand,

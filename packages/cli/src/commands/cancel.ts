@@ -12,7 +12,7 @@ type IdOutcome =
   | { readonly id: string; readonly cancelled: false; readonly refusal: CliError };
 
 /**
- * `stint cancel <id…>` cancels queued, retrying or running jobs; a running
+ * `stint cancel <id…>` cancels blocked, queued, retrying or running jobs; a running
  * one's worker is told to stop its handler (its `ctx.signal` aborts with
  * `STINT_CANCELLED`). `stint cancel --queue Q --state queued,failed` cancels
  * a queue's waiting jobs in bulk, 1,000 per statement, at most as many as
@@ -96,7 +96,7 @@ async function cancelOne(store: JobStore, id: string, schema: string): Promise<I
   return {
     id,
     cancelled: false,
-    refusal: wrongStateError(`job ${id} has already finished (${now.state}): only queued, running or failed jobs can be cancelled`),
+    refusal: wrongStateError(`job ${id} has already finished (${now.state}): only blocked, queued, running or failed jobs can be cancelled`),
   };
 }
 

@@ -21,7 +21,11 @@ export const jobsListCommand: Command = {
   json: true,
   options: {
     queue: { type: "string", value: "Q", description: "only jobs of this queue" },
-    state: { type: "string", value: "S,…", description: "only jobs in these states: queued, running, failed, succeeded, dead, cancelled" },
+    state: {
+      type: "string",
+      value: "S,…",
+      description: "only jobs in these states: blocked (workflow steps waiting), queued, running, failed, succeeded, dead, cancelled",
+    },
     group: { type: "string", value: "KEY", description: "only jobs of this group of the queue (enqueued with `group`; needs --queue)" },
     "serial-key": { type: "string", value: "KEY", description: "only jobs of this serial line of the queue (enqueued with `serialKey`; needs --queue)" },
     limit: { type: "string", value: "N", description: "at most N jobs, 1 to 10000 (default 50)" },

@@ -48,6 +48,7 @@ export const jobsShowCommand: Command = {
       ["timeout", job.timeoutMs === null ? "-" : formatDuration(job.timeoutMs)],
       ["dedupe key", job.dedupeKey ?? "-"],
       ...groupFields(job),
+      ...workflowFields(job),
       ["locked by", job.lockedBy ?? "-"],
       ["locked until", formatTime(job.lockedUntil)],
       ["created at", formatTime(job.createdAt)],
@@ -100,6 +101,15 @@ function groupFields(job: JobRecord): [string, string][] {
   if (job.group !== null) return [["group", `${job.group} (stint jobs list --queue ${job.queue} --group ${shellWord(job.group)})`]];
   if (job.serialKey !== null) return [["serial key", `${job.serialKey} (stint jobs list --queue ${job.queue} --serial-key ${shellWord(job.serialKey)})`]];
   return [];
+}
+
+/** The workflow a step belongs to and its step name, with the command that shows the workflow; nothing for a job of none. */
+function workflowFields(job: JobRecord): [string, string][] {
+  if (job.workflowId === null) return [];
+  return [
+    ["workflow", `${job.workflowId} (stint workflows show ${job.workflowId})`],
+    ["step", job.step ?? "-"],
+  ];
 }
 
 /** The dead-letter lines of a job: where a death sends it, the copy it became, or the job a copy came from. */

@@ -10,7 +10,8 @@ import { humanDuration } from "../output/time-text";
 export const COMPLETED_WINDOW_MS = 5 * 60_000;
 
 /**
- * `stint status`: one row per queue with its queued, due, running, retrying
+ * `stint status`: one row per queue with its blocked (workflow steps
+ * waiting for their dependencies, when any), queued, due, running, retrying
  * (`failed`) and dead jobs, the age of the oldest due job (the queue lag)
  * and the jobs that succeeded in the last five minutes, and the controls
  * an operator set on it (paused, running cap, rate limit).
@@ -23,7 +24,8 @@ export const statusCommand: Command = {
   json: true,
   options: {},
   notes: [
-    "Columns: queued (waiting, due or not), due (waiting and due now), running, retrying (failed, retry scheduled),",
+    "Columns: blocked (workflow steps waiting for the steps they depend on; shown when a queue has one),",
+    "queued (waiting, due or not), due (waiting and due now), running, retrying (failed, retry scheduled),",
     "dead, oldest due (age of the oldest due job: the queue lag), done 5m (succeeded in the last 5 minutes),",
     "controls (paused, max N running, max N per group, a rate limit, a retention of its own; see `stint pause`,",
     "`stint limit` and `stint retention`). `stint groups <queue>` lists a queue's busiest groups.",
@@ -41,6 +43,7 @@ export const statusCommand: Command = {
         schema: context.schema,
         queues: rows.map((row) => ({
           queue: row.queue,
+          blocked: row.counts.blocked,
           queued: row.counts.queued,
           due: row.due,
           running: row.counts.running,
@@ -64,10 +67,13 @@ export const statusCommand: Command = {
       return ExitCode.Ok;
     }
     const right = "right" as const;
+    // Only schemas with workflows have blocked steps: the column shows when a listed queue has one.
+    const showBlocked = rows.some((row) => row.counts.blocked > 0);
     context.out.line(
       formatTable(
         [
           { title: "queue" },
+          ...(showBlocked ? [{ title: "blocked", align: right }] : []),
           { title: "queued", align: right },
           { title: "due", align: right },
           { title: "running", align: right },
@@ -79,6 +85,7 @@ export const statusCommand: Command = {
         ],
         rows.map((row) => [
           row.queue,
+          ...(showBlocked ? [formatCount(row.counts.blocked)] : []),
           formatCount(row.counts.queued),
           formatCount(row.due),
           formatCount(row.counts.running),

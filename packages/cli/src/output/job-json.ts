@@ -18,6 +18,8 @@ export function jobJson(job: JobRecord): Record<string, unknown> {
     dedupeKey: job.dedupeKey,
     group: job.group,
     serialKey: job.serialKey,
+    workflowId: job.workflowId,
+    step: job.step,
     errorCode: job.errorCode,
     lastError: job.lastError,
     payload: job.payload,

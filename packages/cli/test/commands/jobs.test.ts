@@ -71,7 +71,7 @@ describe("stint jobs", () => {
     it("refuses an unknown state naming the known ones (exit 78)", async () => {
       const result = await stint(["jobs", "list", "--state", "done", "--schema", test.schema]);
       expect(result.code).to.equal(ExitCode.Config);
-      expect(result.stderr).to.include('--state: unknown state "done" (states: queued, running, failed, succeeded, dead, cancelled)');
+      expect(result.stderr).to.include('--state: unknown state "done" (states: blocked, queued, running, failed, succeeded, dead, cancelled)');
     });
   });
 

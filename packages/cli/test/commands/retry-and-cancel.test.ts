@@ -122,7 +122,7 @@ describe("stint retry and cancel", () => {
       const finished = await stint(["cancel", done!, queued!, "--schema", test.schema]);
       expect(finished.code).to.equal(ExitCode.WrongState);
       expect(finished.stdout).to.equal(`Cancelled job ${queued}.\nCancelled 1 of 2 jobs.\n`);
-      expect(finished.stderr).to.equal(`stint: job ${done} has already finished (succeeded): only queued, running or failed jobs can be cancelled\n`);
+      expect(finished.stderr).to.equal(`stint: job ${done} has already finished (succeeded): only blocked, queued, running or failed jobs can be cancelled\n`);
 
       const [another] = await enqueueJobs(test.store, "mail", 1);
       const json = await stint(["cancel", done!, "999999", another!, "--schema", test.schema, "--json"]);
@@ -134,7 +134,7 @@ describe("stint retry and cancel", () => {
             id: done,
             cancelled: false,
             code: "STINT_WRONG_STATE",
-            message: `job ${done} has already finished (succeeded): only queued, running or failed jobs can be cancelled`,
+            message: `job ${done} has already finished (succeeded): only blocked, queued, running or failed jobs can be cancelled`,
           },
           { id: "999999", cancelled: false, code: "STINT_NOT_FOUND", message: `job 999999 not found in schema "${test.schema}"` },
           { id: another, cancelled: true, wasRunning: false },
@@ -219,7 +219,7 @@ describe("stint retry and cancel", () => {
       const [done] = await makeSucceededJobs(test.store, "mail", 1);
       const finished = await stint(["cancel", done!, "--schema", test.schema]);
       expect(finished.code).to.equal(ExitCode.WrongState);
-      expect(finished.stderr).to.equal(`stint: job ${done} has already finished (succeeded): only queued, running or failed jobs can be cancelled\n`);
+      expect(finished.stderr).to.equal(`stint: job ${done} has already finished (succeeded): only blocked, queued, running or failed jobs can be cancelled\n`);
       const missing = await stint(["cancel", "999999", "--schema", test.schema]);
       expect(missing.code).to.equal(ExitCode.NotFound);
       expect(missing.stderr).to.equal(`stint: job 999999 not found in schema "${test.schema}"\n`);

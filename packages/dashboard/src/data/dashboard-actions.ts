@@ -3,6 +3,7 @@ import { MAX_BATCH_SIZE, type WaitingJobState } from "@stint/core/driver";
 import { badParameter, DashboardErrorCode, RequestRefused } from "../http/request-refused";
 import type { DashboardSources } from "./dashboard-sources";
 import { noSuchJob } from "./job-detail-data";
+import { readWorkflow } from "./workflow-data";
 import { assertQueueExists, checkedQueueName } from "./queue-name";
 
 /** Who asks for an action, for the log. */
@@ -67,9 +68,25 @@ export class DashboardActions {
     const job = await this.#sources.store.getJob({ id });
     if (job === undefined) throw noSuchJob(id);
     if (!(await this.#sources.store.cancelJob({ id }))) {
-      throw new RequestRefused(DashboardErrorCode.Conflict, `Job ${id} is ${job.state}: only queued, failed or running jobs can be cancelled.`);
+      throw new RequestRefused(DashboardErrorCode.Conflict, `Job ${id} is ${job.state}: only blocked, queued, failed or running jobs can be cancelled.`);
     }
     this.#done("cancel-job", `cancelled job ${id} (${job.queue})`, actor, { jobId: id, queue: job.queue });
+  }
+
+  /**
+   * Cancels a running workflow: every step of it that has not finished
+   * (running ones as `cancelJob` cancels them). Returns how many steps it
+   * cancelled; a 409 for a workflow that has finished (it is left as it
+   * ended), a 404 for an unknown one.
+   */
+  async cancelWorkflow(id: string, actor: Actor): Promise<number> {
+    const workflow = await readWorkflow(this.#sources, id);
+    if (workflow.state !== "running") {
+      throw new RequestRefused(DashboardErrorCode.Conflict, `Workflow ${id} has already finished (${workflow.state}): nothing to cancel.`);
+    }
+    const cancelled = (await this.#sources.store.cancelWorkflow({ id })) ?? 0;
+    this.#done("cancel-workflow", `cancelled workflow ${id} (${workflow.name}), ${cancelled} steps`, actor, { workflowId: id, steps: cancelled });
+    return cancelled;
   }
 
   /** Runs a queued job scheduled for later (or a failed one waiting for its retry) now, keeping its attempts. */

@@ -6,11 +6,13 @@ import { readJobDetail } from "../data/job-detail-data";
 import { parseJobsFilter } from "../data/jobs-filter";
 import { readJobsList } from "../data/jobs-list-data";
 import { readOverview } from "../data/overview-data";
+import { parseWorkflowsFilter, readWorkflow, readWorkflowsList } from "../data/workflow-data";
 import { assertQueueExists, checkedQueueName } from "../data/queue-name";
 import type { PayloadPolicy } from "../data/payload-policy";
 import { MAX_CANCEL_WAITING, MAX_RETRY_DEAD, waitingStates } from "../data/dashboard-actions";
 import { jobPage } from "../pages/job-page";
 import { jobsPage } from "../pages/jobs-page";
+import { workflowPage, workflowsPage } from "../pages/workflow-page";
 import { overviewFragment, overviewPage } from "../pages/overview-page";
 import { href, type PageContext } from "../pages/page-context";
 import { confirmCancelWaitingPage, confirmRetryDeadPage, errorPage, signInPage } from "../pages/simple-pages";
@@ -166,6 +168,9 @@ export class DashboardApp {
     if (path === "/jobs") return send(jobsPage(context, await readJobsList(sources, parseJobsFilter(query)), flashMessage(query)));
     const job = /^\/jobs\/([^/]+)$/.exec(path);
     if (job !== null) return send(jobPage(context, await readJobDetail(sources, policy, decodeSegment(job[1]!)), flashMessage(query)));
+    if (path === "/workflows") return send(workflowsPage(context, await readWorkflowsList(sources, parseWorkflowsFilter(query)), flashMessage(query)));
+    const workflow = /^\/workflows\/([^/]+)$/.exec(path);
+    if (workflow !== null) return send(workflowPage(context, await readWorkflow(sources, decodeSegment(workflow[1]!)), flashMessage(query)));
     const retryDead = /^\/queues\/([^/]+)\/retry-dead$/.exec(path);
     if ((retryDead !== null || /^\/queues\/[^/]+\/cancel-waiting$/.test(path)) && context.readOnly) {
       throw new RequestRefused(DashboardErrorCode.Forbidden, "This dashboard is read-only.");
@@ -218,6 +223,12 @@ export class DashboardApp {
       else if (jobAction[2] === "run-now") await this.#actions.runJobNow(id, actor);
       else await this.#actions.cancelJob(id, actor);
       return redirect(response, listReturn(form.get("back"), this.#settings.prefix, done) ?? href(context, `/jobs/${id}`, { done }));
+    }
+    const workflowCancel = /^\/workflows\/([^/]+)\/cancel$/.exec(path);
+    if (workflowCancel !== null) {
+      const id = decodeSegment(workflowCancel[1]!);
+      const cancelled = await this.#actions.cancelWorkflow(id, actor);
+      return redirect(response, href(context, `/workflows/${id}`, { done: "cancelled-workflow", n: String(cancelled) }));
     }
     const queueAction = /^\/queues\/([^/]+)\/(pause|resume|retry-dead|cancel-waiting)$/.exec(path);
     if (queueAction !== null) {

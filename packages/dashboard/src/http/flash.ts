@@ -14,6 +14,8 @@ export function flashMessage(query: URLSearchParams): string | undefined {
       return "The job is queued to run again now.";
     case "cancelled":
       return "The job is cancelled.";
+    case "cancelled-workflow":
+      return Number.isSafeInteger(count) ? `The workflow is cancelled: ${formatCount(count)} ${count === 1 ? "step" : "steps"} cancelled.` : undefined;
     case "ran-now":
       return "The job is due now: the next free worker runs it.";
     case "paused":

@@ -7,7 +7,7 @@ import { actionButton, layout, stateBadge } from "./layout";
 import { href, type PageContext } from "./page-context";
 
 const RETRYABLE = ["dead", "cancelled", "failed"];
-const CANCELLABLE = ["queued", "failed", "running"];
+const CANCELLABLE = ["blocked", "queued", "failed", "running"];
 /** Jobs waiting for their `run_at`: a later one can be made due now. */
 const WAITING = ["queued", "failed"];
 
@@ -52,6 +52,14 @@ ${detail.logs.map(logSection)}`
 function fieldsTable(context: PageContext, job: JobRecord): Html {
   const rows: [string, Html | string][] = [
     ["Queue", job.queue],
+    ...(job.workflowId === null
+      ? []
+      : [
+          [
+            "Workflow",
+            html`<a href="${href(context, `/workflows/${job.workflowId}`)}" data-workflow>Workflow ${job.workflowId}</a>, step <code>${job.step ?? "–"}</code>`,
+          ] as [string, Html],
+        ]),
     ...(job.group === null
       ? []
       : [["Group", html`<a href="${href(context, "/jobs", { queue: job.queue, group: job.group })}" data-group>${job.group}</a>`] as [string, Html]]),

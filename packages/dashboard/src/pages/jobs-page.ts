@@ -10,7 +10,7 @@ import { href, queuePath, type PageContext } from "./page-context";
 
 /** States whose jobs the row actions apply to (the job page offers the same). */
 const RETRYABLE: readonly string[] = ["dead", "cancelled", "failed"];
-const CANCELLABLE: readonly string[] = ["queued", "failed", "running"];
+const CANCELLABLE: readonly string[] = ["blocked", "queued", "failed", "running"];
 const WAITING: readonly string[] = ["queued", "failed"];
 
 /** The jobs list: the filter form, one page of jobs, and the link to the next page. */

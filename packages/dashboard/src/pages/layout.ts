@@ -4,7 +4,7 @@ import { href, type PageContext } from "./page-context";
 /** What {@link layout} wraps. */
 export interface PageParts {
   readonly title: string;
-  readonly active?: "overview" | "jobs";
+  readonly active?: "overview" | "jobs" | "workflows";
   readonly body: Html;
   /** A short note at the top (what an action did). */
   readonly flash?: string | undefined;
@@ -16,7 +16,7 @@ export interface PageParts {
  * times are shown in.
  */
 export function layout(context: PageContext, parts: PageParts): Html {
-  const nav = (name: "overview" | "jobs", path: string, label: string) =>
+  const nav = (name: "overview" | "jobs" | "workflows", path: string, label: string) =>
     html`<a href="${href(context, path)}"${parts.active === name ? html` aria-current="page"` : ""}>${label}</a>`;
   return html`<!doctype html>
 <html lang="en">
@@ -32,7 +32,7 @@ export function layout(context: PageContext, parts: PageParts): Html {
 <body>
 <header class="top">
   <span class="brand">stint</span>
-  <nav>${nav("overview", "/", "Overview")}${nav("jobs", "/jobs", "Jobs")}</nav>
+  <nav>${nav("overview", "/", "Overview")}${nav("jobs", "/jobs", "Jobs")}${nav("workflows", "/workflows", "Workflows")}</nav>
   <span class="viewer">
     ${context.readOnly ? html`<span class="badge">read-only</span>` : ""}
     <span class="muted">${context.who}</span>

@@ -2,6 +2,7 @@ import { expect } from "chai";
 import { sql } from "kysely";
 import { startDashboardServer, TEST_TOKEN, type DashboardServer } from "../support/dashboard-server";
 import { seedOddQueue } from "../support/seed-odd-queue";
+import { openFormSession } from "../support/form-session";
 
 const AUTH = { authorization: `Bearer ${TEST_TOKEN}` };
 const SPACED = "billing / eu west";
@@ -16,12 +17,7 @@ describe("actions on queues whose names break the naming rule, through the real 
   before(async () => {
     server = await startDashboardServer();
     for (const queue of [SPACED, MARKUP, LONGEST]) await seedOddQueue(server.test.db, server.test.schema, server.test.store, queue);
-    const page = await fetch(`${server.url}/`, { headers: AUTH });
-    cookie = page.headers
-      .getSetCookie()
-      .find((line) => line.startsWith("stint_dashboard_csrf="))!
-      .split(";")[0]!;
-    token = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1]!;
+    ({ cookie, token } = await openFormSession(server));
   });
   after(async () => {
     await server?.close();

@@ -46,7 +46,7 @@ function checkWorkflowSteps(steps: readonly NewWorkflowStep[], maxPayloadBytes: 
     if (!Array.isArray(entry.after) || entry.after.length > MAX_STEP_DEPENDENCIES) {
       throw new ConfigError(`steps[${index}].after`, `must be an array of at most ${MAX_STEP_DEPENDENCIES} positions`);
     }
-    for (const other of new Set(entry.after)) {
+    for (const other of new Set<number>(entry.after)) {
       if (!Number.isInteger(other) || other < 0 || other >= steps.length || other === index) {
         throw new WorkflowDefinitionError(entry.step, `waits for position ${String(other)}, which is not another step of the list`);
       }

@@ -223,7 +223,7 @@ export function describeWorkflowConformance<Tx>(ctx: ConformanceContext<Tx>): vo
         [[step(queue, "a"), step(queue, "b", [1])], ErrorCode.WorkflowInvalid],
         [[step(queue, "a", [2]), step(queue, "b", [0]), step(queue, "c", [1])], ErrorCode.WorkflowInvalid],
         [[step(queue, "a"), { ...step(queue, "b"), after: "0" as unknown as number[] }], ErrorCode.Config],
-        [[step(queue, "a", [], { job: { groupKey: "k" } }), step(queue, "b", [0], { job: { groupKey: "k", serial: "hold" } })], ErrorCode.Config],
+        [[step(queue, "a", [], { job: { groupKey: "k" } }), step(queue, "b", [], { job: { groupKey: "k", serial: "hold" } })], ErrorCode.Config],
       ];
       for (const [steps, code] of refusals) {
         const refused = await ctx

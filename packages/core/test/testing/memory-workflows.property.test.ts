@@ -2,6 +2,7 @@ import { expect } from "chai";
 import fc from "fast-check";
 import { ErrorCode } from "../../src/errors/error-codes";
 import type { ClaimedJob } from "../../src/job/job-record";
+import { JOB_STATES } from "../../src/job/job-state";
 import type { NewWorkflowStep } from "../../src/store/workflow-store";
 import { newJob } from "../../src/testing/conformance/conformance-harness";
 import { ManualClock } from "../../src/testing/manual-clock";
@@ -49,8 +50,49 @@ function expectedRuns(steps: readonly PlannedStep[]): boolean[] {
   return runs;
 }
 
+/**
+ * Claims due steps and finishes one running step at a time, picked by
+ * `choices`, with `outcomeOf` its index, until nothing runs or is due;
+ * checks that each step starts once (noted in `started`) and only once the
+ * steps it waits for succeeded (or finished, for one ignoring failures;
+ * once steps were `retried`, one ignoring failures may start beside a
+ * retried dependency: the failure it was waiting for was counted for it).
+ */
+async function runUntilIdle(
+  store: InMemoryJobStore,
+  steps: readonly PlannedStep[],
+  jobOf: (index: number) => string,
+  started: Set<number>,
+  choices: readonly number[],
+  outcomeOf: (index: number) => Outcome,
+  retried: boolean,
+): Promise<void> {
+  const running: ClaimedJob[] = [];
+  for (let choice = 0; ; choice += 1) {
+    for (const job of await store.claimBatch({ queue: QUEUE, workerId: "w", limit: 100, leaseMs: 60_000 })) {
+      const index = (job.payload as { index: number }).index;
+      expect(started.has(index), `step ${index} ran twice`).to.equal(false);
+      started.add(index);
+      const states = await Promise.all(steps[index]!.after.map(async (other) => (await store.getJob({ id: jobOf(other) }))?.state));
+      const allowed = !steps[index]!.ignoreFailed ? ["succeeded"] : retried ? JOB_STATES : ["succeeded", "dead", "cancelled"];
+      expect(
+        states.every((state) => allowed.includes(state!)),
+        `step ${index} started with its dependencies ${String(states)}`,
+      ).to.equal(true);
+      running.push(job);
+    }
+    if (running.length === 0) return;
+    const [job] = running.splice(choices[choice % choices.length]! % running.length, 1);
+    const attempt = { id: job!.id, attempt: job!.attempt };
+    const outcome = outcomeOf((job!.payload as { index: number }).index);
+    if (outcome === "succeed") await store.completeJobs({ workerId: "w", jobs: [{ ...attempt, resultJson: "1", durationMs: 1 }] });
+    else if (outcome === "die") await store.markJobsDead({ workerId: "w", jobs: [{ ...attempt, failure: { message: "Error: no", code: null } }] });
+    else await store.cancelJob({ id: job!.id });
+  }
+}
+
 describe("workflows in the in-memory store, for random DAGs and finish orders", () => {
-  it("runs every step at most once, never before its dependencies succeeded (or finished, ignoring failures), and leaves nothing blocked", async () => {
+  it("runs every step at most once, never before its dependencies succeeded (or finished, ignoring failures), leaves nothing blocked, and resumes on retries", async () => {
     await fc.assert(
       fc.asyncProperty(plans, async ([steps, order, choices]) => {
         const store = new InMemoryJobStore({ clock: new ManualClock() });
@@ -67,29 +109,8 @@ describe("workflows in the in-memory store, for random DAGs and finish orders", 
         const { id, jobIds } = await store.enqueueWorkflow({ name: "random", steps: listed });
         const jobOf = (index: number) => jobIds[order[index]!]!;
         const started = new Set<number>();
-        const running: ClaimedJob[] = [];
-        let choice = 0;
-        for (;;) {
-          for (const job of await store.claimBatch({ queue: QUEUE, workerId: "w", limit: 100, leaseMs: 60_000 })) {
-            const index = (job.payload as { index: number }).index;
-            expect(started.has(index), `step ${index} ran twice`).to.equal(false);
-            started.add(index);
-            const states = await Promise.all(steps[index]!.after.map(async (other) => (await store.getJob({ id: jobOf(other) }))?.state));
-            const allowed = steps[index]!.ignoreFailed ? ["succeeded", "dead", "cancelled"] : ["succeeded"];
-            expect(
-              states.every((state) => allowed.includes(state!)),
-              `step ${index} started with its dependencies ${String(states)}`,
-            ).to.equal(true);
-            running.push(job);
-          }
-          if (running.length === 0) break;
-          const [job] = running.splice(choices[choice++ % choices.length]! % running.length, 1);
-          const attempt = { id: job!.id, attempt: job!.attempt };
-          const outcome = steps[(job!.payload as { index: number }).index]!.outcome;
-          if (outcome === "succeed") await store.completeJobs({ workerId: "w", jobs: [{ ...attempt, resultJson: "1", durationMs: 1 }] });
-          else if (outcome === "die") await store.markJobsDead({ workerId: "w", jobs: [{ ...attempt, failure: { message: "Error: no", code: null } }] });
-          else await store.cancelJob({ id: job!.id });
-        }
+        const run = (outcomeOf: (index: number) => Outcome, retried: boolean) => runUntilIdle(store, steps, jobOf, started, choices, outcomeOf, retried);
+        await run((index) => steps[index]!.outcome, false);
 
         const runs = expectedRuns(steps);
         const workflow = (await store.getWorkflow({ id }))!;
@@ -108,6 +129,18 @@ describe("workflows in the in-memory store, for random DAGs and finish orders", 
         }
         const allSucceeded = steps.every((entry, index) => runs[index] && entry.outcome === "succeed");
         expect(workflow.state).to.equal(allSucceeded ? "succeeded" : "failed");
+
+        // Retrying each step that failed of itself resumes the workflow: the steps its failure cancelled run once it succeeds.
+        const roots = steps.flatMap((entry, index) => (runs[index] && entry.outcome !== "succeed" ? [index] : []));
+        for (const index of roots) expect(await store.retryJob({ id: jobOf(index) })).to.equal(true);
+        started.clear();
+        await run(() => "succeed", true);
+        const resumed = (await store.getWorkflow({ id }))!;
+        expect(resumed).to.include({ state: "succeeded", stepCount: steps.length });
+        expect(
+          [...started].sort((a, b) => a - b),
+          "the second round runs the retried steps and the ones they had cancelled",
+        ).to.deep.equal(steps.flatMap((_, index) => (runs[index] && !roots.includes(index) ? [] : [index])));
       }),
       { numRuns: 100 },
     );

@@ -37,7 +37,7 @@ export function readDependencies(state: MemoryState, params: { readonly jobId: s
  * an unknown id; a workflow whose every step retention deleted is
  * forgotten (as the PostgreSQL store deletes it with its last step).
  */
-function workflowRows(state: MemoryState, id: string): { workflow: MemoryWorkflowRow; steps: MemoryJobRow[] } | undefined {
+export function workflowRows(state: MemoryState, id: string): { workflow: MemoryWorkflowRow; steps: MemoryJobRow[] } | undefined {
   const key = jobKey(id);
   const workflow = key === undefined ? undefined : state.workflows.get(key);
   if (workflow === undefined) return undefined;

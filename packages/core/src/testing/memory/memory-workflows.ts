@@ -1,8 +1,9 @@
 import { ErrorCode } from "../../errors/error-codes";
 import { propagateFailure } from "./memory-dependencies";
 import { cancel } from "./memory-operator-calls";
-import { isUnfinished, jobKey, type MemoryJobRow } from "./memory-rows";
+import { isUnfinished } from "./memory-rows";
 import type { MemoryState } from "./memory-state";
+import { workflowRows } from "./memory-workflow-reads";
 
 /** The `last_error` of a step cancelled with its workflow (the PostgreSQL store writes the same text). */
 export const WORKFLOW_CANCELLED_ERROR = "the workflow was cancelled";
@@ -14,18 +15,14 @@ export const WORKFLOW_CANCELLED_ERROR = "the workflow was cancelled";
  * at its next lease extension). All are cancelled before any failure is
  * passed on, so none is told a dependency failed; the steps ignoring
  * failures have their edges settled. Returns how many it cancelled, or
- * `undefined` for an unknown id.
+ * `undefined` for an unknown id (or one whose every step retention deleted).
  */
 export function cancelWorkflow(state: MemoryState, params: { readonly id: string }): number | undefined {
-  const key = jobKey(params.id);
-  const workflow = key === undefined ? undefined : state.workflows.get(key);
-  if (workflow === undefined) return undefined;
+  const found = workflowRows(state, params.id);
+  if (found === undefined) return undefined;
   const now = state.now();
-  workflow.cancelledAt ??= now;
-  const cancelled = workflow.stepIds
-    .map((id) => state.jobs.get(id))
-    .filter((row): row is MemoryJobRow => row !== undefined && isUnfinished(row.state))
-    .sort((a, b) => a.seq - b.seq);
+  found.workflow.cancelledAt ??= now;
+  const cancelled = found.steps.filter((row) => isUnfinished(row.state)).sort((a, b) => a.seq - b.seq);
   for (const row of cancelled) {
     cancel(state, row, now);
     row.errorCode = ErrorCode.Cancelled;

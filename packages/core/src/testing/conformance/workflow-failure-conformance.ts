@@ -107,7 +107,8 @@ export function describeWorkflowFailureConformance<Tx>(ctx: ConformanceContext<T
       const [a, b, c] = jobIds as [string, string, string];
       const claimed = await claimOne(ctx.store(), queue, "w1");
       assert.equal(await ctx.store().cancelWorkflow({ id }), 3);
-      for (const jobId of [a, b, c]) assert.deepStrictEqual(await failureOf(jobId), ["cancelled", ErrorCode.Cancelled, "the workflow was cancelled"]);
+      for (const jobId of [b, c]) assert.deepStrictEqual(await failureOf(jobId), ["cancelled", ErrorCode.Cancelled, "the workflow was cancelled"]);
+      assert.deepStrictEqual(await failureOf(a), ["cancelled", null, null], "the running step is cancelled as cancelJob cancels it");
       assert.deepStrictEqual(
         (await ctx.store().extendLeases({ workerId: "w1", leaseMs: 60_000, jobs: [claimed] })).cancelled,
         [a],

@@ -10,9 +10,10 @@ export const WORKFLOW_CANCELLED_ERROR = "the workflow was cancelled";
 
 /**
  * Cancels workflow `id`: records when (the first time), and cancels every
- * step that has not finished, with `STINT_CANCELLED` — a running one as
- * `cancelJob` cancels it (its attempt's history says so; its worker hears
- * at its next lease extension). All are cancelled before any failure is
+ * step that has not finished: a waiting one with `STINT_CANCELLED` and
+ * "the workflow was cancelled", a running one as `cancelJob` cancels it
+ * (its attempt's history says so; its worker hears at its next lease
+ * extension; its error fields are left as they were). All are cancelled before any failure is
  * passed on, so none is told a dependency failed; the steps ignoring
  * failures have their edges settled. Returns how many it cancelled, or
  * `undefined` for an unknown id (or one whose every step retention deleted).
@@ -24,9 +25,12 @@ export function cancelWorkflow(state: MemoryState, params: { readonly id: string
   found.workflow.cancelledAt ??= now;
   const cancelled = found.steps.filter((row) => isUnfinished(row.state)).sort((a, b) => a.seq - b.seq);
   for (const row of cancelled) {
+    // A running step is cancelled exactly as cancelJob cancels it: its attempt's history says why, its error fields are its own.
+    if (row.state !== "running") {
+      row.errorCode = ErrorCode.Cancelled;
+      row.lastError = WORKFLOW_CANCELLED_ERROR;
+    }
     cancel(state, row, now);
-    row.errorCode = ErrorCode.Cancelled;
-    row.lastError = WORKFLOW_CANCELLED_ERROR;
   }
   for (const row of cancelled) propagateFailure(state, row, now);
   return cancelled.length;

@@ -5,12 +5,13 @@ import type { JobStore, QueueGauges } from "../store/job-store";
 import { gaugeIn } from "./metric-names";
 
 /** The `state` label of `stint_jobs`: the states a scrape reads (never the succeeded history). */
-const GAUGE_STATES = ["queued", "failed", "running", "dead"] as const;
+const GAUGE_STATES = ["blocked", "queued", "failed", "running", "dead"] as const;
 
 /**
  * The database gauges, read at scrape time with one `readQueueGauges`
  * statement shared by all three: `stint_jobs{queue,state}` (states
- * `queued`, `failed` — retry scheduled —, `running` and `dead`; succeeded
+ * `blocked` — workflow steps waiting for others —, `queued`, `failed` —
+ * retry scheduled —, `running` and `dead`; succeeded
  * and cancelled jobs are not counted), `stint_jobs_due{queue}` and
  * `stint_queue_oldest_due_age_seconds{queue}` (0 when nothing is due).
  * When the database does not answer, the scrape leaves the three out and

@@ -201,6 +201,8 @@ export interface QueueCounts {
  */
 export interface QueueGauges {
   readonly queue: string;
+  /** Workflow steps waiting for the steps they depend on (never due). */
+  readonly blocked: number;
   readonly queued: number;
   /** Failed attempts with a retry scheduled. */
   readonly failed: number;

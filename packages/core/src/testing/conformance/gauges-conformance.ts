@@ -25,7 +25,7 @@ export function describeGaugesConformance<Tx>(ctx: ConformanceContext<Tx>): void
 
       const [gauges, ...rest] = await store.readQueueGauges({ queues: [queue] });
       assert.deepStrictEqual(rest, []);
-      assertFields(gauges, { queue, queued: 3, failed: 1, running: 1, dead: 1, due: 3 });
+      assertFields(gauges, { queue, blocked: 0, queued: 3, failed: 1, running: 1, dead: 1, due: 3 });
       assertWithin(gauges?.oldestDueAgeMs, 0, Infinity);
       const [counts] = await store.countByQueue({ queues: [queue] });
       assertFields(gauges, {
@@ -46,8 +46,8 @@ export function describeGaugesConformance<Tx>(ctx: ConformanceContext<Tx>): void
       assert.deepStrictEqual(
         await ctx.store().readQueueGauges({ queues: [succeeded, queue] }),
         [
-          { queue: succeeded, queued: 0, failed: 0, running: 0, dead: 0, due: 0, oldestDueAgeMs: null },
-          { queue, queued: 0, failed: 0, running: 0, dead: 0, due: 0, oldestDueAgeMs: null },
+          { queue: succeeded, blocked: 0, queued: 0, failed: 0, running: 0, dead: 0, due: 0, oldestDueAgeMs: null },
+          { queue, blocked: 0, queued: 0, failed: 0, running: 0, dead: 0, due: 0, oldestDueAgeMs: null },
         ].sort((a, b) => (a.queue < b.queue ? -1 : 1)),
       );
       const all = await ctx.store().readQueueGauges();

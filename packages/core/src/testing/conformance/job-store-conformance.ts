@@ -18,6 +18,7 @@ import { describeGroupReadsConformance } from "./group-reads-conformance";
 import { describeOperationsConformance } from "./operations-conformance";
 import { describeRetentionConformance } from "./retention-conformance";
 import { afterTests, beforeTests, suite } from "./test-runner";
+import { describeWorkflowConformance } from "./workflow-conformance";
 
 /**
  * The behaviour every `JobStore` must show, as a suite of the test
@@ -31,9 +32,11 @@ import { afterTests, beforeTests, suite } from "./test-runner";
  * retry, effects run once per key, completion in the job's own
  * transaction, attempt history, meta and progress, a handler's meta
  * updates and log lines (fenced, capped), the pending `onDead`
- * hook and the dead-letter copy every death leaves, and the history of finished jobs (readable by
+ * hook and the dead-letter copy every death leaves, the history of finished jobs (readable by
  * every read until retention removes it with its attempts, never listed
- * twice, active again under its id when retried). Assertions use
+ * twice, active again under its id when retried), and workflows (steps
+ * blocked until the steps they wait for succeeded, a failure cancelling
+ * the steps after it, retries resuming, steps added by a running step). Assertions use
  * `node:assert`.
  *
  * The factory is called once for the suite, in its first hook; each test
@@ -86,5 +89,6 @@ export function describeJobStoreConformance<Tx>(name: string, factory: JobStoreH
     describeFinishedHistoryConformance(ctx);
     describeDeadHooksConformance(ctx);
     describeDeadLetterConformance(ctx);
+    describeWorkflowConformance(ctx);
   });
 }

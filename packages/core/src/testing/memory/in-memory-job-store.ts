@@ -48,8 +48,10 @@ export interface InMemoryJobStoreOptions {
  * (turns and even shares, the per-group cap) and serial lines (one job at
  * a time, held by a dead job until retried or released), counts
  * and gauges, listing, retention, bulk retry, effects run once per key,
- * attempt history, meta and progress, and the pending `onDead` hook of
- * every death. It is a `ScheduleStore` too, and passes that conformance
+ * attempt history, meta and progress, the pending `onDead` hook of
+ * every death, and workflows (steps blocked until the steps they wait for
+ * succeeded, a failure cancelling the steps after it, retries resuming,
+ * steps added by a running step with its success). It is a `ScheduleStore` too, and passes that conformance
  * suite (`describeScheduleStoreConformance`): declared schedules expiring
  * on its clock after the grace, runtime ones, and fires once per dedupe key.
  *

@@ -42,20 +42,33 @@ export async function runEffectOnce(
  * Runs `work` in a transaction and marks the attempt succeeded with its
  * result when it commits, fenced like `completeJobs`: if the worker no
  * longer holds the attempt, `work`'s writes are dropped and `applied` is
- * false. A throw from `work` rolls back and comes back unchanged.
+ * false. A throw from `work` rolls back and comes back unchanged. The
+ * success is the transaction's last write, after `work`'s: steps that
+ * `work` added (`addWorkflowSteps`) are waited for before the success
+ * settles the steps waiting for this one, as in PostgreSQL, where the
+ * success is the transaction's last statement.
  */
 export async function completeInTransaction(
   state: MemoryState,
   params: { readonly workerId: string; readonly job: JobAttempt; readonly resultJson: (value: unknown) => string | null },
   work: (transaction: MemoryTransaction) => Promise<unknown>,
 ): Promise<{ readonly applied: boolean; readonly value: unknown }> {
-  const { committed, value } = await inTransaction(work, {
-    commit: (result) => {
-      const row = heldAttempt(state, params.workerId, params.job);
-      if (row === undefined) return undefined;
-      const resultJson = params.resultJson(result);
-      return () => complete(row, resultJson, null, state.now());
+  let opened: MemoryTransaction | undefined;
+  const { committed, value } = await inTransaction(
+    (transaction) => {
+      opened = transaction;
+      return work(transaction);
     },
-  });
+    {
+      commit: (result) => {
+        const row = heldAttempt(state, params.workerId, params.job);
+        if (row === undefined) return undefined;
+        const resultJson = params.resultJson(result);
+        // Nothing yields between this fence and the commit, so the attempt is still held when the writes apply.
+        opened!.onCommit(() => complete(state, row, resultJson, null, state.now()));
+        return () => undefined;
+      },
+    },
+  );
   return Object.freeze(committed ? { applied: true, value } : { applied: false, value: undefined });
 }

@@ -136,7 +136,7 @@ function jobsToInsert(state: MemoryState, jobs: readonly NewJob[], transaction: 
  * the one thing about a job `CheckedJobStore` leaves to the store (it has
  * checked the rest, the meta included, before the call got here).
  */
-function checkPayloadText(job: NewJob): void {
+export function checkPayloadText(job: NewJob): void {
   try {
     JSON.parse(job.payloadJson);
   } catch {

@@ -1,11 +1,14 @@
 import { ErrorCode } from "../../errors/error-codes";
+import { propagateFailure } from "./memory-dependencies";
 import { isWaiting } from "./memory-rows";
 import type { MemoryState } from "./memory-state";
 
 /**
  * Cancels up to `limit` waiting jobs whose start-by deadline has passed,
  * oldest deadline first, with `STINT_EXPIRED` and a `last_error` naming
- * the deadline; returns how many.
+ * the deadline (a workflow step's cancel cancelling the steps waiting for
+ * it); returns how many. A `blocked` step is not swept: its deadline is
+ * looked at once it is queued.
  */
 export function cancelExpiredJobs(state: MemoryState, params: { readonly queues?: readonly string[]; readonly limit: number }): number {
   const now = state.now();
@@ -20,6 +23,7 @@ export function cancelExpiredJobs(state: MemoryState, params: { readonly queues?
     row.finishedAt = now;
     row.lockedUntil = null;
     row.updatedAt = now;
+    propagateFailure(state, row, now);
   }
   return expired.length;
 }

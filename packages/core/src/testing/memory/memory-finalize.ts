@@ -1,6 +1,7 @@
 import type { CompletedJob, DeadJob, JobAttempt, ProgressWrite, RetryingJob } from "../../store/job-store";
 import type { ExtendedLeases } from "../../store/store-params";
 import { recordDeath } from "./memory-dead-hooks";
+import { propagateFailure, settleSucceeded } from "./memory-dependencies";
 import { routeDeadLetter } from "./memory-dead-letter";
 import { enterGroup, holdLine } from "./memory-groups";
 import { durationBetween, recordFinishedAttempt, workerDuration } from "./memory-history";
@@ -57,19 +58,24 @@ export function extendLeases(
   return Object.freeze({ extended, cancelled: Object.freeze(cancelled) });
 }
 
-/** Marks a held attempt `succeeded` with its result and duration (the store clock's since the claim when `durationMs` is `null`); the last owner is kept. */
-export function complete(row: MemoryJobRow, resultJson: string | null, durationMs: number | null, now: number): void {
+/**
+ * Marks a held attempt `succeeded` with its result and duration (the store
+ * clock's since the claim when `durationMs` is `null`); the last owner is
+ * kept. A workflow step's success settles the steps waiting for it.
+ */
+export function complete(state: MemoryState, row: MemoryJobRow, resultJson: string | null, durationMs: number | null, now: number): void {
   row.state = "succeeded";
   row.resultJson = resultJson;
   row.durationMs = workerDuration(durationMs) ?? durationBetween(row.startedAt, now);
   row.finishedAt = now;
   row.lockedUntil = null;
   row.updatedAt = now;
+  settleSucceeded(state, row, now);
 }
 
 export function completeJobs(state: MemoryState, params: { readonly workerId: string; readonly jobs: readonly CompletedJob[] }): readonly string[] {
   const now = state.now();
-  return eachHeld(state, params.workerId, params.jobs, (row, job) => complete(row, job.resultJson, job.durationMs, now));
+  return eachHeld(state, params.workerId, params.jobs, (row, job) => complete(state, row, job.resultJson, job.durationMs, now));
 }
 
 /**
@@ -99,7 +105,8 @@ export function scheduleRetries(state: MemoryState, params: { readonly workerId:
 /**
  * Gives up on held attempts: `dead` with their failures, each with its
  * history record, pending `onDead` hook and dead-letter copy; a serial job
- * whose line holds on death holds its line.
+ * whose line holds on death holds its line; a workflow step's death
+ * cancels the steps waiting for it (see `propagateFailure`).
  */
 export function markJobsDead(state: MemoryState, params: { readonly workerId: string; readonly jobs: readonly DeadJob[] }): readonly string[] {
   const now = state.now();
@@ -116,6 +123,7 @@ export function markJobsDead(state: MemoryState, params: { readonly workerId: st
     recordDeath(state, row, now);
     routeDeadLetter(state, row, now);
     holdLine(state, row);
+    propagateFailure(state, row, now);
   });
 }
 

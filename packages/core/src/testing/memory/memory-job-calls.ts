@@ -16,7 +16,9 @@ import { listQueueControls, setQueueControls } from "./memory-queue-controls";
 import { countByQueue, getJob, listJobs, readQueueGauges } from "./memory-reads";
 import { deleteEffectsBefore, deleteFinishedBefore } from "./memory-retention";
 import type { MemoryState } from "./memory-state";
-import { addWorkflowSteps, cancelWorkflow, enqueueWorkflow, getWorkflow, listWorkflows, readDependencies } from "./memory-workflows";
+import { addWorkflowSteps, enqueueWorkflow } from "./memory-workflow-enqueue";
+import { getWorkflow, listWorkflows, readDependencies } from "./memory-workflow-reads";
+import { cancelWorkflow } from "./memory-workflows";
 import { givenTransaction, type MemoryTransaction } from "./memory-transaction";
 
 /** Call `K` of the in-memory store, made on its state. */

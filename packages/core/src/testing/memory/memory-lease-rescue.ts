@@ -1,5 +1,6 @@
 import { ErrorCode } from "../../errors/error-codes";
 import { recordDeath } from "./memory-dead-hooks";
+import { propagateFailure } from "./memory-dependencies";
 import { routeDeadLetter } from "./memory-dead-letter";
 import { enterGroup, holdLine } from "./memory-groups";
 import { durationBetween, recordLapsedAttempt } from "./memory-history";
@@ -9,7 +10,8 @@ import type { MemoryState } from "./memory-state";
  * Handles up to `limit` `running` jobs whose lease lapsed, oldest lease
  * first: those with attempts left become `failed`, due now; the others
  * `dead`, with a pending `onDead` hook (and holding its serial line when
- * the line holds on death). Both record `STINT_WORKER_DIED`, a
+ * the line holds on death, and cancelling the workflow steps waiting for
+ * it). Both record `STINT_WORKER_DIED`, a
  * `last_error` naming the attempt, and the attempt's `lease-lost` history.
  */
 export function rescueExpiredLeases(
@@ -46,6 +48,7 @@ export function rescueExpiredLeases(
       recordDeath(state, row, now);
       routeDeadLetter(state, row, now);
       holdLine(state, row);
+      propagateFailure(state, row, now);
     }
   }
   return Object.freeze({ retried, dead });

@@ -1,22 +1,26 @@
 import { ErrorCode } from "../../errors/error-codes";
 import { DatabaseError } from "../../errors/infrastructure-error";
+import { propagateFailure, reopenStep } from "./memory-dependencies";
 import { checkGroupKeys, reenterGroup } from "./memory-groups";
 import { durationBetween } from "./memory-history";
-import { inClaimOrder, isActive, isWaiting, jobKey, type MemoryJobRow } from "./memory-rows";
+import { inClaimOrder, isUnfinished, isWaiting, jobKey, type MemoryJobRow } from "./memory-rows";
 import { keyOf, type MemoryState } from "./memory-state";
 
 /**
  * Cancels a job that has not finished: `cancelled`, finished now, lease
  * cleared. The fence refuses a running attempt's outcome, and its worker
  * hears of the cancel at its next `extendLeases`; the attempt gets a
- * `cancelled` history record and the job its duration. False when the job
- * does not exist or has finished.
+ * `cancelled` history record and the job its duration. A workflow step's
+ * cancel (a `blocked` one's too) cancels the steps waiting for it (see
+ * `propagateFailure`). False when the job does not exist or has finished.
  */
 export function cancelJob(state: MemoryState, id: string): boolean {
   const key = jobKey(id);
   const row = key === undefined ? undefined : state.jobs.get(key);
-  if (row === undefined || !isActive(row.state)) return false;
-  cancel(state, row, state.now());
+  if (row === undefined || !isUnfinished(row.state)) return false;
+  const now = state.now();
+  cancel(state, row, now);
+  propagateFailure(state, row, now);
   return true;
 }
 
@@ -31,12 +35,15 @@ export function cancelJobs(state: MemoryState, params: { readonly queue: string;
     .sort((a, b) => (a.groupKey < b.groupKey ? -1 : a.groupKey > b.groupKey ? 1 : inClaimOrder(a, b)))
     .slice(0, params.limit);
   const now = state.now();
-  for (const row of picked) cancel(state, row, now);
+  for (const row of picked) {
+    cancel(state, row, now);
+    propagateFailure(state, row, now);
+  }
   return picked.length;
 }
 
 /** `cancelled`, finished now, lease cleared (the owner kept); a running attempt's history says so. */
-function cancel(state: MemoryState, row: MemoryJobRow, now: number): void {
+export function cancel(state: MemoryState, row: MemoryJobRow, now: number): void {
   if (row.state === "running") {
     row.durationMs = durationBetween(row.startedAt, now);
     state.recordAttempt({
@@ -112,7 +119,8 @@ export function retryDeadJobs(state: MemoryState, params: { readonly queue: stri
 
 /**
  * Makes a `queued` or `failed` job due now (its `runAt` lowered to now,
- * attempts kept). False when the job does not exist or is not waiting.
+ * attempts kept). False when the job does not exist or is not waiting (a
+ * `blocked` step is not: it waits for its dependencies, not for a time).
  */
 export function runJobNow(state: MemoryState, id: string): boolean {
   const key = jobKey(id);
@@ -124,7 +132,12 @@ export function runJobNow(state: MemoryState, id: string): boolean {
   return true;
 }
 
-/** `queued`, due now, with a fresh budget of attempts; lease and finish cleared; back in its group or line, which it no longer holds. */
+/**
+ * `queued`, due now, with a fresh budget of attempts; lease and finish
+ * cleared; back in its group or line, which it no longer holds. A workflow
+ * step is `blocked` instead while a step it waits for has not succeeded,
+ * and the steps its failure cancelled wait for it again (see `reopenStep`).
+ */
 function requeue(state: MemoryState, row: MemoryJobRow, now: number): void {
   row.state = "queued";
   row.runAt = now;
@@ -134,6 +147,7 @@ function requeue(state: MemoryState, row: MemoryJobRow, now: number): void {
   row.finishedAt = null;
   row.startBy = null;
   row.updatedAt = now;
+  reopenStep(state, row, now);
   reenterGroup(state, row);
 }
 

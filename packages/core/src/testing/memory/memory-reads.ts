@@ -75,7 +75,7 @@ export function countByQueue(
   );
 }
 
-/** Waiting, running and dead jobs, due jobs and the lag per queue: exactly the queues asked for, else every queue with such jobs. */
+/** Blocked, waiting, running and dead jobs, due jobs and the lag per queue: exactly the queues asked for, else every queue with such jobs. */
 export function readQueueGauges(state: MemoryState, params: { readonly queues?: readonly string[] } = {}): readonly QueueGauges[] {
   const now = state.now();
   const gauged = (row: MemoryJobRow): boolean => row.state !== "succeeded" && row.state !== "cancelled";
@@ -85,6 +85,7 @@ export function readQueueGauges(state: MemoryState, params: { readonly queues?: 
       const inState = (wanted: JobState): number => rows.filter((row) => row.state === wanted).length;
       return Object.freeze({
         queue,
+        blocked: inState("blocked"),
         queued: inState("queued"),
         failed: inState("failed"),
         running: inState("running"),

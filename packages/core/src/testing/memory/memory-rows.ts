@@ -46,6 +46,14 @@ export interface MemoryJobRow {
   updatedAt: number;
   metaJson: string | null;
   progressJson: string | null;
+  /** The workflow the job is a step of, or `null`. */
+  readonly workflowId: string | null;
+  /** The step's name in its workflow, or `null`. */
+  readonly step: string | null;
+  /** Whether the step runs even when a step it waits for ends dead or cancelled. */
+  readonly ignoreFailedDependencies: boolean;
+  /** How many of the edges into the step are not settled: a step not yet started with some is `blocked`. */
+  waitingOn: number;
 }
 
 /** One attempt that did not succeed, as `job_attempts` keeps it. */
@@ -132,6 +140,10 @@ export function newJobRow(seq: number, job: NewJob, now: number): MemoryJobRow {
     updatedAt: now,
     metaJson: job.metaJson ?? null,
     progressJson: null,
+    workflowId: null,
+    step: null,
+    ignoreFailedDependencies: false,
+    waitingOn: 0,
   };
 }
 
@@ -144,6 +156,11 @@ export function startByOf(job: NewJob, runAt: number): number | null {
 /** Whether a job in `state` holds its dedupe key (`queued`, `running`, `failed`). */
 export function isActive(state: JobState): boolean {
   return state === "queued" || state === "running" || state === "failed";
+}
+
+/** Whether a job in `state` has not finished: `blocked`, or active (what `cancelJob` and `cancelWorkflow` cancel). */
+export function isUnfinished(state: JobState): boolean {
+  return state === "blocked" || isActive(state);
 }
 
 /** Whether `state` is one a lookup of due jobs takes (`queued` or `failed`). */
@@ -208,8 +225,8 @@ export function toJobRecord(row: MemoryJobRow): JobRecord {
     startBy: dateOf(row.startBy),
     group: row.serial === null && row.groupKey !== "" ? row.groupKey : null,
     serialKey: row.serial === null ? null : row.groupKey,
-    workflowId: null,
-    step: null,
+    workflowId: row.workflowId,
+    step: row.step,
     lastError: row.lastError,
     errorCode: row.errorCode,
     result: parsedJson(row.resultJson),
@@ -223,5 +240,5 @@ export function toJobRecord(row: MemoryJobRow): JobRecord {
 
 /** The row as a claim hands it to a worker (`attempt` is the new `attempts`). */
 export function toClaimedJob(row: MemoryJobRow): ClaimedJob {
-  return Object.freeze({ ...commonFields(row), attempt: row.attempts });
+  return Object.freeze({ ...commonFields(row), attempt: row.attempts, ...(row.workflowId === null ? {} : { workflowId: row.workflowId }) });
 }

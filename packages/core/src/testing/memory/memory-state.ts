@@ -3,6 +3,7 @@ import type { MemoryAttemptRow, MemoryDeadHookRow, MemoryLogRow, MemoryEffectRow
 import { isActive } from "./memory-rows";
 import type { MemoryScheduleRow } from "./memory-schedules";
 import type { MemoryTransaction } from "./memory-transaction";
+import type { MemoryEdge, MemoryWorkflowRow } from "./memory-workflow-rows";
 
 /** A dedupe key an open transaction enqueued with: held until it ends. */
 export interface KeyHold {
@@ -49,8 +50,15 @@ export class MemoryState {
   readonly groupTurns = new Map<string, Map<string, GroupTurn>>();
   /** The store's place in each grouped queue: the last group its previous claim reached, where the next one starts after. */
   readonly groupPlaces = new Map<string, string>();
+  /** Workflows by id, in id order. */
+  readonly workflows = new Map<string, MemoryWorkflowRow>();
+  /** The edges into each step (what it waits for), by the step's job id. */
+  readonly edgesInto = new Map<string, MemoryEdge[]>();
+  /** The edges out of each step (what waits for it), by the step's job id. */
+  readonly edgesFrom = new Map<string, MemoryEdge[]>();
   readonly #byQueue = new Map<string, Map<string, MemoryJobRow>>();
   #lastId = 0;
+  #lastWorkflowId = 0;
 
   constructor(clock: Clock) {
     this.clock = clock;
@@ -67,6 +75,24 @@ export class MemoryState {
     return this.#lastId;
   }
 
+  /** The next workflow id, from a sequence of its own. */
+  nextWorkflowId(): number {
+    this.#lastWorkflowId += 1;
+    return this.#lastWorkflowId;
+  }
+
+  /** Records that `edge.dependent` waits for `edge.dependency`. */
+  addEdge(edge: MemoryEdge): void {
+    for (const [map, id] of [
+      [this.edgesInto, edge.dependent],
+      [this.edgesFrom, edge.dependency],
+    ] as const) {
+      const edges = map.get(id);
+      if (edges === undefined) map.set(id, [edge]);
+      else edges.push(edge);
+    }
+  }
+
   insert(row: MemoryJobRow): void {
     this.jobs.set(row.id, row);
     let queue = this.#byQueue.get(row.queue);
@@ -74,12 +100,15 @@ export class MemoryState {
     queue.set(row.id, row);
   }
 
-  /** Deletes a job and its attempt history. */
+  /** Deletes a job, its attempt history and its edges. */
   remove(row: MemoryJobRow): void {
     this.jobs.delete(row.id);
     this.#byQueue.get(row.queue)?.delete(row.id);
     this.attempts.delete(row.id);
     this.logs.delete(row.id);
+    // The other end of each edge reads a missing job as gone (see the workflow reads).
+    this.edgesInto.delete(row.id);
+    this.edgesFrom.delete(row.id);
   }
 
   /** The jobs of `queue`, in id order. */

@@ -1,0 +1,31 @@
+import { sql } from "kysely";
+import type { AppDb } from "./app-tables";
+
+/** The first day of `month` (`YYYY-MM`) and of the month after, as `YYYY-MM-DD`. */
+export function monthBounds(month: string): { readonly first: string; readonly next: string } {
+  const [year, number] = month.split("-").map(Number) as [number, number];
+  const next = new Date(Date.UTC(year, number, 1)).toISOString().slice(0, 10);
+  return { first: `${month}-01`, next };
+}
+
+/**
+ * The customers to invoice for `month` (`YYYY-MM`): every subscription
+ * that started before the month ended and had not ended before it began,
+ * in e-mail order. `db` may be a transaction.
+ *
+ * @example
+ * ```ts
+ * await customersOfMonth(db, "2026-10"); // ["ada@example.com", "grace@example.com"]
+ * ```
+ */
+export async function customersOfMonth(db: AppDb, month: string): Promise<string[]> {
+  const { first, next } = monthBounds(month);
+  const rows = await db
+    .selectFrom("subscriptions")
+    .select("customer_email")
+    .where("starts_on", "<", sql<Date>`${next}::date`)
+    .where((eb) => eb.or([eb("ends_on", "is", null), eb("ends_on", ">=", sql<Date>`${first}::date`)]))
+    .orderBy("customer_email")
+    .execute();
+  return rows.map((row) => row.customer_email);
+}

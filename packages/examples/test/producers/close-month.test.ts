@@ -8,6 +8,7 @@ import { closeMonth, closeMonthListingLater } from "../../src/producers/close-mo
 import { MonthEndCustomersWorker } from "../../src/workers/month-end-customers-worker";
 import { MonthEndInvoiceWorker } from "../../src/workers/month-end-invoice-worker";
 import { MONTH_END_REPORT, MonthEndReportWorker } from "../../src/workers/month-end-report-worker";
+import { awaitMonthEnd, cancelMonthEnd } from "../../src/operate/month-end-status";
 import { createAppFixture, FAST_BACKOFF, jobRow, type AppFixture } from "../support/app-fixture";
 
 /** Subscriptions of October 2026: three running, one ended in September, one starting in November. */
@@ -217,5 +218,33 @@ describe("the month-end workflow (closeMonth)", () => {
 
     const { report } = await client.waitFor(workflow!, { timeoutMs: 5_000 });
     expect(report).to.deep.include({ month: "2020-01", invoices: 0, totals: [], failed: [] });
+  });
+
+  it("says how a month's closing ended: its report, or the step that failed", async () => {
+    expect(await awaitMonthEnd(app.db, client, "2026-10", 1_000)).to.deep.equal({ state: "not-closed" });
+    await closeMonth(app.db, client, "2026-10");
+    await closeMonth(app.db, client, "2026-09");
+    await app.db.deleteFrom("subscriptions").where("customer_email", "=", "linus@example.com").execute();
+
+    await drain();
+
+    const october = await awaitMonthEnd(app.db, client, "2026-10", 5_000);
+    expect(october).to.deep.include({ state: "failed", failedStep: "invoices" });
+    expect((october as { message: string }).message).to.contain("linus@example.com has no subscription");
+    const september = await awaitMonthEnd(app.db, client, "2026-09", 5_000);
+    expect(september.state).to.equal("failed");
+  });
+
+  it("cancels a month-end: the steps not yet run are cancelled and the wait says so", async () => {
+    await closeMonth(app.db, client, "2026-10");
+
+    expect(await cancelMonthEnd(app.db, client, "2026-10")).to.equal(4);
+    expect(await cancelMonthEnd(app.db, client, "2026-11")).to.equal(0);
+
+    const result = await drain();
+    expect(result.queues.reduce((sum, queue) => sum + queue.claimed, 0)).to.equal(0);
+    const outcome = await awaitMonthEnd(app.db, client, "2026-10", 5_000);
+    expect(outcome.state).to.equal("cancelled");
+    expect(await app.db.selectFrom("invoices").selectAll().execute()).to.deep.equal([]);
   });
 });

@@ -56,7 +56,7 @@ export { MonthEndInvoiceWorker } from "./workers/month-end-invoice-worker";
 export { MonthEndReportWorker, MONTH_END_REPORT } from "./workers/month-end-report-worker";
 export { closeMonth, closeMonthListingLater } from "./producers/close-month";
 export type { CloseMonthOptions, MonthEndClosing, MonthEndSteps, MonthEndListingSteps } from "./producers/close-month";
-export { customersOfMonth, monthBounds } from "./app/month-customers";
+export { customersOfMonth, monthBounds, monthEndWorkflowOf } from "./app/month-customers";
 
 export { runDemo } from "./demo/run-demo";
 export type { DemoOptions, DemoResult } from "./demo/run-demo";

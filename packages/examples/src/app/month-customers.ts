@@ -29,3 +29,22 @@ export async function customersOfMonth(db: AppDb, month: string): Promise<string
     .execute();
   return rows.map((row) => row.customer_email);
 }
+
+/**
+ * The id of the workflow that closed `month` (`YYYY-MM`), from
+ * `month_end_closings`, or `undefined` while the month is open. `db` may
+ * be a transaction.
+ *
+ * @example
+ * ```ts
+ * await monthEndWorkflowOf(db, "2026-10"); // "41"
+ * ```
+ */
+export async function monthEndWorkflowOf(db: AppDb, month: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom("month_end_closings")
+    .select("workflow_id")
+    .where("month", "=", sql<Date>`${monthBounds(month).first}::date`)
+    .executeTakeFirst();
+  return row?.workflow_id;
+}

@@ -1,7 +1,6 @@
 import { WorkflowFailedError, type JobClient } from "@stint/core";
-import { sql } from "kysely";
 import type { AppDb } from "../app/app-tables";
-import { monthBounds } from "../app/month-customers";
+import { monthEndWorkflowOf } from "../app/month-customers";
 import type { MonthEndReportResult } from "../jobs/month-end";
 
 /** Where a month's closing stands, in words a finance page can show. */
@@ -9,16 +8,6 @@ export type MonthEndOutcome =
   | { readonly state: "not-closed" }
   | { readonly state: "reported"; readonly report: MonthEndReportResult }
   | { readonly state: "failed" | "cancelled"; readonly failedStep: string | null; readonly message: string };
-
-/** The workflow that closed `month`, or `undefined` when the month is still open. */
-async function monthEndWorkflow(db: AppDb, month: string): Promise<string | undefined> {
-  const row = await db
-    .selectFrom("month_end_closings")
-    .select("workflow_id")
-    .where("month", "=", sql<Date>`${monthBounds(month).first}::date`)
-    .executeTakeFirst();
-  return row?.workflow_id;
-}
 
 /**
  * Waits (up to `timeoutMs`) for the month-end workflow of `month`, found
@@ -33,7 +22,7 @@ async function monthEndWorkflow(db: AppDb, month: string): Promise<string | unde
  * ```
  */
 export async function awaitMonthEnd(db: AppDb, client: JobClient, month: string, timeoutMs: number): Promise<MonthEndOutcome> {
-  const workflowId = await monthEndWorkflow(db, month);
+  const workflowId = await monthEndWorkflowOf(db, month);
   if (workflowId === undefined) return { state: "not-closed" };
   try {
     const { report } = await client.waitForWorkflow(workflowId, { timeoutMs });
@@ -55,6 +44,6 @@ export async function awaitMonthEnd(db: AppDb, client: JobClient, month: string,
  * ```
  */
 export async function cancelMonthEnd(db: AppDb, client: JobClient, month: string): Promise<number> {
-  const workflowId = await monthEndWorkflow(db, month);
+  const workflowId = await monthEndWorkflowOf(db, month);
   return workflowId === undefined ? 0 : client.cancelWorkflow(workflowId);
 }

@@ -1,7 +1,7 @@
 import { step, type EnqueuedWorkflow, type JobClient, type PayloadOf, type WorkflowStep } from "@stint/core";
-import { sql, type Transaction } from "kysely";
+import type { Transaction } from "kysely";
 import type { AppDb, AppTables } from "../app/app-tables";
-import { customersOfMonth, monthBounds } from "../app/month-customers";
+import { customersOfMonth, monthBounds, monthEndWorkflowOf } from "../app/month-customers";
 import {
   MonthEndCustomers,
   MonthEndInvoice,
@@ -58,7 +58,7 @@ export interface MonthEndClosing<S extends MonthEndSteps | MonthEndListingSteps>
  */
 export async function closeMonth(db: AppDb, client: JobClient, month: string, options: CloseMonthOptions = {}): Promise<MonthEndClosing<MonthEndSteps>> {
   return db.transaction().execute(async (trx) => {
-    const closed = await closedBefore(trx, month);
+    const closed = await monthEndWorkflowOf(trx, month);
     if (closed !== undefined) return { workflowId: closed, workflow: undefined };
     const customers = await customersOfMonth(trx, month);
     const workflow = await client.enqueueWorkflow(
@@ -92,7 +92,7 @@ export async function closeMonthListingLater(
   options: CloseMonthOptions = {},
 ): Promise<MonthEndClosing<MonthEndListingSteps>> {
   return db.transaction().execute(async (trx) => {
-    const closed = await closedBefore(trx, month);
+    const closed = await monthEndWorkflowOf(trx, month);
     if (closed !== undefined) return { workflowId: closed, workflow: undefined };
     const workflow = await client.enqueueWorkflow(
       "month-end",
@@ -105,16 +105,6 @@ export async function closeMonthListingLater(
     await recordClosing(trx, month, workflow.id);
     return { workflowId: workflow.id, workflow };
   });
-}
-
-/** The workflow of `month` if it was closed before. */
-async function closedBefore(trx: Transaction<AppTables>, month: string): Promise<string | undefined> {
-  const row = await trx
-    .selectFrom("month_end_closings")
-    .select("workflow_id")
-    .where("month", "=", sql<Date>`${monthBounds(month).first}::date`)
-    .executeTakeFirst();
-  return row?.workflow_id;
 }
 
 /** Records the closing: a concurrent closing of the same month fails here on the primary key, and its workflow rolls back with it. */

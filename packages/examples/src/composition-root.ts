@@ -12,6 +12,9 @@ import { NightlyCleanupWorker } from "./workers/nightly-cleanup-worker";
 import { SendInvoiceEmailWorker } from "./workers/send-invoice-email-worker";
 import { SendReportEmailWorker } from "./workers/send-report-email-worker";
 import { WeeklyReportWorker } from "./workers/weekly-report-worker";
+import { MonthEndCustomersWorker } from "./workers/month-end-customers-worker";
+import { MonthEndInvoiceWorker } from "./workers/month-end-invoice-worker";
+import { MonthEndReportWorker } from "./workers/month-end-report-worker";
 import { EXAMPLE_SCHEDULES } from "./schedules";
 
 /**
@@ -28,6 +31,9 @@ export const EXAMPLE_WORKERS = Object.freeze([
   WeeklyReportWorker,
   NightlyCleanupWorker,
   AiSummaryWorker,
+  MonthEndCustomersWorker,
+  MonthEndInvoiceWorker,
+  MonthEndReportWorker,
 ] as const);
 
 /** Options of {@link createCompositionRoot}. */

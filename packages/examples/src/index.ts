@@ -17,6 +17,8 @@ export type {
   SessionsTable,
   DocumentsTable,
   DocumentSummariesTable,
+  SubscriptionsTable,
+  MonthEndClosingsTable,
 } from "./app/app-tables";
 
 export { SendInvoiceEmail } from "./jobs/send-invoice-email";
@@ -25,6 +27,8 @@ export { WeeklyReport } from "./jobs/weekly-report";
 export { NightlyCleanup, CLEANUP_TARGETS, DEFAULT_CLEANUP_BATCH } from "./jobs/nightly-cleanup";
 export type { CleanupTarget } from "./jobs/nightly-cleanup";
 export { AiSummary, DEFAULT_SUMMARY_WORDS } from "./jobs/ai-summary";
+export { MonthEndCustomers, MonthEndInvoice, MonthEndReport } from "./jobs/month-end";
+export type { MonthEndCustomersResult, MonthEndInvoiceResult, MonthEndReportResult, MonthEndTotal, MonthEndFailure } from "./jobs/month-end";
 
 export type { Mailer, OutgoingMail, MailReceipt } from "./services/mailer";
 export { RecordingMailer } from "./services/recording-mailer";
@@ -47,6 +51,12 @@ export { NightlyCleanupWorker } from "./workers/nightly-cleanup-worker";
 export type { NightlyCleanupResult } from "./workers/nightly-cleanup-worker";
 export { AiSummaryWorker, MAX_DOCUMENT_CHARS } from "./workers/ai-summary-worker";
 export type { AiSummaryResult } from "./workers/ai-summary-worker";
+export { MonthEndCustomersWorker } from "./workers/month-end-customers-worker";
+export { MonthEndInvoiceWorker } from "./workers/month-end-invoice-worker";
+export { MonthEndReportWorker, MONTH_END_REPORT } from "./workers/month-end-report-worker";
+export { closeMonth, closeMonthListingLater } from "./producers/close-month";
+export type { CloseMonthOptions, MonthEndClosing, MonthEndSteps, MonthEndListingSteps } from "./producers/close-month";
+export { customersOfMonth, monthBounds, monthEndWorkflowOf } from "./app/month-customers";
 
 export { runDemo } from "./demo/run-demo";
 export type { DemoOptions, DemoResult } from "./demo/run-demo";

@@ -13,6 +13,9 @@ import { NightlyCleanupWorker } from "../src/workers/nightly-cleanup-worker";
 import { SendInvoiceEmailWorker } from "../src/workers/send-invoice-email-worker";
 import { SendReportEmailWorker } from "../src/workers/send-report-email-worker";
 import { WeeklyReportWorker } from "../src/workers/weekly-report-worker";
+import { MonthEndCustomersWorker } from "../src/workers/month-end-customers-worker";
+import { MonthEndInvoiceWorker } from "../src/workers/month-end-invoice-worker";
+import { MonthEndReportWorker } from "../src/workers/month-end-report-worker";
 
 describe("the composition root", () => {
   let test: TestSchema;
@@ -37,6 +40,9 @@ describe("the composition root", () => {
         "weekly-report": WeeklyReportWorker,
         "nightly-cleanup": NightlyCleanupWorker,
         "ai-summary": AiSummaryWorker,
+        "month-end-customers": MonthEndCustomersWorker,
+        "month-end-invoice": MonthEndInvoiceWorker,
+        "month-end-report": MonthEndReportWorker,
       };
       for (const [queue, workerClass] of Object.entries(expected)) {
         const worker = resolveWorker(app.container, queue);

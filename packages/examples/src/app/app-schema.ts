@@ -109,5 +109,19 @@ export function appSchemaStatements(schema: string): readonly RawBuilder<unknown
   job_id text NOT NULL,
   created_at timestamptz NOT NULL DEFAULT now()
 )`,
+    // Month-end invoices take their ids from here, far above the ones the demo and the tests write by hand.
+    sql`CREATE SEQUENCE IF NOT EXISTS ${table("invoice_numbers")} AS integer START WITH 1000001`,
+    sql`CREATE TABLE IF NOT EXISTS ${table("subscriptions")} (
+  customer_email text PRIMARY KEY,
+  monthly_cents integer NOT NULL CHECK (monthly_cents >= 0),
+  currency char(3) NOT NULL,
+  starts_on date NOT NULL,
+  ends_on date
+)`,
+    sql`CREATE TABLE IF NOT EXISTS ${table("month_end_closings")} (
+  month date PRIMARY KEY,
+  workflow_id text NOT NULL,
+  closed_at timestamptz NOT NULL DEFAULT now()
+)`,
   ];
 }

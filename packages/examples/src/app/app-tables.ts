@@ -88,6 +88,26 @@ export interface DocumentSummariesTable {
   readonly created_at: Generated<Date>;
 }
 
+/** Customers on a monthly plan: the month-end workflow issues one invoice per subscription active in the month. */
+export interface SubscriptionsTable {
+  readonly customer_email: string;
+  readonly monthly_cents: number;
+  /** ISO 4217 code such as `EUR`. */
+  readonly currency: string;
+  /** First day of the subscription (a `date`). */
+  readonly starts_on: ColumnType<Date, string, string>;
+  /** Last day of the subscription, or `null` while it runs. */
+  readonly ends_on: ColumnType<Date | null, string | null | undefined, string | null>;
+}
+
+/** One row per month closed: written with the month-end workflow, in its transaction, so a month is closed once. */
+export interface MonthEndClosingsTable {
+  /** First day of the month (a `date`; read it as text with `to_char`). */
+  readonly month: ColumnType<Date, string, string>;
+  readonly workflow_id: string;
+  readonly closed_at: Generated<Date>;
+}
+
 /**
  * The example application's tables, as Kysely sees them. They live in the
  * same schema as stint's own tables (see `migrateAppSchema`).
@@ -108,6 +128,8 @@ export interface AppTables {
   readonly sessions: SessionsTable;
   readonly documents: DocumentsTable;
   readonly document_summaries: DocumentSummariesTable;
+  readonly subscriptions: SubscriptionsTable;
+  readonly month_end_closings: MonthEndClosingsTable;
 }
 
 /** A Kysely instance whose unqualified table names resolve in the app's schema. */

@@ -18,6 +18,8 @@ export interface DemoDataSpec {
   readonly sessions: number;
   /** Reports from two years ago, for the retention cleanup. */
   readonly oldReports: number;
+  /** Monthly subscriptions of customers 1…n, running for years: the month-end workflow invoices them. */
+  readonly subscriptions?: number;
   /** Random numbers in [0, 1) (seeded, so runs repeat). */
   readonly random: () => number;
 }
@@ -38,7 +40,7 @@ const WORDS = (
  * @example
  * ```ts
  * await seedDemoData(db, { invoices: 200, documents: 60, tooLongDocuments: [13, 42], weeks, auditEvents: 1_500,
- *   sessions: 400, oldReports: 6, random: seededRandom(7) });
+ *   sessions: 400, oldReports: 6, subscriptions: 5, random: seededRandom(7) });
  * ```
  */
 export async function seedDemoData(db: AppDb, spec: DemoDataSpec): Promise<void> {
@@ -98,6 +100,20 @@ export async function seedDemoData(db: AppDb, spec: DemoDataSpec): Promise<void>
         Array.from({ length: spec.sessions }, (_, index) => ({
           user_email: `user${index % 50}@example.com`,
           expires_at: new Date(now + Math.floor((index / spec.sessions - 0.5) * 20 * DAY_MS)),
+        })),
+      )
+      .execute();
+  }
+
+  if ((spec.subscriptions ?? 0) > 0) {
+    await db
+      .insertInto("subscriptions")
+      .values(
+        Array.from({ length: spec.subscriptions ?? 0 }, (_, index) => ({
+          customer_email: `customer${index + 1}@example.com`,
+          monthly_cents: 900 + 1_000 * Math.floor(random() * 10),
+          currency: pick(CURRENCIES),
+          starts_on: "2020-01-01",
         })),
       )
       .execute();

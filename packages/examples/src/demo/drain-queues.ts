@@ -67,10 +67,19 @@ export async function drainQueues(workers: readonly DrainableWorker[], store: Jo
   const queues = workers.map((worker) => worker.queue);
   const state = { done: false, active: Number.NaN };
 
-  const activeJobs = async (): Promise<{ active: number; due: ReadonlyMap<string, number> }> => {
+  const countActive = async (): Promise<{ active: number; due: ReadonlyMap<string, number> }> => {
     const counts = await store.countByQueue({ queues });
     const active = counts.reduce((sum, { counts: c }) => sum + c.queued + c.running + c.failed, 0);
     return { active, due: new Map(counts.map((entry) => [entry.queue, entry.due])) };
+  };
+  // The loops share a count in flight: one query answers every loop that asks meanwhile, so more
+  // queues do not mean more polling. A count a little older than the question only delays a run by a poll.
+  let inFlight: Promise<{ active: number; due: ReadonlyMap<string, number> }> | undefined;
+  const activeJobs = (): Promise<{ active: number; due: ReadonlyMap<string, number> }> => {
+    inFlight ??= countActive().finally(() => {
+      inFlight = undefined;
+    });
+    return inFlight;
   };
 
   const drainOne = async (worker: DrainableWorker): Promise<QueueDrain> => {
@@ -101,7 +110,7 @@ export async function drainQueues(workers: readonly DrainableWorker[], store: Jo
 
   const results = await Promise.all(workers.map(drainOne));
   // Counted once more after every loop has ended, so no count taken while another loop was finishing decides.
-  state.active = (await activeJobs().catch(() => undefined))?.active ?? Number.NaN;
+  state.active = (await countActive().catch(() => undefined))?.active ?? Number.NaN;
   return Object.freeze({
     drained: state.active === 0,
     active: state.active,

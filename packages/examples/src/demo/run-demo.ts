@@ -18,6 +18,8 @@ import { enqueueRefused, insertWithSql, MALFORMED_PAYLOADS, type RefusedPayload 
 import { drainQueues } from "./drain-queues";
 import { recentWeeks } from "../app/recent-weeks";
 import { formatSummaryTable, type SummaryRow } from "./summary-table";
+import { closeMonthListingLater } from "../producers/close-month";
+import type { MonthEndReportResult } from "../jobs/month-end";
 
 /** Options of {@link runDemo}. */
 export interface DemoOptions {
@@ -56,6 +58,7 @@ const DUPLICATE_INVOICE_JOBS = 10;
 const DOCUMENTS = 60;
 const TOO_LONG_DOCUMENTS = [13, 42];
 const WEEKS = 4;
+const SUBSCRIPTIONS = 5;
 const CLEANUPS: readonly PayloadOf<typeof NightlyCleanup>[] = [
   { target: "audit-events", olderThanDays: 90, batchSize: 200 },
   { target: "expired-sessions", olderThanDays: 1, batchSize: 100 },
@@ -66,8 +69,9 @@ const CLEANUPS: readonly PayloadOf<typeof NightlyCleanup>[] = [
  * Runs the example application end to end against a real database:
  * migrates stint's tables and the app's, seeds invoices and documents,
  * enqueues a realistic mix (200 invoice e-mails plus 10 duplicates, 4
- * weekly reports that chain 4 report e-mails, 3 cleanups, 60 AI summaries),
- * then runs all workers concurrently until no job is active. Some sends
+ * weekly reports that chain 4 report e-mails, 3 cleanups, 60 AI summaries)
+ * and closes last month (a month-end workflow: a step that adds an invoice
+ * step per subscription, then a report after all of them), then runs all workers concurrently until no job is active. Some sends
  * fail once with a 503 and some model calls are rate limited, so retries
  * happen; over-long documents end dead.
  *
@@ -80,7 +84,8 @@ const CLEANUPS: readonly PayloadOf<typeof NightlyCleanup>[] = [
  * It prints a per-queue table and checks the outcome: every invoice
  * e-mailed exactly once, every report e-mailed, every document that fits
  * summarised, only the expected jobs dead, each malformed one with its
- * schema's message.
+ * schema's message, the month-end workflow succeeded with every invoice in
+ * its report.
  *
  * @example
  * ```ts
@@ -124,6 +129,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       auditEvents: 1_500,
       sessions: 400,
       oldReports: 6,
+      subscriptions: SUBSCRIPTIONS,
       random: seededRandom(7),
     });
     const enqueued = await enqueueDemoWorkload(app.container.resolve(JobClient), {
@@ -146,6 +152,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     for (const { message } of refused) say(`  ${message}`);
     const writtenWithSql = await insertWithSql(db, schema, MALFORMED_PAYLOADS);
     say(`Wrote the same ${writtenWithSql.length} payloads with SQL, past that check, as a producer from before the schemas would.`);
+    const month = previousMonth(new Date());
+    const monthEnd = await closeMonthListingLater(appDb, app.container.resolve(JobClient), month);
+    say(`Closed ${month}: workflow ${monthEnd.workflowId}, a step that adds one invoice step per subscription (${SUBSCRIPTIONS}), then a report step.`);
 
     const workers = resolveWorkers(app.container);
     const store = app.container.resolve(JOB_STORE);
@@ -177,6 +186,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     );
 
     const problems = await checkOutcome(appDb, db, schema, { weeks: weeks.length, refused, writtenWithSql }, say);
+    problems.push(...(await checkMonthEnd(app.container.resolve(JobClient), monthEnd.workflowId, say)));
     if (!drain.drained) problems.unshift(`${drain.active} jobs were left unfinished: ${await describeUnfinished(store)}`);
     say(problems.length === 0 ? "All checks passed." : `Problems:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
     return Object.freeze({
@@ -264,6 +274,24 @@ async function checkOutcome(appDb: AppDb, db: Kysely<any>, schema: string, expec
   );
   for (const row of dead.rows) say(`  #${row.id} ${row.queue}: ${firstLine(row.last_error)}`);
   return problems;
+}
+
+/** Prints what the month-end workflow did and returns what did not turn out as expected: it succeeded, and its report saw every invoice. */
+async function checkMonthEnd(client: JobClient, workflowId: string, say: (line: string) => void): Promise<string[]> {
+  const workflow = await client.getWorkflow(workflowId);
+  const results = await client.waitForWorkflow(workflowId, { timeoutMs: 1_000 }).catch(() => undefined);
+  const result = results?.["report"] as MonthEndReportResult | undefined;
+  const totals = result?.totals.map((total) => `${total.currency} ${total.invoices}`).join(", ") ?? "none";
+  say(`Month-end: workflow ${workflowId} ${workflow?.state ?? "missing"}, ${result?.invoices ?? 0} invoices (${totals}), report #${result?.reportId ?? "?"}.`);
+  const problems: string[] = [];
+  if (workflow?.state !== "succeeded") problems.push(`month-end workflow ${workflowId} is ${workflow?.state ?? "missing"}, not succeeded`);
+  if (result?.invoices !== SUBSCRIPTIONS) problems.push(`month-end report: ${result?.invoices ?? 0} invoices for ${SUBSCRIPTIONS} subscriptions`);
+  return problems;
+}
+
+/** The month before the one `now` falls in, `YYYY-MM` (UTC). */
+function previousMonth(now: Date): string {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
 }
 
 /** The first line of a stored error, without the error class name. */

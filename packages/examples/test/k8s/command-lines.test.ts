@@ -71,8 +71,8 @@ async function statusOf(url: string, attempts = 100): Promise<number> {
 }
 
 describe("the manifests' command lines, run by the stint CLI", function () {
-  // Each case starts a few node processes, as the pods would.
-  this.timeout(60_000);
+  // Each case starts a node process per manifest (ten worker pods), one after another, as the pods would.
+  this.timeout(180_000);
   let test: TestSchema;
   let env: Readonly<Record<string, string>>;
 

@@ -7,7 +7,7 @@ import { jobsTable } from "./job-row";
 
 interface GaugeRow {
   readonly queue: string;
-  readonly state: "queued" | "failed" | "running" | "dead";
+  readonly state: "blocked" | "queued" | "failed" | "running" | "dead";
   readonly jobs: string;
   readonly due: string;
   readonly oldest_due_age_ms: string | null;
@@ -15,7 +15,7 @@ interface GaugeRow {
 
 /**
  * The figures a metrics scrape reads, per queue, in one statement: jobs
- * `queued`, `failed` (retry scheduled), `running` and `dead`, the jobs due
+ * `blocked`, `queued`, `failed` (retry scheduled), `running` and `dead`, the jobs due
  * now and the age of the oldest due one in milliseconds, on the database
  * clock. Each branch of the `UNION ALL` matches a partial index, so the
  * statement never reads the succeeded or cancelled history: the waiting
@@ -33,6 +33,7 @@ interface GaugeRow {
  *        floor(extract(epoch FROM now() - min(run_at) FILTER (WHERE run_at <= now())) * 1000) AS oldest_due_age_ms
  *   FROM "stint"."jobs" WHERE state IN ('queued', 'failed') [AND queue = ANY($1)] GROUP BY queue, state
  * UNION ALL SELECT queue, 'running', count(*), 0, NULL FROM "stint"."jobs" WHERE state = 'running' … GROUP BY queue
+ * UNION ALL SELECT queue, 'blocked', count(*), 0, NULL FROM "stint"."jobs" WHERE workflow_id IS NOT NULL AND state = 'blocked' … GROUP BY queue
  * UNION ALL SELECT queue, 'dead', count(*), 0, NULL FROM (
  *   SELECT queue FROM "stint"."finished_jobs" WHERE state = 'dead' …
  *   UNION ALL
@@ -72,6 +73,8 @@ export function readQueueGaugesStatement(schema: string, params: ReadQueueGauges
 UNION ALL
 SELECT queue, 'running', count(*), 0, NULL FROM ${jobs} WHERE state = 'running' ${andQueue} GROUP BY queue
 UNION ALL
+SELECT queue, 'blocked', count(*), 0, NULL FROM ${jobs} WHERE workflow_id IS NOT NULL AND state = 'blocked' ${andQueue} GROUP BY queue
+UNION ALL
 SELECT queue, 'dead', count(*), 0, NULL FROM (
   SELECT queue FROM ${finishedJobsTable(schema)} WHERE state = 'dead' ${andQueue}
   UNION ALL
@@ -82,5 +85,5 @@ SELECT queue, 'dead', count(*), 0, NULL FROM (
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 function emptyGauges(queue: string): Mutable<QueueGauges> {
-  return { queue, queued: 0, failed: 0, running: 0, dead: 0, due: 0, oldestDueAgeMs: null };
+  return { queue, blocked: 0, queued: 0, failed: 0, running: 0, dead: 0, due: 0, oldestDueAgeMs: null };
 }

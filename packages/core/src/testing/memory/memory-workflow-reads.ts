@@ -25,6 +25,7 @@ export function readDependencies(state: MemoryState, params: { readonly jobId: s
         step: row.step ?? "",
         queue: row.queue,
         state: row.state,
+        payload: JSON.parse(row.payloadJson) as unknown,
         result: row.state === "succeeded" ? parsedJson(row.resultJson) : null,
         lastError: row.lastError,
       }),

@@ -24,9 +24,12 @@ export type ChaosDatabase = TestSchema;
  *   A job that finishes leaves `jobs` for `finished_jobs` in one statement:
  *   its row's departure is recorded as `leave`, and its arrival as the
  *   `update` from the state it left in to the state it finished in, so a
- *   finish reads as it did when it was an update in place. A `leave` with no
- *   such arrival in its transaction is a deletion, as is a `delete` from
- *   `finished_jobs`; a row that arrives from elsewhere is an `arrive`.
+ *   finish reads as it did when it was an update in place. A workflow step
+ *   that stops being blocked leaves `jobs` and comes back to it in one
+ *   statement, recorded the same way (an `update` from `blocked` to
+ *   `queued`). A `leave` with no such arrival in its transaction is a
+ *   deletion, as is a `delete` from `finished_jobs`; a row that arrives
+ *   from elsewhere (a step as its workflow is enqueued) is an `arrive`.
  */
 export async function createChaosDatabase(connectionString: string): Promise<ChaosDatabase> {
   const database = await createTestSchema({ connectionString, prefix: "chaos", maxConnections: 6, onPoolError: () => undefined });
@@ -111,6 +114,10 @@ function oracleStatements(schema: string): RawBuilder<unknown>[] {
         EXECUTE FUNCTION ${leases}()`,
     sql`CREATE TRIGGER chaos_audit_leave BEFORE DELETE ON ${table("jobs")} FOR EACH ROW EXECUTE FUNCTION ${audit}()`,
     sql`CREATE TRIGGER chaos_audit_finish AFTER INSERT ON ${table("finished_jobs")} FOR EACH ROW EXECUTE FUNCTION ${audit}()`,
+    // A workflow step that stops being blocked leaves jobs and comes back as queued in one statement: that pair is its
+    // transition from blocked to queued, not a deletion.
+    sql`CREATE TRIGGER chaos_audit_step AFTER INSERT ON ${table("jobs")} FOR EACH ROW WHEN (NEW.workflow_id IS NOT NULL)
+        EXECUTE FUNCTION ${audit}()`,
     sql`CREATE TRIGGER chaos_audit_delete AFTER DELETE ON ${table("finished_jobs")} FOR EACH ROW EXECUTE FUNCTION ${audit}()`,
   ];
 }

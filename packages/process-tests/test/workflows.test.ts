@@ -32,7 +32,7 @@ describe("workflows across real worker processes", function () {
            WHERE EXISTS (SELECT 1 FROM pg_stat_activity WHERE application_name LIKE pattern)`);
         return seen!.n === count;
       },
-      { timeoutMs: 20_000, what: `${count} step processes to connect` },
+      { timeoutMs: 60_000, what: `${count} step processes to connect` },
     );
     return started;
   }
@@ -90,7 +90,9 @@ describe("workflows across real worker processes", function () {
     return found[0]!;
   }
 
-  it("runs c exactly once, after both, when a and b finish at the same moment in two processes, 200 times", async () => {
+  it("runs c exactly once, after both, when a and b finish at the same moment in two processes, 200 times", async function () {
+    // 200 rounds one after the other, about half a second each on an idle machine.
+    this.timeout(480_000);
     const t = fixture.schema();
     const client = new JobClient(t.store);
     const rounds = 200;

@@ -122,7 +122,8 @@ describe("workflows across real worker processes", function () {
       SELECT count(*)::int AS wrong FROM ${table("executions")} WHERE seq % 3 = 2 AND dependency_seqs IS DISTINCT FROM ARRAY[seq - 2, seq - 1]`);
     expect(reads!.wrong).to.equal(0);
     // The race was run: a and b in two processes, their successes committed within a few milliseconds of each other.
-    // (A claim that misses its wake-up and waits for its poll finishes later: most rounds, not all, are that close.)
+    // On a loaded machine a process may claim late (after its poll, not its wake-up): then the other one may have run
+    // both, or the two finish apart. The checks above hold whatever happened; these show the race was run most rounds.
     const [race] = await rows(sql<{ apart: number; close: number; widest_ms: number }>`
       WITH pair AS (
         SELECT ea.worker_id <> eb.worker_id AS apart, abs(extract(epoch FROM ja.finished_at - jb.finished_at) * 1000) AS ms
@@ -131,8 +132,8 @@ describe("workflows across real worker processes", function () {
          WHERE ea.seq % 3 = 0)
       SELECT count(*) FILTER (WHERE apart)::int AS apart, count(*) FILTER (WHERE apart AND ms < 20)::int AS close,
              round(max(ms))::int AS widest_ms FROM pair`);
-    expect(race!.apart, `a and b ran in two processes in ${race!.apart} of ${rounds} rounds`).to.equal(rounds);
-    expect(race!.close, `successes within 20 ms in ${race!.close} of ${rounds} rounds (widest ${race!.widest_ms} ms)`).to.be.at.least(rounds / 2);
+    expect(race!.apart, `a and b ran in two processes in ${race!.apart} of ${rounds} rounds`).to.be.at.least(rounds * 0.9);
+    expect(race!.close, `successes within 20 ms in ${race!.close} of ${rounds} rounds (widest ${race!.widest_ms} ms)`).to.be.at.least(rounds / 4);
   });
 
   it("runs 20 diamonds drained by 2 processes: the join once, after both branches, which finish together", async () => {

@@ -85,6 +85,8 @@ export interface ChaosProfile {
     readonly handlerMs: number;
     readonly leaseMs: number;
   };
+  /** 18. kill -9 while `processes` workers run a 1,000-step workflow whose steps make effects through `ctx.once`. */
+  readonly workflowKills: Omit<ChaosProfile["workerKills"], "jobs">;
 }
 
 /** The full suite: the figures the issue asks for (10,000 jobs and 30 kills in scenario 1, 16 producers × 1,000 keys, …). */
@@ -119,6 +121,7 @@ export const FULL_PROFILE: ChaosProfile = Object.freeze({
     handlerMs: 20,
     leaseMs: 1_500,
   },
+  workflowKills: { processes: 3, concurrency: 6, kills: 10, killEveryMs: 400, handlerMs: 60, leaseMs: 1_500 },
 });
 
 /** The CI suite: the same scenarios and checks with fewer jobs, kills and processes. */
@@ -153,6 +156,7 @@ export const SHORT_PROFILE: ChaosProfile = Object.freeze({
     handlerMs: 20,
     leaseMs: 1_500,
   },
+  workflowKills: { processes: 3, concurrency: 4, kills: 6, killEveryMs: 400, handlerMs: 60, leaseMs: 1_500 },
 });
 
 /** The profile named by `CHAOS_PROFILE` (`full` unless it says `short`). */

@@ -5,3 +5,6 @@ export { ProbeWorker, PROBE_SETTINGS, createExecutionsTable } from "./probe-work
 export type { ProbeSettings } from "./probe-worker";
 export { startProbeProcess, spawnProbeWorkers } from "./spawn-probe-workers";
 export type { ProbeProcess, ProbeProcessOptions, ProbeProcessReport } from "./spawn-probe-workers";
+export { StepProbeJob, parseStepProbe } from "./step-probe-job";
+export type { StepProbe, StepProbeResult } from "./step-probe-job";
+export { StepProbeWorker } from "./step-probe-worker";

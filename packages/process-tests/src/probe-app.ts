@@ -3,10 +3,12 @@ import { registerPostgresDriver } from "@stint/postgres-driver";
 import { container as rootContainer, type DependencyContainer } from "tsyringe";
 import { ProbeJob } from "./probe-job";
 import { PROBE_SETTINGS, ProbeWorker, type ProbeSettings } from "./probe-worker";
+import { StepProbeWorker } from "./step-probe-worker";
 
 /**
  * The probe application, in the shape `stint run --app` loads: a composition
- * root for the probe worker, configured by environment variables —
+ * root for the probe worker (queue `probe`) and the workflow steps' worker
+ * (queue `probe-step`), configured by environment variables —
  * `PROBE_CONCURRENCY` (10), `PROBE_PREFETCH` (`auto`), `PROBE_LEASE_MS` (30000), `PROBE_SLEEP_MS` (0), `PROBE_BATCH_SIZE` (1),
  * `PROBE_DEAD_HOOK_SLEEP_MS` (0),
  * `RECORD_EXECUTIONS=1`, and `PROBE_SCHEDULE_CRON` (registers a schedule
@@ -32,7 +34,7 @@ export function createApp(env: { readonly connectionString: string; readonly sch
   });
   const record = process.env["RECORD_EXECUTIONS"] === "1" ? { executions: { db: driver.db, schema: env.schema } } : {};
   container.registerInstance(PROBE_SETTINGS, { ...settings, ...record });
-  registerWorkers(container, [ProbeWorker]);
+  registerWorkers(container, [ProbeWorker, StepProbeWorker]);
   const cron = process.env["PROBE_SCHEDULE_CRON"];
   if (cron) {
     registerSchedules(container, [

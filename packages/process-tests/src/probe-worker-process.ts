@@ -6,7 +6,8 @@ import { createApp } from "./probe-app";
 /**
  * A worker process for the multi-process tests and the benchmarks: runs the
  * probe queue of `STINT_SCHEMA` at `DATABASE_URL` through `runFromContainer`
- * — `MODE` `once` (default) or `loop`, with `MAX_RUNTIME_MS`,
+ * (or the queues `PROBE_QUEUES` names, comma-separated: `probe-step` runs
+ * workflow steps) — `MODE` `once` (default) or `loop`, with `MAX_RUNTIME_MS`,
  * `SHUTDOWN_TIMEOUT_MS`, `POLL_INTERVAL_MS` and `HEALTH_PORT` — then prints
  * one JSON line (the run report and the peak RSS) and exits with the
  * report's exit code. SIGTERM stops it gracefully; a second SIGTERM at once.
@@ -21,7 +22,7 @@ async function main(): Promise<number> {
   const stop = handleStopSignals(app.container.resolve(LOGGER));
   try {
     const report = await runFromContainer(app.container, {
-      queues: ["probe"],
+      queues: (process.env["PROBE_QUEUES"] ?? "probe").split(","),
       mode: process.env["MODE"] === "loop" ? "loop" : "once",
       signal: stop.signal,
       ...numberFromEnv("maxRuntimeMs", "MAX_RUNTIME_MS"),

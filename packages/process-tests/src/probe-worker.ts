@@ -31,7 +31,8 @@ export interface ProbeSettings {
   /**
    * Record every handler run in `<schema>.executions` on this database (its
    * start, `at`, and its end, `done_at`), and every `onDead` call in
-   * `<schema>.dead_hook_calls`.
+   * `<schema>.dead_hook_calls`. The workflow steps' worker records its
+   * runs in the same table (see `StepProbeWorker`).
    */
   readonly executions?: { readonly db: Kysely<any>; readonly schema: string };
 }
@@ -53,11 +54,8 @@ export class ProbeWorker extends AbstractQueueWorker<Probe> {
 
   constructor(@inject(JOB_STORE) store: JobStore, @inject(LOGGER) log: Logger, @inject(PROBE_SETTINGS) settings: ProbeSettings) {
     super(store, log, {
-      concurrency: settings.concurrency,
-      ...(settings.prefetch === undefined ? {} : { prefetch: settings.prefetch }),
-      leaseMs: settings.leaseMs,
+      ...probeWorkerOptions(settings),
       ...(settings.batchSize === undefined ? {} : { batchSize: settings.batchSize }),
-      backoff: { baseMs: 100, maxMs: 1_000 },
     });
     this.#settings = settings;
   }
@@ -128,17 +126,34 @@ export class ProbeWorker extends AbstractQueueWorker<Probe> {
   }
 }
 
+/** The worker options the probe workers share: slots, prefetch, lease, and a short backoff. */
+export function probeWorkerOptions(settings: ProbeSettings): {
+  concurrency: number;
+  prefetch?: number;
+  leaseMs: number;
+  backoff: { baseMs: number; maxMs: number };
+} {
+  return {
+    concurrency: settings.concurrency,
+    ...(settings.prefetch === undefined ? {} : { prefetch: settings.prefetch }),
+    leaseMs: settings.leaseMs,
+    backoff: { baseMs: 100, maxMs: 1_000 },
+  };
+}
+
 /** Creates the tables a {@link ProbeWorker} records executions and `onDead` calls in. */
 export async function createExecutionsTable(db: Kysely<any>, schema: string): Promise<void> {
   await sql`create table if not exists ${sql.id(schema, "executions")} (
               job_id bigint not null, seq int not null, attempt int not null, worker_id text not null,
-              at timestamptz not null default clock_timestamp(), done_at timestamptz, batch_size int)`.execute(db);
+              at timestamptz not null default clock_timestamp(), done_at timestamptz, batch_size int,
+              ended_how text, dependency_seqs int[])`.execute(db);
   await sql`create table if not exists ${sql.id(schema, "dead_hook_calls")} (
               job_id bigint not null, attempt int not null, delivery int not null, worker_id text not null,
               error_code text, error_message text not null, at timestamptz not null default clock_timestamp())`.execute(db);
 }
 
-function waitOrAbort(ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms`, or rejects with `signal`'s reason when it aborts first. */
+export function waitOrAbort(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
     signal.addEventListener(

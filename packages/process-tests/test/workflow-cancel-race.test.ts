@@ -7,13 +7,9 @@ const Step = defineJob<{ n: number }>("cancel-race-step", { maxAttempts: 1 });
 // Two connections racing as a worker and an operator do: the statement that records a step's success (and unblocks
 // the steps after it) and cancelWorkflow, started together. No worker process: the race is between the two statements.
 //
-// Fails on the workflows branch as it stands, two ways:
-// - the steps the success unblocks escape the cancel: count_down_steps moves a step from blocked to queued by deleting
-//   its row and inserting it again, and cancelWorkflow's `SELECT … FOR UPDATE` of the workflow's unfinished steps,
-//   which waited for the deleted row, skips it and never sees the new one (another row, outside its snapshot). The
-//   cancel resolves with 0, the workflow reads `running` with `cancelledAt` set, and its steps go on to run;
-// - completeJobs fails with "deadlock detected": it locks the finished step, then the steps after it; cancelWorkflow
-//   locks the steps after it (blocked), then the running step.
+// What can go wrong: a step the success unblocks escaping the cancel (the cancel must find it in its new state after
+// waiting for its lock), and the two statements deadlocking (both must lock running steps before the steps after them).
+// cancelJob of a blocked step whose last dependency succeeds at that moment must likewise cancel it, not miss it.
 describe("cancelling a workflow while one of its steps succeeds", function () {
   this.timeout(120_000);
   let t: TestSchema;
@@ -57,5 +53,24 @@ describe("cancelling a workflow while one of its steps succeeds", function () {
     }
     const examples = [...escaped.slice(0, 3), ...failed.slice(0, 3)].join("; ");
     expect({ escaped: escaped.length, failed: failed.length }, examples).to.deep.equal({ escaped: 0, failed: 0 });
+  });
+  it("cancels a blocked step whose last dependency succeeds at the same moment, in 200 races", async () => {
+    const client = new JobClient(t.store);
+    const missed: string[] = [];
+    for (let round = 0; round < 200; round += 1) {
+      const workflow = await client.enqueueWorkflow(`single-${round}`, { first: step(Step, { n: 0 }), second: step(Step, { n: 1 }, { after: ["first"] }) });
+      const [first] = await t.store.claimBatch({ queue: Step.name, workerId: "w1", limit: 1, leaseMs: 60_000 });
+      const [, cancelled] = await Promise.all([
+        t.store.completeJobs({ workerId: "w1", jobs: [{ id: first!.id, attempt: first!.attempt, resultJson: "null", durationMs: 1 }] }),
+        t.store.cancelJob({ id: workflow.steps.second.id }),
+      ]);
+      const second = await t.store.getJob({ id: workflow.steps.second.id });
+      // Either the cancel took the step (true, and it is cancelled) or the step was no longer to run; never false and queued.
+      if (second?.state !== "cancelled") {
+        missed.push(`round ${round}: cancelJob resolved with ${String(cancelled)} and the step is ${String(second?.state)}`);
+        await t.store.cancelJob({ id: workflow.steps.second.id });
+      }
+    }
+    expect(missed.length, missed.slice(0, 3).join("; ")).to.equal(0);
   });
 });

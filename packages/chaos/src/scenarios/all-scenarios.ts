@@ -16,6 +16,7 @@ import { standbyDown } from "./standby-down";
 import { transactionalCompletion } from "./transactional-completion";
 import { transactionalEnqueue } from "./transactional-enqueue";
 import { workerKills } from "./worker-kills";
+import { workflowKills } from "./workflow-kills";
 
 /** The scenarios, in order. */
 export const ALL_SCENARIOS: readonly Scenario[] = Object.freeze([
@@ -36,4 +37,5 @@ export const ALL_SCENARIOS: readonly Scenario[] = Object.freeze([
   fullBufferShutdown,
   standbyDown,
   groupKills,
+  workflowKills,
 ]);

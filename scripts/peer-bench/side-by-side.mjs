@@ -4,7 +4,9 @@
 // alternate which goes first, so drift on a shared machine hits both alike.
 // The project's adapter (stint-adapter.mjs) reads STINT_BENCH_OBSERVE=1
 // (metrics and event listeners on), STINT_BENCH_DURABLE_CLAIMS=1 (claims wait for their WAL flush), STINT_BENCH_BATCH=N (a batch worker,
-// batchSize N) and STINT_BENCH_MAX_RUNNING=N (a running cap on the queue).
+// batchSize N), STINT_BENCH_MAX_RUNNING=N (a running cap on the queue) and
+// STINT_BENCH_STORE_LOOP=1 (no worker: a bare loop over the store's claim
+// and completion, the ceiling of those statements).
 //
 //   npm run build
 //   node scripts/peer-bench/side-by-side.mjs --on STINT_BENCH_OBSERVE=1 [--rounds 5] [--workloads W3,W4] [--peer-bench ../shared/peer-bench]

@@ -13,6 +13,12 @@
 // STINT_BENCH_BATCH=N gives the worker batchSize N and a processBatch that
 // runs the benchmark's handler on every job of the batch at once (a job
 // whose handler throws fails alone); concurrency then counts batches.
+// STINT_BENCH_STORE_LOOP=1 replaces the worker with a bare loop over the
+// store's own claim and completion statements (claims of 1,000, one
+// completion statement in flight, no worker core: no leases kept, no
+// heartbeat, no events): what the lease model's statements allow when the
+// worker costs next to nothing. No-op drains only (W3, W4); a handler that
+// throws ends the loop.
 // STINT_BENCH_GROUPS=N gives the enqueued jobs N groups, round robin (the
 // claims then take turns among the groups).
 // STINT_BENCH_DATABASE_URL=postgres://… sends stint's own connections there
@@ -35,6 +41,8 @@ const observe = process.env.STINT_BENCH_OBSERVE === "1";
 const maxRunning = process.env.STINT_BENCH_MAX_RUNNING ? Number(process.env.STINT_BENCH_MAX_RUNNING) : null;
 const durableClaims = process.env.STINT_BENCH_DURABLE_CLAIMS === "1";
 const batchSize = process.env.STINT_BENCH_BATCH ? Number(process.env.STINT_BENCH_BATCH) : 1;
+const storeLoop = process.env.STINT_BENCH_STORE_LOOP === "1";
+const STORE_LOOP_CLAIM = 1_000;
 const groups = process.env.STINT_BENCH_GROUPS ? Number(process.env.STINT_BENCH_GROUPS) : 0;
 let enqueued = 0;
 const groupOptions = () => (groups > 0 ? { options: { group: `g${enqueued++ % groups}` } } : {});
@@ -68,7 +76,9 @@ export function create(ctx) {
         package: "@stint/core + @stint/postgres-driver",
         version: execFileSync("git", ["-C", ROOT, "rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim(),
         options: {
-          worker: `AbstractQueueWorker subclass, concurrency N, backoff ${JSON.stringify(backoff)}, prefetch auto${batchSize > 1 ? `, batchSize ${batchSize} (processBatch)` : ""}`,
+          worker: storeLoop
+            ? `no worker: a loop of store.claimBatch (${STORE_LOOP_CLAIM}) and store.completeJobs`
+            : `AbstractQueueWorker subclass, concurrency N, backoff ${JSON.stringify(backoff)}, prefetch auto${batchSize > 1 ? `, batchSize ${batchSize} (processBatch)` : ""}`,
           run: "runFromContainer(container, { queues, mode: 'loop', signal })",
           logger: `registerLogger level ${logLevel}`,
           observe: observe ? "metrics on (own registry) + a listener on every worker event" : "metrics off, no event listeners",
@@ -98,6 +108,10 @@ export function create(ctx) {
       ),
 
     async startWorkers(concurrency, handler) {
+      if (storeLoop) {
+        run = startStoreLoop(driver.store, ctx.queue, handler);
+        return;
+      }
       class BenchWorker extends core.AbstractQueueWorker {
         job = Kind;
         constructor(store, log) {
@@ -169,4 +183,44 @@ export function create(ctx) {
 
     teardown: dropSchema,
   };
+}
+
+/**
+ * Claims and completes through the store alone until aborted: one claim at
+ * a time, every job of it run at once, and one completion statement in
+ * flight that takes every job done meanwhile. Resolves like a run's report.
+ */
+function startStoreLoop(store, queue, handler) {
+  const controller = new AbortController();
+  const workerId = `store-loop-${process.pid}`;
+  const done = [];
+  let flushing = null;
+  const flush = () => {
+    if (flushing !== null || done.length === 0) return;
+    flushing = store.completeJobs({ workerId, jobs: done.splice(0) }).then(() => {
+      flushing = null;
+      flush();
+    });
+  };
+  const loop = async () => {
+    while (!controller.signal.aborted) {
+      const claimed = await store.claimBatch({ queue, workerId, limit: STORE_LOOP_CLAIM, leaseMs: 60_000, takeOverExpired: false });
+      if (claimed.length === 0) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        continue;
+      }
+      await Promise.all(claimed.map((job) => handler(job.payload, { attempt: job.attempt })));
+      for (const job of claimed) done.push({ id: job.id, attempt: job.attempt, resultJson: null, durationMs: 0 });
+      flush();
+      // Completions that fall behind hold the claims back rather than piling up.
+      while (done.length > 4 * STORE_LOOP_CLAIM && flushing !== null) await flushing;
+    }
+    while (flushing !== null) await flushing;
+    return { exitCode: 0 };
+  };
+  const promise = loop().catch((error) => {
+    console.error(`[stint] store loop: ${error.stack ?? error.message}`);
+    return { exitCode: 1 };
+  });
+  return { controller, promise };
 }

@@ -56,7 +56,7 @@ async function retryOne(context: CommandContext, idText: string): Promise<number
 async function whyNotRetried(store: JobStore, id: string, schema: string): Promise<CliError> {
   const job = await store.getJob({ id });
   if (job === undefined) return jobNotFound(id, schema);
-  if ((ACTIVE_JOB_STATES as readonly string[]).includes(job.state) && job.state !== "failed") {
+  if (job.state === "blocked" || ((ACTIVE_JOB_STATES as readonly string[]).includes(job.state) && job.state !== "failed")) {
     return wrongStateError(`job ${id} is ${job.state}: only failed, dead or cancelled jobs can be retried`);
   }
   if (job.state === "succeeded") {

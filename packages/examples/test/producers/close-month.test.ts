@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { ErrorCode, JobClient, PayloadSchemaError, WorkflowFailedError } from "@stint/core";
+import { ErrorCode, JobClient, PayloadSchemaError, WorkflowDefinitionError, WorkflowFailedError } from "@stint/core";
 import { sql } from "kysely";
 import { drainQueues } from "../../src/demo/drain-queues";
 import type { AppDb } from "../../src/app/app-tables";
@@ -120,8 +120,9 @@ describe("the month-end workflow (closeMonth)", () => {
 
     const error = await closeMonth(app.db, client, "2026-10").catch((thrown: unknown) => thrown);
 
-    expect(error).to.be.instanceOf(PayloadSchemaError);
-    expect((error as PayloadSchemaError).message).to.contain('queue "month-end-invoice"');
+    expect(error).to.be.instanceOf(WorkflowDefinitionError).and.to.include({ step: "invoices" });
+    expect((error as WorkflowDefinitionError).cause).to.be.instanceOf(PayloadSchemaError);
+    expect((error as WorkflowDefinitionError).message).to.contain('queue "month-end-invoice"');
     expect(await client.listWorkflows({ limit: 10 })).to.deep.equal([]);
     expect(await app.db.selectFrom("month_end_closings").selectAll().execute()).to.deep.equal([]);
   });

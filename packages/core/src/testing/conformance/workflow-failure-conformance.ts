@@ -53,10 +53,10 @@ export function describeWorkflowFailureConformance<Tx>(ctx: ConformanceContext<T
       assert.deepStrictEqual(await failureOf(c), ["cancelled", ErrorCode.DependencyFailed, reason], "the root step is named, not the one between");
       assert.deepStrictEqual(await statesOf([d, e, f]), ["queued", "queued", "blocked"]);
       assert.deepStrictEqual(await ctx.store().readDependencies({ jobId: d }), [
-        { jobId: a, step: "a", queue, state: "dead", result: null, lastError: "Error: broken" },
+        { jobId: a, step: "a", queue, state: "dead", payload: { step: "a" }, result: null, lastError: "Error: broken" },
       ]);
       assert.deepStrictEqual(await ctx.store().readDependencies({ jobId: e }), [
-        { jobId: c, step: "c", queue, state: "cancelled", result: null, lastError: reason },
+        { jobId: c, step: "c", queue, state: "cancelled", payload: { step: "c" }, result: null, lastError: reason },
       ]);
       assertFields(await ctx.store().getWorkflow({ id }), { state: "running", counts: { dead: 1, cancelled: 2, queued: 2, blocked: 1 } });
       assert.deepStrictEqual((await drain(queue)).sort(), [d, e, f].sort());

@@ -48,6 +48,13 @@ export const EXPECTED_INDEXES: readonly ExpectedIndex[] = Object.freeze([
   { table: "jobs", name: "jobs_group_running_idx", since: 23 },
   { table: "job_groups", name: "job_groups_pkey", since: 23 },
   { table: "finished_jobs", name: "finished_jobs_group_idx", since: 25 },
+  { table: "workflows", name: "workflows_pkey", since: 26 },
+  { table: "workflows", name: "workflows_name_idx", since: 26 },
+  { table: "jobs", name: "jobs_workflow_idx", since: 26 },
+  { table: "finished_jobs", name: "finished_jobs_workflow_idx", since: 26 },
+  { table: "workflow_deps", name: "workflow_deps_pkey", since: 26 },
+  { table: "workflow_deps", name: "workflow_deps_job_idx", since: 26 },
+  { table: "workflow_deps", name: "workflow_deps_workflow_idx", since: 26 },
 ]);
 
 /** An index found in the schema. */

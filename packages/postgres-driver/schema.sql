@@ -313,6 +313,7 @@ TABLE stint.jobs
     jobs_state_check CHECK ((state = ANY (ARRAY['blocked'::text, 'queued'::text, 'running'::text, 'succeeded'::text, 'failed'::text, 'dead'::text, 'cancelled'::text])))
     jobs_timeout_ms_check CHECK ((timeout_ms > 0))
   INDEXES
+    CREATE INDEX jobs_blocked_idx ON stint.jobs USING btree (queue, id) WHERE (state = 'blocked'::text)
     CREATE INDEX jobs_claim_idx ON stint.jobs USING btree (queue, group_key, priority DESC, run_at, id) WHERE (state = ANY (ARRAY['queued'::text, 'failed'::text]))
     CREATE UNIQUE INDEX jobs_dedupe_key_idx ON stint.jobs USING btree (queue, dedupe_key) WHERE ((dedupe_key IS NOT NULL) AND (state = ANY (ARRAY['queued'::text, 'running'::text, 'failed'::text])))
     CREATE INDEX jobs_finished_idx ON stint.jobs USING btree (state, finished_at) INCLUDE (queue) WHERE (state = ANY (ARRAY['dead'::text, 'cancelled'::text]))
@@ -681,33 +682,43 @@ FUNCTION stint.controls_apply
   $function$
 
 FUNCTION stint.count_down_steps
-  CREATE OR REPLACE FUNCTION stint.count_down_steps(ids bigint[])
+  CREATE OR REPLACE FUNCTION stint.count_down_steps(ids bigint[], wakeup_channel text)
    RETURNS integer
    LANGUAGE plpgsql
   AS $function$
   DECLARE
     started integer;
+    queues text[];
+    keys text[];
+    lines boolean[];
+    dues boolean[];
+    entry record;
   BEGIN
     PERFORM FROM "stint"."jobs" AS j WHERE j.id = ANY(ids) AND j.state = 'blocked' ORDER BY j.id FOR NO KEY UPDATE;
     WITH counted AS (
       SELECT c.id, count(*)::integer AS n FROM unnest(ids) AS c(id) GROUP BY c.id
     ),
-    waiting AS (
-      UPDATE "stint"."jobs" AS j SET waiting_on = j.waiting_on - counted.n, updated_at = now()
+    changed AS (
+      UPDATE "stint"."jobs" AS j
+         SET waiting_on = j.waiting_on - counted.n,
+             state = CASE WHEN j.waiting_on <= counted.n THEN 'queued' ELSE 'blocked' END,
+             updated_at = now()
         FROM counted
-       WHERE j.id = counted.id AND j.state = 'blocked' AND j.waiting_on > counted.n
-    ),
-    ready AS (
-      DELETE FROM "stint"."jobs" AS j USING counted
-       WHERE j.id = counted.id AND j.state = 'blocked' AND j.waiting_on <= counted.n
-      RETURNING j.*
-    ),
-    queued AS (
-      INSERT INTO "stint"."jobs" ("id", "queue", "priority", "max_attempts", "timeout_ms", "run_at", "created_at", "dedupe_key", "payload", "meta", "attempts", "locked_by", "started_at", "state", "updated_at", "locked_until", "finished_at", "duration_ms", "result", "last_error", "error_code", "progress", "start_by", "follows", "group_key", "serial", "workflow_id", "step", "waiting_on")
-    SELECT ready.id, ready.queue, ready.priority, ready.max_attempts, ready.timeout_ms, ready.run_at, ready.created_at, ready.dedupe_key, ready.payload, ready.meta, ready.attempts, ready.locked_by, ready.started_at, 'queued', now(), ready.locked_until, ready.finished_at, ready.duration_ms, ready.result, ready.last_error, ready.error_code, ready.progress, ready.start_by, ready.follows, ready.group_key, ready.serial, ready.workflow_id, ready.step, 0 FROM "ready"
-      RETURNING 1
+       WHERE j.id = counted.id AND j.state = 'blocked'
+      RETURNING j.queue, j.group_key, j.serial IS NOT NULL AS line, j.run_at <= now() AS due, j.state
     )
-    SELECT count(*) INTO started FROM queued;
+    SELECT count(*)::integer, array_agg(changed.queue), array_agg(changed.group_key), array_agg(changed.line), array_agg(changed.due)
+      INTO started, queues, keys, lines, dues
+      FROM changed WHERE changed.state = 'queued';
+    IF started = 0 THEN
+      RETURN 0;
+    END IF;
+    FOR entry IN SELECT DISTINCT u.queue, u.group_key, u.line FROM unnest(queues, keys, lines) AS u(queue, group_key, line)
+                  WHERE u.group_key <> '' ORDER BY u.queue, u.group_key LOOP
+      PERFORM "stint"."join_job_group"(entry.queue, entry.group_key, entry.line);
+    END LOOP;
+    -- As the wake-up trigger on insert does: one notification per queue and transaction, sent at commit.
+    PERFORM pg_notify(wakeup_channel, u.queue) FROM (SELECT DISTINCT d.queue FROM unnest(queues, dues) AS d(queue, due) WHERE d.due) AS u;
     RETURN started;
   END
   $function$
@@ -1109,36 +1120,46 @@ FUNCTION stint.enter_job_group
    RETURNS trigger
    LANGUAGE plpgsql
   AS $function$
+  BEGIN
+    IF "stint"."join_job_group"(NEW.queue, NEW.group_key, NEW.serial IS NOT NULL) = NEW.id THEN
+      UPDATE "stint"."job_groups" AS g SET held_by = NULL WHERE g.queue = NEW.queue AND g.group_key = NEW.group_key AND g.held_by = NEW.id;
+    END IF;
+    RETURN NULL;
+  END
+  $function$
+
+FUNCTION stint.join_job_group
+  CREATE OR REPLACE FUNCTION stint.join_job_group(queue_name text, key text, line boolean)
+   RETURNS bigint
+   LANGUAGE plpgsql
+  AS $function$
   DECLARE
-    line boolean;
+    is_line boolean;
     holder bigint;
   BEGIN
     LOOP
-      SELECT g.serial, g.held_by INTO line, holder FROM "stint"."job_groups" AS g
-       WHERE g.queue = NEW.queue AND g.group_key = NEW.group_key
+      SELECT g.serial, g.held_by INTO is_line, holder FROM "stint"."job_groups" AS g
+       WHERE g.queue = queue_name AND g.group_key = key
          FOR KEY SHARE;
       EXIT WHEN FOUND;
-      INSERT INTO "stint"."job_groups" AS g (queue, group_key, serial) VALUES (NEW.queue, NEW.group_key, NEW.serial IS NOT NULL)
+      INSERT INTO "stint"."job_groups" AS g (queue, group_key, serial) VALUES (queue_name, key, line)
         ON CONFLICT DO NOTHING
-        RETURNING g.serial, g.held_by INTO line, holder;
+        RETURNING g.serial, g.held_by INTO is_line, holder;
       IF FOUND THEN
-        IF NOT EXISTS (SELECT FROM "stint"."queues" AS q WHERE q.name = NEW.queue AND q.grouped) THEN
-          INSERT INTO "stint"."queues" AS q (name, grouped) VALUES (NEW.queue, true)
+        IF NOT EXISTS (SELECT FROM "stint"."queues" AS q WHERE q.name = queue_name AND q.grouped) THEN
+          INSERT INTO "stint"."queues" AS q (name, grouped) VALUES (queue_name, true)
             ON CONFLICT (name) DO UPDATE SET grouped = true, updated_at = now() WHERE NOT q.grouped;
-          INSERT INTO "stint"."job_groups" (queue, group_key) VALUES (NEW.queue, '') ON CONFLICT DO NOTHING;
+          INSERT INTO "stint"."job_groups" (queue, group_key) VALUES (queue_name, '') ON CONFLICT DO NOTHING;
         END IF;
         EXIT;
       END IF;
     END LOOP;
-    IF line <> (NEW.serial IS NOT NULL) THEN
-      RAISE EXCEPTION 'key % of queue % is %; a job cannot use it as %', quote_literal(NEW.group_key), quote_literal(NEW.queue),
-        CASE WHEN line THEN 'a serial key' ELSE 'a group' END, CASE WHEN line THEN 'a group' ELSE 'a serial key' END
+    IF is_line <> line THEN
+      RAISE EXCEPTION 'key % of queue % is %; a job cannot use it as %', quote_literal(key), quote_literal(queue_name),
+        CASE WHEN is_line THEN 'a serial key' ELSE 'a group' END, CASE WHEN is_line THEN 'a group' ELSE 'a serial key' END
         USING ERRCODE = '22023';
     END IF;
-    IF holder = NEW.id THEN
-      UPDATE "stint"."job_groups" AS g SET held_by = NULL WHERE g.queue = NEW.queue AND g.group_key = NEW.group_key AND g.held_by = NEW.id;
-    END IF;
-    RETURN NULL;
+    RETURN holder;
   END
   $function$
 
@@ -1282,7 +1303,12 @@ FUNCTION stint.settle_failed_step
   DECLARE
     ids bigint[];
     reason text := format('cancelled: step %s (job %s) that it waits for is %s', to_json(NEW.step)::text, NEW.id, NEW.state);
+    code text := 'STINT_DEPENDENCY_FAILED';
   BEGIN
+    IF EXISTS (SELECT FROM "stint"."workflows" AS w WHERE w.id = NEW.workflow_id AND w.cancelled_at IS NOT NULL) THEN
+      reason := 'the workflow was cancelled';
+      code := 'STINT_CANCELLED';
+    END IF;
     WITH settled AS (
       UPDATE "stint"."workflow_deps" AS d SET settled = true
        WHERE d.needs_id = NEW.id AND d.ignore_failed AND NOT d.settled
@@ -1290,7 +1316,7 @@ FUNCTION stint.settle_failed_step
     )
     SELECT array_agg(settled.job_id) INTO ids FROM settled;
     IF ids IS NOT NULL THEN
-      PERFORM "stint"."count_down_steps"(ids);
+      PERFORM "stint"."count_down_steps"(ids, left('stint_jobs_' || TG_TABLE_SCHEMA, 63));
     END IF;
     WITH RECURSIVE doomed(id) AS (
       SELECT d.job_id FROM "stint"."workflow_deps" AS d WHERE d.needs_id = NEW.id AND NOT d.ignore_failed
@@ -1303,7 +1329,7 @@ FUNCTION stint.settle_failed_step
     ),
     moved AS (
       INSERT INTO "stint"."finished_jobs" ("id", "queue", "priority", "max_attempts", "timeout_ms", "run_at", "created_at", "dedupe_key", "payload", "meta", "attempts", "locked_by", "started_at", "state", "updated_at", "locked_until", "finished_at", "duration_ms", "result", "last_error", "error_code", "progress", "start_by", "follows", "group_key", "serial", "workflow_id", "step", "waiting_on")
-    SELECT removed.id, removed.queue, removed.priority, removed.max_attempts, removed.timeout_ms, removed.run_at, removed.created_at, removed.dedupe_key, removed.payload, removed.meta, removed.attempts, removed.locked_by, removed.started_at, 'cancelled', now(), NULL, now(), removed.duration_ms, removed.result, reason, 'STINT_DEPENDENCY_FAILED', removed.progress, removed.start_by, removed.follows, removed.group_key, removed.serial, removed.workflow_id, removed.step, removed.waiting_on FROM "removed"
+    SELECT removed.id, removed.queue, removed.priority, removed.max_attempts, removed.timeout_ms, removed.run_at, removed.created_at, removed.dedupe_key, removed.payload, removed.meta, removed.attempts, removed.locked_by, removed.started_at, 'cancelled', now(), NULL, now(), removed.duration_ms, removed.result, reason, code, removed.progress, removed.start_by, removed.follows, removed.group_key, removed.serial, removed.workflow_id, removed.step, removed.waiting_on FROM "removed"
       RETURNING id
     )
     SELECT array_agg(moved.id) INTO ids FROM moved;

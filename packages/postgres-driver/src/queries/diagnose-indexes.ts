@@ -51,6 +51,7 @@ export const EXPECTED_INDEXES: readonly ExpectedIndex[] = Object.freeze([
   { table: "workflows", name: "workflows_pkey", since: 26 },
   { table: "workflows", name: "workflows_name_idx", since: 26 },
   { table: "jobs", name: "jobs_workflow_idx", since: 26 },
+  { table: "jobs", name: "jobs_blocked_idx", since: 26 },
   { table: "finished_jobs", name: "finished_jobs_workflow_idx", since: 26 },
   { table: "workflow_deps", name: "workflow_deps_pkey", since: 26 },
   { table: "workflow_deps", name: "workflow_deps_job_idx", since: 26 },

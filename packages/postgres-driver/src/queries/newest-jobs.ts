@@ -62,9 +62,9 @@ export function groupConditions(group: GroupFilter): RawBuilder<unknown>[] {
  * Groups of states of `jobs` that one partial index holds, each with the
  * queue as its first key or in its payload: waiting (`jobs_claim_idx`),
  * running (`jobs_lease_idx`), dead and cancelled (`jobs_finished_idx`),
- * blocked workflow steps (`jobs_workflow_idx`, which only a read that says
- * `workflow_id IS NOT NULL` can use); succeeded rows in `jobs` are the few
- * an upgrade has not moved yet.
+ * blocked workflow steps (`jobs_blocked_idx`, which a read can use when it
+ * names the state as a constant); succeeded rows in `jobs` are the few an
+ * upgrade has not moved yet.
  */
 const ACTIVE_TABLE_GROUPS: readonly (readonly JobState[])[] = [["queued", "failed"], ["running"], ["blocked"], ["dead", "cancelled"], ["succeeded"]];
 
@@ -113,7 +113,7 @@ export function newestJobs<R>(schema: string, parts: NewestJobsParts): RawBuilde
     if (parts.queue !== undefined) conditions.push(sql`j.queue = ${parts.queue}`);
     if (parts.group !== undefined) conditions.push(...groupConditions(parts.group));
     if (states !== undefined) conditions.push(sql`j.state = ANY(${[...states]}::text[])`);
-    if (states?.length === 1 && states[0] === "blocked") conditions.push(sql`j.workflow_id IS NOT NULL`);
+    if (states?.length === 1 && states[0] === "blocked") conditions.push(sql`j.state = 'blocked'`);
     // A queue's group in `jobs` is read from an index range (or, for the few
     // succeeded rows an upgrade left, a scan) and sorted: with an order the
     // primary key gives, the planner walks that instead, through the whole table

@@ -33,7 +33,7 @@ interface GaugeRow {
  *        floor(extract(epoch FROM now() - min(run_at) FILTER (WHERE run_at <= now())) * 1000) AS oldest_due_age_ms
  *   FROM "stint"."jobs" WHERE state IN ('queued', 'failed') [AND queue = ANY($1)] GROUP BY queue, state
  * UNION ALL SELECT queue, 'running', count(*), 0, NULL FROM "stint"."jobs" WHERE state = 'running' … GROUP BY queue
- * UNION ALL SELECT queue, 'blocked', count(*), 0, NULL FROM "stint"."jobs" WHERE workflow_id IS NOT NULL AND state = 'blocked' … GROUP BY queue
+ * UNION ALL SELECT queue, 'blocked', count(*), 0, NULL FROM "stint"."jobs" WHERE state = 'blocked' … GROUP BY queue
  * UNION ALL SELECT queue, 'dead', count(*), 0, NULL FROM (
  *   SELECT queue FROM "stint"."finished_jobs" WHERE state = 'dead' …
  *   UNION ALL
@@ -73,7 +73,7 @@ export function readQueueGaugesStatement(schema: string, params: ReadQueueGauges
 UNION ALL
 SELECT queue, 'running', count(*), 0, NULL FROM ${jobs} WHERE state = 'running' ${andQueue} GROUP BY queue
 UNION ALL
-SELECT queue, 'blocked', count(*), 0, NULL FROM ${jobs} WHERE workflow_id IS NOT NULL AND state = 'blocked' ${andQueue} GROUP BY queue
+SELECT queue, 'blocked', count(*), 0, NULL FROM ${jobs} WHERE state = 'blocked' ${andQueue} GROUP BY queue
 UNION ALL
 SELECT queue, 'dead', count(*), 0, NULL FROM (
   SELECT queue FROM ${finishedJobsTable(schema)} WHERE state = 'dead' ${andQueue}

@@ -125,7 +125,7 @@ describe("every reader finds a finished job, moved to finished_jobs or left in j
 
   it("countByQueue counts each in its state, and the succeeded ones as recently completed", async () => {
     const [counts] = await test.store.countByQueue({ queues: [QUEUE], completedSinceMs: 3_600_000 });
-    expect(counts!.counts).to.deep.equal({ queued: 1, running: 0, failed: 0, succeeded: 2, dead: 2, cancelled: 2 });
+    expect(counts!.counts).to.deep.equal({ blocked: 0, queued: 1, running: 0, failed: 0, succeeded: 2, dead: 2, cancelled: 2 });
     expect(counts!.completedSince).to.equal(2);
   });
 

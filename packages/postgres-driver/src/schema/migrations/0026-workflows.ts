@@ -21,7 +21,8 @@ import {
  *   `workflow_id` find a workflow's steps in both tables.
  * - The state `blocked`: a step waiting for its dependencies. It is in
  *   none of the claim's indexes (they are partial on `queued`/`failed`),
- *   so a claim never reads it.
+ *   so a claim never reads it; `jobs_blocked_idx (queue, id)`, partial on
+ *   it, is what the gauges and a listing of blocked steps read.
  * - `workflow_deps`: one row per dependency (a step waiting for another),
  *   keyed by the step waited for, so that a finishing step finds its
  *   dependents in one index range; `settled` says the dependency finished
@@ -72,6 +73,7 @@ export const workflowsMigration: Migration = Object.freeze({
       sql`ALTER TABLE ${jobs} ADD CONSTRAINT jobs_blocked_check CHECK (state <> 'blocked' OR workflow_id IS NOT NULL) NOT VALID`,
       sql`ALTER TABLE ${jobs} VALIDATE CONSTRAINT jobs_blocked_check`,
       sql`CREATE INDEX jobs_workflow_idx ON ${jobs} (workflow_id) WHERE workflow_id IS NOT NULL`,
+      sql`CREATE INDEX jobs_blocked_idx ON ${jobs} (queue, id) WHERE state = 'blocked'`,
       sql`CREATE INDEX finished_jobs_workflow_idx ON ${finished} (workflow_id) WHERE workflow_id IS NOT NULL`,
       sql`CREATE TABLE ${deps} (
   needs_id bigint NOT NULL,

@@ -70,8 +70,8 @@ describe("migration 6 (jobs-row-layout)", () => {
       name: string;
     }>`SELECT indexname AS name FROM pg_indexes WHERE schemaname = ${schema} AND tablename = 'jobs' ORDER BY 1`.execute(db);
     // Migration 19's trigram index on last_error exists only where pg_trgm could be created, 21's start_by index and
-    // 23's line and group indexes are later versions': none is migration 6's.
-    const laterIndexes = ["jobs_last_error_trgm_idx", "jobs_start_by_idx", "jobs_line_idx", "jobs_group_running_idx"];
+    // 23's line and group indexes and 26's workflow and blocked indexes are later versions': none is migration 6's.
+    const laterIndexes = ["jobs_last_error_trgm_idx", "jobs_start_by_idx", "jobs_line_idx", "jobs_group_running_idx", "jobs_workflow_idx", "jobs_blocked_idx"];
     const kept = indexes.map((index) => index.name).filter((name) => !laterIndexes.includes(name));
     expect(kept).to.deep.equal(["jobs_claim_idx", "jobs_dedupe_key_idx", "jobs_finished_idx", "jobs_lease_idx", "jobs_pkey"]);
 

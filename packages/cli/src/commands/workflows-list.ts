@@ -1,7 +1,7 @@
 import { ExitCode, type WorkflowState } from "@stint/core";
 import { MAX_PAGE_SIZE } from "@stint/core/driver";
 import { assertWorkflowName } from "@stint/core/internal";
-import { integerValue } from "../args/option-values";
+import { integerValue, jobIdValue } from "../args/option-values";
 import { configError } from "../cli-error";
 import { stringOption, type Command } from "../command";
 import { formatCount, formatTable, truncate } from "../output/table";
@@ -20,13 +20,14 @@ export const WORKFLOW_STATES: readonly WorkflowState[] = Object.freeze(["running
 export const workflowsListCommand: Command = {
   name: "workflows list",
   summary: "List workflows newest first: state, steps done, steps by state",
-  usage: ["workflows list [--state running|succeeded|failed|cancelled] [--name NAME] [--limit 20] [--json]"],
+  usage: ["workflows list [--state running|succeeded|failed|cancelled] [--name NAME] [--limit 20] [--before-id ID] [--json]"],
   args: { min: 0, max: 0 },
   json: true,
   options: {
     state: { type: "string", value: "STATE", description: `only workflows in this state: ${WORKFLOW_STATES.join(", ")}` },
     name: { type: "string", value: "NAME", description: "only workflows of this name (as given to enqueueWorkflow)" },
     limit: { type: "string", value: "N", description: `at most N workflows, 1 to ${MAX_PAGE_SIZE} (default 20)` },
+    "before-id": { type: "string", value: "ID", description: "only workflows older than this id (the next page)" },
   },
   notes: [
     "A workflow is running while a step is blocked, queued, running or waiting for a retry; succeeded when every step",
@@ -52,14 +53,21 @@ export const workflowsListCommand: Command = {
       }
     }
     const limit = integerValue("--limit", stringOption(context, "limit") ?? "20", 1, MAX_PAGE_SIZE);
+    const beforeText = stringOption(context, "before-id");
+    const beforeId = beforeText === undefined ? undefined : jobIdValue(beforeText);
+    if (beforeText !== undefined && beforeId === undefined) {
+      throw configError(`--before-id must be a workflow id (a positive integer), got ${JSON.stringify(beforeText)}`);
+    }
     const { store } = await context.connect();
     const workflows = await store.listWorkflows({
       limit,
       ...(stateText === undefined ? {} : { state: stateText as WorkflowState }),
       ...(name === undefined ? {} : { name }),
+      ...(beforeId === undefined ? {} : { beforeId }),
     });
+    const nextBeforeId = workflows.length === limit ? workflows[workflows.length - 1]!.id : null;
     if (context.json) {
-      context.out.json({ workflows: workflows.map(workflowSummaryJson) });
+      context.out.json({ workflows: workflows.map(workflowSummaryJson), nextBeforeId });
       return ExitCode.Ok;
     }
     if (workflows.length === 0) {
@@ -89,7 +97,7 @@ export const workflowsListCommand: Command = {
         ]),
       ),
     );
-    if (workflows.length === limit) context.out.line(`\nThe newest ${limit} shown; --limit shows more.`);
+    if (nextBeforeId !== null) context.out.line(`\nMore: add --before-id ${nextBeforeId} for the next page.`);
     return ExitCode.Ok;
   },
 };

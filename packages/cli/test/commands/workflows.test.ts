@@ -77,8 +77,13 @@ describe("stint workflows list, show and cancel, and workflow steps in jobs show
     const failed = await stint(["workflows", "list", "--state", "failed", "--schema", test.schema, "--json"]);
     expect((failed.json() as { workflows: { id: string }[] }).workflows.map((entry) => entry.id)).to.deep.equal([crawl.id]);
     const named = await stint(["workflows", "list", "--name", "diamond", "--limit", "1", "--schema", test.schema]);
-    expect(named.stdout).to.contain("diamond").and.contain("The newest 1 shown");
+    expect(named.stdout).to.contain("diamond").and.contain(`More: add --before-id ${diamond.id} for the next page.`);
     expect(named.stdout).to.not.contain("crawl");
+    const firstPage = (await stint(["workflows", "list", "--limit", "1", "--schema", test.schema, "--json"])).json() as { nextBeforeId: string };
+    expect(firstPage.nextBeforeId).to.equal(diamond.id);
+    const nextPage = await stint(["workflows", "list", "--limit", "1", "--before-id", diamond.id, "--schema", test.schema, "--json"]);
+    expect((nextPage.json() as { workflows: { id: string }[] }).workflows.map((entry) => entry.id)).to.deep.equal([crawl.id]);
+    expect((await stint(["workflows", "list", "--before-id", "x1", "--schema", test.schema])).code).to.equal(ExitCode.Config);
     expect((await stint(["workflows", "list", "--state", "cancelled", "--schema", test.schema])).stdout).to.equal("No workflows match.\n");
 
     const bad = await stint(["workflows", "list", "--state", "blocked", "--schema", test.schema, "--json"]);

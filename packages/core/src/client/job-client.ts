@@ -278,7 +278,8 @@ export class JobClient {
   /**
    * Cancels a workflow: its steps still to run are cancelled, and its
    * running steps' handlers are told to stop (`ctx.signal` aborts with
-   * `STINT_CANCELLED`). Resolves with how many steps it cancelled; rejects
+   * `STINT_CANCELLED`). Resolves with how many steps it cancelled (0 for a
+   * workflow whose steps have all finished: it keeps its state); rejects
    * with `WorkflowNotFoundError` for an unknown id.
    *
    * @example

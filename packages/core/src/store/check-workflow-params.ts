@@ -82,4 +82,5 @@ export function checkListWorkflows(params: ListWorkflowsParams): void {
     throw new ConfigError("state", `must be one of ${WORKFLOW_STATES.join(", ")}, got ${JSON.stringify(params.state)}`);
   }
   if (params.name !== undefined) assertWorkflowName(params.name);
+  if (params.beforeId !== undefined) checkJobId("beforeId", params.beforeId);
 }

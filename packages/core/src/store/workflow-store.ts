@@ -41,6 +41,8 @@ export interface ListWorkflowsParams {
   readonly name?: string;
   /** Newest first, at most this many (1 to `MAX_PAGE_SIZE`). */
   readonly limit: number;
+  /** Only workflows older than this id: pass the last id of a page for the next one. */
+  readonly beforeId?: string;
 }
 
 /**
@@ -83,7 +85,8 @@ export interface WorkflowStore<Tx = unknown> {
    * Cancels a workflow: its steps still to run are `cancelled`, and its
    * running ones are cancelled as `cancelJob` cancels a running job (their
    * handlers are told to stop). Returns how many steps it cancelled, or
-   * `undefined` for an unknown id.
+   * `undefined` for an unknown id. A workflow whose steps have all finished
+   * is left as it is (0).
    */
   cancelWorkflow(params: { readonly id: string }): Promise<number | undefined>;
 }

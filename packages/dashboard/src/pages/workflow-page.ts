@@ -1,5 +1,5 @@
 import type { WorkflowRecord, WorkflowState, WorkflowStepRecord, WorkflowSummary } from "@stint/core";
-import { WORKFLOW_STATES, WORKFLOWS_SHOWN, type WorkflowsList } from "../data/workflow-data";
+import { WORKFLOW_STATES, type WorkflowsList } from "../data/workflow-data";
 import { formatCount, formatDuration, timeElement } from "../html/format";
 import { html, type Html } from "../html/html";
 import { actionButton, layout, stateBadge } from "./layout";
@@ -154,7 +154,10 @@ ${
 <tbody>
 ${list.workflows.map((workflow) => workflowRow(context, workflow))}
 </tbody></table></div>
-${list.workflows.length === WORKFLOWS_SHOWN ? html`<p class="note muted">The newest ${formatCount(WORKFLOWS_SHOWN)} are shown; filter by name or state for others.</p>` : ""}`
+<nav class="pager" aria-label="Pages">
+  ${list.filter.beforeId === undefined ? "" : html`<a href="${href(context, "/workflows", raw)}" data-page="newest">« Newest</a>`}
+  ${list.nextBeforeId === null ? "" : html`<a rel="next" href="${href(context, "/workflows", { ...raw, before: list.nextBeforeId })}" data-page="older">Older →</a>`}
+</nav>`
 }`,
   });
 }

@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { defineJob, JobClient, step, type ClaimedJob } from "@stint/core";
+import { WORKFLOWS_SHOWN } from "../../src/data/workflow-data";
 import { layoutWorkflow, workflowGraphSvg } from "../../src/pages/workflow-graph";
 import { startDashboardServer, type DashboardServer } from "../support/dashboard-server";
 import { AUTH_HEADER as AUTH, openFormSession } from "../support/form-session";
@@ -132,6 +133,19 @@ describe("the workflow pages: list, layered graph, links, cancel, through the re
     expect((await get("/workflows/not-an-id")).status).to.equal(404);
     const blocked = await get("/jobs?state=blocked");
     expect(blocked.status).to.equal(200);
+  });
+
+  it("pages through workflows: an older page after the newest 100, and back to the newest", async () => {
+    const ids: string[] = [];
+    for (let n = 0; n < WORKFLOWS_SHOWN + 1; n += 1) ids.push((await client.enqueueWorkflow("paged", { only: step(Page, { n }) })).id);
+    const newest = await get("/workflows?name=paged");
+    expect(newest.body.match(/data-workflow-id=/g)).to.have.length(WORKFLOWS_SHOWN);
+    expect(newest.body).to.not.contain(`data-workflow-id="${ids[0]}"`).and.not.contain('data-page="newest"');
+    expect(newest.body).to.contain(`<a rel="next" href="/workflows?name=paged&amp;before=${ids[1]}" data-page="older">Older →</a>`);
+    const older = await get(`/workflows?name=paged&before=${ids[1]}`);
+    expect(older.body.match(/data-workflow-id="(\d+)"/g)).to.deep.equal([`data-workflow-id="${ids[0]}"`]);
+    expect(older.body).to.contain('href="/workflows?name=paged" data-page="newest"').and.not.contain('data-page="older"');
+    expect((await get("/workflows?before=x")).status).to.equal(400);
   });
 
   it("cancels a running workflow with the CSRF token, then refuses to cancel it again", async () => {

@@ -9,7 +9,7 @@ const MAX_PASSES = 10;
 
 /**
  * Cancels workflow `id` in one transaction: marks it cancelled (the first
- * time), then cancels its running steps as `cancelJob` cancels a running
+ * time; a workflow whose steps have all finished is left as it is), then cancels its running steps as `cancelJob` cancels a running
  * job (its owner is told, and its handler's signal aborts) and its steps
  * still to run (`blocked`, `queued`, `failed`) in one statement; again,
  * until a pass finds nothing, for a step a worker claimed meanwhile.
@@ -31,9 +31,13 @@ export async function cancelWorkflow(db: Kysely<any>, schema: string, params: { 
   if (!isJobId(params.id)) return undefined;
   const jobs = jobsTable(schema);
   return db.transaction().execute(async (trx) => {
-    const { rows } = await sql`UPDATE ${sql.id(schema, "workflows")} SET cancelled_at = coalesce(cancelled_at, now())
-     WHERE id = ${params.id}::bigint RETURNING id`.execute(trx);
+    // A workflow whose steps have all finished keeps the state they gave it: cancelling it changes nothing.
+    const { rows } = await sql<{ unfinished: boolean }>`UPDATE ${sql.id(schema, "workflows")} AS w
+       SET cancelled_at = CASE WHEN unfinished THEN coalesce(w.cancelled_at, now()) ELSE w.cancelled_at END
+      FROM (SELECT EXISTS (SELECT 1 FROM ${jobs} WHERE workflow_id = ${params.id}::bigint) AS unfinished) AS steps
+     WHERE w.id = ${params.id}::bigint RETURNING steps.unfinished`.execute(trx);
     if (rows.length === 0) return undefined;
+    if (!rows[0]!.unfinished) return 0;
     for (let pass = 0; pass < MAX_PASSES; pass += 1) {
       const { rows: running } = await sql<{ id: string }>`SELECT id FROM ${jobs}
        WHERE workflow_id = ${params.id}::bigint AND state = 'running' ORDER BY id FOR UPDATE`.execute(trx);

@@ -75,7 +75,7 @@ export async function getWorkflow(db: Kysely<any>, schema: string, params: { rea
 /**
  * Workflows newest first, each with its steps counted by state; with
  * `state`, only those whose derived state it is (the newest `limit` of
- * them, reading further back as needed).
+ * them, reading further back as needed); with `beforeId`, only older ones.
  *
  * @example
  * ```ts
@@ -83,7 +83,11 @@ export async function getWorkflow(db: Kysely<any>, schema: string, params: { rea
  * ```
  */
 export async function listWorkflows(db: Kysely<any>, schema: string, params: ListWorkflowsParams): Promise<readonly WorkflowSummary[]> {
-  const named = params.name === undefined ? sql`` : sql`WHERE w.name = ${params.name}`;
+  const filters = [
+    ...(params.name === undefined ? [] : [sql`w.name = ${params.name}`]),
+    ...(params.beforeId === undefined ? [] : [sql`w.id < ${params.beforeId}::bigint`]),
+  ];
+  const named = filters.length === 0 ? sql`` : sql`WHERE ${sql.join(filters, sql` AND `)}`;
   const { rows } = await sql<WorkflowRow & { readonly state: string }>`SELECT * FROM (
   SELECT listed.*, ${derivedState()} AS state FROM (${workflowRows(schema)} ${named}) AS listed
 ) AS found

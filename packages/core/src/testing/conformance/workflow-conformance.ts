@@ -193,6 +193,8 @@ export function describeWorkflowConformance<Tx>(ctx: ConformanceContext<Tx>): vo
       );
       assert.ok(listed[0]!.createdAt.getTime() >= before - 1_000);
       assert.deepStrictEqual(await ctx.store().listWorkflows({ name, limit: 1 }), listed.slice(0, 1));
+      assert.deepStrictEqual(await ctx.store().listWorkflows({ name, limit: 10, beforeId: newer.id }), listed.slice(1), "the next page");
+      assert.deepStrictEqual(await ctx.store().listWorkflows({ name, limit: 10, beforeId: older.id }), []);
       await drain(queue);
       const [done] = await ctx.store().listWorkflows({ name, state: "succeeded", limit: 10 });
       assertFields(done, { id: older.id, state: "succeeded", counts: { succeeded: 1 } });

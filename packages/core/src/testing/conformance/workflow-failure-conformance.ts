@@ -128,6 +128,19 @@ export function describeWorkflowFailureConformance<Tx>(ctx: ConformanceContext<T
       assert.deepStrictEqual(await claimAll(other), []);
     });
 
+    testCase("leaves a finished workflow as its steps left it: a cancel afterwards changes nothing", async () => {
+      const queue = ctx.freshQueue();
+      const { id } = await ctx.store().enqueueWorkflow({ name: "done", steps: [step(queue, "a"), step(queue, "b", [0])] });
+      await drain(queue);
+      assert.equal(await ctx.store().cancelWorkflow({ id }), 0);
+      const workflow = await ctx.store().getWorkflow({ id });
+      assertFields(workflow, { state: "succeeded", counts: { succeeded: 2 } });
+      assert.equal(workflow?.cancelledAt, null);
+      const failed = await brokenChain(queue);
+      assert.equal(await ctx.store().cancelWorkflow({ id: failed.id }), 0);
+      assertFields(await ctx.store().getWorkflow({ id: failed.id }), { state: "failed" });
+    });
+
     testCase("resumes a workflow when its dead step is retried: the steps it cancelled wait for it again, then run", async () => {
       const queue = ctx.freshQueue();
       const { id, ids } = await brokenChain(queue);

@@ -106,6 +106,7 @@ export function listWorkflows(state: MemoryState, params: ListWorkflowsParams): 
   for (const workflow of [...state.workflows.values()].sort((a, b) => b.seq - a.seq)) {
     if (listed.length >= params.limit) break;
     if (params.name !== undefined && workflow.name !== params.name) continue;
+    if (params.beforeId !== undefined && workflow.seq >= Number(params.beforeId)) continue;
     const found = workflowRows(state, workflow.id);
     if (found === undefined) continue;
     const summary = summaryOf(found.workflow, found.steps);

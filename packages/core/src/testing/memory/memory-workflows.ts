@@ -21,9 +21,11 @@ export const WORKFLOW_CANCELLED_ERROR = "the workflow was cancelled";
 export function cancelWorkflow(state: MemoryState, params: { readonly id: string }): number | undefined {
   const found = workflowRows(state, params.id);
   if (found === undefined) return undefined;
+  const cancelled = found.steps.filter((row) => isUnfinished(row.state)).sort((a, b) => a.seq - b.seq);
+  // A workflow whose steps have all finished keeps the state they gave it.
+  if (cancelled.length === 0) return 0;
   const now = state.now();
   found.workflow.cancelledAt ??= now;
-  const cancelled = found.steps.filter((row) => isUnfinished(row.state)).sort((a, b) => a.seq - b.seq);
   for (const row of cancelled) {
     // A running step is cancelled exactly as cancelJob cancels it: its attempt's history says why, its error fields are its own.
     if (row.state !== "running") {

@@ -61,7 +61,9 @@ export interface MigrateResult {
 
 /**
  * Creates the schema if needed and applies the migrations it lacks, each in
- * its own transaction that also records it in `<schema>.migrations`.
+ * its own transaction that also records it in `<schema>.migrations` (a new
+ * schema gets them all in one transaction: with no rows yet, no step holds
+ * a lock that another waits for, and a failure leaves nothing behind).
  * Idempotent, and safe when several processes migrate at once: each of
  * those transactions first takes a transaction-level advisory lock (keyed
  * on the schema name), then reads which migrations are applied, so the
@@ -124,16 +126,16 @@ async function runMigrations(db: Kysely<any>, schema: string): Promise<Pick<Migr
   try {
     for (;;) {
       const step = await db.transaction().execute((trx) => applyNext(trx, schema));
-      if (step.applied === undefined) return Object.freeze({ schema, applied: Object.freeze(applied), version: step.version });
-      applied.push(step.applied);
+      if (step.applied.length === 0) return Object.freeze({ schema, applied: Object.freeze(applied), version: step.version });
+      applied.push(...step.applied);
     }
   } catch (thrown) {
     throw interpretError(thrown, `migrate schema "${schema}"`);
   }
 }
 
-/** One locked step: the first migration not applied yet, or none when the schema is up to date. */
-async function applyNext(trx: Kysely<any>, schema: string): Promise<{ readonly applied?: number; readonly version: number }> {
+/** One locked step: the first migration not applied yet (every one, for a new schema), or none when the schema is up to date. */
+async function applyNext(trx: Kysely<any>, schema: string): Promise<{ readonly applied: readonly number[]; readonly version: number }> {
   await setApplicationName(applicationName("migrate")).execute(trx);
   await lockMigrations(schema).execute(trx);
   const { rows: found } = await schemaExistsQuery(schema).execute(trx);
@@ -142,9 +144,11 @@ async function applyNext(trx: Kysely<any>, schema: string): Promise<{ readonly a
   const { rows } = await appliedVersionsQuery(schema).execute(trx);
   const done = new Set(rows.map((row) => Number(row.version)));
   const version = Math.max(0, ...done);
-  const next = MIGRATIONS.find((migration) => !done.has(migration.version));
-  if (next === undefined) return { version };
-  for (const statement of next.statements(schema)) await statement.execute(trx);
-  await recordMigrationStatement(schema, next).execute(trx);
-  return { applied: next.version, version: Math.max(version, next.version) };
+  const pending = MIGRATIONS.filter((migration) => !done.has(migration.version));
+  const batch = done.size === 0 ? pending : pending.slice(0, 1);
+  for (const next of batch) {
+    for (const statement of next.statements(schema)) await statement.execute(trx);
+    await recordMigrationStatement(schema, next).execute(trx);
+  }
+  return { applied: batch.map((migration) => migration.version), version: Math.max(version, ...batch.map((migration) => migration.version)) };
 }

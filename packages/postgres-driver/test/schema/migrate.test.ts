@@ -4,6 +4,7 @@ import { expect } from "chai";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import type pg from "pg";
 import { createDatabase, dropSchema, migrate, MIGRATIONS, type DatabaseHandle } from "../../src";
+import { migrateTo } from "./migrate-to";
 
 const connectionString = process.env["DATABASE_URL"] ?? "";
 
@@ -86,6 +87,22 @@ describe("migrate", () => {
     expect(rows).to.deep.equal(MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
   });
 
+  it("applies every migration of a new schema in one transaction, and the missing ones of an older schema one transaction each", async () => {
+    const transactionsOf = async (schema: string) => {
+      const { rows } = await sql<{ n: number }>`SELECT count(DISTINCT applied_at)::integer AS n FROM ${sql.id(schema, "migrations")}`.execute(database.db);
+      return rows[0]?.n;
+    };
+    const fresh = randomSchema();
+    const older = randomSchema();
+    created.push(fresh, older);
+    await migrate(database.db, { schema: fresh });
+    expect(await transactionsOf(fresh)).to.equal(1);
+    await migrateTo(database.db, older, 14);
+    const upgraded = await migrate(database.db, { schema: older });
+    expect(upgraded.applied).to.deep.equal(MIGRATIONS.filter((m) => m.version > 14).map((m) => m.version));
+    expect(await transactionsOf(older)).to.equal(14 + upgraded.applied.length);
+  });
+
   it("creates the history's day partitions from yesterday to a week ahead", async () => {
     const schema = randomSchema();
     created.push(schema);
@@ -112,7 +129,7 @@ describe("migrate", () => {
       migrate({ connectionString }, { schema }),
       migrate({ connectionString }, { schema }),
     ]);
-    // They take turns one migration at a time: together they apply each migration once.
+    // They take turns: together they apply each migration once.
     const applied = results.flatMap((result) => result.applied).sort((a, b) => a - b);
     expect(applied).to.deep.equal(MIGRATIONS.map((migration) => migration.version));
     expect(results.every((result) => result.version === MIGRATIONS.length)).to.equal(true);

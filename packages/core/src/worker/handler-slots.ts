@@ -289,8 +289,8 @@ export class HandlerSlots<T> {
 
 /**
  * Whether a recorded outcome may have made a job due at once: a job back in
- * the queue, or any written end of a workflow step (a success counts its
- * dependents down, a death settles those that ignore failures).
+ * the queue, or any outcome of a workflow step but a cancel (a success
+ * counts its dependents down, a death settles those that ignore failures).
  */
 function mayMakeDue({ job }: Attempt, { outcome, written }: AttemptResult): boolean {
   if (written === "cancelled") return false;

@@ -44,9 +44,15 @@ type ClaimAnswer =
   /** A running cap or a rate limit held the claim back and took nothing. */
   | { readonly kind: "held"; readonly retryAfterMs: number | null }
   /** Fewer jobs than asked for, but some. */
-  | { readonly kind: "short" }
-  /** No due job; a retry recorded since `requeuedBefore` (taken before the claim was sent) may be due already. */
-  | { readonly kind: "empty"; readonly requeuedBefore: number };
+  | { readonly kind: "short"; readonly sent: SlotsAtSend }
+  /** No due job; an outcome recorded since the claim was sent may have made one due already. */
+  | { readonly kind: "empty"; readonly sent: SlotsAtSend };
+
+/** The slots' counts taken just before a claim was sent: what was recorded since then, the claim could not see. */
+interface SlotsAtSend {
+  readonly recorded: number;
+  readonly madeDue: number;
+}
 
 /** A claim's answer, or why none came. */
 type ClaimResult =
@@ -60,10 +66,11 @@ type ClaimResult =
  * The claim loop of one run. Each turn, it either waits for room (the
  * slots are busy and the buffer still holds more than half the prefetch)
  * or claims up to the room left, buffers what it got, and acts on the
- * answer: claim again, wait for a slot or a wake-up, wait out a hold, or,
- * with no due job left, end the run (drain mode) or idle with a backoff
- * up to `pollIntervalMs` (loop mode). It ends when the run is told to
- * stop, a budget is spent or the queue is drained.
+ * answer: claim again, wait for an outcome recorded or a wake-up (a slot
+ * freeing up alone finds nothing new), wait out a hold, or, with no due job
+ * left, end the run (drain mode) or idle with a backoff up to
+ * `pollIntervalMs` (loop mode). It ends when the run is told to stop, a
+ * budget is spent or the queue is drained.
  *
  * @example
  * ```ts
@@ -152,7 +159,7 @@ export class ClaimLoop<T> {
     // A process resumed after a pause stops its lapsed handlers before it takes more work.
     pipeline.leases.expireLapsed();
     let sentAt = options.clock.now();
-    const requeuedBefore = slots.requeued;
+    const atSend: SlotsAtSend = { recorded: slots.recorded, madeDue: slots.madeDue };
     const { deadline } = stop;
     if (deadline !== undefined && deadline - sentAt <= 0) return { kind: "out-of-time" };
     const takeOverExpired = this.#takeOverDue(sentAt);
@@ -185,7 +192,7 @@ export class ClaimLoop<T> {
     pipeline.leases.expireLapsed();
     slots.startBuffered();
     waits.cancelTimer();
-    return answerOf(jobs, limit, requeuedBefore);
+    return answerOf(jobs, limit, atSend);
   }
 
   /** Expired leases are looked for every so often, not on every claim: the look costs the store a scan. */
@@ -205,28 +212,28 @@ export class ClaimLoop<T> {
       return undefined;
     }
     pause.claimFoundOpen();
-    if (answer.kind === "empty") return this.#nothingDue(answer.requeuedBefore);
+    if (answer.kind === "empty") return this.#nothingDue(answer.sent);
     // The queue had work: the next idle wait starts short again.
     this.#idle.waitMs = FIRST_IDLE_WAIT_MS;
     if (answer.kind === "held") {
       // Ask again when the cap or the limit may give more, or when a slot frees up.
       await waits.idle(Math.min(answer.retryAfterMs ?? this.#pollIntervalMs, this.#pollIntervalMs));
     } else if (answer.kind === "short") {
-      // The queue had fewer due jobs than there was room for: wait for a slot or a wake-up before asking again.
-      await waits.untilNudged();
+      // The queue had fewer due jobs than there was room for: wait for something that may make one due before asking again.
+      await this.#untilMoreMayBeDue(answer.sent);
     }
     return undefined;
   }
 
   /** A claim found no due job: look again, wait for the attempts in flight, end the run (drain mode) or idle (loop mode). */
-  async #nothingDue(requeuedBefore: number): Promise<StopReason | undefined> {
+  async #nothingDue(sent: SlotsAtSend): Promise<StopReason | undefined> {
     const { slots, waits, events } = this.#parts;
-    // A retry written while this claim ran may already be due: look again before concluding. (Read with
-    // `unrecorded` below in one go: an attempt leaves the slots and counts as requeued at the same time.)
-    if (slots.requeued !== requeuedBefore) return undefined;
-    // An attempt whose outcome is still being written may schedule a retry that is due at once.
+    // A retry or a workflow step's outcome written while this claim ran may have made a job due: look again before
+    // concluding. (Read with `unrecorded` below in one go: an attempt leaves the slots and is counted at the same time.)
+    if (slots.madeDue !== sent.madeDue) return undefined;
+    // An attempt whose outcome is still being written may schedule a retry that is due at once, or unblock a step.
     if (slots.unrecorded > 0 || slots.buffered > 0) {
-      await waits.untilNudged();
+      await this.#untilMoreMayBeDue(sent);
       return undefined;
     }
     if (this.#mode === "drain") {
@@ -240,14 +247,29 @@ export class ClaimLoop<T> {
     this.#idle.waitMs = Math.min(this.#idle.waitMs * 2, this.#pollIntervalMs);
     return undefined;
   }
+
+  /**
+   * After a claim that found fewer due jobs than it had room for: waits for
+   * something that may have made a job due since it was sent. An outcome
+   * recorded may have (a retry due at once, a workflow step's dependents, a
+   * running cap's room), and so may a wake-up from outside; a handler slot
+   * freeing up alone does not: its outcome is not written yet, and a claim
+   * sent now would come back empty while it is. The wait also ends when the
+   * run is told to stop, or when no outcome is left to record.
+   */
+  async #untilMoreMayBeDue(sent: SlotsAtSend): Promise<void> {
+    const { slots, waits, pause, stop } = this.#parts;
+    do await waits.untilNudged();
+    while (slots.recorded === sent.recorded && slots.unrecorded > 0 && !pause.wokenSinceLastLook && !stop.signal.aborted);
+  }
 }
 
 /** What the claim's answer says, checked in this order. */
-function answerOf(jobs: ClaimedBatch, asked: number, requeuedBefore: number): ClaimAnswer {
+function answerOf(jobs: ClaimedBatch, asked: number, sent: SlotsAtSend): ClaimAnswer {
   if (jobs.length === asked) return { kind: "filled" };
   const { hold } = jobs;
   if (hold?.paused === true) return { kind: "paused" };
   if (hold !== undefined && jobs.length === 0) return { kind: "held", retryAfterMs: hold.retryAfterMs };
-  if (jobs.length > 0) return { kind: "short" };
-  return { kind: "empty", requeuedBefore };
+  if (jobs.length > 0) return { kind: "short", sent };
+  return { kind: "empty", sent };
 }

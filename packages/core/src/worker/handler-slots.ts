@@ -74,8 +74,12 @@ export class HandlerSlots<T> {
   #fillTimer: AbortController | undefined;
   /** Attempts recorded so far; a claim that raced a recording must not conclude "drained". */
   #recorded = 0;
-  /** Attempts recorded so far whose outcome puts the job back in the queue (a retry, a snooze, a give-back): one may be due at once. */
-  #requeued = 0;
+  /**
+   * Attempts recorded so far whose outcome may have made a job due at once:
+   * the job back in the queue (a retry, a snooze, a give-back), or a
+   * workflow step's end (a step waiting for it may be queued now).
+   */
+  #madeDue = 0;
   #stopping = false;
 
   constructor(parts: HandlerSlotsParts<T>) {
@@ -112,9 +116,9 @@ export class HandlerSlots<T> {
     return this.#recorded;
   }
 
-  /** Attempts recorded so far that put their job back in the queue. */
-  get requeued(): number {
-    return this.#requeued;
+  /** Attempts recorded so far whose outcome may have made a job due at once (see `#madeDue`). */
+  get madeDue(): number {
+    return this.#madeDue;
   }
 
   /** Jobs claimed so far. */
@@ -213,7 +217,7 @@ export class HandlerSlots<T> {
     this.#count(result);
     if (this.#started.get(id)?.attempt === attempt) this.#started.delete(id);
     this.#recorded += 1;
-    if (result.written !== "cancelled" && result.outcome.kind !== "succeeded" && result.outcome.kind !== "dead") this.#requeued += 1;
+    if (mayMakeDue(attempt, result)) this.#madeDue += 1;
     this.#parts.nudge.wake();
   }
 
@@ -281,6 +285,16 @@ export class HandlerSlots<T> {
     else if (outcome.kind === "lease-lost") counters.leaseLost += 1;
     else counters.released += 1;
   }
+}
+
+/**
+ * Whether a recorded outcome may have made a job due at once: a job back in
+ * the queue, or any outcome of a workflow step but a cancel (a success
+ * counts its dependents down, a death settles those that ignore failures).
+ */
+function mayMakeDue({ job }: Attempt, { outcome, written }: AttemptResult): boolean {
+  if (written === "cancelled") return false;
+  return (outcome.kind !== "succeeded" && outcome.kind !== "dead") || job.workflowId !== undefined;
 }
 
 function ignore(): void {}

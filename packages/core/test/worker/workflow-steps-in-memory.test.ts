@@ -1,11 +1,13 @@
 import { expect } from "chai";
 import { JobClient } from "../../src/client/job-client";
 import { defineJob } from "../../src/job/job-definition";
+import { buildNewJob } from "../../src/job/enqueue-options";
 import { ManualClock } from "../../src/testing/manual-clock";
 import { InMemoryJobStore } from "../../src/testing/memory/in-memory-job-store";
+import { settle } from "../../src/testing/settle";
 import type { StepDependencies } from "../../src/workflow/step-dependencies";
 import { step } from "../../src/workflow/workflow-step";
-import { Task, TaskWorker } from "../support/task-worker";
+import { gate, Task, TaskWorker } from "../support/task-worker";
 
 /** The task kind with its result typed: what the steps' handlers return. */
 const Counted = defineJob<{ n: number }, number>(Task.name);
@@ -56,6 +58,62 @@ describe("workflow steps run by a worker on the in-memory store", () => {
     expect(record!.steps.map((entry) => entry.step)).to.deep.equal(["list", "report", "part", "part", "part"]);
     expect(await client.waitFor(workflow)).to.deep.equal({ report: 4 });
     expect((await store.readDependencies({ jobId: workflow.steps.report.id })).map((dep) => dep.step)).to.deep.equal(["list", "part", "part", "part"]);
+  });
+
+  it("claims each step of a chain once, after the step before it is recorded, and sends no claim that cannot find the next", async () => {
+    const claims: number[] = [];
+    const counted = new Proxy(store, {
+      get: (target, name) => {
+        const method = (Reflect.get(target, name) as unknown as (...args: unknown[]) => Promise<unknown>).bind(target);
+        if (name !== "claimBatch") return method;
+        return async (...args: unknown[]) => {
+          const jobs = (await method(...args)) as readonly unknown[];
+          claims.push(jobs.length);
+          return jobs;
+        };
+      },
+    });
+    const steps = Object.fromEntries(Array.from({ length: 20 }, (_, n) => [`s${n}`, step(Counted, { n }, n === 0 ? {} : { after: [`s${n - 1}`] })]));
+    await client.enqueueWorkflow("chain", steps);
+    const summary = await new TaskWorker(counted, async (item) => item.n, { clock, concurrency: 10 }).start();
+    expect(summary).to.include({ succeeded: 20, stoppedBecause: "drained" });
+    // One claim per step, then the one that finds the queue drained.
+    expect(claims).to.deep.equal([...Array.from({ length: 20 }, () => 1), 0]);
+  });
+
+  it("looks again after an empty claim that raced the success of a step, rather than ending the drain before its dependent runs", async () => {
+    const workflow = await client.enqueueWorkflow("raced", { first: step(Counted, { n: 1 }), next: step(Counted, { n: 2 }, { after: ["first"] }) });
+    await store.enqueueMany([buildNewJob(Counted, { n: 3 })]);
+    const finishFirst = gate();
+    let claims = 0;
+    // The second claim (sent once the plain job is recorded, while `first` runs) finds nothing; its answer comes back
+    // only after `first`'s success has been recorded, which made `next` due.
+    const racing = new Proxy(store, {
+      get: (target, name) => {
+        const method = (Reflect.get(target, name) as unknown as (...args: unknown[]) => Promise<unknown>).bind(target);
+        if (name !== "claimBatch") return method;
+        return async (...args: unknown[]) => {
+          const answer = await method(...args);
+          claims += 1;
+          if (claims === 2) {
+            finishFirst.open();
+            while ((await store.getJob({ id: workflow.steps.first.id }))?.state !== "succeeded") await settle();
+            await settle();
+          }
+          return answer;
+        };
+      },
+    });
+    const worker = new TaskWorker(
+      racing,
+      async (item) => {
+        if (item.n === 1) await finishFirst.opened;
+        return item.n;
+      },
+      { clock, concurrency: 10 },
+    );
+    expect(await worker.start()).to.include({ succeeded: 3, stoppedBecause: "drained" });
+    expect((await store.getJob({ id: workflow.steps.next.id }))?.state).to.equal("succeeded");
   });
 
   it("writes no added step when the handler fails, and the steps after it wait for its retry", async () => {

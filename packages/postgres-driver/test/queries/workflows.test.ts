@@ -1,10 +1,28 @@
 import { expect } from "chai";
 import { sql } from "kysely";
-import { JobClient, defineJob, step, WorkflowDefinitionError, type ClaimedJob } from "@stint/core";
+import { AbstractQueueWorker, createSilentLogger, JobClient, defineJob, step, WorkflowDefinitionError, type ClaimedJob, type JobStore } from "@stint/core";
+import type { ClaimBatchParams, ClaimedBatch } from "@stint/core/driver";
 import { planWorkflowSteps } from "@stint/core/internal";
 import { createTestSchema, type TestSchema } from "../../src/testing";
 
 const Step = defineJob<{ name: string }, { done: string }>("wf-step", { maxAttempts: 1 });
+
+/** Runs every step it claims at once, in drain mode; its handler returns the step's name. */
+class StepWorker extends AbstractQueueWorker<{ name: string }> {
+  readonly job = Step;
+
+  constructor(store: JobStore) {
+    super(store, createSilentLogger(), { concurrency: 10 });
+  }
+
+  protected parse(payload: unknown): { name: string } {
+    return payload as { name: string };
+  }
+
+  protected processItem(item: { name: string }): Promise<{ done: string }> {
+    return Promise.resolve({ done: item.name });
+  }
+}
 
 describe("workflows on PostgreSQL", () => {
   let test: TestSchema;
@@ -172,6 +190,28 @@ describe("workflows on PostgreSQL", () => {
     expect(stored?.state).to.equal("cancelled");
     expect(stored?.steps.map((entry) => entry.state)).to.deep.equal(["cancelled", "cancelled", "cancelled"]);
     expect(await test.store.cancelWorkflow({ id: "999999" })).to.equal(undefined);
+  });
+
+  it("runs a chain in drain mode with one claim per step, each sent once the step before it is recorded", async () => {
+    const steps = Object.fromEntries(Array.from({ length: 30 }, (_, n) => [`s${n}`, s(`s${n}`, n === 0 ? [] : [`s${n - 1}`])]));
+    const workflow = await client.enqueueWorkflow("chain", steps);
+    const claims: number[] = [];
+    const counted = new Proxy<JobStore>(test.store, {
+      get: (target, name) => {
+        if (name === "claimBatch")
+          return async (params: ClaimBatchParams): Promise<ClaimedBatch> => {
+            const jobs = await target.claimBatch(params);
+            claims.push(jobs.length);
+            return jobs;
+          };
+        const value: unknown = Reflect.get(target, name);
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    expect(await new StepWorker(counted).start()).to.include({ succeeded: 30, stoppedBecause: "drained" });
+    // No claim comes back empty before the last one, which finds the queue drained.
+    expect(claims).to.deep.equal([...Array.from({ length: 30 }, () => 1), 0]);
+    expect((await test.store.getWorkflow({ id: workflow.id }))?.state).to.equal("succeeded");
   });
 
   it("unblocks a step exactly once when its two dependencies finish at the same time, 50 times over", async () => {

@@ -9,6 +9,7 @@ import type { AttemptOutcome, SucceededOutcome } from "./attempt-outcome";
 import type { BatchContext, BatchEntry } from "./batch-context";
 import type { AttemptRecorded, BatchExecutorParts } from "./batch-executor";
 import { BatchJob } from "./batch-job";
+import type { BatchLease } from "./batch-lease";
 
 /** The reason the batch's timeout timer is cancelled with once the batch is over. */
 const BATCH_OVER = "batch over";
@@ -30,14 +31,14 @@ const BATCH_OVER = "batch over";
  *
  * @example
  * ```ts
- * const run = new BatchRun(parts, attempts, clock.now(), recorded);
+ * const run = new BatchRun(parts, lease, clock.now(), recorded);
  * await run.process(jobs); // the jobs that parsed
  * const results = await run.allRecorded();
  * ```
  */
 export class BatchRun<T> {
   readonly #parts: BatchExecutorParts<T>;
-  readonly #attempts: readonly Attempt[];
+  readonly #lease: BatchLease;
   readonly #started: number;
   readonly #recorded: AttemptRecorded | undefined;
   readonly #results: AttemptResult[];
@@ -54,11 +55,14 @@ export class BatchRun<T> {
   #groupAttempts: Attempt[] = [];
   #groupOutcomes: SucceededOutcome[] = [];
   #groupQueued = false;
+  /** The outcome the plain successes of the group being gathered share (see {@link plainSuccess}). */
+  #plainSuccess: SucceededOutcome | undefined;
   #log: Logger | undefined;
 
-  constructor(parts: BatchExecutorParts<T>, attempts: readonly Attempt[], started: number, recorded: AttemptRecorded | undefined) {
+  constructor(parts: BatchExecutorParts<T>, lease: BatchLease, started: number, recorded: AttemptRecorded | undefined) {
+    const attempts = lease.attempts;
     this.#parts = parts;
-    this.#attempts = attempts;
+    this.#lease = lease;
     this.#started = started;
     this.#recorded = recorded;
     this.#results = new Array<AttemptResult>(attempts.length);
@@ -128,6 +132,16 @@ export class BatchRun<T> {
     if (errorCodeOf(reason) !== ErrorCode.Cancelled) this.#stop.abort(reason);
   }
 
+  /**
+   * The outcome of a success with no result and nothing else written,
+   * shared by the jobs that settle so in one turn (outcomes are read, never
+   * changed): they are recorded together, and took the same time.
+   */
+  plainSuccess(): SucceededOutcome {
+    this.#plainSuccess ??= { kind: "succeeded", result: undefined, resultJson: null, inTransaction: false, durationMs: this.elapsed() };
+    return this.#plainSuccess;
+  }
+
   /** A job settled as succeeded with nothing else to write: it joins the group recorded at the end of this turn. */
   settledInGroup(index: number, attempt: Attempt, outcome: SucceededOutcome): void {
     this.#groupIndexes.push(index);
@@ -158,6 +172,7 @@ export class BatchRun<T> {
 
   /** Hands the group of successes settled so far to the recorder, as one group. */
   #recordGroup(): void {
+    this.#plainSuccess = undefined;
     if (this.#groupAttempts.length === 0) return;
     const indexes = this.#groupIndexes;
     const attempts = this.#groupAttempts;
@@ -176,7 +191,8 @@ export class BatchRun<T> {
 
   #recordedOne(index: number, result: AttemptResult): void {
     this.#results[index] = result;
-    this.#recorded?.(this.#attempts[index]!, result);
+    this.#lease.recorded(index);
+    this.#recorded?.(result);
     if (--this.#unrecorded === 0) this.#resolveAllRecorded(this.#results);
   }
 

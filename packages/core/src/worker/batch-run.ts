@@ -48,8 +48,12 @@ export class BatchRun<T> {
   /** Jobs of `process` not settled yet, and what to call when none is left. */
   #left = 0;
   #allSettled: () => void = () => undefined;
-  /** Aborts when the whole batch must stop (`ctx.signal`). */
-  readonly #stop = new AbortController();
+  /** Why the whole batch must stop, once it must (`ctx.signal` aborts with it). */
+  #stopReason: Error | undefined;
+  /** Behind `ctx.signal`, made when the handler first reads it: most batches never stop, and many never read it. */
+  #stopController: AbortController | undefined;
+  /** Ends the wait for `processBatch` when the batch must stop. */
+  #stopWaiting: (reason: Error) => void = () => undefined;
   /** Successes settled and not yet handed to the recorder, by index, attempt and outcome. */
   #groupIndexes: number[] = [];
   #groupAttempts: Attempt[] = [];
@@ -108,14 +112,14 @@ export class BatchRun<T> {
     const settledAll = new Promise<void>((resolve) => (this.#allSettled = resolve));
     const timeout = this.#startTimeout(jobs);
     for (const job of jobs) job.watchSignal();
-    const signal = this.#stop.signal;
-    const stopped = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+    const stopped = new Promise<never>((_, reject) => (this.#stopWaiting = reject));
     stopped.catch(() => undefined);
+    if (this.#stopReason !== undefined) this.#stopWaiting(this.#stopReason);
     let failure: { readonly error: unknown } | undefined;
     try {
       await Promise.race([hooks.processBatch(jobs, this.#context(jobs.length)), settledAll, stopped]);
     } catch (thrown) {
-      failure = { error: signal.aborted ? signal.reason : thrown };
+      failure = { error: this.#stopReason ?? thrown };
     } finally {
       timeout?.abort(BATCH_OVER);
     }
@@ -129,7 +133,7 @@ export class BatchRun<T> {
   /** A job's attempt signal aborted with `reason`: the job fails with it, and all but a cancel stop the whole batch. */
   jobAborted(job: BatchJob<T>, reason: Error): void {
     job.settleFailed(reason);
-    if (errorCodeOf(reason) !== ErrorCode.Cancelled) this.#stop.abort(reason);
+    if (errorCodeOf(reason) !== ErrorCode.Cancelled) this.#stopAll(reason);
   }
 
   /**
@@ -196,13 +200,32 @@ export class BatchRun<T> {
     if (--this.#unrecorded === 0) this.#resolveAllRecorded(this.#results);
   }
 
-  /** What `processBatch` gets besides its entries; its logger is made on first use. */
+  /** Stops the whole batch with `reason` (the first reason stays). */
+  #stopAll(reason: Error): void {
+    if (this.#stopReason !== undefined) return;
+    this.#stopReason = reason;
+    this.#stopController?.abort(reason);
+    this.#stopWaiting(reason);
+  }
+
+  #signal(): AbortSignal {
+    if (this.#stopController === undefined) {
+      this.#stopController = new AbortController();
+      if (this.#stopReason !== undefined) this.#stopController.abort(this.#stopReason);
+    }
+    return this.#stopController.signal;
+  }
+
+  /** What `processBatch` gets besides its entries; its signal and logger are made on first use. */
   #context(size: number): BatchContext<T> {
     const { log, workerId } = this.#parts;
     const batchLog = (): Logger => (this.#log ??= log.child({ batchSize: size }));
+    const signal = (): AbortSignal => this.#signal();
     return {
       workerId,
-      signal: this.#stop.signal,
+      get signal(): AbortSignal {
+        return signal();
+      },
       get log(): Logger {
         return batchLog();
       },

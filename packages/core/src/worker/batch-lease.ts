@@ -5,8 +5,8 @@ import { AttemptSignal } from "./attempt-signal";
 /**
  * The attempts of one batch under one lease: one deadline, one entry in
  * the {@link LeaseKeeper}, one renewal in each heartbeat, released once
- * when the batch is over. A batch worker claims thousands of jobs a
- * second, and a lease per job cost it more than the rest of the batch path.
+ * when the batch is over: what the batch's jobs share is kept once per
+ * batch, not once per job.
  *
  * Each attempt keeps its own signal while its handler may run: a cancel or
  * a renewal that no longer lists one job stops that job alone

@@ -1,10 +1,6 @@
 import { expect } from "chai";
-import type { ClaimedJob } from "../../src/job/job-record";
 import { BatchLease } from "../../src/worker/batch-lease";
-
-function job(id: string): ClaimedJob {
-  return { id, queue: "mail", payload: {}, attempt: 1, maxAttempts: 3, priority: 0, timeoutMs: null, createdAt: new Date(0), runAt: new Date(0) };
-}
+import { claimedJob as job } from "../support/claimed-job";
 
 describe("BatchLease", () => {
   it("counts from the earliest claim's time and is on disk with the latest claim", () => {

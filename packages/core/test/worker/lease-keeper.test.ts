@@ -1,7 +1,6 @@
 import { expect } from "chai";
 import { ErrorCode } from "../../src/errors/error-codes";
 import { errorCodeOf } from "../../src/errors/stint-error";
-import type { ClaimedJob } from "../../src/job/job-record";
 import type { Logger } from "../../src/logging/logger";
 import type { JobAttempt, JobStore } from "../../src/store/job-store";
 import type { ExtendedLeases } from "../../src/store/store-params";
@@ -10,6 +9,7 @@ import { LeaseKeeper } from "../../src/worker/lease-keeper";
 import { resolveWorkerOptions } from "../../src/worker/worker-options";
 import { ManualClock } from "../../src/testing/manual-clock";
 import { settle } from "../../src/testing/settle";
+import { claimedJob } from "../support/claimed-job";
 
 const QUIET: Logger = { error() {}, warn() {}, info() {}, debug() {}, child: () => QUIET };
 const LEASE_MS = 3_000;
@@ -47,10 +47,6 @@ function setUp() {
   const keeper = new LeaseKeeper(store as unknown as JobStore, options, "w1", QUIET);
   keeper.start();
   return { clock, store, keeper };
-}
-
-function claimedJob(id: string): ClaimedJob {
-  return { id, queue: "mail", payload: {}, attempt: 1, maxAttempts: 3, priority: 0, timeoutMs: null, createdAt: new Date(0), runAt: new Date(0) };
 }
 
 /** {@link setUp}, and `batch(...ids)`: holds the one lease of a batch of those jobs, claimed now. */

@@ -2,6 +2,7 @@ import { ConfigError } from "../errors/config-errors";
 import { ShutdownError } from "../errors/job-errors";
 import type { PayloadOf } from "../job/job-definition";
 import type { AbstractQueueWorker } from "../worker/abstract-queue-worker";
+import { BatchLease } from "../worker/batch-lease";
 import type { RunJobOptions, WorkerResult } from "./run-job";
 import type { RunJobResult } from "./run-job-result";
 import { WorkerTestRun } from "./worker-test-run";
@@ -31,19 +32,22 @@ export async function runBatch<W extends AbstractQueueWorker<any, any>>(
 ): Promise<RunJobResult<WorkerResult<W>>[]> {
   if (!Array.isArray(payloads) || payloads.length === 0) throw new ConfigError("payloads", "must be a non-empty array");
   const run = new WorkerTestRun(worker, options, "runBatch");
-  const { executor, batches } = run.pipeline;
+  const { leases, batches } = run.pipeline;
   const claimed = [];
   for (const payload of payloads) claimed.push(await run.startJob(payload));
   const now = (options.clock ?? worker.options.clock).now();
-  const attempts = claimed.map((job) => executor.claimed(job, now));
+  const deadline = leases.deadlineOf(now);
+  const lease = new BatchLease(0, deadline);
+  for (const job of claimed) lease.add(job, 0, deadline);
+  leases.holdBatch(lease);
   const release = (): void => {
-    for (const attempt of attempts) attempt.signal.abort(new ShutdownError("runBatch's signal aborted"));
+    for (const attempt of lease.attempts) attempt.signal.abort(new ShutdownError("runBatch's signal aborted"));
   };
   if (options.signal?.aborted) release();
   options.signal?.addEventListener("abort", release, { once: true });
   run.pipeline.start();
   try {
-    const results = await batches.run(attempts);
+    const results = await batches.run(lease);
     await run.settle();
     return await Promise.all(claimed.map((job, index) => run.resultOf<WorkerResult<W>>(job, results[index]!)));
   } finally {

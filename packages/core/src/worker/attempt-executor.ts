@@ -170,26 +170,19 @@ export class AttemptExecutor<T> {
   }
 
   /**
-   * Records the successes of several attempts (a batch's) together, as one
-   * group of the next completion statement, and stops keeping their leases;
-   * resolves with each one's result, in order, and never rejects. None may
-   * have been completed by `ctx.transaction`.
+   * Records the successes of several attempts of a batch together, as one
+   * group of the next completion statement; resolves with each one's
+   * result, in order, and never rejects. None may have been completed by
+   * `ctx.transaction`. Their lease is the batch's (see `BatchLease`).
    */
-  async recordSucceeded(attempts: readonly Attempt[], outcomes: readonly SucceededOutcome[]): Promise<AttemptResult[]> {
+  recordSucceeded(attempts: readonly Attempt[], outcomes: readonly SucceededOutcome[]): Promise<AttemptResult[]> {
     // An attempt whose claim a crash undid writes nothing (see supersede): that rare group goes one attempt at a time.
     if (this.#supersededAny && attempts.some((attempt) => this.#superseded.has(attempt)))
       return Promise.all(attempts.map((attempt, index) => this.record(attempt, outcomes[index]!)));
-    const results = new Array<AttemptResult>(attempts.length);
-    try {
-      const written = await this.#recorder.recordSucceeded(
-        attempts.map((attempt) => attempt.job),
-        outcomes,
-      );
-      for (let index = 0; index < attempts.length; index += 1) results[index] = { outcome: outcomes[index]!, written: written[index]! };
-    } finally {
-      for (const attempt of attempts) this.#leases.release(attempt.job, attempt.signal);
-    }
-    return results;
+    // Nothing here keeps the attempts while the write is on its way.
+    const jobs = new Array<ClaimedJob>(attempts.length);
+    for (let index = 0; index < attempts.length; index += 1) jobs[index] = attempts[index]!.job;
+    return this.#recorder.recordSucceeded(jobs, outcomes).then((written) => resultsOf(outcomes, written));
   }
 
   /** {@link #outcomeOf} in a consumer span under the producer's (from the job's meta); the handler's own spans are its children. */
@@ -282,6 +275,19 @@ export class AttemptExecutor<T> {
     ctx.log.error(`${error.message}; the job is dead`);
     return { action: "dead", error };
   }
+}
+
+/** Each attempt's result; the jobs settled together share one object (results are read, never changed). */
+function resultsOf(outcomes: readonly SucceededOutcome[], written: readonly WriteResult[]): AttemptResult[] {
+  const results = new Array<AttemptResult>(outcomes.length);
+  let last: AttemptResult | undefined;
+  for (let index = 0; index < outcomes.length; index += 1) {
+    const outcome = outcomes[index]!;
+    const one = written[index]!;
+    if (last?.outcome !== outcome || last.written !== one) last = { outcome, written: one };
+    results[index] = last;
+  }
+  return results;
 }
 
 /**

@@ -1,8 +1,9 @@
 import { endAttemptSpan, startAttemptSpan, tracingIsOn } from "../tracing/job-tracing";
 import { isThenable } from "../validation/is-thenable";
-import { parseFailed, stoppedBeforeStart, type Attempt, type AttemptExecutor, type AttemptResult } from "./attempt-executor";
+import { parseFailed, stoppedBeforeStart, type AttemptExecutor, type AttemptResult } from "./attempt-executor";
 import type { AttemptPipelineParts } from "./attempt-pipeline";
 import { BatchJob } from "./batch-job";
+import type { BatchLease } from "./batch-lease";
 import { BatchRun } from "./batch-run";
 import type { LeaseKeeper } from "./lease-keeper";
 
@@ -13,12 +14,14 @@ export interface BatchExecutorParts<T> extends Pick<AttemptPipelineParts<T>, "ho
 }
 
 /** Told of each attempt of a batch the moment its outcome is recorded (before the whole batch is). */
-export type AttemptRecorded = (attempt: Attempt, result: AttemptResult) => void;
+export type AttemptRecorded = (result: AttemptResult) => void;
 
 /**
- * Runs several claimed attempts through one `processBatch` call. Each
- * attempt keeps what a single one has: its own lease (the keeper renews
- * them all in one heartbeat), its parse (a payload that does not parse is
+ * Runs the attempts of one batch through one `processBatch` call, under
+ * the batch's one lease ({@link BatchLease}: one deadline, renewed in one
+ * heartbeat, released once the last outcome is recorded). Each attempt
+ * keeps what a single one has: its own signal (a cancel stops it alone),
+ * its parse (a payload that does not parse is
  * dead at once, the rest run), its `JobContext` and its outcome, recorded
  * the moment the job settles: by `ctx.succeed` or `ctx.fail`, by its own
  * signal (a cancel, a lost lease, shutdown), or when the handler resolves
@@ -33,7 +36,7 @@ export type AttemptRecorded = (attempt: Attempt, result: AttemptResult) => void;
  *
  * @example
  * ```ts
- * const results = await new BatchExecutor(parts).run(attempts, () => slots.free());
+ * const results = await new BatchExecutor(parts).run(lease, () => slots.free());
  * ```
  */
 export class BatchExecutor<T> {
@@ -44,24 +47,40 @@ export class BatchExecutor<T> {
   }
 
   /**
-   * Runs the attempts as one batch and records each one's outcome; never
-   * rejects. `handled` is called once the handler has answered (the slot
-   * is free), before the last outcomes are written; `recorded` hears of
-   * each attempt as soon as its outcome is recorded.
+   * Runs the lease's attempts as one batch, records each one's outcome and
+   * releases the lease; never rejects. `handled` is called once the
+   * handler has answered (the slot is free), before the last outcomes are
+   * written; `recorded` hears of each attempt as soon as its outcome is recorded.
    */
-  async run(attempts: readonly Attempt[], handled: () => void = () => undefined, recorded?: AttemptRecorded): Promise<AttemptResult[]> {
+  async run(lease: BatchLease, handled: () => void = () => undefined, recorded?: AttemptRecorded): Promise<AttemptResult[]> {
+    const run = await this.#process(lease, recorded);
+    handled();
+    // Every job is settled and handed to the recorder: only ids and attempt numbers wait for the writes.
+    lease.letGo();
+    try {
+      return await run.allRecorded();
+    } finally {
+      this.#parts.leases.releaseBatch(lease);
+    }
+  }
+
+  /** Starts the batch's jobs, runs `processBatch` and settles every job. */
+  async #process(lease: BatchLease, recorded: AttemptRecorded | undefined): Promise<BatchRun<T>> {
     const { executor, hooks, leases, events, options } = this.#parts;
     const started = options.clock.now();
     const traced = tracingIsOn();
-    const run = new BatchRun<T>(this.#parts, attempts, started, recorded);
+    const attempts = lease.attempts;
+    const run = new BatchRun<T>(this.#parts, lease, started, recorded);
     const jobs: BatchJob<T>[] = [];
+    const held = leases.holdsBatch(lease);
+    const announce = events.wants("job.started");
     for (let index = 0; index < attempts.length; index += 1) {
       const attempt = attempts[index]!;
-      if (!leases.holds(attempt.job)) {
+      if (!held || attempt.signal.reason !== undefined) {
         run.recordAlone(index, executor.record(attempt, stoppedBeforeStart(attempt.signal)));
         continue;
       }
-      events.jobStarted(attempt.job);
+      if (announce) events.jobStarted(attempt.job);
       // Each job has its consumer span, from its start to its settling; the handler's own spans cannot be any one job's children.
       const span = traced ? startAttemptSpan(attempt.job).span : undefined;
       try {
@@ -76,7 +95,6 @@ export class BatchExecutor<T> {
       }
     }
     if (jobs.length > 0) await run.process(jobs);
-    handled();
-    return run.allRecorded();
+    return run;
   }
 }

@@ -80,6 +80,14 @@ export class BatchJob<T> implements BatchEntry<T>, AbortWatcher {
   /** Settles the job as succeeded with `result`; false when it was settled already. A result that is not JSON fails it instead. */
   settleSucceeded(result: unknown): boolean {
     if (this.#settled) return false;
+    const ctx = this.#context;
+    if (result === undefined && ctx === undefined) {
+      // The common case: nothing to store, nothing else written; the jobs settled in this turn share one outcome.
+      this.#settled = true;
+      if (this.#span !== undefined) endAttemptSpan(this.#span, "succeeded");
+      this.#run.settledInGroup(this.#index, this.#attempt, this.#run.plainSuccess());
+      return true;
+    }
     let resultJson: string | null;
     try {
       resultJson = serializeResult(result);
@@ -87,7 +95,6 @@ export class BatchJob<T> implements BatchEntry<T>, AbortWatcher {
       return this.settleFailed(thrown);
     }
     this.#settled = true;
-    const ctx = this.#context;
     const outcome: SucceededOutcome = {
       kind: "succeeded",
       result,

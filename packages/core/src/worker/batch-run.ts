@@ -9,6 +9,7 @@ import type { AttemptOutcome, SucceededOutcome } from "./attempt-outcome";
 import type { BatchContext, BatchEntry } from "./batch-context";
 import type { AttemptRecorded, BatchExecutorParts } from "./batch-executor";
 import { BatchJob } from "./batch-job";
+import type { BatchLease } from "./batch-lease";
 
 /** The reason the batch's timeout timer is cancelled with once the batch is over. */
 const BATCH_OVER = "batch over";
@@ -30,14 +31,14 @@ const BATCH_OVER = "batch over";
  *
  * @example
  * ```ts
- * const run = new BatchRun(parts, attempts, clock.now(), recorded);
+ * const run = new BatchRun(parts, lease, clock.now(), recorded);
  * await run.process(jobs); // the jobs that parsed
  * const results = await run.allRecorded();
  * ```
  */
 export class BatchRun<T> {
   readonly #parts: BatchExecutorParts<T>;
-  readonly #attempts: readonly Attempt[];
+  readonly #lease: BatchLease;
   readonly #started: number;
   readonly #recorded: AttemptRecorded | undefined;
   readonly #results: AttemptResult[];
@@ -47,18 +48,25 @@ export class BatchRun<T> {
   /** Jobs of `process` not settled yet, and what to call when none is left. */
   #left = 0;
   #allSettled: () => void = () => undefined;
-  /** Aborts when the whole batch must stop (`ctx.signal`). */
-  readonly #stop = new AbortController();
+  /** Why the whole batch must stop, once it must (`ctx.signal` aborts with it). */
+  #stopReason: Error | undefined;
+  /** Behind `ctx.signal`, made when the handler first reads it: most batches never stop, and many never read it. */
+  #stopController: AbortController | undefined;
+  /** Ends the wait for `processBatch` when the batch must stop. */
+  #stopWaiting: (reason: Error) => void = () => undefined;
   /** Successes settled and not yet handed to the recorder, by index, attempt and outcome. */
   #groupIndexes: number[] = [];
   #groupAttempts: Attempt[] = [];
   #groupOutcomes: SucceededOutcome[] = [];
   #groupQueued = false;
+  /** The outcome the plain successes of the group being gathered share (see {@link plainSuccess}). */
+  #plainSuccess: SucceededOutcome | undefined;
   #log: Logger | undefined;
 
-  constructor(parts: BatchExecutorParts<T>, attempts: readonly Attempt[], started: number, recorded: AttemptRecorded | undefined) {
+  constructor(parts: BatchExecutorParts<T>, lease: BatchLease, started: number, recorded: AttemptRecorded | undefined) {
+    const attempts = lease.attempts;
     this.#parts = parts;
-    this.#attempts = attempts;
+    this.#lease = lease;
     this.#started = started;
     this.#recorded = recorded;
     this.#results = new Array<AttemptResult>(attempts.length);
@@ -104,14 +112,14 @@ export class BatchRun<T> {
     const settledAll = new Promise<void>((resolve) => (this.#allSettled = resolve));
     const timeout = this.#startTimeout(jobs);
     for (const job of jobs) job.watchSignal();
-    const signal = this.#stop.signal;
-    const stopped = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+    const stopped = new Promise<never>((_, reject) => (this.#stopWaiting = reject));
     stopped.catch(() => undefined);
+    if (this.#stopReason !== undefined) this.#stopWaiting(this.#stopReason);
     let failure: { readonly error: unknown } | undefined;
     try {
       await Promise.race([hooks.processBatch(jobs, this.#context(jobs.length)), settledAll, stopped]);
     } catch (thrown) {
-      failure = { error: signal.aborted ? signal.reason : thrown };
+      failure = { error: this.#stopReason ?? thrown };
     } finally {
       timeout?.abort(BATCH_OVER);
     }
@@ -125,7 +133,17 @@ export class BatchRun<T> {
   /** A job's attempt signal aborted with `reason`: the job fails with it, and all but a cancel stop the whole batch. */
   jobAborted(job: BatchJob<T>, reason: Error): void {
     job.settleFailed(reason);
-    if (errorCodeOf(reason) !== ErrorCode.Cancelled) this.#stop.abort(reason);
+    if (errorCodeOf(reason) !== ErrorCode.Cancelled) this.#stopAll(reason);
+  }
+
+  /**
+   * The outcome of a success with no result and nothing else written,
+   * shared by the jobs that settle so in one turn (outcomes are read, never
+   * changed): they are recorded together, and took the same time.
+   */
+  plainSuccess(): SucceededOutcome {
+    this.#plainSuccess ??= { kind: "succeeded", result: undefined, resultJson: null, inTransaction: false, durationMs: this.elapsed() };
+    return this.#plainSuccess;
   }
 
   /** A job settled as succeeded with nothing else to write: it joins the group recorded at the end of this turn. */
@@ -158,6 +176,7 @@ export class BatchRun<T> {
 
   /** Hands the group of successes settled so far to the recorder, as one group. */
   #recordGroup(): void {
+    this.#plainSuccess = undefined;
     if (this.#groupAttempts.length === 0) return;
     const indexes = this.#groupIndexes;
     const attempts = this.#groupAttempts;
@@ -176,17 +195,37 @@ export class BatchRun<T> {
 
   #recordedOne(index: number, result: AttemptResult): void {
     this.#results[index] = result;
-    this.#recorded?.(this.#attempts[index]!, result);
+    this.#lease.recorded(index);
+    this.#recorded?.(result);
     if (--this.#unrecorded === 0) this.#resolveAllRecorded(this.#results);
   }
 
-  /** What `processBatch` gets besides its entries; its logger is made on first use. */
+  /** Stops the whole batch with `reason` (the first reason stays). */
+  #stopAll(reason: Error): void {
+    if (this.#stopReason !== undefined) return;
+    this.#stopReason = reason;
+    this.#stopController?.abort(reason);
+    this.#stopWaiting(reason);
+  }
+
+  #signal(): AbortSignal {
+    if (this.#stopController === undefined) {
+      this.#stopController = new AbortController();
+      if (this.#stopReason !== undefined) this.#stopController.abort(this.#stopReason);
+    }
+    return this.#stopController.signal;
+  }
+
+  /** What `processBatch` gets besides its entries; its signal and logger are made on first use. */
   #context(size: number): BatchContext<T> {
     const { log, workerId } = this.#parts;
     const batchLog = (): Logger => (this.#log ??= log.child({ batchSize: size }));
+    const signal = (): AbortSignal => this.#signal();
     return {
       workerId,
-      signal: this.#stop.signal,
+      get signal(): AbortSignal {
+        return signal();
+      },
       get log(): Logger {
         return batchLog();
       },

@@ -3,6 +3,8 @@ import type { ClaimedJob } from "../job/job-record";
 import type { Clock } from "../time/clock";
 import type { Attempt, AttemptExecutor, AttemptResult } from "./attempt-executor";
 import type { BatchExecutor } from "./batch-executor";
+import { BatchLease } from "./batch-lease";
+import type { LeaseKeeper } from "./lease-keeper";
 import type { PrefetchSizer } from "./prefetch-sizer";
 import { newRunCounters, type RunCounters } from "./run-summary";
 import type { WakeUp } from "./wake-up";
@@ -28,6 +30,8 @@ export interface BatchSlots<T> {
   /** How long a batch short of `size` waits for more claimed attempts. */
   readonly waitMs: number;
   readonly clock: Clock;
+  /** Holds each batch's one lease from its claim. */
+  readonly leases: LeaseKeeper;
 }
 
 /** The reason a batch's fill timer is cancelled with when the run stops. */
@@ -35,6 +39,13 @@ const NO_MORE_BATCHES = "no more batches start";
 
 interface Started {
   readonly attempt: Attempt;
+  readonly done: Promise<void>;
+}
+
+/** An attempt of a started batch: its attempt while the batch holds it (see `BatchLease.letGo`). */
+interface StartedInBatch {
+  readonly attemptNumber: number;
+  readonly attempt: Attempt | undefined;
   readonly done: Promise<void>;
 }
 
@@ -56,8 +67,18 @@ interface Started {
 export class HandlerSlots<T> {
   readonly #parts: HandlerSlotsParts<T>;
   readonly #counters: RunCounters = newRunCounters();
-  /** Claimed and not started, oldest first. */
+  /** Claimed and not started, oldest first (without batches). */
   readonly #buffer: Attempt[] = [];
+  /** With batches: the batches claimed and not started, oldest first, each under one lease; only the last may be short. */
+  readonly #batchBuffer: BatchLease[] = [];
+  /** Attempts in {@link #batchBuffer}. */
+  #bufferedInBatches = 0;
+  /** With batches: the batches started and not yet recorded, and when each will be. */
+  readonly #startedBatches = new Map<BatchLease, Promise<void>>();
+  /** Attempts of {@link #startedBatches} not yet recorded. */
+  #unrecordedInBatches = 0;
+  /** Batches that wait for older attempts of their jobs, still running here, to be recorded (see #claimedInBatches). */
+  readonly #batchWaitsFor = new Map<BatchLease, Promise<void>[]>();
   /**
    * The latest started attempt of each job not yet recorded, by job id. A
    * newer attempt of a job whose older attempt is still here waits for it,
@@ -103,12 +124,12 @@ export class HandlerSlots<T> {
 
   /** Attempts claimed and waiting in the buffer. */
   get buffered(): number {
-    return this.#buffer.length;
+    return this.#buffer.length + this.#bufferedInBatches;
   }
 
   /** Attempts started and not yet recorded. */
   get unrecorded(): number {
-    return this.#started.size;
+    return this.#started.size + this.#unrecordedInBatches;
   }
 
   /** Attempts recorded so far. */
@@ -137,9 +158,9 @@ export class HandlerSlots<T> {
    * starts them.
    */
   claimed(jobs: readonly ClaimedJob[], sentAt: number, claim: number): void {
-    const { executor } = this.#parts;
+    const { executor, batches } = this.#parts;
     this.#counters.claimed += jobs.length;
-    if (this.#buffer.length === 0 && this.#parts.batches !== undefined) this.#bufferedSince = this.#parts.batches.clock.now();
+    if (batches !== undefined) return this.#claimedInBatches(batches, jobs, sentAt, claim);
     for (const job of jobs) {
       const earlier = this.#started.get(job.id);
       // The same attempt again: a database crash undid the claim of the earlier run (see `WorkerOptions.durableClaims`)
@@ -174,7 +195,13 @@ export class HandlerSlots<T> {
 
   /** Gives every buffered attempt back to the queue without spending it: none of them started. */
   giveBackBuffered(): Promise<unknown> {
-    return this.giveBack(this.#buffer.splice(0));
+    const batches = this.#batchBuffer.splice(0);
+    this.#bufferedInBatches = 0;
+    const attempts = this.#buffer.splice(0);
+    for (const lease of batches) attempts.push(...lease.attempts);
+    return this.giveBack(attempts).then(() => {
+      for (const lease of batches) this.#parts.batches?.leases.releaseBatch(lease);
+    });
   }
 
   /** Gives `attempts` (never started) back to the queue without spending them. */
@@ -184,12 +211,13 @@ export class HandlerSlots<T> {
 
   /** Settles when every attempt started by now is recorded (older attempts are chained into newer ones). */
   allStarted(): Promise<unknown> {
-    return Promise.all([...this.#started.values()].map((entry) => entry.done));
+    return Promise.all([...[...this.#started.values()].map((entry) => entry.done), ...this.#startedBatches.values()]);
   }
 
   /** Aborts every attempt started and not yet recorded with `ShutdownError`: they are given back. */
   abortStarted(): void {
     for (const { attempt } of this.#started.values()) attempt.signal.abort(new ShutdownError());
+    for (const lease of this.#startedBatches.keys()) lease.abortHeld(new ShutdownError());
   }
 
   #start(attempt: Attempt): void {
@@ -214,22 +242,76 @@ export class HandlerSlots<T> {
   /** Counts a started attempt's recorded result. */
   #settled(attempt: Attempt, result: AttemptResult): void {
     const { id } = attempt.job;
-    this.#count(result);
     if (this.#started.get(id)?.attempt === attempt) this.#started.delete(id);
+    this.#countRecorded(result, attempt.job.workflowId !== undefined);
+  }
+
+  #countRecorded(result: AttemptResult, ofStep: boolean): void {
+    this.#count(result);
     this.#recorded += 1;
-    if (mayMakeDue(attempt, result)) this.#madeDue += 1;
+    if (mayMakeDue(ofStep, result)) this.#madeDue += 1;
     this.#parts.nudge.wake();
+  }
+
+  /**
+   * Buffers a claim's jobs in batches of the batch size, each under one
+   * lease; jobs first top up the last buffered batch when it is short.
+   */
+  #claimedInBatches(batches: BatchSlots<T>, jobs: readonly ClaimedJob[], sentAt: number, claim: number): void {
+    const { leases } = batches;
+    if (this.#bufferedInBatches === 0) this.#bufferedSince = batches.clock.now();
+    const deadline = leases.deadlineOf(sentAt);
+    const running = this.#runningInBatches(jobs);
+    let last = this.#batchBuffer.at(-1);
+    for (const job of jobs) {
+      if (last === undefined || last.size >= batches.size) {
+        last = new BatchLease(claim, deadline);
+        this.#batchBuffer.push(last);
+        leases.holdBatch(last);
+      }
+      last.add(job, claim, deadline);
+      const earlier = running?.get(job.id);
+      if (earlier === undefined) continue;
+      // As in `claimed` without batches: the same attempt again is superseded (unless its handler is over and its
+      // outcome on its way: the fence decides then); a newer one waits for the older.
+      const older = earlier.attempt;
+      if (earlier.attemptNumber === job.attempt && older !== undefined) this.#parts.executor.supersede(older);
+      const waits = this.#batchWaitsFor.get(last);
+      if (waits === undefined) this.#batchWaitsFor.set(last, [earlier.done]);
+      else waits.push(earlier.done);
+    }
+    this.#bufferedInBatches += jobs.length;
+  }
+
+  /**
+   * The attempts of started batches not yet recorded, by job id, when a
+   * claim may have handed over one of their jobs again; else undefined. That
+   * takes a lease this worker lost (a newer attempt, or the same one after a
+   * crash undid its claim), so until the keeper has lost one, no look is needed.
+   */
+  #runningInBatches(jobs: readonly ClaimedJob[]): Map<string, StartedInBatch> | undefined {
+    if (this.#startedBatches.size === 0) return undefined;
+    if (!this.#parts.batches!.leases.lostAny && !jobs.some((job) => job.attempt > 1)) return undefined;
+    const running = new Map<string, StartedInBatch>();
+    for (const [lease, done] of this.#startedBatches) {
+      const { attempts } = lease;
+      lease.forEachHeld((id, attemptNumber, index) => running.set(id, { attemptNumber, attempt: attempts[index], done }));
+    }
+    return running;
   }
 
   /** Starts batches while slots are free; a short one only once its wait is over (a timer comes back then). */
   #startBatches(batches: BatchSlots<T>): void {
-    while (!this.#stopping && this.#batchesRunning < this.#parts.concurrency && this.#buffer.length > 0) {
+    while (!this.#stopping && this.#batchesRunning < this.#parts.concurrency && this.#batchBuffer.length > 0) {
+      const next = this.#batchBuffer[0]!;
       const waitLeft = this.#bufferedSince + batches.waitMs - batches.clock.now();
-      if (this.#buffer.length < batches.size && waitLeft > 0) {
+      if (next.size < batches.size && waitLeft > 0) {
         if (this.#fillTimer === undefined) this.#waitToFill(batches, waitLeft);
         return;
       }
-      this.#startBatch(batches.executor, this.#buffer.splice(0, batches.size));
+      this.#batchBuffer.shift();
+      this.#bufferedInBatches -= next.size;
+      this.#startBatch(batches.executor, next);
       this.#bufferedSince = batches.clock.now();
     }
   }
@@ -243,34 +325,44 @@ export class HandlerSlots<T> {
     });
   }
 
-  #startBatch(executor: BatchExecutor<T>, attempts: readonly Attempt[]): void {
+  #startBatch(executor: BatchExecutor<T>, lease: BatchLease): void {
     const { nudge, prefetch } = this.#parts;
-    this.#running += attempts.length;
+    const size = lease.size;
+    this.#running += size;
+    this.#unrecordedInBatches += size;
     this.#batchesRunning += 1;
-    // Older attempts of these jobs that this process still runs (see #start) settle first.
-    const previous: Promise<void>[] = [];
-    for (const attempt of attempts) {
-      const done = this.#started.get(attempt.job.id)?.done;
-      if (done !== undefined) previous.push(done);
-    }
     const freeSlot = (): void => {
-      this.#running -= attempts.length;
+      this.#running -= size;
       this.#batchesRunning -= 1;
-      for (let index = 0; index < attempts.length; index += 1) prefetch.finished();
+      prefetch.finished(size);
       this.startBuffered();
       nudge.wake();
     };
+    // Older attempts of these jobs that this process still runs (see #claimedInBatches) are recorded first.
+    const previous = this.#batchWaitsFor.get(lease);
+    this.#batchWaitsFor.delete(lease);
     // Each attempt is counted the moment its outcome is recorded (the executor says so; its answers always come
     // later than this call), and the batch's attempts share one promise for "recorded".
     const run =
-      previous.length === 0
-        ? executor.run(attempts, freeSlot, this.#settledInBatch)
-        : Promise.all(previous).then(() => executor.run(attempts, freeSlot, this.#settledInBatch));
-    const done = run.then(ignore);
-    for (const attempt of attempts) this.#started.set(attempt.job.id, { attempt, done });
+      previous === undefined
+        ? executor.run(lease, freeSlot, lease.holdsSteps ? this.#settledStepInBatch : this.#settledInBatch)
+        : Promise.all(previous).then(() => executor.run(lease, freeSlot, lease.holdsSteps ? this.#settledStepInBatch : this.#settledInBatch));
+    this.#startedBatches.set(
+      lease,
+      run.then(() => void this.#startedBatches.delete(lease)),
+    );
   }
 
-  readonly #settledInBatch = (attempt: Attempt, result: AttemptResult): void => this.#settled(attempt, result);
+  readonly #settledInBatch = (result: AttemptResult): void => {
+    this.#unrecordedInBatches -= 1;
+    this.#countRecorded(result, false);
+  };
+
+  /** As {@link #settledInBatch}, for a batch with a workflow step among its jobs: any outcome of it may make a job due. */
+  readonly #settledStepInBatch = (result: AttemptResult): void => {
+    this.#unrecordedInBatches -= 1;
+    this.#countRecorded(result, true);
+  };
 
   /** The one place the run's counters change, besides the claims. */
   #count({ outcome, written }: AttemptResult): void {
@@ -292,9 +384,7 @@ export class HandlerSlots<T> {
  * the queue, or any outcome of a workflow step but a cancel (a success
  * counts its dependents down, a death settles those that ignore failures).
  */
-function mayMakeDue({ job }: Attempt, { outcome, written }: AttemptResult): boolean {
+function mayMakeDue(ofStep: boolean, { outcome, written }: AttemptResult): boolean {
   if (written === "cancelled") return false;
-  return (outcome.kind !== "succeeded" && outcome.kind !== "dead") || job.workflowId !== undefined;
+  return (outcome.kind !== "succeeded" && outcome.kind !== "dead") || ofStep;
 }
-
-function ignore(): void {}

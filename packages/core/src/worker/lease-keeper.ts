@@ -5,6 +5,7 @@ import { hasErrorCode } from "../errors/stint-error";
 import type { Logger } from "../logging/logger";
 import type { JobAttempt, JobStore } from "../store/job-store";
 import type { ExtendedLeases } from "../store/store-params";
+import type { BatchLease } from "./batch-lease";
 import { ClaimDurability, type ClaimMode } from "./claim-durability";
 import { LeaseTable } from "./lease-table";
 import { settleWithin } from "./settle-within";
@@ -48,6 +49,9 @@ interface HeldLease extends JobAttempt {
  *   with `CancelledError` when the store says an operator cancelled the job
  *   (as {@link cancel} does the moment the store's wake-ups say so), else
  *   with `LeaseLostError`.
+ * - A batch's attempts share one lease ({@link holdBatch}): one entry,
+ *   one deadline, renewed by the same heartbeat; a renewal that no longer
+ *   lists one of its jobs stops that job alone.
  * - It owns the worker's claim durability (see {@link ClaimDurability}):
  *   every synchronous write the worker sends goes through {@link confirm},
  *   which tells which claims are on disk and whether writes are still
@@ -68,6 +72,10 @@ export class LeaseKeeper {
   /** Whether the last {@link nextClaim} said "hold" (its start and end are logged once). */
   #holding = false;
   readonly #held = new LeaseTable<HeldLease>();
+  /** The leases of batches (see {@link holdBatch}), few: one per batch. */
+  readonly #batches = new Set<BatchLease>();
+  /** Whether an attempt was stopped for a lost lease, a cancel or a failed connection since the keeper was made. */
+  #lostAny = false;
   /**
    * No held lease's deadline is earlier than this (deadlines only move
    * later, and a new lease lowers it): until it passes, {@link expireLapsed}
@@ -107,8 +115,46 @@ export class LeaseKeeper {
    * before its claim was sent, `claim` the claim's number from {@link claimed}.
    */
   hold(job: JobAttempt, controller: Abortable, sentAt: number, claim: number): void {
-    const deadline = sentAt + this.#options.leaseMs - this.#options.leaseMarginMs;
+    const deadline = this.deadlineOf(sentAt);
     this.#held.add({ id: job.id, attempt: job.attempt, controller, claim, deadline });
+    this.#watch(deadline);
+  }
+
+  /** The local deadline of a lease taken by a claim sent at `sentAt` (see `HeldLease.deadline`). */
+  deadlineOf(sentAt: number): number {
+    return sentAt + this.#options.leaseMs - this.#options.leaseMarginMs;
+  }
+
+  /**
+   * Starts keeping the one lease of a batch's attempts (its deadline and
+   * claim are the lease's own); {@link releaseBatch} stops. Each attempt
+   * leaves it when its outcome is recorded (`BatchLease.recorded`).
+   */
+  holdBatch(lease: BatchLease): void {
+    this.#batches.add(lease);
+    this.#watch(lease.deadline);
+  }
+
+  /** Stops keeping a batch's lease (the batch is over, or was given back). */
+  releaseBatch(lease: BatchLease): void {
+    this.#batches.delete(lease);
+  }
+
+  /** Whether a batch's lease is held and its local deadline has not passed. */
+  holdsBatch(lease: BatchLease): boolean {
+    return this.#batches.has(lease) && lease.deadline > this.#options.clock.now();
+  }
+
+  /**
+   * Whether an attempt was stopped for a lost lease, a cancel or a failed
+   * connection since the keeper started: until then, no claim can hand this
+   * worker a job it still runs.
+   */
+  get lostAny(): boolean {
+    return this.#lostAny;
+  }
+
+  #watch(deadline: number): void {
     if (deadline < this.#noDeadlineBefore) this.#noDeadlineBefore = deadline;
     if (deadline < this.#watchTarget) {
       this.#firstHeld.wake();
@@ -192,9 +238,12 @@ export class LeaseKeeper {
    */
   connectionLost(why: string): void {
     this.#durability.connectionLost();
+    this.#lostAny = true;
+    const because = `its claim may not have reached disk before the database connection failed (${why})`;
     for (const lease of this.#held.values()) {
-      if (!this.#durability.isFlushed(lease.claim)) this.#lose(lease, `its claim may not have reached disk before the database connection failed (${why})`);
+      if (!this.#durability.isFlushed(lease.claim)) this.#lose(lease, because);
     }
+    for (const lease of [...this.#batches]) if (!this.#durability.isFlushed(lease.claim)) this.#loseBatch(lease, because);
   }
 
   /**
@@ -204,7 +253,12 @@ export class LeaseKeeper {
    */
   cancel(job: JobAttempt): void {
     const lease = this.#held.find(job);
-    if (lease !== undefined) this.#cancel(lease);
+    if (lease !== undefined) return this.#cancel(lease);
+    // Cancels are rare and batches few: a walk costs less than a lease per job.
+    for (const batch of this.#batches) {
+      const at = batch.indexOf(job.id, job.attempt);
+      if (at >= 0) return this.#cancelInBatch(batch, at, job);
+    }
   }
 
   /** Whether the lease of `job` is held and its local deadline has not passed. */
@@ -222,10 +276,15 @@ export class LeaseKeeper {
     // A busy batch worker holds thousands of leases and looks before every claim: most looks need not walk them.
     if (now < this.#noDeadlineBefore) return;
     let earliest = Infinity;
+    const why = (deadline: number): string =>
+      `its lease ran out locally ${Math.round(now - deadline + this.#options.leaseMarginMs)} ms ago (no renewal confirmed in time)`;
     for (const lease of this.#held.values()) {
-      if (lease.deadline <= now) {
-        this.#lose(lease, `its lease ran out locally ${Math.round(now - lease.deadline + this.#options.leaseMarginMs)} ms ago (no renewal confirmed in time)`);
-      } else if (lease.deadline < earliest) earliest = lease.deadline;
+      if (lease.deadline <= now) this.#lose(lease, why(lease.deadline));
+      else if (lease.deadline < earliest) earliest = lease.deadline;
+    }
+    for (const lease of [...this.#batches]) {
+      if (lease.deadline <= now) this.#loseBatch(lease, why(lease.deadline));
+      else if (lease.deadline < earliest) earliest = lease.deadline;
     }
     this.#noDeadlineBefore = earliest;
   }
@@ -248,6 +307,7 @@ export class LeaseKeeper {
   #earliestDeadline(): number {
     let earliest = Infinity;
     for (const lease of this.#held.values()) if (lease.deadline < earliest) earliest = lease.deadline;
+    for (const lease of this.#batches) if (lease.deadline < earliest) earliest = lease.deadline;
     return earliest;
   }
 
@@ -258,7 +318,7 @@ export class LeaseKeeper {
     while (!stop.aborted) {
       await clock.sleep(waitMs, stop);
       if (stop.aborted) return;
-      const renewed = this.#held.size === 0 || (await this.#beat());
+      const renewed = (this.#held.size === 0 && this.#batches.size === 0) || (await this.#beat());
       // After a failed heartbeat, try again soon: the deadline watcher stops handlers if none gets through in time.
       waitMs = renewed ? heartbeatIntervalMs : Math.min(heartbeatIntervalMs, heartbeatTimeoutMs);
     }
@@ -274,32 +334,44 @@ export class LeaseKeeper {
   async #beat(): Promise<boolean> {
     const { clock, leaseMs, heartbeatTimeoutMs } = this.#options;
     const batch = this.#held.values();
+    const batches = [...this.#batches];
     const sentAt = clock.now();
     const jobs = batch.map(({ id, attempt }) => ({ id, attempt }));
+    for (const lease of batches) lease.forEachHeld((id, attempt) => jobs.push({ id, attempt }));
     const renewal = this.confirm(
       () => this.#store.extendLeases({ workerId: this.#workerId, leaseMs, jobs }),
       (answer) => answer.extended,
-    ).then((answer) => this.#renew(batch, answer, sentAt));
+    ).then((answer) => this.#renew(batch, batches, answer, sentAt));
     const answer = await settleWithin(renewal, heartbeatTimeoutMs, clock, this.#stop.signal);
     if (answer.status === "fulfilled") return true;
     const why = answer.status === "rejected" ? coerceError(answer.reason).message : `no answer within ${heartbeatTimeoutMs} ms`;
     if (this.#stop.signal.aborted) return false;
-    this.#log.warn(`Heartbeat failed for ${batch.length} jobs: ${why}`, { workerId: this.#workerId });
+    this.#log.warn(`Heartbeat failed for ${jobs.length} jobs: ${why}`, { workerId: this.#workerId });
     this.connectionLost(`a heartbeat failed: ${why}`);
     return false;
   }
 
   /** Applies a heartbeat's answer to the leases it was sent for that are still held as they were then. */
-  #renew(batch: readonly HeldLease[], answer: ExtendedLeases, sentAt: number): void {
+  #renew(batch: readonly HeldLease[], batches: readonly BatchLease[], answer: ExtendedLeases, sentAt: number): void {
     if (this.#stop.signal.aborted) return;
     const extended = new Set(answer.extended);
     const cancelled = new Set(answer.cancelled);
-    const deadline = sentAt + this.#options.leaseMs - this.#options.leaseMarginMs;
+    const deadline = this.deadlineOf(sentAt);
     for (const lease of batch) {
       if (this.#held.find(lease) !== lease) continue;
       if (extended.has(lease.id)) lease.deadline = Math.max(lease.deadline, deadline);
       else if (cancelled.has(lease.id)) this.#cancel(lease);
-      else this.#lose(lease, "the store no longer lists this worker as the job's owner");
+      else this.#lose(lease, NOT_OWNER);
+    }
+    for (const lease of batches) {
+      if (!this.#batches.has(lease)) continue;
+      lease.deadline = Math.max(lease.deadline, deadline);
+      // An attempt recorded since the heartbeat was sent is no longer listed, rightly: only those still held count.
+      lease.forEachHeld((id, attempt, index) => {
+        if (extended.has(id)) return;
+        if (cancelled.has(id)) this.#cancelInBatch(lease, index, { id, attempt });
+        else this.#loseInBatch(lease, index, { id, attempt }, NOT_OWNER);
+      });
     }
   }
 
@@ -307,13 +379,39 @@ export class LeaseKeeper {
 
   #lose(lease: HeldLease, why: string): void {
     this.#held.delete(lease);
+    this.#lostAny = true;
     lease.controller.abort(new LeaseLostError(`lost the lease on job ${lease.id} (attempt ${lease.attempt}): ${why}`));
   }
 
   #cancel(lease: HeldLease): void {
     this.#held.delete(lease);
-    lease.controller.abort(new CancelledError(`job ${lease.id} (attempt ${lease.attempt}) was cancelled while it ran; its handler must stop`));
+    this.#lostAny = true;
+    lease.controller.abort(cancelledError(lease));
   }
+
+  /** Stops every attempt of a batch still holding its lease, and stops keeping it. */
+  #loseBatch(lease: BatchLease, why: string): void {
+    this.#batches.delete(lease);
+    this.#lostAny = true;
+    lease.abortHeld(new LeaseLostError(`lost the lease on the ${lease.held} jobs of a batch: ${why}`));
+  }
+
+  /** One attempt of a batch lost its lease (the rest of the batch keeps it, and hears of it from the batch). */
+  #loseInBatch(lease: BatchLease, index: number, job: JobAttempt, why: string): void {
+    this.#lostAny = true;
+    lease.abort(index, new LeaseLostError(`lost the lease on job ${job.id} (attempt ${job.attempt}): ${why}`));
+  }
+
+  #cancelInBatch(lease: BatchLease, index: number, job: JobAttempt): void {
+    this.#lostAny = true;
+    lease.abort(index, cancelledError(job));
+  }
+}
+
+const NOT_OWNER = "the store no longer lists this worker as the job's owner";
+
+function cancelledError(job: JobAttempt): CancelledError {
+  return new CancelledError(`job ${job.id} (attempt ${job.attempt}) was cancelled while it ran; its handler must stop`);
 }
 
 /** Whether a write failed for the connection's sake rather than being refused by the store. */

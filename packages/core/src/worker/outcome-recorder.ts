@@ -11,7 +11,7 @@ import { EMPTY_META } from "../job/job-meta";
 import type { AttemptOutcome, SucceededOutcome, WriteResult } from "./attempt-outcome";
 import type { LeaseKeeper } from "./lease-keeper";
 import type { StoreRetryPolicy } from "./store-retry-policy";
-import { WriteBatcher, type RowResult } from "./write-batcher";
+import { WriteBatcher, type GroupRowResult, type RowResult } from "./write-batcher";
 
 /**
  * Writes each attempt's outcome with a fenced store write, group-committed
@@ -96,21 +96,26 @@ export class OutcomeRecorder {
    * does for one; resolves with each one's result, in order, and never
    * rejects. None may have been completed by `ctx.transaction` already.
    */
-  async recordSucceeded(jobs: readonly ClaimedJob[], outcomes: readonly SucceededOutcome[]): Promise<WriteResult[]> {
+  recordSucceeded(jobs: readonly ClaimedJob[], outcomes: readonly SucceededOutcome[]): Promise<WriteResult[]> {
     const rows = new Array<CompletedJob>(jobs.length);
     for (let index = 0; index < jobs.length; index += 1) {
       const { id, attempt } = jobs[index]!;
       const { resultJson, durationMs } = outcomes[index]!;
       rows[index] = { id, attempt, resultJson, durationMs: Math.round(durationMs) };
     }
-    const results = await this.#completions.writeMany(rows);
+    return this.#completions.writeMany(rows).then((results) => this.#settleSucceeded(jobs, outcomes, results));
+  }
+
+  /** Each success's result once its group is written, with its events. */
+  async #settleSucceeded(jobs: readonly ClaimedJob[], outcomes: readonly SucceededOutcome[], results: readonly GroupRowResult[]): Promise<WriteResult[]> {
     const written = new Array<WriteResult>(jobs.length);
+    const announce = this.#events.wants("job.succeeded");
     for (let index = 0; index < jobs.length; index += 1) {
       const job = jobs[index]!;
       const result = results[index]!;
       let one: WriteResult = result instanceof Error ? "failed" : result;
       if (one === "fence-missed" && (await this.#cancelledInAttempt(job))) one = "cancelled";
-      this.#events.jobOutcome(job, outcomes[index]!, one);
+      if (one !== "applied" || announce) this.#events.jobOutcome(job, outcomes[index]!, one);
       written[index] = one;
     }
     return written;

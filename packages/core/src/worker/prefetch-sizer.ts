@@ -51,9 +51,9 @@ export class PrefetchSizer {
     return new PrefetchSizer(max, clock);
   }
 
-  /** Counts one job a handler finished. */
-  finished(): void {
-    this.#finishedSinceSample += 1;
+  /** Counts `count` jobs (by default one) a handler finished. */
+  finished(count = 1): void {
+    this.#finishedSinceSample += count;
   }
 
   /** How many jobs to hold ahead of the slots now. */

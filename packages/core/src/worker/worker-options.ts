@@ -65,8 +65,8 @@ export interface WorkerOptions {
    * Jobs handed to `processBatch` at once. Default 1: each job runs alone
    * through `processItem`. Above 1, a handler slot takes up to this many
    * claimed jobs and calls `processBatch` with them; `concurrency` then
-   * counts batches. Each job still has its own attempt, outcome, lease and
-   * history. 1 to 1,000.
+   * counts batches. Each job still has its own attempt, outcome and
+   * history; a batch holds its jobs under one lease. 1 to 1,000.
    */
   readonly batchSize?: number;
   /**

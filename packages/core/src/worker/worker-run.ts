@@ -44,7 +44,8 @@ export class WorkerRun<T> {
     this.#pipeline = new AttemptPipeline(parts);
     this.#prefetch = options.adaptivePrefetch ? PrefetchSizer.adaptive(options.prefetch, options.clock) : PrefetchSizer.fixed(options.prefetch);
     const { batchSize, batchWaitMs, clock } = options;
-    const batches = batchSize > 1 ? { batches: { executor: this.#pipeline.batches, size: batchSize, waitMs: batchWaitMs, clock } } : {};
+    const batches =
+      batchSize > 1 ? { batches: { executor: this.#pipeline.batches, size: batchSize, waitMs: batchWaitMs, clock, leases: this.#pipeline.leases } } : {};
     const slots = new HandlerSlots({
       executor: this.#pipeline.executor,
       concurrency: options.concurrency,

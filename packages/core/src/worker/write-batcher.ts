@@ -133,8 +133,10 @@ export class WriteBatcher<Row extends JobAttempt> {
       else for (const row of pending.group) rows.push(row);
     }
     try {
-      const applied = new Set(await this.#policy.run(() => this.#write(rows), { giveUpAfterMs: this.#giveUpAfterMs }));
-      const resultOf = (row: Row): RowResult => (applied.has(row.id) ? "applied" : "fence-missed");
+      const ids = (await this.#policy.run(() => this.#write(rows), { giveUpAfterMs: this.#giveUpAfterMs })) ?? [];
+      // The ids that applied are some of the rows' own, one each: as many as there are rows means all of them.
+      const applied = ids.length === rows.length ? undefined : new Set(ids);
+      const resultOf = (row: Row): RowResult => (applied === undefined || applied.has(row.id) ? "applied" : "fence-missed");
       for (const pending of batch) {
         if ("row" in pending) pending.settle(resultOf(pending.row));
         else pending.settleGroup(pending.group.map(resultOf));

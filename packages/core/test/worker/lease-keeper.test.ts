@@ -4,10 +4,12 @@ import { errorCodeOf } from "../../src/errors/stint-error";
 import type { Logger } from "../../src/logging/logger";
 import type { JobAttempt, JobStore } from "../../src/store/job-store";
 import type { ExtendedLeases } from "../../src/store/store-params";
+import { BatchLease } from "../../src/worker/batch-lease";
 import { LeaseKeeper } from "../../src/worker/lease-keeper";
 import { resolveWorkerOptions } from "../../src/worker/worker-options";
 import { ManualClock } from "../../src/testing/manual-clock";
 import { settle } from "../../src/testing/settle";
+import { claimedJob } from "../support/claimed-job";
 
 const QUIET: Logger = { error() {}, warn() {}, info() {}, debug() {}, child: () => QUIET };
 const LEASE_MS = 3_000;
@@ -45,6 +47,20 @@ function setUp() {
   const keeper = new LeaseKeeper(store as unknown as JobStore, options, "w1", QUIET);
   keeper.start();
   return { clock, store, keeper };
+}
+
+/** {@link setUp}, and `batch(...ids)`: holds the one lease of a batch of those jobs, claimed now. */
+function setUpBatches() {
+  const parts = setUp();
+  const { clock, keeper } = parts;
+  const batch = (...ids: string[]): BatchLease => {
+    const deadline = keeper.deadlineOf(clock.now());
+    const lease = new BatchLease(0, deadline);
+    for (const id of ids) lease.add(claimedJob(id), 0, deadline);
+    keeper.holdBatch(lease);
+    return lease;
+  };
+  return { ...parts, batch };
 }
 
 describe("LeaseKeeper", () => {
@@ -280,5 +296,91 @@ describe("LeaseKeeper", () => {
     await settle();
     expect(stopped).to.equal(true);
     await stopping;
+  });
+});
+
+describe("LeaseKeeper, with the one lease of a batch", () => {
+  it("renews a batch's held attempts in the heartbeat and moves its one deadline", async () => {
+    const { clock, store, keeper, batch } = setUpBatches();
+    const lease = batch("1", "2", "3");
+    lease.recorded(0);
+    const start = clock.now();
+
+    await clock.advance(HEARTBEAT_MS);
+    expect(store.calls).to.deep.equal([
+      [
+        { id: "2", attempt: 1 },
+        { id: "3", attempt: 1 },
+      ],
+    ]);
+    expect(lease.deadline).to.equal(start + HEARTBEAT_MS + LEASE_MS - MARGIN_MS);
+    expect(keeper.holdsBatch(lease)).to.equal(true);
+    await keeper.stop();
+  });
+
+  it("stops every held attempt of a batch at its local deadline, with one LeaseLostError", async () => {
+    const { clock, store, keeper, batch } = setUpBatches();
+    store.answer = "hang";
+    const lease = batch("1", "2");
+    lease.recorded(0);
+
+    await clock.advance(LEASE_MS - MARGIN_MS);
+    const [first, second] = lease.attempts;
+    expect(first!.signal.reason).to.equal(undefined); // recorded: no longer under the lease
+    expect(errorCodeOf(second!.signal.reason)).to.equal(ErrorCode.LeaseLost);
+    expect(keeper.holdsBatch(lease)).to.equal(false);
+    expect(keeper.lostAny).to.equal(true);
+    await keeper.stop();
+  });
+
+  it("stops one job alone when a renewal no longer lists it, or says it was cancelled", async () => {
+    const { clock, store, keeper, batch } = setUpBatches();
+    const lease = batch("1", "2", "3");
+    store.answer = (jobs) => jobs.filter((job) => job.id !== "2").map((job) => job.id);
+    store.cancelled.add("3");
+
+    await clock.advance(HEARTBEAT_MS);
+    const [kept, taken, cancelled] = lease.attempts;
+    expect(kept!.signal.reason).to.equal(undefined);
+    expect(errorCodeOf(taken!.signal.reason)).to.equal(ErrorCode.LeaseLost);
+    expect(errorCodeOf(cancelled!.signal.reason)).to.equal(ErrorCode.Cancelled);
+    expect(keeper.holdsBatch(lease)).to.equal(true);
+    await keeper.stop();
+  });
+
+  it("finds a cancelled job in a batch and stops it alone", async () => {
+    const { keeper, batch } = setUpBatches();
+    const lease = batch("1", "2");
+
+    keeper.cancel({ id: "2", attempt: 2 }); // another attempt: not this batch's
+    expect(lease.attempts[1]!.signal.reason).to.equal(undefined);
+    keeper.cancel({ id: "2", attempt: 1 });
+    expect(errorCodeOf(lease.attempts[1]!.signal.reason)).to.equal(ErrorCode.Cancelled);
+    expect(lease.attempts[0]!.signal.reason).to.equal(undefined);
+    await keeper.stop();
+  });
+
+  it("stops a batch whose claim may not be on disk when the connection fails, and keeps one whose claim is", async () => {
+    const { keeper, batch } = setUpBatches();
+    const flushed = batch("1");
+    const deadline = flushed.deadline;
+    const unflushed = new BatchLease(keeper.claimed("fast", 1), deadline);
+    unflushed.add(claimedJob("2"), unflushed.claim, deadline);
+    keeper.holdBatch(unflushed);
+
+    keeper.connectionLost("reset");
+    expect(flushed.attempts[0]!.signal.reason).to.equal(undefined);
+    expect(errorCodeOf(unflushed.attempts[0]!.signal.reason)).to.equal(ErrorCode.LeaseLost);
+    await keeper.stop();
+  });
+
+  it("sends no heartbeat for a released batch", async () => {
+    const { clock, store, keeper, batch } = setUpBatches();
+    keeper.releaseBatch(batch("1"));
+
+    await clock.advance(HEARTBEAT_MS);
+    expect(store.calls).to.deep.equal([]);
+    expect(keeper.lostAny).to.equal(false);
+    await keeper.stop();
   });
 });

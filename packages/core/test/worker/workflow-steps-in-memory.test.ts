@@ -7,6 +7,7 @@ import { InMemoryJobStore } from "../../src/testing/memory/in-memory-job-store";
 import { settle } from "../../src/testing/settle";
 import type { StepDependencies } from "../../src/workflow/step-dependencies";
 import { step } from "../../src/workflow/workflow-step";
+import { BatchTaskWorker } from "../support/batch-task-worker";
 import { gate, Task, TaskWorker } from "../support/task-worker";
 
 /** The task kind with its result typed: what the steps' handlers return. */
@@ -79,6 +80,19 @@ describe("workflow steps run by a worker on the in-memory store", () => {
     expect(summary).to.include({ succeeded: 20, stoppedBecause: "drained" });
     // One claim per step, then the one that finds the queue drained.
     expect(claims).to.deep.equal([...Array.from({ length: 20 }, () => 1), 0]);
+  });
+
+  it("drains a chain of steps with a batch worker, one step per batch as each becomes due", async () => {
+    const steps = Object.fromEntries(Array.from({ length: 12 }, (_, n) => [`s${n}`, step(Counted, { n }, n === 0 ? {} : { after: [`s${n - 1}`] })]));
+    const workflow = await client.enqueueWorkflow("batched-chain", steps);
+    const worker = new BatchTaskWorker(store, async (entries, ctx) => entries.forEach((entry) => ctx.succeed(entry, entry.item.n)), {
+      clock,
+      concurrency: 10,
+      batchSize: 5,
+    });
+    expect(await worker.start()).to.include({ succeeded: 12, stoppedBecause: "drained" });
+    expect(worker.batches).to.deep.equal(Array.from({ length: 12 }, (_, n) => [n]));
+    expect((await store.getWorkflow({ id: workflow.id }))?.state).to.equal("succeeded");
   });
 
   it("looks again after an empty claim that raced the success of a step, rather than ending the drain before its dependent runs", async () => {

@@ -10,7 +10,10 @@
 // two cores take little more than half the time of one. The files of a
 // package stay in one lane, in the order mocha would run them: the tests that
 // share names across the server (the roles and the `stint` schema of the
-// driver's tests) never run beside each other.
+// driver's tests) never run beside each other. The second lane gets a
+// database of its own in the same server, created before and dropped after
+// (its chaos scenarios cut the stint connections of their database, and must
+// not cut the first lane's).
 //
 // Lanes: STINT_TEST_LANES (1 or 2); by default 2 when the server takes at
 // least 200 connections (the throwaway server takes 300), else 1, since
@@ -31,13 +34,13 @@ const SECOND_LANE_PACKAGES = new Set(["process-tests", "examples", "chaos"]);
 
 const config = JSON.parse(readFileSync(join(ROOT, ".mocharc.json"), "utf8"));
 const files = specFiles(config.spec);
-const laneCount = await lanesWanted();
+const laneDatabase = (await lanesWanted()) === 2 ? await createLaneDatabase() : undefined;
 const lanes =
-  laneCount === 1
-    ? [{ name: "tests", files }]
+  laneDatabase === undefined
+    ? [{ name: "tests", files, databaseUrl: process.env.DATABASE_URL }]
     : [
-        { name: "db", files: files.filter((file) => !SECOND_LANE_PACKAGES.has(packageOf(file))) },
-        { name: "processes", files: files.filter((file) => SECOND_LANE_PACKAGES.has(packageOf(file))) },
+        { name: "db", files: files.filter((file) => !SECOND_LANE_PACKAGES.has(packageOf(file))), databaseUrl: process.env.DATABASE_URL },
+        { name: "processes", files: files.filter((file) => SECOND_LANE_PACKAGES.has(packageOf(file))), databaseUrl: databaseUrlFor(laneDatabase) },
       ];
 console.error(`test-lanes: ${files.length} test files in ${lanes.map((lane) => `${lane.name} (${lane.files.length})`).join(" and ")}`);
 
@@ -53,15 +56,18 @@ try {
   exitCode = codes.find((code) => code !== 0) ?? 0;
 } finally {
   rmSync(configDir, { recursive: true, force: true });
+  if (laneDatabase !== undefined)
+    await adminQuery(`DROP DATABASE IF EXISTS "${laneDatabase}" WITH (FORCE)`).catch((error) => console.error(`test-lanes: ${error.message}`));
 }
 process.exit(exitCode);
 
-/** Runs one lane's files through mocha with the repository's settings; resolves with its exit code. */
+/** Runs one lane's files through mocha with the repository's settings, against its database; resolves with its exit code. */
 function runLane(lane, prefixed) {
   const laneConfig = join(configDir, `${lane.name}.json`);
   writeFileSync(laneConfig, JSON.stringify({ ...config, spec: lane.files }));
   const child = spawn(process.execPath, [join(ROOT, "node_modules", "mocha", "bin", "mocha.js"), "--config", laneConfig], {
     cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: lane.databaseUrl },
     stdio: ["ignore", "pipe", "pipe"],
   });
   children.push(child);
@@ -86,6 +92,31 @@ async function lanesWanted() {
 }
 
 async function serverConnectionLimit() {
+  const { rows } = await adminQuery("SELECT current_setting('max_connections')::integer AS n");
+  return rows[0].n;
+}
+
+/** The second lane's database, or undefined (one lane, then) when the server refuses to create it. */
+async function createLaneDatabase() {
+  const name = `stint_lane_${process.pid}`;
+  try {
+    await adminQuery(`CREATE DATABASE "${name}"`);
+    return name;
+  } catch (error) {
+    console.error(`test-lanes: could not create a database for the second lane (${error.message}): one lane`);
+    return undefined;
+  }
+}
+
+/** DATABASE_URL with its database swapped for `database`. */
+function databaseUrlFor(database) {
+  const url = new URL(process.env.DATABASE_URL);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+/** One statement on a connection of its own to DATABASE_URL. */
+async function adminQuery(text) {
   if (!process.env.DATABASE_URL) {
     console.error("test-lanes: DATABASE_URL must be set (run through scripts/with-postgres.mjs)");
     process.exit(64);
@@ -94,8 +125,7 @@ async function serverConnectionLimit() {
   const client = new pg.Client({ connectionString: process.env.DATABASE_URL, connectionTimeoutMillis: 10_000 });
   await client.connect();
   try {
-    const { rows } = await client.query("SELECT current_setting('max_connections')::integer AS n");
-    return rows[0].n;
+    return await client.query(text);
   } finally {
     await client.end();
   }

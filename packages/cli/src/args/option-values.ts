@@ -60,6 +60,18 @@ export function jobIdValue(text: string): string | undefined {
   return /^[1-9]\d{0,18}$/.test(text) ? text : undefined;
 }
 
+/**
+ * Reads `--before-id` of a list, newest first (the last id of the page
+ * before): an id of `noun`, undefined when not given; anything else is a
+ * configuration error.
+ */
+export function beforeIdOption(text: string | undefined, noun: "job" | "workflow"): string | undefined {
+  if (text === undefined) return undefined;
+  const id = jobIdValue(text);
+  if (id === undefined) throw configError(`--before-id must be a ${noun} id (a positive integer), got ${JSON.stringify(text)}`);
+  return id;
+}
+
 /** Reads a job id given as an argument; anything else is a usage error (exit 2) that quotes it. */
 export function jobIdArgument(text: string): string {
   const id = jobIdValue(text);

@@ -1,6 +1,6 @@
 import { ExitCode, type JobRecord, type JobState } from "@stint/core";
 import { assertQueueName, assertStorableKey, MAX_GROUP_KEY_LENGTH, MAX_PAGE_SIZE } from "@stint/core/driver";
-import { integerValue, jobIdValue, statesValue } from "../args/option-values";
+import { beforeIdOption, integerValue, statesValue } from "../args/option-values";
 import { configError } from "../cli-error";
 import { stringOption, type Command, type CommandContext } from "../command";
 import { jobJson } from "../output/job-json";
@@ -44,11 +44,7 @@ export const jobsListCommand: Command = {
     const stateText = stringOption(context, "state");
     const states: JobState[] | undefined = stateText === undefined ? undefined : statesValue("--state", stateText);
     const limit = integerValue("--limit", stringOption(context, "limit") ?? "50", 1, MAX_PAGE_SIZE);
-    const beforeText = stringOption(context, "before-id");
-    const beforeId = beforeText === undefined ? undefined : jobIdValue(beforeText);
-    if (beforeText !== undefined && beforeId === undefined) {
-      throw configError(`--before-id must be a job id (a positive integer), got ${JSON.stringify(beforeText)}`);
-    }
+    const beforeId = beforeIdOption(stringOption(context, "before-id"), "job");
     const group = groupFilter(context, queue);
     const { store } = await context.connect();
     const jobs = await store.listJobs({

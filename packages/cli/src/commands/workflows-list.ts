@@ -1,7 +1,7 @@
 import { ExitCode, type WorkflowState } from "@stint/core";
 import { MAX_PAGE_SIZE } from "@stint/core/driver";
 import { assertWorkflowName } from "@stint/core/internal";
-import { integerValue, jobIdValue } from "../args/option-values";
+import { beforeIdOption, integerValue } from "../args/option-values";
 import { configError } from "../cli-error";
 import { stringOption, type Command } from "../command";
 import { formatCount, formatTable, truncate } from "../output/table";
@@ -53,11 +53,7 @@ export const workflowsListCommand: Command = {
       }
     }
     const limit = integerValue("--limit", stringOption(context, "limit") ?? "20", 1, MAX_PAGE_SIZE);
-    const beforeText = stringOption(context, "before-id");
-    const beforeId = beforeText === undefined ? undefined : jobIdValue(beforeText);
-    if (beforeText !== undefined && beforeId === undefined) {
-      throw configError(`--before-id must be a workflow id (a positive integer), got ${JSON.stringify(beforeText)}`);
-    }
+    const beforeId = beforeIdOption(stringOption(context, "before-id"), "workflow");
     const { store } = await context.connect();
     const workflows = await store.listWorkflows({
       limit,

@@ -43,7 +43,6 @@ export class BatchLease {
   /** Attempts whose outcome is recorded, by index; made on the first one. */
   #recorded: Uint8Array | undefined;
   #left = 0;
-  #holdsSteps = false;
 
   constructor(claim: number, deadline: number) {
     this.claim = claim;
@@ -53,11 +52,6 @@ export class BatchLease {
   /** How many attempts the batch holds. */
   get size(): number {
     return this.#ids.length;
-  }
-
-  /** Whether a job of the batch is a workflow step (its outcome may make the steps waiting for it due). */
-  get holdsSteps(): boolean {
-    return this.#holdsSteps;
   }
 
   /** How many attempts still hold the lease (their outcome is not recorded yet). */
@@ -77,7 +71,6 @@ export class BatchLease {
     this.#ids.push(job.id);
     this.#attemptNumbers.push(job.attempt);
     this.#left += 1;
-    if (job.workflowId !== undefined) this.#holdsSteps = true;
     if (claim > this.claim) this.claim = claim;
     if (deadline < this.deadline) this.deadline = deadline;
     return attempt;

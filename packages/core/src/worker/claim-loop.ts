@@ -44,15 +44,9 @@ type ClaimAnswer =
   /** A running cap or a rate limit held the claim back and took nothing. */
   | { readonly kind: "held"; readonly retryAfterMs: number | null }
   /** Fewer jobs than asked for, but some. */
-  | { readonly kind: "short"; readonly sent: SlotsAtSend }
-  /** No due job; an outcome recorded since the claim was sent may have made one due already. */
-  | { readonly kind: "empty"; readonly sent: SlotsAtSend };
-
-/** The slots' counts taken just before a claim was sent: what was recorded since then, the claim could not see. */
-interface SlotsAtSend {
-  readonly recorded: number;
-  readonly madeDue: number;
-}
+  | { readonly kind: "short"; readonly recordedBefore: number }
+  /** No due job; an outcome recorded since the claim was sent (`recordedBefore`: the slots' count then) may have made one due already. */
+  | { readonly kind: "empty"; readonly recordedBefore: number };
 
 /** A claim's answer, or why none came. */
 type ClaimResult =
@@ -159,7 +153,7 @@ export class ClaimLoop<T> {
     // A process resumed after a pause stops its lapsed handlers before it takes more work.
     pipeline.leases.expireLapsed();
     let sentAt = options.clock.now();
-    const atSend: SlotsAtSend = { recorded: slots.recorded, madeDue: slots.madeDue };
+    const recordedBefore = slots.recorded;
     const { deadline } = stop;
     if (deadline !== undefined && deadline - sentAt <= 0) return { kind: "out-of-time" };
     const takeOverExpired = this.#takeOverDue(sentAt);
@@ -192,7 +186,7 @@ export class ClaimLoop<T> {
     pipeline.leases.expireLapsed();
     slots.startBuffered();
     waits.cancelTimer();
-    return answerOf(jobs, limit, atSend);
+    return answerOf(jobs, limit, recordedBefore);
   }
 
   /** Expired leases are looked for every so often, not on every claim: the look costs the store a scan. */
@@ -212,7 +206,7 @@ export class ClaimLoop<T> {
       return undefined;
     }
     pause.claimFoundOpen();
-    if (answer.kind === "empty") return this.#nothingDue(answer.sent);
+    if (answer.kind === "empty") return this.#nothingDue(answer.recordedBefore);
     // The queue had work: the next idle wait starts short again.
     this.#idle.waitMs = FIRST_IDLE_WAIT_MS;
     if (answer.kind === "held") {
@@ -220,20 +214,21 @@ export class ClaimLoop<T> {
       await waits.idle(Math.min(answer.retryAfterMs ?? this.#pollIntervalMs, this.#pollIntervalMs));
     } else if (answer.kind === "short") {
       // The queue had fewer due jobs than there was room for: wait for something that may make one due before asking again.
-      await this.#untilMoreMayBeDue(answer.sent);
+      await this.#untilMoreMayBeDue(answer.recordedBefore);
     }
     return undefined;
   }
 
   /** A claim found no due job: look again, wait for the attempts in flight, end the run (drain mode) or idle (loop mode). */
-  async #nothingDue(sent: SlotsAtSend): Promise<StopReason | undefined> {
+  async #nothingDue(recordedBefore: number): Promise<StopReason | undefined> {
     const { slots, waits, events } = this.#parts;
-    // A retry or a workflow step's outcome written while this claim ran may have made a job due: look again before
-    // concluding. (Read with `unrecorded` below in one go: an attempt leaves the slots and is counted at the same time.)
-    if (slots.madeDue !== sent.madeDue) return undefined;
-    // An attempt whose outcome is still being written may schedule a retry that is due at once, or unblock a step.
+    // An outcome written while this claim ran may have made a job due (a retry, a workflow step's dependents, a serial
+    // line's next job, a cap's room): look again before concluding. (Read with `unrecorded` below in one go: an
+    // attempt leaves the slots and is counted as recorded at the same time.)
+    if (slots.recorded !== recordedBefore) return undefined;
+    // An attempt whose outcome is still being written may make one due too.
     if (slots.unrecorded > 0 || slots.buffered > 0) {
-      await this.#untilMoreMayBeDue(sent);
+      await this.#untilMoreMayBeDue(recordedBefore);
       return undefined;
     }
     if (this.#mode === "drain") {
@@ -257,19 +252,19 @@ export class ClaimLoop<T> {
    * sent now would come back empty while it is. The wait also ends when the
    * run is told to stop, or when no outcome is left to record.
    */
-  async #untilMoreMayBeDue(sent: SlotsAtSend): Promise<void> {
+  async #untilMoreMayBeDue(recordedBefore: number): Promise<void> {
     const { slots, waits, pause, stop } = this.#parts;
     do await waits.untilNudged();
-    while (slots.recorded === sent.recorded && slots.unrecorded > 0 && !pause.wokenSinceLastLook && !stop.signal.aborted);
+    while (slots.recorded === recordedBefore && slots.unrecorded > 0 && !pause.wokenSinceLastLook && !stop.signal.aborted);
   }
 }
 
 /** What the claim's answer says, checked in this order. */
-function answerOf(jobs: ClaimedBatch, asked: number, sent: SlotsAtSend): ClaimAnswer {
+function answerOf(jobs: ClaimedBatch, asked: number, recordedBefore: number): ClaimAnswer {
   if (jobs.length === asked) return { kind: "filled" };
   const { hold } = jobs;
   if (hold?.paused === true) return { kind: "paused" };
   if (hold !== undefined && jobs.length === 0) return { kind: "held", retryAfterMs: hold.retryAfterMs };
-  if (jobs.length > 0) return { kind: "short", sent };
-  return { kind: "empty", sent };
+  if (jobs.length > 0) return { kind: "short", recordedBefore };
+  return { kind: "empty", recordedBefore };
 }

@@ -95,12 +95,6 @@ export class HandlerSlots<T> {
   #fillTimer: AbortController | undefined;
   /** Attempts recorded so far; a claim that raced a recording must not conclude "drained". */
   #recorded = 0;
-  /**
-   * Attempts recorded so far whose outcome may have made a job due at once:
-   * the job back in the queue (a retry, a snooze, a give-back), or a
-   * workflow step's end (a step waiting for it may be queued now).
-   */
-  #madeDue = 0;
   #stopping = false;
 
   constructor(parts: HandlerSlotsParts<T>) {
@@ -135,11 +129,6 @@ export class HandlerSlots<T> {
   /** Attempts recorded so far. */
   get recorded(): number {
     return this.#recorded;
-  }
-
-  /** Attempts recorded so far whose outcome may have made a job due at once (see `#madeDue`). */
-  get madeDue(): number {
-    return this.#madeDue;
   }
 
   /** Jobs claimed so far. */
@@ -243,13 +232,12 @@ export class HandlerSlots<T> {
   #settled(attempt: Attempt, result: AttemptResult): void {
     const { id } = attempt.job;
     if (this.#started.get(id)?.attempt === attempt) this.#started.delete(id);
-    this.#countRecorded(result, attempt.job.workflowId !== undefined);
+    this.#countRecorded(result);
   }
 
-  #countRecorded(result: AttemptResult, ofStep: boolean): void {
+  #countRecorded(result: AttemptResult): void {
     this.#count(result);
     this.#recorded += 1;
-    if (mayMakeDue(ofStep, result)) this.#madeDue += 1;
     this.#parts.nudge.wake();
   }
 
@@ -345,8 +333,8 @@ export class HandlerSlots<T> {
     // later than this call), and the batch's attempts share one promise for "recorded".
     const run =
       previous === undefined
-        ? executor.run(lease, freeSlot, lease.holdsSteps ? this.#settledStepInBatch : this.#settledInBatch)
-        : Promise.all(previous).then(() => executor.run(lease, freeSlot, lease.holdsSteps ? this.#settledStepInBatch : this.#settledInBatch));
+        ? executor.run(lease, freeSlot, this.#settledInBatch)
+        : Promise.all(previous).then(() => executor.run(lease, freeSlot, this.#settledInBatch));
     this.#startedBatches.set(
       lease,
       run.then(() => void this.#startedBatches.delete(lease)),
@@ -355,13 +343,7 @@ export class HandlerSlots<T> {
 
   readonly #settledInBatch = (result: AttemptResult): void => {
     this.#unrecordedInBatches -= 1;
-    this.#countRecorded(result, false);
-  };
-
-  /** As {@link #settledInBatch}, for a batch with a workflow step among its jobs: any outcome of it may make a job due. */
-  readonly #settledStepInBatch = (result: AttemptResult): void => {
-    this.#unrecordedInBatches -= 1;
-    this.#countRecorded(result, true);
+    this.#countRecorded(result);
   };
 
   /** The one place the run's counters change, besides the claims. */
@@ -377,14 +359,4 @@ export class HandlerSlots<T> {
     else if (outcome.kind === "lease-lost") counters.leaseLost += 1;
     else counters.released += 1;
   }
-}
-
-/**
- * Whether a recorded outcome may have made a job due at once: a job back in
- * the queue, or any outcome of a workflow step but a cancel (a success
- * counts its dependents down, a death settles those that ignore failures).
- */
-function mayMakeDue(ofStep: boolean, { outcome, written }: AttemptResult): boolean {
-  if (written === "cancelled") return false;
-  return (outcome.kind !== "succeeded" && outcome.kind !== "dead") || ofStep;
 }

@@ -257,7 +257,7 @@ export class LeaseKeeper {
     // Cancels are rare and batches few: a walk costs less than a lease per job.
     for (const batch of this.#batches) {
       const at = batch.indexOf(job.id, job.attempt);
-      if (at >= 0) return this.#cancelInBatch(batch, at, job);
+      if (at >= 0) return this.#stopInBatch(batch, at, cancelledError(job));
     }
   }
 
@@ -369,8 +369,7 @@ export class LeaseKeeper {
       // An attempt recorded since the heartbeat was sent is no longer listed, rightly: only those still held count.
       lease.forEachHeld((id, attempt, index) => {
         if (extended.has(id)) return;
-        if (cancelled.has(id)) this.#cancelInBatch(lease, index, { id, attempt });
-        else this.#loseInBatch(lease, index, { id, attempt }, NOT_OWNER);
+        this.#stopInBatch(lease, index, cancelled.has(id) ? cancelledError({ id, attempt }) : leaseLostError({ id, attempt }, NOT_OWNER));
       });
     }
   }
@@ -380,7 +379,7 @@ export class LeaseKeeper {
   #lose(lease: HeldLease, why: string): void {
     this.#held.delete(lease);
     this.#lostAny = true;
-    lease.controller.abort(new LeaseLostError(`lost the lease on job ${lease.id} (attempt ${lease.attempt}): ${why}`));
+    lease.controller.abort(leaseLostError(lease, why));
   }
 
   #cancel(lease: HeldLease): void {
@@ -396,19 +395,18 @@ export class LeaseKeeper {
     lease.abortHeld(new LeaseLostError(`lost the lease on the ${lease.held} jobs of a batch: ${why}`));
   }
 
-  /** One attempt of a batch lost its lease (the rest of the batch keeps it, and hears of it from the batch). */
-  #loseInBatch(lease: BatchLease, index: number, job: JobAttempt, why: string): void {
+  /** One attempt of a batch was cancelled or lost its lease (the rest of the batch keeps it, and hears of it from the batch). */
+  #stopInBatch(lease: BatchLease, index: number, reason: Error): void {
     this.#lostAny = true;
-    lease.abort(index, new LeaseLostError(`lost the lease on job ${job.id} (attempt ${job.attempt}): ${why}`));
-  }
-
-  #cancelInBatch(lease: BatchLease, index: number, job: JobAttempt): void {
-    this.#lostAny = true;
-    lease.abort(index, cancelledError(job));
+    lease.abort(index, reason);
   }
 }
 
 const NOT_OWNER = "the store no longer lists this worker as the job's owner";
+
+function leaseLostError(job: JobAttempt, why: string): LeaseLostError {
+  return new LeaseLostError(`lost the lease on job ${job.id} (attempt ${job.attempt}): ${why}`);
+}
 
 function cancelledError(job: JobAttempt): CancelledError {
   return new CancelledError(`job ${job.id} (attempt ${job.attempt}) was cancelled while it ran; its handler must stop`);

@@ -28,7 +28,7 @@ interface Watcher {
 }
 
 const OPTION_KEYS = ["reconnectMinDelayMs", "reconnectMaxDelayMs", "healthCheckIntervalMs"];
-/** First re-read after a registration found the job's row being changed; doubles up to the last. */
+/** First look again after a registration found the job's row being changed; doubles up to the last, which repeats. */
 const FIRST_RECHECK_MS = 20;
 const LAST_RECHECK_MS = 1_280;
 /** How long `close` waits for this source's `job_waiters` rows to be deleted before it ends the connection anyway. */
@@ -47,9 +47,10 @@ const CLOSE_CLEANUP_MS = 1_000;
  * NOTIFY. `notify_awaited` reads `job_waiters` on a snapshot taken after
  * the statement's update, so the one finish it can miss is one whose
  * update already held the job's row when the registration committed: the
- * registration then sees the row's `xmax` set and re-reads the job a few
- * times, 20 ms apart and doubling, until the row is free. A hint only:
- * waiters also poll.
+ * registration then sees the row's `xmax` set and looks at the row again,
+ * 20 ms later and doubling up to 1.28 s, for as long as it is held and
+ * watched; once it is free, its waiters get a hint. A hint only: waiters
+ * also poll.
  *
  * When the connection drops it reconnects with a doubling delay, registers
  * every watched job again (an UNLOGGED table loses its rows in a crash)
@@ -210,16 +211,24 @@ export class PostgresCompletionSource implements JobCompletionSource {
     await removeWaiters(this.#query(connection), this.#schema, { waiter: this.#waiter, ids });
   }
 
-  /** Hints the waiters of `jobIds` after `delayMs`, then looks again for those whose row is still being changed. */
+  /**
+   * Looks again after `delayMs` at the rows of `jobIds` that were being changed, and hints the waiters
+   * of those now free: the change committed (or rolled back) before the look, so their re-read sees it.
+   * Rows still held are looked at again, the delay doubling up to a limit, for as long as they are watched.
+   */
   #recheckLater(connection: ListenConnection, jobIds: readonly string[], delayMs: number): void {
     if (jobIds.length === 0 || this.#closed) return;
     const timer = setTimeout(() => {
       this.#timers.delete(timer);
       const watched = jobIds.filter((jobId) => this.#jobs.has(jobId));
-      for (const jobId of watched) this.#hint(jobId);
-      if (watched.length === 0 || delayMs >= LAST_RECHECK_MS || !connection.listening) return;
+      // A connection that stopped listening registers every watch again once back, and rechecks from there.
+      if (watched.length === 0 || !connection.listening) return;
       findBusyJobs(this.#query(connection), this.#schema, watched).then(
-        (busy) => this.#recheckLater(connection, busy, delayMs * 2),
+        (busy) => {
+          const held = new Set(busy);
+          for (const jobId of watched) if (!held.has(jobId)) this.#hint(jobId);
+          this.#recheckLater(connection, busy, Math.min(delayMs * 2, LAST_RECHECK_MS));
+        },
         (thrown: unknown) => this.#report(coerceError(thrown)),
       );
     }, delayMs);

@@ -19,10 +19,7 @@ export interface MaintenanceLoopOptions {
 /**
  * Runs maintenance services in the one process that holds the leader lock.
  * Followers try to take the lock every `electionIntervalMs`; a leader whose
- * lock connection dies notices on its next tick and stops. A new leader
- * runs each service at once, or `firstRunAfterMs` later when the service
- * says so (retention: its deletes would compete with the first claims of
- * processes that all started together, as after a deploy). Nothing breaks
+ * lock connection dies notices on its next tick and stops. Nothing breaks
  * without a leader: the claim path takes back expired leases by itself and
  * once-mode runs do their own maintenance.
  *
@@ -36,8 +33,6 @@ export class MaintenanceLoop {
   readonly #options: MaintenanceLoopOptions;
   readonly #lastRun = new Map<string, number>();
   #leading = false;
-  /** When this process last became the leader. */
-  #leadingSince = 0;
 
   constructor(options: MaintenanceLoopOptions) {
     this.#options = options;
@@ -79,8 +74,7 @@ export class MaintenanceLoop {
   #step(leading: boolean, message: string): void {
     if (leading === this.#leading) return;
     this.#leading = leading;
-    if (leading) this.#leadingSince = this.#options.clock.now();
-    else this.#lastRun.clear();
+    if (!leading) this.#lastRun.clear();
     this.#options.log.info(message.charAt(0).toUpperCase() + message.slice(1));
   }
 
@@ -90,7 +84,6 @@ export class MaintenanceLoop {
       if (signal.aborted || !this.#options.leader.held) return;
       const last = this.#lastRun.get(service.name);
       if (last !== undefined && clock.now() - last < service.everyMs) continue;
-      if (last === undefined && clock.now() - this.#leadingSince < (service.firstRunAfterMs ?? 0)) continue;
       this.#lastRun.set(service.name, clock.now());
       try {
         const outcome = await service.runOnce();

@@ -8,8 +8,6 @@ export interface MaintenanceService {
   readonly name: string;
   /** How often the maintenance loop runs it, in ms. */
   readonly everyMs: number;
-  /** How long its first pass waits after the process becomes the leader, in ms; at once when absent. */
-  readonly firstRunAfterMs?: number;
   /** One bounded pass; resolves with what it did, for the log. */
   runOnce(): Promise<string>;
 }

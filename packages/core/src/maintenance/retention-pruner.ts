@@ -47,8 +47,6 @@ export interface HistoryPartitionUpkeep {
 export const DEFAULT_RETENTION_DAYS = Object.freeze({ succeededDays: 7, deadDays: 30, effectsDays: 30 });
 
 const DAY_MS = 86_400_000;
-/** How long after a process becomes the maintenance leader its first retention pass waits, in ms. */
-export const RETENTION_FIRST_RUN_AFTER_MS = 5_000;
 const KNOWN = ["succeededDays", "deadDays", "effectsDays", "batchSize", "maxBatches", "everyMs"];
 
 /**
@@ -74,8 +72,6 @@ const KNOWN = ["succeededDays", "deadDays", "effectsDays", "batchSize", "maxBatc
 export class RetentionPruner implements MaintenanceService {
   readonly name = "retention";
   readonly everyMs: number;
-  /** A new leader's first pass waits this long: its deletes would slow the first claims of processes that all just started. */
-  readonly firstRunAfterMs: number = RETENTION_FIRST_RUN_AFTER_MS;
   readonly #store: JobStore;
   readonly #succeededMs: number;
   readonly #deadMs: number;

@@ -16,7 +16,10 @@ import { Supervisor } from "../harness/supervisor";
  * heartbeat can run: the second worker takes the jobs when the lease runs
  * out and finishes them; when the first worker wakes up, its late outcomes
  * match no row (fenced on owner and attempt) and the final state of every
- * job is the second worker's.
+ * job is the second worker's. Both workers' claims wait for their flush:
+ * the scenario is about the lease and the fence, and a claim not yet on
+ * disk is given up at the first heartbeat unanswered within `leaseMs / 6`,
+ * which a loaded CI machine sometimes took for a crash.
  */
 export const eventLoopBlock: Scenario = {
   id: 5,
@@ -41,14 +44,14 @@ export const eventLoopBlock: Scenario = {
         schema,
         processes: 1,
         restart: false,
-        settings: { mode: "once", concurrency: p.jobs, leaseMs: p.leaseMs, releaseFile },
+        settings: { mode: "once", concurrency: p.jobs, leaseMs: p.leaseMs, releaseFile, durableClaims: true },
       });
       const second = new Supervisor({
         connectionString,
         schema,
         processes: 1,
         restart: false,
-        settings: { mode: "loop", concurrency: p.jobs, leaseMs: p.leaseMs, pollIntervalMs: 100 },
+        settings: { mode: "loop", concurrency: p.jobs, leaseMs: p.leaseMs, pollIntervalMs: 100, durableClaims: true },
       });
       try {
         await first.start();

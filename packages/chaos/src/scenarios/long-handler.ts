@@ -9,7 +9,11 @@ import { drainWithFaults, settle, withChaosDatabase, withSupervisor } from "../h
  * every 200 ms meanwhile never finds an expired lease. The short profile's
  * lease is 1.5 s rather than the full one's 1 s: on a shared machine a
  * commit can take a few hundred milliseconds, and a lease must leave the
- * heartbeat room for that (production leases are tens of seconds).
+ * heartbeat room for that (production leases are tens of seconds). Its
+ * claims wait for their flush: the scenario is about the heartbeat keeping
+ * a lease, and a claim not yet on disk is given up at the first heartbeat
+ * unanswered within `leaseMs / 6` (250 ms here), which a loaded CI machine
+ * sometimes took for a crash (see `ClaimDurability`).
  */
 export const longHandler: Scenario = {
   id: 4,
@@ -24,7 +28,7 @@ export const longHandler: Scenario = {
         range(p.jobs).map((seq) => ({ seq, action: "sleep", ms: handlerMs })),
         { maxAttempts: 5 },
       );
-      const settings = { mode: "loop", concurrency: p.jobs, leaseMs: p.leaseMs, pollIntervalMs: 100 } as const;
+      const settings = { mode: "loop", concurrency: p.jobs, leaseMs: p.leaseMs, pollIntervalMs: 100, durableClaims: true } as const;
       return withSupervisor(database, { processes: 2, settings, restart: false }, async (supervisor) => {
         let rescued = 0;
         let passes = 0;

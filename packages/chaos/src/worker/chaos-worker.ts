@@ -13,6 +13,8 @@ export interface ChaosWorkerSettings {
   readonly leaseMs: number;
   readonly backoff?: Partial<BackoffOptions>;
   readonly shutdownTimeoutMs?: number;
+  /** Claims wait for their flush (`WorkerOptions.durableClaims`); the worker's default when unset. */
+  readonly durableClaims?: boolean;
   /**
    * A `block` action keeps blocking after its `ms` until this file exists
    * (checked synchronously, at most 60 s more): the harness creates it once
@@ -51,11 +53,12 @@ export class ChaosWorker extends AbstractQueueWorker<ChaosTask> {
   readonly #deps: ChaosWorkerDeps;
 
   constructor(@inject(JOB_STORE) store: JobStore, @inject(LOGGER) log: Logger, @inject(CHAOS_WORKER_DEPS) deps: ChaosWorkerDeps) {
-    const { concurrency, prefetch, leaseMs, backoff, shutdownTimeoutMs } = deps.settings;
+    const { concurrency, prefetch, leaseMs, backoff, shutdownTimeoutMs, durableClaims } = deps.settings;
     super(store, log, {
       concurrency,
       leaseMs,
       ...(prefetch === undefined ? {} : { prefetch }),
+      ...(durableClaims === undefined ? {} : { durableClaims }),
       ...(backoff === undefined ? {} : { backoff }),
       ...(shutdownTimeoutMs === undefined ? {} : { shutdownTimeoutMs }),
     });

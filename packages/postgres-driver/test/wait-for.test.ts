@@ -40,7 +40,7 @@ describe("client.waitFor against PostgreSQL", () => {
   const listeners = (): Promise<number> => helpers.connections();
   const registeredWaits = (): Promise<number> => helpers.registeredWaits();
 
-  it("resolves with the typed result within 50 ms of the completion's commit, with a real worker running the job", async () => {
+  it("resolves with the typed result on the completion's hint, well before its 5 s poll, with a real worker running the job", async () => {
     const gaps: number[] = [];
     for (let round = 0; round < 5; round += 1) {
       const job = await client.enqueue(Square, { n: round });
@@ -58,8 +58,10 @@ describe("client.waitFor against PostgreSQL", () => {
       gaps.push(at - rows[0]!.finished.getTime());
     }
     // finished_at is the completing statement's start, before its commit: each gap is at least the commit-to-resolve time.
+    // A hint resolves it in a few ms (7 ms median on a quiet 2-core machine, up to 92 under two test lanes and more): the
+    // bound is a tenth of the poll interval, so that only the hint can meet it and a loaded machine still does.
     const median = [...gaps].sort((a, b) => a - b)[2]!;
-    expect(median, `gaps from finished_at to resolve: ${gaps.join(", ")} ms`).to.be.below(50);
+    expect(median, `gaps from finished_at to resolve: ${gaps.join(", ")} ms`).to.be.below(500);
   });
 
   it("rejects with a JobFailedError carrying the last error for a job that dies", async () => {
@@ -156,8 +158,9 @@ describe("client.waitFor against PostgreSQL", () => {
 
   it("rejects with a WaitTimeoutError naming the job, and with the signal's reason on abort", async () => {
     const job = await client.enqueue(Square, { n: 7 });
-    const timedOut = await client.waitFor(job, { timeoutMs: 100 }).catch((thrown: unknown) => thrown);
-    expect(timedOut).to.be.instanceOf(WaitTimeoutError).and.include({ jobId: job.id, timeoutMs: 100, lastState: "queued" });
+    // Long enough for the wait's first read of the job on a loaded machine (100 ms was not always).
+    const timedOut = await client.waitFor(job, { timeoutMs: 1_000 }).catch((thrown: unknown) => thrown);
+    expect(timedOut).to.be.instanceOf(WaitTimeoutError).and.include({ jobId: job.id, timeoutMs: 1_000, lastState: "queued" });
     const stop = new AbortController();
     const waiting = client.waitFor(Square, job.id, { signal: stop.signal }).catch((thrown: unknown) => thrown);
     await eventually(() => completions.watchedJobs === 1, { timeoutMs: 10_000, what: "the wait to watch the job" });

@@ -75,10 +75,11 @@ describe("stint jobs wait", () => {
 
   it("exits 124 when --timeout passes first, 3 for an unknown job, 130 when interrupted", async () => {
     const [id] = await makeRunningJobs(test.store, "billing", 1);
-    const late = await stint(["jobs", "wait", id!, "--timeout", "100ms", "--schema", test.schema, "--json"]);
+    // 1 s leaves the wait's first read time to finish on a loaded machine, so the message names the state it saw.
+    const late = await stint(["jobs", "wait", id!, "--timeout", "1s", "--schema", test.schema, "--json"]);
     expect(late.code).to.equal(ExitCode.TimedOut).and.to.equal(124);
     expect(JSON.parse(late.stderr)).to.deep.equal({
-      error: { code: "STINT_TIMED_OUT", message: `job ${id} did not finish within 100 ms (it was running)` },
+      error: { code: "STINT_TIMED_OUT", message: `job ${id} did not finish within 1000 ms (it was running)` },
     });
     const missing = await stint(["jobs", "wait", "424242", "--schema", test.schema]);
     expect(missing.code).to.equal(ExitCode.NotFound);

@@ -65,11 +65,13 @@ export class WorkerRun<T> {
     const pipeline = this.#pipeline;
     const started = clock.now();
     const stop = new RunStop(runOptions, started, () => this.#nudge.wake());
-    const wakeups = await this.#subscribe(runOptions);
+    // The first claim does not wait for the wake-up connection: it goes out while that connects.
+    const subscription = this.#subscribe(runOptions);
     pipeline.start();
     const runOver = new AbortController();
     const progress = logRunProgress({ clock, log, queue, slots }, runOver.signal);
     const { error, ...end } = await this.#claimUntilStopped(runOptions, stop);
+    const wakeups = await subscription;
     await shutDownRun(
       { slots, pipeline, clock, leaseMs },
       { ...end, stop, shutdownTimeoutMs: runOptions.shutdownTimeoutMs ?? options.shutdownTimeoutMs, ...(wakeups === undefined ? {} : { wakeups }) },
@@ -104,18 +106,22 @@ export class WorkerRun<T> {
     if (mode !== "loop" || wakeups === undefined) return undefined;
     const { queue, workerId, log } = this.#parts;
     const { leases } = this.#pipeline;
+    const woken = (): void => {
+      this.#pause.wokenFromOutside();
+      this.#nudge.wake();
+    };
     try {
-      return await wakeups.subscribe([queue], {
-        onWake: () => {
-          this.#pause.wokenFromOutside();
-          this.#nudge.wake();
-        },
+      const subscription = await wakeups.subscribe([queue], {
+        onWake: woken,
         onInterrupted: () => leases.connectionLost("the wake-up connection was lost"),
         // An operator cancelled a running job of the queue: stop its handler if it is one of this worker's.
         onCancelled: (cancelled) => {
           if (cancelled.workerId === workerId) leases.cancel(cancelled);
         },
       });
+      // A wake-up sent while the connection was being made was not heard: the claim loop looks again, as if woken.
+      woken();
+      return subscription;
     } catch (thrown) {
       log.warn(`Could not subscribe to wake-ups, polling only: ${coerceError(thrown).message}`, { queue });
       return undefined;

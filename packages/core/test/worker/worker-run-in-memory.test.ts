@@ -3,6 +3,8 @@ import { ErrorCode } from "../../src/errors/error-codes";
 import { errorCodeOf } from "../../src/errors/stint-error";
 import { buildNewJob } from "../../src/job/enqueue-options";
 import { backoffDelay } from "../../src/policy/backoff";
+import type { WakeupSource } from "../../src/runtime/coordination";
+import { eventually } from "../../src/testing/eventually";
 import { ManualClock } from "../../src/testing/manual-clock";
 import { InMemoryJobStore } from "../../src/testing/memory/in-memory-job-store";
 import { settle } from "../../src/testing/settle";
@@ -198,5 +200,33 @@ describe("a worker run on the in-memory store", () => {
       histories.flat().map((attempt) => attempt.outcome),
       "only the started one records an attempt",
     ).to.deep.equal(["shutdown"]);
+  });
+
+  it("claims before its wake-up connection is made, and looks again once it is, for a job enqueued unheard meanwhile", async () => {
+    await store.enqueue(buildNewJob(Task, { n: 1 }));
+    const connected = gate();
+    let closed = false;
+    const wakeups: WakeupSource = {
+      subscribe: async () => {
+        await connected.opened;
+        return { close: () => Promise.resolve(void (closed = true)) };
+      },
+    };
+    const seen: number[] = [];
+    const stop = new AbortController();
+    const run = new TaskWorker(store, async (item) => seen.push(item.n), { clock }).start({ mode: "loop", wakeups, signal: stop.signal });
+    await eventually(() => seen.length === 1, { timeoutMs: 5_000, what: "the first job to run while the wake-up connection is being made" });
+
+    // Idle on a clock that does not move, the loop would wait for a wake-up: one sent now would not be heard.
+    await store.enqueue(buildNewJob(Task, { n: 2 }));
+    await settle();
+    expect(seen, "not looked for yet").to.deep.equal([1]);
+    connected.open();
+    await eventually(() => seen.length === 2, { timeoutMs: 5_000, what: "the job enqueued before the connection was made" });
+    expect(seen).to.deep.equal([1, 2]);
+
+    stop.abort();
+    expect(await run).to.include({ claimed: 2, succeeded: 2 });
+    expect(closed, "the subscription is closed at the end").to.equal(true);
   });
 });

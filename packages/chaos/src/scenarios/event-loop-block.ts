@@ -16,10 +16,8 @@ import { Supervisor } from "../harness/supervisor";
  * heartbeat can run: the second worker takes the jobs when the lease runs
  * out and finishes them; when the first worker wakes up, its late outcomes
  * match no row (fenced on owner and attempt) and the final state of every
- * job is the second worker's. Both workers' claims wait for their flush:
- * the scenario is about the lease and the fence, and a claim not yet on
- * disk is given up at the first heartbeat unanswered within `leaseMs / 6`,
- * which a loaded CI machine sometimes took for a crash.
+ * job is the second worker's. Both workers' claims wait for their flush
+ * (see `ChaosWorkerSettings.durableClaims`).
  */
 export const eventLoopBlock: Scenario = {
   id: 5,

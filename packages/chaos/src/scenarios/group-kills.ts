@@ -11,10 +11,8 @@ import { ChaosJob } from "../worker/chaos-job";
  * sampled every 10 ms, no group ever runs more than its cap and no line
  * more than one job; every line's jobs run in enqueue order, each starting
  * after the run that completed the one before it ended; every job succeeds.
- * Claims wait for their flush: a claim not yet on disk is given up at the
- * first heartbeat unanswered within `leaseMs / 6` (250 ms here), and on a
- * loaded CI machine those stops added re-executions the kills did not
- * cause; claims lost to a crash are scenario 3's.
+ * Claims wait for their flush (see `ChaosWorkerSettings.durableClaims`), so
+ * every re-execution is one the kills caused.
  */
 export const groupKills: Scenario = {
   id: 17,

@@ -10,10 +10,7 @@ import { drainWithFaults, settle, withChaosDatabase, withSupervisor } from "../h
  * lease is 1.5 s rather than the full one's 1 s: on a shared machine a
  * commit can take a few hundred milliseconds, and a lease must leave the
  * heartbeat room for that (production leases are tens of seconds). Its
- * claims wait for their flush: the scenario is about the heartbeat keeping
- * a lease, and a claim not yet on disk is given up at the first heartbeat
- * unanswered within `leaseMs / 6` (250 ms here), which a loaded CI machine
- * sometimes took for a crash (see `ClaimDurability`).
+ * claims wait for their flush (see `ChaosWorkerSettings.durableClaims`).
  */
 export const longHandler: Scenario = {
   id: 4,

@@ -13,7 +13,13 @@ export interface ChaosWorkerSettings {
   readonly leaseMs: number;
   readonly backoff?: Partial<BackoffOptions>;
   readonly shutdownTimeoutMs?: number;
-  /** Claims wait for their flush (`WorkerOptions.durableClaims`); the worker's default when unset. */
+  /**
+   * Claims wait for their flush (`WorkerOptions.durableClaims`); the
+   * worker's default when unset. Scenarios about the lease, the fence or
+   * the caps set it: a claim not yet on disk is given up at the first
+   * heartbeat unanswered within `leaseMs / 6`, which a loaded CI machine
+   * sometimes takes for a crash, and claims lost to a crash are scenario 3's.
+   */
   readonly durableClaims?: boolean;
   /**
    * A `block` action keeps blocking after its `ms` until this file exists

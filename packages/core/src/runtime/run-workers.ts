@@ -14,6 +14,7 @@ import type { JobStore } from "../store/job-store";
 import type { ScheduleStore } from "../store/schedule-store";
 import { systemClock } from "../time/clock";
 import type { RunOptions } from "../worker/run-options";
+import { DrainGroup } from "../worker/drain-group";
 import { failureStopReason, type RunSummary } from "../worker/run-summary";
 import { WorkerEvents } from "../events/worker-events";
 import { startRunMetrics, type MetricsOptions } from "../metrics/run-metrics";
@@ -78,7 +79,9 @@ export type RunOverrides = Pick<RunOptions, "concurrency" | "prefetch" | "leaseM
  * Runs workers the way a deployment runs them. **once** (a Kubernetes
  * CronJob): declares its schedules, rescues expired leases of its queues,
  * enqueues due schedules, then drains every queue concurrently until no
- * job is due or a budget is spent. **loop** (a Deployment): declares its
+ * job is due in any of them (a queue whose jobs ran out waits while
+ * another still runs, and looks again after each outcome it records, see
+ * `DrainGroup`) or a budget is spent. **loop** (a Deployment): declares its
  * schedules at start and every hour, serves health probes, runs
  * maintenance when elected leader, and keeps every worker claiming — woken
  * by LISTEN/NOTIFY, polling as the source of truth — until the signal
@@ -148,12 +151,15 @@ async function prepare(
   }
 }
 
+/** Drains every queue at once; with several, they end together (see `DrainGroup`): a step one queue releases in another runs in this run. */
 function runOnce(options: RunWorkersOptions): Promise<RunSummary[]> {
+  const together = options.workers.length > 1 ? { drainGroup: new DrainGroup() } : {};
   return Promise.all(
     options.workers.map((worker) =>
       worker.start({
         mode: "drain",
         ...pick(options, ["signal", "maxJobs", "maxRuntimeMs", "shutdownTimeoutMs", "events"]),
+        ...together,
         ...options.overrides?.[worker.queue],
       }),
     ),

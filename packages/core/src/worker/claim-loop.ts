@@ -2,6 +2,7 @@ import type { ClaimedJob } from "../job/job-record";
 import type { ClaimedBatch } from "../queue/queue-controls";
 import type { AttemptPipeline, AttemptPipelineParts } from "./attempt-pipeline";
 import type { ClaimMode } from "./claim-durability";
+import type { DrainGroupMember } from "./drain-group";
 import type { HandlerSlots } from "./handler-slots";
 import type { IdleWait } from "./idle-wait";
 import type { PrefetchSizer } from "./prefetch-sizer";
@@ -13,6 +14,8 @@ import type { StopReason } from "./run-summary";
 
 /** First idle wait in loop mode; it doubles up to `pollIntervalMs`. */
 const FIRST_IDLE_WAIT_MS = 50;
+/** Drain mode in a drain group: the shortest time between two looks at an empty queue while another run of the group works. */
+const TOGETHER_LOOK_MS = 50;
 /** How long claims are retried through an outage before the run gives up. */
 const CLAIM_GIVE_UP_MS = 60_000;
 /** Longest time between two claims that look for jobs whose lease expired (shorter for leases under 4 s). */
@@ -28,6 +31,8 @@ export interface ClaimLoopParts<T> extends Pick<AttemptPipelineParts<T>, "store"
   readonly waits: IdleWait;
   readonly stop: RunStop;
   readonly runOptions: Pick<RunOptions, "maxJobs" | "mode" | "pollIntervalMs">;
+  /** Drain mode: the run's place in its drain group (see `DrainGroup`). */
+  readonly together?: DrainGroupMember;
 }
 
 /** How the claim loop ended: why, and a claim the stop abandoned in flight. */
@@ -183,6 +188,7 @@ export class ClaimLoop<T> {
       return { kind: "stopped" };
     }
     slots.claimed(jobs, sentAt, pipeline.leases.claimed(mode, jobs.length));
+    if (jobs.length > 0) this.#parts.together?.claimedJobs();
     pipeline.leases.expireLapsed();
     slots.startBuffered();
     waits.cancelTimer();
@@ -232,8 +238,16 @@ export class ClaimLoop<T> {
       return undefined;
     }
     if (this.#mode === "drain") {
-      events.queueDrained();
-      return "drained";
+      const { together, options, stop } = this.#parts;
+      if (together === undefined || together.drained()) {
+        events.queueDrained();
+        return "drained";
+      }
+      // Another run of the drain group is at work, and an outcome it records may make a job of this queue due: look
+      // again after one, at most every TOGETHER_LOOK_MS, so a busy neighbour does not turn into a stream of empty claims.
+      await waits.untilNudged();
+      await options.clock.sleep(TOGETHER_LOOK_MS, stop.signal);
+      return undefined;
     }
     // Once per idle spell: the first empty claim after something was recorded (or after the start).
     if (this.#idle.drainedAt !== slots.recorded) events.queueDrained();

@@ -20,6 +20,8 @@ export interface HandlerSlotsParts<T> {
   readonly nudge: WakeUp;
   /** Present when a slot runs batches (`batchSize` above 1) instead of single attempts. */
   readonly batches?: BatchSlots<T>;
+  /** Told of every outcome recorded, after `nudge` (the run's drain group hears of it so). */
+  readonly onRecorded?: () => void;
 }
 
 /** How slots that run batches fill them. */
@@ -239,6 +241,7 @@ export class HandlerSlots<T> {
     this.#count(result);
     this.#recorded += 1;
     this.#parts.nudge.wake();
+    this.#parts.onRecorded?.();
   }
 
   /**

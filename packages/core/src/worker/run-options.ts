@@ -4,6 +4,7 @@ import { WorkerEvents } from "../events/worker-events";
 import { integerOption, rejectUnknownOptions } from "../validation/option-checks";
 import { MAX_TIMER_MS } from "../limits";
 import { WORKER_OPTION_LIMITS } from "./worker-options";
+import { DrainGroup } from "./drain-group";
 
 /** Limits of one `start()`. */
 export interface RunOptions {
@@ -37,6 +38,12 @@ export interface RunOptions {
   readonly leaseMs?: number;
   /** More listeners for this run, besides `worker.events` (what `runWorkers({ events })` passes to every worker). */
   readonly events?: WorkerEvents;
+  /**
+   * Drain mode: runs that end together (see {@link DrainGroup}). A run of
+   * the group whose queue is empty waits while another is still at work,
+   * and looks again after the outcomes it records.
+   */
+  readonly drainGroup?: DrainGroup;
 }
 
 /** The range and default of `pollIntervalMs`, in ms. */
@@ -45,7 +52,7 @@ export const POLL_INTERVAL_LIMITS = Object.freeze({ min: 10, max: 3_600_000, def
 /** The worker options a run may override; they are checked with the worker's own rules when the run starts. */
 export const WORKER_OVERRIDES = ["concurrency", "prefetch", "leaseMs"] as const;
 
-const KNOWN = ["signal", "maxJobs", "maxRuntimeMs", "mode", "wakeups", "pollIntervalMs", "shutdownTimeoutMs", "events", ...WORKER_OVERRIDES];
+const KNOWN = ["signal", "maxJobs", "maxRuntimeMs", "mode", "wakeups", "pollIntervalMs", "shutdownTimeoutMs", "events", "drainGroup", ...WORKER_OVERRIDES];
 
 /** Checks the options of one `start()`; a bad one throws a `ConfigError` naming it. */
 export function validateRunOptions(options: RunOptions): void {
@@ -59,5 +66,9 @@ export function validateRunOptions(options: RunOptions): void {
   }
   if (options.mode !== undefined && options.mode !== "drain" && options.mode !== "loop") {
     throw new ConfigError("mode", `must be "drain" or "loop", got ${JSON.stringify(options.mode)}`);
+  }
+  if (options.drainGroup !== undefined) {
+    if (!(options.drainGroup instanceof DrainGroup)) throw new ConfigError("drainGroup", "must be a DrainGroup (new DrainGroup())");
+    if (options.mode === "loop") throw new ConfigError("drainGroup", "applies to drain mode only; a loop-mode run never ends on its own");
   }
 }

@@ -1,6 +1,7 @@
 import { coerceError } from "../errors/coerce-error";
 import { AttemptPipeline, type AttemptPipelineParts } from "./attempt-pipeline";
 import { ClaimLoop, type ClaimLoopEnd } from "./claim-loop";
+import type { DrainGroupMember } from "./drain-group";
 import { HandlerSlots } from "./handler-slots";
 import { IdleWait } from "./idle-wait";
 import { PrefetchSizer } from "./prefetch-sizer";
@@ -37,6 +38,8 @@ export class WorkerRun<T> {
   readonly #prefetch: PrefetchSizer;
   readonly #slots: HandlerSlots<T>;
   readonly #pause: QueuePause;
+  /** The run's place in its drain group, while it runs in one. */
+  #together: DrainGroupMember | undefined;
 
   constructor(parts: AttemptPipelineParts<T>) {
     this.#parts = parts;
@@ -52,6 +55,7 @@ export class WorkerRun<T> {
       prefetch: this.#prefetch,
       nudge: this.#nudge,
       ...batches,
+      onRecorded: () => this.#together?.recorded(),
     });
     this.#slots = slots;
     this.#pause = new QueuePause({ store, queue, log, clock: options.clock, giveBackBuffered: () => slots.giveBackBuffered() });
@@ -70,12 +74,19 @@ export class WorkerRun<T> {
     pipeline.start();
     const runOver = new AbortController();
     const progress = logRunProgress({ clock, log, queue, slots }, runOver.signal);
+    this.#together = runOptions.drainGroup?.join(() => this.#nudge.wake());
     const { error, ...end } = await this.#claimUntilStopped(runOptions, stop);
     const wakeups = await subscription;
-    await shutDownRun(
-      { slots, pipeline, clock, leaseMs },
-      { ...end, stop, shutdownTimeoutMs: runOptions.shutdownTimeoutMs ?? options.shutdownTimeoutMs, ...(wakeups === undefined ? {} : { wakeups }) },
-    );
+    try {
+      await shutDownRun(
+        { slots, pipeline, clock, leaseMs },
+        { ...end, stop, shutdownTimeoutMs: runOptions.shutdownTimeoutMs ?? options.shutdownTimeoutMs, ...(wakeups === undefined ? {} : { wakeups }) },
+      );
+    } finally {
+      // Its outcomes are recorded: the rest of its drain group no longer waits for it.
+      this.#together?.leave();
+      this.#together = undefined;
+    }
     runOver.abort();
     await progress;
     return Object.freeze({
@@ -94,6 +105,7 @@ export class WorkerRun<T> {
     const loop = new ClaimLoop({
       ...this.#parts,
       ...{ pipeline: this.#pipeline, slots: this.#slots, pause: this.#pause, prefetch: this.#prefetch, waits, stop, runOptions },
+      ...(this.#together === undefined ? {} : { together: this.#together }),
     });
     try {
       return await loop.run();

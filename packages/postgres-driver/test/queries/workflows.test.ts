@@ -1,6 +1,16 @@
 import { expect } from "chai";
 import { sql } from "kysely";
-import { AbstractQueueWorker, createSilentLogger, JobClient, defineJob, step, WorkflowDefinitionError, type ClaimedJob, type JobStore } from "@stint/core";
+import {
+  AbstractQueueWorker,
+  createSilentLogger,
+  JobClient,
+  defineJob,
+  runWorkers,
+  step,
+  WorkflowDefinitionError,
+  type ClaimedJob,
+  type JobStore,
+} from "@stint/core";
 import type { ClaimBatchParams, ClaimedBatch } from "@stint/core/driver";
 import { planWorkflowSteps } from "@stint/core/internal";
 import { createTestSchema, type TestSchema } from "../../src/testing";
@@ -11,7 +21,11 @@ const Step = defineJob<{ name: string }, { done: string }>("wf-step", { maxAttem
 class StepWorker extends AbstractQueueWorker<{ name: string }> {
   readonly job = Step;
 
-  constructor(store: JobStore) {
+  /** `ran`: where each step's name goes as it runs. */
+  constructor(
+    store: JobStore,
+    private readonly ran: string[] = [],
+  ) {
     super(store, createSilentLogger(), { concurrency: 10 });
   }
 
@@ -20,8 +34,16 @@ class StepWorker extends AbstractQueueWorker<{ name: string }> {
   }
 
   protected processItem(item: { name: string }): Promise<{ done: string }> {
+    this.ran.push(item.name);
     return Promise.resolve({ done: item.name });
   }
+}
+
+/** A second queue's steps: a `StepWorker` of their own kind. */
+const OtherStep = defineJob<{ name: string }, { done: string }>("wf-other-step", { maxAttempts: 1 });
+
+class OtherStepWorker extends StepWorker {
+  override readonly job = OtherStep;
 }
 
 describe("workflows on PostgreSQL", () => {
@@ -255,5 +277,27 @@ describe("workflows on PostgreSQL", () => {
       [done.id, "succeeded"],
     ]);
     expect((await test.store.listWorkflows({ limit: 10, state: "succeeded" })).map((entry) => entry.name)).to.deep.equal(["one"]);
+  });
+
+  it("runs a workflow whose steps go back and forth between two queues in one once-mode run of both", async () => {
+    const order: string[] = [];
+    const workflow = await client.enqueueWorkflow("back-and-forth", {
+      a: step(Step, { name: "a" }),
+      b: [1, 2].map((n) => step(OtherStep, { name: `b${n}` }, { after: ["a"] })),
+      c: step(Step, { name: "c" }, { after: ["b"] }),
+      d: step(OtherStep, { name: "d" }, { after: ["c"] }),
+    });
+    const report = await runWorkers({
+      workers: [new StepWorker(test.store, order), new OtherStepWorker(test.store, order)],
+      mode: "once",
+      store: test.store,
+      log: createSilentLogger(),
+    });
+    expect(report.stoppedBecause).to.equal("drained");
+    expect(report.totals).to.include({ claimed: 5, succeeded: 5 });
+    expect(order[0]).to.equal("a");
+    expect(order.slice(1, 3).sort()).to.deep.equal(["b1", "b2"]);
+    expect(order.slice(3)).to.deep.equal(["c", "d"]);
+    expect((await test.store.getWorkflow({ id: workflow.id }))?.state).to.equal("succeeded");
   });
 });

@@ -148,7 +148,7 @@ export { SchemaQueueWorker } from "./worker/schema-queue-worker";
 export type { WorkerOptions, ResolvedWorkerOptions } from "./worker/worker-options";
 export type { RunOptions } from "./worker/run-options";
 export { DrainGroup } from "./worker/drain-group";
-export type { DrainGroupMember } from "./worker/drain-group";
+export type { DrainGroupMember, DrainVerdict } from "./worker/drain-group";
 export type { RunSummary, RunTotals, StopReason } from "./worker/run-summary";
 export type { JobContext, JobLog, FailureDecision } from "./worker/job-context";
 export type { BatchContext, BatchEntry } from "./worker/batch-context";

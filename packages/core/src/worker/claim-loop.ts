@@ -169,6 +169,7 @@ export class ClaimLoop<T> {
         // Each try counts the lease (and the run's remaining time) from when it is sent: a claim retried
         // through an outage must not hold the jobs it finally takes against the first try's clock.
         sentAt = options.clock.now();
+        this.#parts.together?.claimSent();
         if (sent !== undefined) mode = "durable";
         const maxTimeoutMs = deadline === undefined ? undefined : Math.max(0, deadline - sentAt);
         return (sent = store.claimBatch({
@@ -239,13 +240,15 @@ export class ClaimLoop<T> {
     }
     if (this.#mode === "drain") {
       const { together, options, stop } = this.#parts;
-      if (together === undefined || together.drained()) {
+      const verdict = together?.foundEmpty() ?? "drained";
+      if (verdict === "drained") {
         events.queueDrained();
         return "drained";
       }
-      // Another run of the drain group is at work, and an outcome it records may make a job of this queue due: look
-      // again after one, at most every TOGETHER_LOOK_MS, so a busy neighbour does not turn into a stream of empty claims.
-      await waits.untilNudged();
+      // Another run of the drain group is at work, and an outcome it records (or recorded while this claim ran) may
+      // make a job of this queue due: look again after one, at most every TOGETHER_LOOK_MS, so a busy neighbour does
+      // not turn into a stream of empty claims.
+      if (verdict === "wait") await waits.untilNudged();
       await options.clock.sleep(TOGETHER_LOOK_MS, stop.signal);
       return undefined;
     }

@@ -33,7 +33,7 @@ export class DrainGroup {
    * its queue again (the claim loop calls the member's methods).
    */
   join(wake: () => void): DrainGroupMember {
-    const member: Member = { wake, idleAt: undefined };
+    const member: Member = { wake, idleAt: undefined, claimSentAt: 0 };
     this.#members.add(member);
     return {
       recorded: () => {
@@ -43,12 +43,17 @@ export class DrainGroup {
       claimedJobs: () => {
         member.idleAt = undefined;
       },
-      drained: () => {
-        member.idleAt = this.#recorded;
-        for (const other of this.#members) if (other.idleAt !== this.#recorded) return false;
+      claimSent: () => {
+        member.claimSentAt = this.#recorded;
+      },
+      foundEmpty: () => {
+        // The claim's snapshot may predate outcomes recorded while it ran: it vouches for the count when it was sent.
+        member.idleAt = member.claimSentAt;
+        if (member.idleAt !== this.#recorded) return "look-again";
+        for (const other of this.#members) if (other.idleAt !== this.#recorded) return "wait";
         // The others find the same when they look again: wake them now rather than at the next outcome.
         for (const other of this.#members) if (other !== member) other.wake();
-        return true;
+        return "drained";
       },
       leave: () => {
         this.#members.delete(member);
@@ -60,22 +65,31 @@ export class DrainGroup {
 
 interface Member {
   readonly wake: () => void;
-  /** The group's count of outcomes when the run last found its queue empty; `undefined` while it has work. */
+  /** The group's count of outcomes when the claim that last found the run's queue empty was sent; `undefined` while it has work. */
   idleAt: number | undefined;
+  /** The group's count of outcomes when the run's last claim was sent. */
+  claimSentAt: number;
 }
+
+/** What a run of a {@link DrainGroup} does after its queue was found empty. */
+export type DrainVerdict = "drained" | "wait" | "look-again";
 
 /** One run's place in a {@link DrainGroup}. */
 export interface DrainGroupMember {
   /** The run recorded an outcome: the group's idle runs look again. */
   recorded(): void;
+  /** A claim of the run is sent (each try of it): an empty answer vouches for the group's outcomes recorded so far. */
+  claimSent(): void;
   /** A claim of the run took jobs: it is at work again. */
   claimedJobs(): void;
   /**
-   * The run found its queue empty with nothing of its own in flight. True
-   * when every run of the group has, with no outcome recorded since: the
-   * drain ends. Otherwise the run waits to be woken.
+   * The run's last claim found its queue empty, with nothing of its own in
+   * flight. `"drained"` when every run of the group has, by claims sent
+   * after the last outcome: the drain ends. `"look-again"` when an outcome
+   * was recorded while the claim ran (its snapshot may predate a job that
+   * outcome made due); `"wait"` to wait to be woken by the next outcome.
    */
-  drained(): boolean;
+  foundEmpty(): DrainVerdict;
   /** The run ended, its outcomes recorded: the others no longer wait for it. */
   leave(): void;
 }

@@ -160,17 +160,25 @@ export function claimBatchStatement(
      AND (${row}.follows IS NULL OR NOT EXISTS (SELECT FROM ${jobs} AS followed
                                           WHERE followed.id = ${row}.follows AND followed.state IN ('queued', 'running', 'failed') OFFSET 0))`;
   const hasControls = sql`q.name = ${params.queue}::text AND (q.paused OR q.max_running IS NOT NULL OR q.rate_limit IS NOT NULL OR q.grouped)`;
-  const room = withControls
-    ? sql`COALESCE((SELECT room FROM control), ${params.limit}::integer)`
-    : sql`CASE WHEN EXISTS (SELECT FROM ${sql.id(schema, "queues")} AS q WHERE ${hasControls})
-          THEN ${sql.id(schema, "controls_apply")}(${params.queue}::text) ELSE ${params.limit}::integer END`;
-  const pickDue = (column: "id" | "ctid"): RawBuilder<unknown> => sql`SELECT ${sql.raw(column)} FROM ${jobs}
-   WHERE queue = ${params.queue} AND group_key = '' AND state IN ('queued', 'failed') AND run_at <= now() ${fitsDeadline} ${notExpired(jobs)}
+  const limit = sql`${params.limit}::integer`;
+  const room = withControls ? sql`COALESCE((SELECT room FROM control), ${limit})` : limit;
+  // Without controls, the check that the queue still has none: evaluated once, before the scan reads a row.
+  const noControls = withControls
+    ? sql``
+    : sql`AND (SELECT CASE WHEN EXISTS (SELECT FROM ${sql.id(schema, "queues")} AS q WHERE ${hasControls})
+                          THEN ${sql.id(schema, "controls_apply")}(${params.queue}::text) ELSE 0 END) = 0`;
+  // The planner cannot know the room a subquery gives: it takes a tenth of the queue's due rows, and a claim of a
+  // queue with a backlog of a few hundred thousand jobs would cost it enough to be compiled to machine code (JIT) on
+  // every call, which takes longer than the claim. The claim's own limit, a parameter, bounds the estimate.
+  const atMostLimit = (select: RawBuilder<unknown>): RawBuilder<unknown> => (withControls ? sql`SELECT * FROM (${select}) AS bounded LIMIT ${limit}` : select);
+  const pickDue = (column: "id" | "ctid"): RawBuilder<unknown> =>
+    atMostLimit(sql`SELECT ${sql.raw(column)} FROM ${jobs}
+   WHERE queue = ${params.queue} AND group_key = '' AND state IN ('queued', 'failed') AND run_at <= now() ${fitsDeadline} ${notExpired(jobs)} ${noControls}
    ORDER BY priority DESC, run_at, id
    LIMIT ${room}
-   FOR UPDATE SKIP LOCKED`;
+   FOR UPDATE SKIP LOCKED`);
   const dueColumn = params.takeOverExpired === false ? "ctid" : "id";
-  const due = mode === "grouped" ? dueByTurns(schema, params, room, sql`${fitsDeadline} ${notExpired(sql.id("j"))}`, dueColumn) : pickDue("id");
+  const due = mode === "grouped" ? atMostLimit(dueByTurns(schema, params, room, sql`${fitsDeadline} ${notExpired(sql.id("j"))}`, dueColumn)) : pickDue("id");
   // Without expired leases the picked rows are found where they lie, in the grouped claim as in the others (see
   // docs/schema.md, "The claim").
   // Unless asked to wait, the claim's transaction does not wait for its WAL flush (see docs/schema.md, "The claim"): an

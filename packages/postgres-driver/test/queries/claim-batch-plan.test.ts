@@ -111,6 +111,29 @@ describe("the claim statement's plan", () => {
     }
   });
 
+  it("estimates a claim by its limit, not by the backlog: a deep queue's claim never costs enough to be compiled (JIT)", async () => {
+    /** The planner's total cost of each form of the claim of 10 jobs from queue-2. */
+    async function costs(): Promise<Record<string, number>> {
+      await sql`ANALYZE ${sql.id(test.schema, "jobs")}`.execute(test.db);
+      const byForm: Record<string, number> = {};
+      for (const mode of ["plain", "controlled", "grouped"] as const) {
+        for (const takeOverExpired of [false, true]) {
+          const claim = claimBatchStatement(test.schema, { queue: "queue-2", workerId: "w", limit: 10, leaseMs: 60_000, takeOverExpired }, mode);
+          const { rows } = await sql<{ "QUERY PLAN": [{ Plan: { "Total Cost": number } }] }>`EXPLAIN (FORMAT JSON) ${claim}`.execute(test.db);
+          byForm[`${mode}, takeOverExpired ${takeOverExpired}`] = rows[0]!["QUERY PLAN"][0].Plan["Total Cost"];
+        }
+      }
+      return byForm;
+    }
+    await fill();
+    const shallow = await costs();
+    await test.store.enqueueMany(Array.from({ length: 32_000 }, (_, n) => newJob(`queue-${n % 4}`, { n })));
+    const deep = await costs();
+    // Five times the backlog: a claim estimated by a share of the queue's rows (a tenth, for a limit the planner cannot
+    // read) costs five times as much, and from a few hundred thousand jobs on passes jit_above_cost.
+    for (const form of Object.keys(shallow)) expect(deep[form], `${form}: ${JSON.stringify({ shallow, deep })}`).to.be.below(shallow[form]! * 1.5);
+  });
+
   it("spends nothing on the lease-lost history when no lease expired: one insert of no rows, no scan of the history", async () => {
     await fill();
     const claim = claimBatchStatement(test.schema, { queue: "queue-2", workerId: "w", limit: 10, leaseMs: 60_000 });

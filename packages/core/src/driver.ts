@@ -34,7 +34,7 @@ export { CheckedScheduleStore, checkedScheduleStore } from "./store/checked-sche
 export type { NewJob, JobAttempt, CompletedJob, RetryingJob, DeadJob, JobFailure, ProgressWrite, MetaUpdate, JobLogAppend } from "./store/job-store";
 // Every call's parameters, and what the calls with a shape of their own answer.
 export type * from "./store/store-params";
-export type { NewWorkflow, NewWorkflowStep, EnqueuedWorkflowIds, AddWorkflowStepsParams } from "./store/workflow-store";
+export type { NewWorkflow, NewWorkflowStep, EnqueuedWorkflowIds, AddWorkflowStepsParams, ReadStepResultsParams, StepResult } from "./store/workflow-store";
 export type { ClaimedBatch, ClaimHold, QueueControlsChange } from "./queue/queue-controls";
 export type { DeadHookClaim } from "./store/dead-hook-claim";
 export type { JobCompletionSource, JobWatch } from "./store/job-completion-source";

@@ -64,6 +64,8 @@ import {
   NewWorkflow,
   EnqueuedWorkflowIds,
   AddWorkflowStepsParams,
+  type ReadStepResultsParams,
+  type StepResult,
 } from "@stint/core/driver";
 import type { Kysely } from "kysely";
 import type { Statements } from "./connection/statement";
@@ -103,6 +105,7 @@ import { listGroups } from "./queries/list-groups";
 import { enqueueWorkflow } from "./queries/enqueue-workflow";
 import { addWorkflowSteps } from "./queries/add-workflow-steps";
 import { readDependencies } from "./queries/read-dependencies";
+import { readStepResults } from "./queries/read-step-results";
 import { getWorkflow, listWorkflows } from "./queries/workflow-reads";
 import { cancelWorkflow } from "./queries/cancel-workflow";
 import { retryJob } from "./queries/retry-job";
@@ -327,6 +330,10 @@ export class RawPostgresJobStore implements JobStore<PostgresTransaction>, Sched
 
   readDependencies(params: { readonly jobId: string }): Promise<readonly DependencyRecord[]> {
     return this.#run("readDependencies", () => readDependencies(this.#db, this.#schema, params));
+  }
+
+  readStepResults(params: ReadStepResultsParams): Promise<readonly StepResult[]> {
+    return this.#run("readStepResults", () => readStepResults(this.#db, this.#schema, params));
   }
 
   getWorkflow(params: { readonly id: string }): Promise<WorkflowRecord | undefined> {

@@ -39,7 +39,7 @@ export async function awaitWorkflowEnd(
     const failed = finals.find((entry) => entry.state === "dead" || entry.state === "cancelled");
     if (failed !== undefined || workflow.state === "failed" || workflow.state === "cancelled") throw failureOf(workflow);
     const waiting = finals.filter((entry) => entry.state !== "succeeded");
-    if (waiting.length === 0 && workflow.state === "succeeded") return resultsOf(store, finals, lists);
+    if (waiting.length === 0 && workflow.state === "succeeded") return resultsOf(store, workflow.id, finals, lists);
     for (const entry of waiting) {
       const timeoutMs = deadline === undefined ? undefined : Math.max(1, deadline - clock.now());
       try {
@@ -81,14 +81,20 @@ function firstLine(text: string): string {
   return end === -1 ? text : text.slice(0, end);
 }
 
-/** The final steps' results by name, read in one call per step (a list's in enqueue order). */
-async function resultsOf(store: JobStore, finals: readonly WorkflowStepRecord[], lists: ReadonlySet<string> | undefined): Promise<Record<string, unknown>> {
+/** The final steps' results by name (a list's in enqueue order), read in one call however many there are. */
+async function resultsOf(
+  store: JobStore,
+  workflowId: string,
+  finals: readonly WorkflowStepRecord[],
+  lists: ReadonlySet<string> | undefined,
+): Promise<Record<string, unknown>> {
+  const rows = await store.readStepResults({ workflowId, jobIds: finals.map((entry) => entry.jobId) });
+  const byId = new Map(rows.map((row) => [row.jobId, row.result]));
   const counts = new Map<string, number>();
   for (const entry of finals) counts.set(entry.step, (counts.get(entry.step) ?? 0) + 1);
   const results: Record<string, unknown> = {};
   for (const entry of finals) {
-    const job = await store.getJob({ id: entry.jobId });
-    const result = job?.result ?? null;
+    const result = byId.get(entry.jobId) ?? null;
     if (counts.get(entry.step)! > 1 || lists?.has(entry.step) === true) ((results[entry.step] ??= []) as unknown[]).push(result);
     else results[entry.step] = result;
   }

@@ -5,7 +5,7 @@ import { assertWorkflowName } from "../workflow/plan-workflow";
 import { WorkflowDefinitionError } from "../workflow/workflow-errors";
 import { checkNewJob } from "./check-new-job";
 import { checkJobAttempt, checkJobId, checkWorkerId } from "./check-store-params";
-import type { AddWorkflowStepsParams, ListWorkflowsParams, NewWorkflow, NewWorkflowStep } from "./workflow-store";
+import type { AddWorkflowStepsParams, ListWorkflowsParams, NewWorkflow, NewWorkflowStep, ReadStepResultsParams } from "./workflow-store";
 
 const WORKFLOW_STATES = ["running", "succeeded", "failed", "cancelled"];
 
@@ -74,6 +74,16 @@ export function checkWorkflowIdParams(params: { readonly id: string }): void {
 
 export function checkReadDependencies(params: { readonly jobId: string }): void {
   checkJobId("jobId", params.jobId);
+}
+
+/** A workflow id, and at most `MAX_WORKFLOW_STEPS` job ids (no workflow holds more steps, so the read stays bounded). */
+export function checkReadStepResults(params: ReadStepResultsParams): void {
+  if (typeof params !== "object" || params === null) throw new ConfigError("params", "must be { workflowId, jobIds }");
+  if (typeof params.workflowId !== "string" || params.workflowId === "") throw new ConfigError("workflowId", "must be a workflow id (a non-empty string)");
+  if (!Array.isArray(params.jobIds) || params.jobIds.length > MAX_WORKFLOW_STEPS) {
+    throw new ConfigError("jobIds", `must be an array of at most ${MAX_WORKFLOW_STEPS} job ids`);
+  }
+  params.jobIds.forEach((jobId, index) => checkJobId(`jobIds[${index}]`, jobId));
 }
 
 export function checkListWorkflows(params: ListWorkflowsParams): void {

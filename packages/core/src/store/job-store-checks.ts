@@ -95,6 +95,7 @@ export const JOB_STORE_CHECKS: { readonly [K in StoreCall]: CallCheck<K> | null 
     workflows.checkAddWorkflowSteps(params, this.maxPayloadBytes);
   },
   readDependencies: workflows.checkReadDependencies,
+  readStepResults: workflows.checkReadStepResults,
   getWorkflow: workflows.checkWorkflowIdParams,
   listWorkflows: workflows.checkListWorkflows,
   cancelWorkflow: workflows.checkWorkflowIdParams,

@@ -45,6 +45,22 @@ export interface ListWorkflowsParams {
   readonly beforeId?: string;
 }
 
+/** What {@link WorkflowStore.readStepResults} takes. */
+export interface ReadStepResultsParams {
+  /** The workflow the steps belong to. */
+  readonly workflowId: string;
+  /** The steps' job ids: at most `MAX_WORKFLOW_STEPS` (no workflow holds more). */
+  readonly jobIds: readonly string[];
+}
+
+/** One row of {@link WorkflowStore.readStepResults}: a step that succeeded and what its handler returned. */
+export interface StepResult {
+  /** The step's job id. */
+  readonly jobId: string;
+  /** The handler's return value, or `null` when it returned nothing. */
+  readonly result: unknown;
+}
+
 /**
  * The calls behind workflows: jobs that wait for jobs. A store keeps, for
  * each step, the steps it waits for; a step whose dependencies have not
@@ -74,6 +90,21 @@ export interface WorkflowStore<Tx = unknown> {
 
   /** The steps job `jobId` waits for, with their states and results, in one read. */
   readDependencies(params: { readonly jobId: string }): Promise<readonly DependencyRecord[]>;
+
+  /**
+   * The results of the steps `jobIds` of workflow `workflowId` that
+   * succeeded, in one read, in id order: a step that has not succeeded,
+   * that is not one of that workflow's, or that retention deleted, has no
+   * row. What a wait for the workflow resolves with, however many final
+   * steps it has.
+   *
+   * @example
+   * ```ts
+   * const rows = await store.readStepResults({ workflowId: "41", jobIds: ["812", "813"] });
+   * const byId = new Map(rows.map((row) => [row.jobId, row.result]));
+   * ```
+   */
+  readStepResults(params: ReadStepResultsParams): Promise<readonly StepResult[]>;
 
   /** A workflow with all its steps, or `undefined` for an unknown id. */
   getWorkflow(params: { readonly id: string }): Promise<WorkflowRecord | undefined>;

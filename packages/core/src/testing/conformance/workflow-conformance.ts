@@ -6,13 +6,15 @@ import { assertFields } from "./conformance-assertions";
 import type { ConformanceContext } from "./conformance-harness";
 import { suite, testCase } from "./test-runner";
 import { describeWorkflowFailureConformance } from "./workflow-failure-conformance";
+import { describeWorkflowResultsConformance } from "./workflow-results-conformance";
 import { stepNames, workflowSteps } from "./workflow-conformance-steps";
 
 /**
  * Workflows: steps that wait for steps (blocked until their dependencies
  * succeeded, then claimed once), fan-out and fan-in, steps added by a
  * running step, the reads, the refusals; failures and retries in
- * {@link describeWorkflowFailureConformance}.
+ * {@link describeWorkflowFailureConformance}; the steps' results in
+ * {@link describeWorkflowResultsConformance}.
  */
 export function describeWorkflowConformance<Tx>(ctx: ConformanceContext<Tx>): void {
   const { step, claimAll, succeed, statesOf, drain } = workflowSteps(ctx);
@@ -264,5 +266,6 @@ export function describeWorkflowConformance<Tx>(ctx: ConformanceContext<Tx>): vo
     });
 
     describeWorkflowFailureConformance(ctx);
+    describeWorkflowResultsConformance(ctx);
   });
 }

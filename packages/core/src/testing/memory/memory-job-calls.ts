@@ -17,7 +17,7 @@ import { countByQueue, getJob, listJobs, readQueueGauges } from "./memory-reads"
 import { deleteEffectsBefore, deleteFinishedBefore } from "./memory-retention";
 import type { MemoryState } from "./memory-state";
 import { addWorkflowSteps, enqueueWorkflow } from "./memory-workflow-enqueue";
-import { getWorkflow, listWorkflows, readDependencies } from "./memory-workflow-reads";
+import { getWorkflow, listWorkflows, readDependencies, readStepResults } from "./memory-workflow-reads";
 import { cancelWorkflow } from "./memory-workflows";
 import { givenTransaction, type MemoryTransaction } from "./memory-transaction";
 
@@ -68,6 +68,7 @@ const MEMORY_CALLS: { readonly [K in StoreCall]: MemoryCall<K> } = Object.freeze
   enqueueWorkflow,
   addWorkflowSteps,
   readDependencies,
+  readStepResults,
   getWorkflow,
   listWorkflows,
   cancelWorkflow,

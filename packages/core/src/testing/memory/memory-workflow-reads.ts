@@ -1,5 +1,5 @@
 import type { JobState } from "../../job/job-state";
-import type { ListWorkflowsParams } from "../../store/workflow-store";
+import type { ListWorkflowsParams, ReadStepResultsParams, StepResult } from "../../store/workflow-store";
 import type { DependencyRecord } from "../../workflow/step-dependencies";
 import { workflowState, type WorkflowRecord, type WorkflowStepRecord, type WorkflowSummary } from "../../workflow/workflow-record";
 import { jobKey, parsedJson, type MemoryJobRow } from "./memory-rows";
@@ -31,6 +31,19 @@ export function readDependencies(state: MemoryState, params: { readonly jobId: s
       }),
     ),
   );
+}
+
+/** The results of the steps of `params.jobIds` that belong to workflow `params.workflowId` and succeeded, in id order. */
+export function readStepResults(state: MemoryState, params: ReadStepResultsParams): readonly StepResult[] {
+  const workflowId = jobKey(params.workflowId);
+  const rows = new Set<MemoryJobRow>();
+  if (workflowId === undefined) return Object.freeze([]);
+  for (const jobId of params.jobIds) {
+    const key = jobKey(jobId);
+    const row = key === undefined ? undefined : state.jobs.get(key);
+    if (row?.workflowId === workflowId && row.state === "succeeded") rows.add(row);
+  }
+  return Object.freeze([...rows].sort((a, b) => a.seq - b.seq).map((row) => Object.freeze({ jobId: row.id, result: parsedJson(row.resultJson) })));
 }
 
 /**

@@ -1,4 +1,16 @@
-import { defineJob, ErrorCode, JobClient, JobFailedError, JobNotFoundError, PermanentError, retryAfter, WaitTimeoutError, type JobContext } from "@stint/core";
+import {
+  defineJob,
+  ErrorCode,
+  JobClient,
+  JobFailedError,
+  JobNotFoundError,
+  PermanentError,
+  retryAfter,
+  step,
+  WaitTimeoutError,
+  WorkflowFailedError,
+  type JobContext,
+} from "@stint/core";
 import { buildNewJob } from "@stint/core/driver";
 import { expect } from "chai";
 import { sql } from "kysely";
@@ -166,6 +178,19 @@ describe("client.waitFor against PostgreSQL", () => {
     stop.abort(new Error("the request was cancelled"));
     expect(await waiting).to.have.property("message", "the request was cancelled");
     await eventually(() => completions.watchedJobs === 0, { timeoutMs: 10_000, what: "the watch to end" });
+  });
+
+  it("rejects a workflow's wait on the hint of a final step's death while a final step enqueued before it still runs", async () => {
+    const workflow = await client.enqueueWorkflow("two-squares", { first: step(Square, { n: 1 }), second: step(Square, { n: 2 }) });
+    const [first, second] = await store.claimBatch({ queue: Square.name, workerId: "w1", limit: 2, leaseMs: 60_000 });
+    const waiting = client.waitFor(workflow, { pollIntervalMs: 60_000 }).catch((thrown: unknown) => thrown);
+    await eventually(async () => (await registeredWaits()) === 2, { timeoutMs: 10_000, what: "both final steps to be watched" });
+    await store.markJobsDead({ workerId: "w1", jobs: [{ id: second!.id, attempt: second!.attempt, failure: { message: "Error: no ink", code: null } }] });
+    expect(await waiting)
+      .to.be.instanceOf(WorkflowFailedError)
+      .and.include({ state: "failed", failedStep: "second", failedJobId: second!.id });
+    expect((await store.getJob({ id: first!.id }))?.state).to.equal("running");
+    await eventually(() => completions.watchedJobs === 0, { timeoutMs: 10_000, what: "every watch to end" });
   });
 
   it("rejects with a JobNotFoundError for an unknown id", async () => {

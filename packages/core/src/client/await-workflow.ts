@@ -1,9 +1,13 @@
 import { JobFailedError } from "../errors/wait-errors";
+import type { JobState } from "../job/job-state";
 import type { JobStore } from "../store/job-store";
 import { systemClock, type Clock } from "../time/clock";
 import { WorkflowFailedError, WorkflowNotFoundError } from "../workflow/workflow-errors";
 import type { WorkflowRecord, WorkflowStepRecord } from "../workflow/workflow-record";
-import { awaitJobEnd, type WaitOptions } from "./await-job";
+import type { WaitOptions } from "./await-job";
+import { awaitStepEnds } from "./await-step-ends";
+
+const FINISHED: ReadonlySet<JobState> = new Set(["succeeded", "dead", "cancelled"]);
 
 /**
  * Waits until workflow `id` finishes and resolves with the results of its
@@ -13,10 +17,13 @@ import { awaitJobEnd, type WaitOptions } from "./await-job";
  * `WorkflowFailedError` as soon as a final step is dead or cancelled (the
  * workflow will not succeed), naming the step that failed first;
  * `WorkflowNotFoundError` for an unknown id; `WaitTimeoutError` and the
- * signal's reason as `awaitJobEnd` does. Each final step is waited for as
- * `client.waitFor` waits for a job (a notification, or a read every
- * `pollIntervalMs`); steps added while it runs (`ctx.addSteps`) are waited
- * for too.
+ * signal's reason as `awaitJobEnd` does. The final steps still to end
+ * are waited for together, as `client.waitFor` waits for a job (a
+ * notification, or a read every `pollIntervalMs`), up to
+ * `MAX_WATCHED_STEPS` at once: the end of any of them is noticed when it
+ * comes, and, while more are waiting, the workflow is read again every
+ * `pollIntervalMs` for the others. Steps added while it runs
+ * (`ctx.addSteps`) are waited for too.
  *
  * @example
  * ```ts
@@ -40,15 +47,19 @@ export async function awaitWorkflowEnd(
     if (failed !== undefined || workflow.state === "failed" || workflow.state === "cancelled") throw failureOf(workflow);
     const waiting = finals.filter((entry) => entry.state !== "succeeded");
     if (waiting.length === 0 && workflow.state === "succeeded") return resultsOf(store, workflow.id, finals, lists);
-    for (const entry of waiting) {
-      const timeoutMs = deadline === undefined ? undefined : Math.max(1, deadline - clock.now());
-      try {
-        await awaitJobEnd(store, { id: entry.jobId }, { ...waitOptions, ...(timeoutMs === undefined ? {} : { timeoutMs }) }, clock);
-      } catch (thrown) {
-        if (!(thrown instanceof JobFailedError)) throw thrown;
-        const now = await store.getWorkflow({ id });
-        throw failureOf(now ?? workflow);
-      }
+    // Every final step succeeded but a step before them runs again (a dead one retried): wait for it rather than read the workflow in a loop.
+    const unfinished = waiting.length > 0 ? waiting : workflow.steps.filter((entry) => !FINISHED.has(entry.state));
+    try {
+      await awaitStepEnds(
+        store,
+        unfinished.map((entry) => entry.jobId),
+        { wait: waitOptions, deadline },
+        clock,
+      );
+    } catch (thrown) {
+      if (!(thrown instanceof JobFailedError)) throw thrown;
+      const now = await store.getWorkflow({ id });
+      throw failureOf(now ?? workflow);
     }
   }
 }

@@ -5,12 +5,13 @@ import { assertPayloadFitsSchema } from "../job/payload-schema";
 import { ConfigError } from "../errors/config-errors";
 import { awaitJobEnd, type WaitOptions, type WaitTarget } from "./await-job";
 import type { JsonObject } from "../job/json-types";
-import { traceEnqueue, unchangedMeta } from "../tracing/job-tracing";
+import { traceEnqueue } from "../tracing/job-tracing";
 import { checkedJobStore } from "../store/checked-job-store";
 import type { EnqueueResult, JobStore } from "../store/job-store";
 import { JOB_STORE } from "../di/tokens";
 import { ClientEvents } from "../events/client-events";
 import { checkStepSchemas, planWorkflowSteps } from "../workflow/plan-workflow";
+import { tracedSteps } from "../workflow/traced-steps";
 import type { StepResultOf, WorkflowStep, WorkflowSteps } from "../workflow/workflow-step";
 import { awaitWorkflowEnd } from "./await-workflow";
 import { WorkflowNotFoundError } from "../workflow/workflow-errors";
@@ -182,17 +183,16 @@ export class JobClient {
    * ```
    */
   async enqueueWorkflow<S extends WorkflowSteps>(name: string, steps: S, options: { readonly transaction?: unknown } = {}): Promise<EnqueuedWorkflow<S>> {
-    let planned = planWorkflowSteps(steps);
+    const planned = planWorkflowSteps(steps);
     await checkStepSchemas(
       Object.entries(steps).flatMap(([stepName, entry]) =>
         (Array.isArray(entry) ? entry : [entry]).map((one: WorkflowStep) => ({ name: stepName, step: one })),
       ),
     );
     // One producer span for the workflow, named by it; each step's attempts run under it (its context in the steps' meta).
-    const { id, jobIds } = await traceEnqueue(name, planned.length, (withContext) => {
-      if (withContext !== unchangedMeta) planned = planWorkflowSteps(withStepMeta(steps, withContext));
-      return this.#store.enqueueWorkflow({ name, steps: planned }, options.transaction);
-    });
+    const { id, jobIds } = await traceEnqueue(name, planned.length, (withContext) =>
+      this.#store.enqueueWorkflow({ name, steps: tracedSteps(planned, withContext) }, options.transaction),
+    );
     const byName: Record<string, EnqueuedJob | readonly EnqueuedJob[]> = {};
     let position = 0;
     for (const [stepName, entry] of Object.entries(steps)) {
@@ -297,14 +297,6 @@ export class JobClient {
   #enqueued(queue: string, result: EnqueueResult, inTransaction: boolean): void {
     this.events.emit("job.enqueued", { jobId: result.id, queue, attempt: 0, duplicate: result.duplicate, inTransaction, at: new Date() });
   }
-}
-
-/** `steps` with each step's meta passed through `withContext` (the enqueue's trace context added). */
-function withStepMeta(steps: WorkflowSteps, withContext: (meta: JsonObject | undefined) => JsonObject | undefined): WorkflowSteps {
-  const traced = (entry: WorkflowStep): WorkflowStep => ({ ...entry, options: { ...entry.options, meta: withContext(entry.options.meta) } });
-  return Object.fromEntries(
-    Object.entries(steps).map(([name, entry]) => [name, Array.isArray(entry) ? (entry as readonly WorkflowStep[]).map(traced) : traced(entry as WorkflowStep)]),
-  );
 }
 
 /** A workflow: what `enqueueWorkflow` returned, or its id. */

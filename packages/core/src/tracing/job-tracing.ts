@@ -82,8 +82,8 @@ async function sendInSpan<R>(
   }
 }
 
-/** The `withContext` of an enqueue outside any trace: the meta as given (a caller may compare against it to skip work). */
-export function unchangedMeta<M>(meta: M | undefined): M | undefined {
+/** The `withContext` of an enqueue outside any trace: the meta as given. */
+function unchangedMeta<M>(meta: M | undefined): M | undefined {
   return meta;
 }
 

@@ -3,8 +3,13 @@ import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { expect } from "chai";
+import { JobClient } from "../../src/client/job-client";
 import { PermanentError } from "../../src/errors/job-errors";
+import { defineJob } from "../../src/job/job-definition";
+import type { NewWorkflow } from "../../src/store/workflow-store";
 import { InMemoryJobStore } from "../../src/testing/memory/in-memory-job-store";
+import { WorkflowDefinitionError } from "../../src/workflow/workflow-errors";
+import { step } from "../../src/workflow/workflow-step";
 import { runBatch } from "../../src/testing/run-batch";
 import { endAttemptSpan, startAttemptSpan, traceEnqueue, withTraceContext } from "../../src/tracing/job-tracing";
 import { BatchTaskWorker } from "../support/batch-task-worker";
@@ -97,6 +102,50 @@ describe("job tracing", () => {
         ["2", "dead"],
         ["3", "dead"],
       ]);
+    });
+
+    it("writes the workflow's producer context into every step's meta, keeping the step's own meta and dead-letter queue", async () => {
+      const Fetch = defineJob<{ folder: string }>("traced-fetch");
+      const Summarise = defineJob<{ id: number }>("traced-summarise", { deadLetterQueue: "traced-dead" });
+      const store = new InMemoryJobStore();
+      const workflow = await trace.getTracer("test").startActiveSpan("request", async (request) => {
+        try {
+          return await new JobClient(store).enqueueWorkflow("digest", {
+            fetch: step(Fetch, { folder: "inbox" }, { meta: { tenant: "acme" } }),
+            summarise: [1, 2].map((id) => step(Summarise, { id }, { after: ["fetch"] })),
+          });
+        } finally {
+          request.end();
+        }
+      });
+      const producer = exporter.getFinishedSpans().find((span) => span.kind === SpanKind.PRODUCER)!;
+      expect(producer.name).to.equal("send digest");
+      expect(producer.attributes).to.include({ "messaging.batch.message_count": 3 });
+      const traceparent = `00-${producer.spanContext().traceId}-${producer.spanContext().spanId}-01`;
+      const metas = await Promise.all([workflow.steps.fetch, ...workflow.steps.summarise].map(async (job) => (await store.getJob({ id: job.id }))?.meta));
+      expect(metas).to.deep.equal([
+        { tenant: "acme", traceparent },
+        { "stint.deadLetterQueue": "traced-dead", traceparent },
+        { "stint.deadLetterQueue": "traced-dead", traceparent },
+      ]);
+    });
+
+    it("refuses a bad workflow before its span starts, writing nothing", async () => {
+      const Fetch = defineJob<{ folder: string }>("traced-fetch");
+      const store = new (class extends InMemoryJobStore {
+        readonly written: NewWorkflow[] = [];
+        override enqueueWorkflow(workflow: NewWorkflow): ReturnType<InMemoryJobStore["enqueueWorkflow"]> {
+          this.written.push(workflow);
+          return super.enqueueWorkflow(workflow);
+        }
+      })();
+      const refused = await new JobClient(store)
+        .enqueueWorkflow("loop", { a: step(Fetch, { folder: "a" }, { after: ["b"] }), b: step(Fetch, { folder: "b" }, { after: ["a"] }) })
+        .catch((thrown: unknown) => thrown);
+      expect(refused).to.be.instanceOf(WorkflowDefinitionError);
+      expect(store.written).to.deep.equal([]);
+      expect(exporter.getFinishedSpans()).to.deep.equal([]);
+      expect(await store.listWorkflows({ limit: 10 })).to.deep.equal([]);
     });
 
     it("starts a root span for a job enqueued outside any trace", () => {

@@ -70,6 +70,12 @@ describe("DrainGroup: drain-mode runs that end together", () => {
     return { woken, in: group.join(() => (woken.count += 1)) };
   }
 
+  /** `run`'s claim is sent and takes jobs. */
+  function fullClaim(run: DrainGroupMember): void {
+    run.claimSent();
+    run.claimedJobs();
+  }
+
   /** `run`'s claim is sent and comes back empty. */
   function emptyClaim(run: DrainGroupMember): DrainVerdict {
     run.claimSent();
@@ -85,8 +91,7 @@ describe("DrainGroup: drain-mode runs that end together", () => {
     const group = new DrainGroup();
     const a = member(group);
     const b = member(group);
-    b.in.claimSent();
-    b.in.claimedJobs();
+    fullClaim(b.in);
     expect(emptyClaim(a.in), "b is at work").to.equal("wait");
     b.in.recorded();
     expect(a.woken.count, "an outcome of b wakes a").to.equal(1);
@@ -102,8 +107,7 @@ describe("DrainGroup: drain-mode runs that end together", () => {
     const a = member(group);
     const b = member(group);
     b.in.claimSent();
-    a.in.claimSent();
-    a.in.claimedJobs();
+    fullClaim(a.in);
     a.in.recorded();
     expect(emptyClaim(a.in), "b's claim is still out").to.equal("wait");
     expect(b.in.foundEmpty(), "b's claim was sent before a's outcome").to.equal("look-again");
@@ -118,8 +122,7 @@ describe("DrainGroup: drain-mode runs that end together", () => {
     const a = member(group);
     const b = member(group);
     expect(emptyClaim(a.in)).to.equal("wait");
-    a.in.claimSent();
-    a.in.claimedJobs();
+    fullClaim(a.in);
     expect(emptyClaim(b.in), "a took jobs after its empty look").to.equal("wait");
   });
 
@@ -127,8 +130,7 @@ describe("DrainGroup: drain-mode runs that end together", () => {
     const group = new DrainGroup();
     const a = member(group);
     const b = member(group);
-    b.in.claimSent();
-    b.in.claimedJobs();
+    fullClaim(b.in);
     expect(emptyClaim(a.in)).to.equal("wait");
     b.in.leave();
     expect(a.woken.count).to.equal(1);

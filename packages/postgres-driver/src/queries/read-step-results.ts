@@ -16,8 +16,8 @@ interface ResultRow {
  * finished before an upgrade moved it) or in `finished_jobs`, where the
  * workflow id gives PostgreSQL the choice of reading each partition's
  * range of the workflow (`finished_jobs_workflow_idx`) instead of looking
- * every id up in every partition. A job is in one table at a time and the statement reads both as
- * of one snapshot, so no step comes twice.
+ * every id up in every partition. A job is in one table at a time and
+ * the statement reads both as of one snapshot, so no step comes twice.
  *
  * ### SQL
  * ```sql

@@ -325,6 +325,25 @@ export class LeaseKeeper {
   }
 
   /**
+   * Sends a heartbeat now, when any lease is held: its answer names the
+   * attempts cancelled since their claim. The run calls it once its
+   * wake-up connection listens, for the cancels announced while that
+   * connection was still being made (the run's first claims do not wait
+   * for it): unheard, they would stop their handlers only at the next
+   * regular heartbeat.
+   *
+   * @example
+   * ```ts
+   * await wakeups.subscribe([queue], listener);
+   * void leases.beatNow();
+   * ```
+   */
+  async beatNow(): Promise<void> {
+    if (this.#stop.signal.aborted || (this.#held.size === 0 && this.#batches.size === 0)) return;
+    await this.#beat();
+  }
+
+  /**
    * Sends one heartbeat for every held lease; false when it failed or did
    * not answer in time. A heartbeat given up on is not forgotten: when its
    * answer comes later it still counts, since the lease it confirms runs

@@ -133,6 +133,8 @@ export class WorkerRun<T> {
       });
       // A wake-up sent while the connection was being made was not heard: the claim loop looks again, as if woken.
       woken();
+      // Nor was a cancel of a job claimed meanwhile: a heartbeat now names those.
+      void leases.beatNow();
       return subscription;
     } catch (thrown) {
       log.warn(`Could not subscribe to wake-ups, polling only: ${coerceError(thrown).message}`, { queue });

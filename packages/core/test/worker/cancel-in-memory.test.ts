@@ -92,6 +92,33 @@ describe("a job an operator cancels while a worker holds it (in-memory store)", 
     expect((await store.getJob({ id }))?.state).to.equal("cancelled");
   });
 
+  it("stops the handler at once when its job was cancelled while the wake-up connection was still being made", async () => {
+    const { id } = await store.enqueue(buildNewJob(Task, { n: 1 }));
+    const listening = gate();
+    // Wake-ups whose connection listens only once the test opens it: a cancel before then is not heard.
+    const slowWakeups: WakeupSource = {
+      subscribe: async () => {
+        await listening.opened;
+        return { close: () => Promise.resolve() };
+      },
+    };
+    const { worker, started, reason, cancelled } = waitingWorker();
+    const stop = new AbortController();
+    const run = worker.start({ mode: "loop", wakeups: slowWakeups, signal: stop.signal });
+    await started.opened;
+    await store.cancelJob({ id });
+    await settle();
+    expect(reason(), "nothing told the worker yet").to.equal(undefined);
+
+    listening.open();
+    await settle();
+    expect(errorCodeOf(reason()), "stopped without the clock moving: no regular heartbeat came").to.equal(ErrorCode.Cancelled);
+    expect(cancelled.map((event) => event.jobId)).to.deep.equal([id]);
+
+    stop.abort();
+    expect(await run).to.include({ cancelled: 1, leaseLost: 0, retried: 0 });
+  });
+
   it("never starts a buffered job that is cancelled before a slot frees up", async () => {
     const [first, second] = await store.enqueueMany([buildNewJob(Task, { n: 1 }), buildNewJob(Task, { n: 2 })]);
     const wakeups = new HandWakeups();

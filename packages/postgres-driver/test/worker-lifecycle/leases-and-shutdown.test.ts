@@ -244,10 +244,11 @@ describe("leases, heartbeats and shutdown", () => {
      * Runs a loop-mode worker whose one job waits on its signal, terminates
      * the worker's wake-up connection (as a server crash would, with every
      * other connection) and returns what became of the handler once the
-     * wake-up source has listened again.
+     * wake-up source has listened again. The job is enqueued once the
+     * worker listens: a job claimed before then is proved on disk by the
+     * heartbeat the run sends when its connection starts listening.
      */
     async function cutWhileRunning(options: { readonly durableClaims: boolean }): Promise<{ reason: unknown }> {
-      await enqueue(1);
       const applicationName = `${t.applicationName}:listen`;
       const wakeups = new PostgresWakeupSource({
         connectionString: t.connectionString,
@@ -272,12 +273,16 @@ describe("leases, heartbeats and shutdown", () => {
       const stop = new AbortController();
       const run = worker.start({ mode: "loop", wakeups, signal: stop.signal, shutdownTimeoutMs: 0 });
       try {
-        await started.promise;
         const pids = async (): Promise<number[]> =>
           (await sql<{ pid: number }>`select pid from pg_stat_activity where application_name = ${applicationName}`.execute(t.db)).rows.map(
             (entry) => entry.pid,
           );
-        const [pid] = await eventually(async () => ((await pids()).length === 1 ? pids() : undefined), { timeoutMs: 10_000, what: "the listener" });
+        const [pid] = await eventually(async () => ((await pids()).length === 1 && wakeups.listening ? pids() : undefined), {
+          timeoutMs: 10_000,
+          what: "the listener",
+        });
+        await enqueue(1);
+        await started.promise;
         await sql`select pg_terminate_backend(${pid}::integer)`.execute(t.db);
         // A new listener means the loss was handled: the source reconnects only after telling its subscribers.
         await eventually(async () => wakeups.listening && (await pids()).some((other) => other !== pid), { timeoutMs: 10_000, what: "a new listener" });

@@ -7,7 +7,9 @@ import { completionChannel } from "../completion-channel";
  * `bigint[]` of the jobs the statement finished (an `array_agg` over its
  * updated rows, evaluated after the update); only those somebody waits
  * for are announced, on {@link completionChannel}. Returns how many were
- * named (`NULL` for no ids).
+ * named (`NULL` for no ids). The channel is written as a literal (its
+ * name is made of a checked identifier), not as a value: a statement that
+ * announces can then be compiled once, with value slots for the rest.
  *
  * @example
  * ```ts
@@ -15,7 +17,7 @@ import { completionChannel } from "../completion-channel";
  * ```
  */
 export function announceFinished(schema: string, ids: RawBuilder<unknown>): RawBuilder<number | null> {
-  return sql<number | null>`${sql.id(schema, "notify_awaited")}(${completionChannel(schema)}::text, ${ids})`;
+  return sql<number | null>`${sql.id(schema, "notify_awaited")}(${sql.lit(completionChannel(schema))}::text, ${ids})`;
 }
 
 /**

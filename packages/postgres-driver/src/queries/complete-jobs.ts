@@ -2,7 +2,7 @@ import { type CompleteJobsParams, MAX_INT4 } from "@stint/core/driver";
 import { sql, type RawBuilder } from "kysely";
 import type { Statements } from "../connection/statement";
 import { jobsTable } from "./job-row";
-import { namedStatement } from "./named-statement";
+import { CompiledStatements, valueSlot } from "./compiled-statement";
 import { heldBy } from "./held-by";
 import { announceFinished } from "./announce-finished";
 import { notifyJobEvents } from "./notify-job-events";
@@ -64,9 +64,16 @@ export interface CompletionRow {
  */
 export async function completeJobs(statements: Statements, schema: string, params: CompleteJobsParams): Promise<readonly string[]> {
   if (params.jobs.length === 0) return Object.freeze([]);
-  const { rows } = await statements.run<CompletedIds>(namedStatement(completeJobsStatement(schema, params.workerId, params.jobs)));
+  const statement = COMPLETIONS.statement(schema, () => completionStatement(schema, valueSlot("workerId"), valueSlot("completions")), {
+    workerId: params.workerId,
+    completions: completionsJson(params.jobs),
+  });
+  const { rows } = await statements.run<CompletedIds>(statement);
   return Object.freeze(appliedIds(rows[0]));
 }
+
+/** The completion statement, compiled once per schema: a worker sends it for every few hundred outcomes. */
+const COMPLETIONS = new CompiledStatements();
 
 /** The answer of {@link completeJobsStatement}: the ids that applied, joined with commas ("" for none). */
 export interface CompletedIds {
@@ -86,10 +93,15 @@ export function appliedIds(row: CompletedIds | undefined): string[] {
  * job finished; in a statement of its own the two are the same.
  */
 export function completeJobsStatement(schema: string, workerId: string, jobs: readonly CompletionRow[]): RawBuilder<CompletedIds> {
+  return completionStatement(schema, workerId, completionsJson(jobs));
+}
+
+/** {@link completeJobsStatement} with the attempts as their JSON text (see {@link completionsJson}). */
+function completionStatement(schema: string, workerId: string, completions: string): RawBuilder<CompletedIds> {
   const finishedNow = sql`statement_timestamp()`;
   return sql<CompletedIds>`WITH batch AS MATERIALIZED (
   SELECT i AS id, a AS attempt, r AS result, d AS duration_ms
-    FROM json_to_recordset(${completionsJson(jobs)}::json) AS done(i bigint, a integer, r jsonb, d integer)
+    FROM json_to_recordset(${completions}::json) AS done(i bigint, a integer, r jsonb, d integer)
 ),
 done AS (
   DELETE FROM ${jobsTable(schema)} AS jobs
@@ -103,7 +115,7 @@ moved AS (
     state: sql`'succeeded'`,
     result: sql`done.done_result`,
     duration_ms: sql`coalesce(done.done_duration_ms,
-      least(greatest(round(extract(epoch FROM ${finishedNow} - done.started_at) * 1000), 0), ${MAX_INT4})::integer)`,
+      least(greatest(round(date_part('epoch', ${finishedNow} - done.started_at) * 1000), 0), ${sql.lit(MAX_INT4)})::integer)`,
     finished_at: finishedNow,
     locked_until: sql`NULL`,
     updated_at: finishedNow,

@@ -64,13 +64,15 @@ const median = (xs) => {
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
-const fmt = (x) => Math.round(x).toLocaleString("en-US");
+// Drain rates are whole jobs/s; W5's latencies are a few ms, so they keep two decimals.
+const fmtFor = (workload) => (workload === "W5" ? (x) => x.toFixed(2) : (x) => Math.round(x).toLocaleString("en-US"));
 console.log(`\nstint as it is (off) and with ${onText} (on): ${rounds} rounds, jobs/s for W3 and W4, p50 ms for W5 (median, and each round)\n`);
 console.log("| workload | off | on | on / off |");
 console.log("|---|---|---|---|");
 for (const workload of Object.keys(values.off)) {
   const off = values.off[workload];
   const on = values.on[workload];
+  const fmt = fmtFor(workload);
   console.log(
     `| ${workload} | ${fmt(median(off))} (${off.map(fmt).join(", ")}) | ${fmt(median(on))} (${on.map(fmt).join(", ")}) | ${(median(on) / median(off)).toFixed(2)}× |`,
   );

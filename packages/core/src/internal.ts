@@ -61,3 +61,4 @@ export { DEFAULT_RETENTION_DAYS } from "./maintenance/retention-pruner";
 export type { GlobalRetention, RetentionStep } from "./maintenance/queue-retention-plan";
 export { planWorkflowSteps, assertWorkflowName } from "./workflow/plan-workflow";
 export { workflowState } from "./workflow/workflow-record";
+export { MAX_WATCHED_STEPS } from "./client/await-step-ends";

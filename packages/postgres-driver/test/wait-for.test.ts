@@ -19,6 +19,7 @@ import { moveToFinished } from "../src/queries/finished-jobs";
 import { createTestSchema, type TestSchema } from "../src/testing";
 import { ScriptedWorker, type Task } from "./worker-lifecycle/scripted-worker";
 import { eventually } from "@stint/core/testing";
+import { MAX_WATCHED_STEPS } from "@stint/core/internal";
 import { deferred } from "./support/deferred";
 import { testCompletions, type TestCompletions } from "./support/test-completions";
 
@@ -190,6 +191,28 @@ describe("client.waitFor against PostgreSQL", () => {
       .to.be.instanceOf(WorkflowFailedError)
       .and.include({ state: "failed", failedStep: "second", failedJobId: second!.id });
     expect((await store.getJob({ id: first!.id }))?.state).to.equal("running");
+    await eventually(() => completions.watchedJobs === 0, { timeoutMs: 10_000, what: "every watch to end" });
+  });
+
+  it("watches a bounded number of a wide workflow's final steps, and finds one of the others dead at the next read of the workflow", async () => {
+    const width = MAX_WATCHED_STEPS + 4;
+    const workflow = await client.enqueueWorkflow("wide", { parts: Array.from({ length: width }, (_, n) => step(Square, { n })) });
+    const parts = await store.claimBatch({ queue: Square.name, workerId: "w1", limit: width, leaseMs: 60_000 });
+    expect(parts).to.have.length(width);
+    const pollIntervalMs = 200;
+    const waiting = client.waitFor(workflow, { pollIntervalMs }).catch((thrown: unknown) => thrown);
+    await eventually(async () => (await registeredWaits()) === MAX_WATCHED_STEPS, { timeoutMs: 10_000, what: "the first final steps to be watched" });
+    const ids = workflow.steps.parts.map((job) => job.id);
+    const last = parts.find((job) => job.id === ids[width - 1])!;
+    const { rows } = await sql<{ job_id: string }>`SELECT job_id::text FROM ${sql.id(test.schema, "job_waiters")}`.execute(test.db);
+    expect(rows.map((row) => row.job_id)).to.not.include(last.id, "the last final step is not among the watched");
+
+    const deadAt = Date.now();
+    await store.markJobsDead({ workerId: "w1", jobs: [{ id: last.id, attempt: last.attempt, failure: { message: "Error: no ink", code: null } }] });
+    expect(await waiting)
+      .to.be.instanceOf(WorkflowFailedError)
+      .and.include({ state: "failed", failedStep: "parts", failedJobId: last.id });
+    expect(Date.now() - deadAt, "found at a read of the workflow, within a few poll intervals").to.be.below(10 * pollIntervalMs);
     await eventually(() => completions.watchedJobs === 0, { timeoutMs: 10_000, what: "every watch to end" });
   });
 

@@ -86,17 +86,22 @@ export function appliedIds(row: CompletedIds | undefined): string[] {
 }
 
 /**
- * The fenced completion itself, shared by {@link completeJobs} (its own
- * statement) and `completeInTransaction` (the last statement of the job's
- * transaction). `statement_timestamp()` rather than `now()`: inside a
- * longer transaction `now()` is when the transaction began, not when the
- * job finished; in a statement of its own the two are the same.
+ * The fenced completion of `jobs`, built for one call: the last statement
+ * of the job's transaction in `completeInTransaction`. ({@link completeJobs}
+ * sends the same statement, compiled once.)
  */
 export function completeJobsStatement(schema: string, workerId: string, jobs: readonly CompletionRow[]): RawBuilder<CompletedIds> {
   return completionStatement(schema, workerId, completionsJson(jobs));
 }
 
-/** {@link completeJobsStatement} with the attempts as their JSON text (see {@link completionsJson}). */
+/**
+ * The fenced completion itself, with the attempts as their JSON text (see
+ * {@link completionsJson}), shared by {@link completeJobs} (compiled once,
+ * with value slots) and {@link completeJobsStatement}.
+ * `statement_timestamp()` rather than `now()`: inside a longer transaction
+ * `now()` is when the transaction began, not when the job finished; in a
+ * statement of its own the two are the same.
+ */
 function completionStatement(schema: string, workerId: string, completions: string): RawBuilder<CompletedIds> {
   const finishedNow = sql`statement_timestamp()`;
   return sql<CompletedIds>`WITH batch AS MATERIALIZED (
